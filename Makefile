@@ -1,0 +1,142 @@
+# streamlab: plain GNU make.  `make run` opens the workbench, `make test` runs
+# every test under prove.  Missing Debian packages are installed when run as
+# root; otherwise the one apt command to run is printed.
+
+PKGS     := lua5.4 rdkafka ncursesw readline
+DEB_PKGS := liblua5.4-dev librdkafka-dev libncurses-dev libreadline-dev tmux sqlite3 kcat
+CC       ?= cc
+OPT      ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wvla -Wformat=2
+BUILD    ?= build
+
+# ---- dependency bootstrap (runs before anything is compiled) ----
+# The check is a file target so it runs once per build dir, not on every make.
+$(BUILD)/.deps-ok:
+	@mkdir -p $(BUILD)
+	@missing=""; \
+	for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
+	for c in tmux sqlite3 prove; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "streamlab: missing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "streamlab: installing: $(DEB_PKGS)"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq $(DEB_PKGS) pkg-config perl >/dev/null || \
+	      { echo "streamlab: apt-get install failed"; exit 1; }; \
+	  else \
+	    echo "streamlab: run: sudo apt-get update && sudo apt-get install -y $(DEB_PKGS)"; \
+	    exit 1; \
+	  fi; \
+	fi
+	@touch $@
+
+ifneq ($(MAKECMDGOALS),clean)
+DEPS_READY := $(shell [ -f $(BUILD)/.deps-ok ] && echo yes)
+endif
+ifeq ($(DEPS_READY),yes)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+endif
+
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -Iengine -Ilua -Irepl
+LDLIBS   += -lm -lpthread
+
+ENGINE_SRC := $(sort $(wildcard engine/*.c))
+LUA_SRC    := $(sort $(wildcard lua/*.c))
+REPL_SRC   := $(sort $(wildcard repl/*.c))
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+LUA_OBJ    := $(LUA_SRC:%.c=$(BUILD)/%.o)
+REPL_OBJ   := $(REPL_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC   := $(sort $(wildcard tests/unit/t*.c))
+UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILD)/%)
+BENCH_SRC  := $(sort $(wildcard bench/*.c))
+
+.PHONY: all run test bench asan valgrind tidy format format-check layers compdb clean deps
+
+all: deps streamlab
+
+deps: $(BUILD)/.deps-ok
+
+# Re-invoke make once the packages are known to be there, so pkg-config
+# flags are read after a fresh install.
+streamlab: $(BUILD)/.deps-ok
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(BUILD)/streamlab
+	@cp $(BUILD)/streamlab streamlab
+
+$(BUILD)/streamlab: $(REPL_OBJ) $(LUA_OBJ) $(BUILD)/libengine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(REPL_OBJ) $(LUA_OBJ) $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
+
+$(BUILD)/libengine.a: $(ENGINE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/engine/%.o: engine/%.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/engine/kafka%.o: engine/kafka%.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(shell pkg-config --cflags rdkafka) -c -o $@ $<
+
+$(BUILD)/lua/%.o: lua/%.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(BUILD)/repl/%.o: repl/%.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/tap.h $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
+
+units: $(BUILD)/.deps-ok
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(UNIT_BIN)
+
+run: streamlab
+	./streamlab
+
+# Every kind of test, TAP, under one prove run: tests/run1 dispatches by
+# file type (C unit binary, Lua script, Perl .t).
+test: streamlab units
+	@LC_ALL=C TZ=UTC STREAMLAB=$(CURDIR)/streamlab BUILD=$(BUILD) \
+	  prove -j2 --exec tests/run1 $(UNIT_BIN) $(sort $(wildcard tests/lua/*.lua)) \
+	    $(sort $(wildcard tests/repl/*.t tests/tui/*.t))
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O3 -DNDEBUG -o $@ $< $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
+
+bench: streamlab
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(BENCH_SRC:%.c=$(BUILD)/%)
+	@for b in $(BENCH_SRC:%.c=$(BUILD)/%); do $$b || exit 1; done
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+valgrind: streamlab units
+	@for t in $(UNIT_BIN); do valgrind -q --error-exitcode=9 --leak-check=full $$t >/dev/null || exit 1; done
+	@echo "valgrind: unit tests clean"
+
+tidy: $(BUILD)/.deps-ok
+	clang-tidy --quiet $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) -- -std=c11 -D_GNU_SOURCE -Iengine -Ilua -Irepl $(PKG_CFLAGS)
+
+format:
+	clang-format -i $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) engine/*.h lua/*.h repl/*.h
+
+format-check:
+	clang-format --dry-run --Werror $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) engine/*.h lua/*.h repl/*.h
+
+# The layering rule of STYLE.md, checked by grep.
+layers:
+	@sh tests/layers.sh
+
+compdb:
+	bear -- $(MAKE) -B all
+
+clean:
+	rm -rf build build-asan streamlab
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,2 @@
+build/engine/buf.o: engine/buf.c engine/buf.h
+engine/buf.h:

@@ -1,0 +1,2 @@
+build/engine/err.o: engine/err.c engine/err.h
+engine/err.h:

@@ -1,0 +1,167 @@
+/* t000-core: types, DDL, columns, batches, show(), timestamps, durations. */
+#include <stdlib.h>
+
+#include "batch.h"
+#include "tap.h"
+#include "timeutil.h"
+#include "type.h"
+
+static const char *ddl_of(const char *src)
+{
+	static char out[1024];
+	sl_err err;
+	sl_type *t = sl_type_parse_ddl(src, &err);
+	sl_buf b;
+	if (t == NULL) {
+		snprintf(out, sizeof out, "error: %s", err.msg);
+		return out;
+	}
+	sl_buf_init(&b);
+	sl_type_ddl(t, &b);
+	snprintf(out, sizeof out, "%s", sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	sl_type_free(t);
+	return out;
+}
+
+static const char *dbl(double d)
+{
+	static char out[64];
+	sl_buf b;
+	sl_buf_init(&b);
+	sl_fmt_double(d, &b);
+	snprintf(out, sizeof out, "%s", sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	return out;
+}
+
+static void test_ddl(void)
+{
+	is_str(ddl_of("a INT, b STRING"), "a INT, b STRING", "ddl simple");
+	is_str(ddl_of("a long,b  double, c timestamp"),
+	       "a BIGINT, b DOUBLE, c TIMESTAMP", "ddl aliases");
+	is_str(ddl_of("`my col` int not null"), "my col INT NOT NULL",
+	       "ddl backquotes + not null");
+	is_str(ddl_of("s STRUCT<x: INT, y STRING>, arr ARRAY<STRING>"),
+	       "s STRUCT<x: INT, y: STRING>, arr ARRAY<STRING>", "ddl nested");
+	is_str(ddl_of("a INT, b STRNG"),
+	       "error: schema: unknown type 'STRNG' at col 10", "ddl bad type");
+	is_str(ddl_of("a INT b STRING"), "error: schema: expected ',' at col 7",
+	       "ddl missing comma");
+}
+
+static void test_tree(void)
+{
+	sl_type *t = sl_type_parse_ddl("a INT, w STRUCT<start: TIMESTAMP>", NULL);
+	sl_buf b;
+	sl_buf_init(&b);
+	sl_type_tree(t, &b);
+	is_str(sl_buf_cstr(&b),
+	       "root\n |-- a: integer (nullable = true)\n"
+	       " |-- w: struct (nullable = true)\n"
+	       " |    |-- start: timestamp (nullable = true)\n",
+	       "printSchema tree");
+	sl_buf_release(&b);
+	sl_type_free(t);
+}
+
+static void test_double(void)
+{
+	is_str(dbl(1.0), "1.0", "double 1.0");
+	is_str(dbl(0.1), "0.1", "double 0.1");
+	is_str(dbl(2.5), "2.5", "double 2.5");
+	is_str(dbl(1e7), "1.0E7", "double 1e7");
+	is_str(dbl(1234567.0), "1234567.0", "double 1234567");
+	is_str(dbl(0.001), "0.001", "double 0.001");
+	is_str(dbl(0.0001), "1.0E-4", "double 1e-4");
+	is_str(dbl(-3.25), "-3.25", "double negative");
+	is_str(dbl(1.0 / 3), "0.3333333333333333", "double 1/3");
+}
+
+static void test_time(void)
+{
+	int64_t us = 0;
+	sl_buf b;
+	sl_err err;
+	ok(sl_ts_parse("2026-01-01 12:05:00", 19, &us), "parse ts");
+	sl_buf_init(&b);
+	sl_ts_format(us, &b);
+	is_str(sl_buf_cstr(&b), "2026-01-01 12:05:00", "format ts");
+	sl_buf_clear(&b);
+	sl_ts_format(us + 500000, &b);
+	is_str(sl_buf_cstr(&b), "2026-01-01 12:05:00.5", "format fraction");
+	sl_buf_clear(&b);
+	sl_ts_iso(5 * SL_US_PER_SEC, &b);
+	is_str(sl_buf_cstr(&b), "1970-01-01T00:00:05.000Z", "iso");
+	sl_buf_clear(&b);
+	sl_ts_format(-1, &b);
+	is_str(sl_buf_cstr(&b), "1969-12-31 23:59:59.999999", "negative ts");
+	sl_buf_release(&b);
+	ok(!sl_ts_parse("2026-13-01", 10, &us), "bad month rejected");
+	ok(sl_duration_parse("10 minutes", &us, NULL) == 0 &&
+		   us == 10 * SL_US_PER_MIN,
+	   "duration minutes");
+	ok(sl_duration_parse("interval 1 day 2 hours", &us, NULL) == 0 &&
+		   us == SL_US_PER_DAY + 2 * SL_US_PER_HOUR,
+	   "duration interval");
+	ok(sl_duration_parse("1 month", &us, NULL) == 0 &&
+		   us == 31 * SL_US_PER_DAY,
+	   "month is 31 days");
+	ok(sl_duration_parse("-10 seconds", &us, NULL) == 0 &&
+		   us == -10 * SL_US_PER_SEC,
+	   "negative duration parses");
+	ok(sl_duration_parse("1 foo", &us, &err) == SL_EPARSE, "bad unit");
+	is_str(err.msg, "invalid interval '1 foo': unknown unit 'foo'",
+	       "bad unit message");
+}
+
+static void test_show(void)
+{
+	sl_type *t = sl_type_parse_ddl("word STRING, n BIGINT, d DOUBLE", NULL);
+	sl_col *cols[3];
+	sl_batch *b;
+	sl_buf out;
+	cols[0] = sl_col_new(t->fields[0].type, 2);
+	cols[1] = sl_col_new(t->fields[1].type, 2);
+	cols[2] = sl_col_new(t->fields[2].type, 2);
+	sl_col_set_str(cols[0], 0, "cat", 3);
+	sl_col_set_str(cols[0], 1, "a very long word indeed", 23);
+	sl_col_i64(cols[1])[0] = 1;
+	sl_col_set_null(cols[1], 1);
+	sl_col_f64(cols[2])[0] = 2.5;
+	sl_col_f64(cols[2])[1] = 3;
+	b = sl_batch_new(t, 2, cols);
+	sl_buf_init(&out);
+	sl_batch_show(b, 20, 20, &out);
+	is_str(sl_buf_cstr(&out),
+	       "+--------------------+----+---+\n"
+	       "|                word|   n|  d|\n"
+	       "+--------------------+----+---+\n"
+	       "|                 cat|   1|2.5|\n"
+	       "|a very long word ...|null|3.0|\n"
+	       "+--------------------+----+---+\n",
+	       "show truncated, right aligned");
+	sl_buf_clear(&out);
+	sl_batch_show(b, 1, 0, &out);
+	is_str(sl_buf_cstr(&out),
+	       "+----+---+---+\n"
+	       "|word|n  |d  |\n"
+	       "+----+---+---+\n"
+	       "|cat |1  |2.5|\n"
+	       "+----+---+---+\n"
+	       "only showing top 1 row\n",
+	       "show untruncated, left aligned, top 1");
+	sl_buf_release(&out);
+	sl_batch_free(b);
+	sl_type_free(t);
+}
+
+int main(void)
+{
+	test_ddl();
+	test_tree();
+	test_double();
+	test_time();
+	test_show();
+	return done_testing();
+}
