@@ -52,7 +52,8 @@ UNIT_SRC   := $(sort $(wildcard tests/unit/t*.c))
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILD)/%)
 BENCH_SRC  := $(sort $(wildcard bench/*.c))
 
-.PHONY: all run test bench asan valgrind tidy format format-check layers compdb clean deps
+# streamlab is phony: the sub-make decides whether to relink.
+.PHONY: streamlab units all run test bench asan valgrind tidy format format-check layers compdb clean deps
 
 all: deps streamlab
 

@@ -457,6 +457,8 @@ void sl_batch_show(const sl_batch *b, int64_t numrows, int truncate,
 			}
 			sl_buf_addc(out, '\n');
 		}
+		if (rows == 0) /* Spark still closes the (empty) data section */
+			sl_buf_add(out, sep.p, sep.len);
 		sl_buf_add(out, sep.p, sep.len);
 		sl_buf_release(&sep);
 	}

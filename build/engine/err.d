@@ -1,2 +1,0 @@
-build/engine/err.o: engine/err.c engine/err.h
-engine/err.h:

@@ -1,0 +1,595 @@
+/*
+ * console: evaluate Lua the way lua.c does, for every streamlab mode.
+ *
+ * The flow of one REPL line (sl_console_eval_line):
+ *   append the line to the chunk buffer;
+ *   compile "return <chunk>": if it compiles, it is an expression;
+ *   else compile "<chunk>": if it compiles, it is a statement;
+ *   else if either error ends in "<eof>", the chunk is incomplete (MORE);
+ *   else it is a syntax error.
+ * lua.c tries "return" on the first line only; we try it on the whole
+ * chunk, so a table or call spread over several lines still prints.
+ *
+ * Every call into Lua goes through docall: a message handler that adds the
+ * traceback (lua.c's msghandler), and the SIGINT handler armed only while
+ * the call runs.  os.exit does not exit: it records the code and unwinds
+ * with a private sentinel error that the message handler passes through and
+ * a count hook re-raises, so even a script's own pcall cannot swallow it.
+ * The interactive workbench must never die from a lesson's os.exit.
+ *
+ * The pretty-printer lives in console_pp.c, completion in
+ * console_complete.c.  This file never prints through
+ * stdio directly except in the default writer.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "console.h"
+#include "sl_lua.h"
+
+struct sl_console {
+	lua_State *L;
+	sl_console_write_fn write;
+	void *write_ud;
+	sl_buf chunk; /* the chunk being built from lines */
+	sl_buf last;  /* the last complete chunk, for history */
+	sl_buf out;   /* scratch for results and messages */
+	bool pending;
+	bool exiting; /* os.exit was called */
+	int exit_code;
+};
+
+/* Registry key: its address identifies the console that owns a state. */
+static const char console_key = 'c';
+/* The error value os.exit unwinds with. */
+static const char exit_sentinel = 'x';
+
+static void default_write(void *ud, int stream, const char *s, size_t n)
+{
+	(void)ud;
+	if (stream == SL_CONSOLE_ERR) {
+		fflush(stdout);
+		fwrite(s, 1, n, stderr);
+	} else {
+		fwrite(s, 1, n, stdout);
+	}
+}
+
+static sl_console *console_of(lua_State *L)
+{
+	sl_console *c;
+
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &console_key);
+	c = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return c;
+}
+
+void sl_console_write(lua_State *L, int stream, const char *s, size_t n)
+{
+	sl_console *c = L ? console_of(L) : NULL;
+
+	if (c)
+		c->write(c->write_ud, stream, s, n);
+	else
+		default_write(NULL, stream, s, n);
+}
+
+static void put(sl_console *c, int stream, const char *s, size_t n)
+{
+	c->write(c->write_ud, stream, s, n);
+}
+
+/* ---- Ctrl-C: lua.c's technique ---- */
+
+static lua_State *volatile running_L;
+static volatile sig_atomic_t sigint_count;
+static struct sigaction old_sigint;
+
+/* The hook the signal handler installs: the next Lua instruction raises. */
+static void lstop(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	lua_sethook(L, NULL, 0, 0);
+	luaL_error(L, "interrupted!");
+}
+
+/* lua_sethook may be called from a signal handler (see ldebug.c).  A third
+ * Ctrl-C during one call means Lua never reached a hook (stuck in C): fall
+ * back to the default action so the user can still get out. */
+static void on_sigint(int sig)
+{
+	lua_State *L = running_L;
+
+	if (++sigint_count >= 3 || L == NULL) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	lua_sethook(L, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static void sigint_arm(lua_State *L)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigint_count = 0;
+	running_L = L;
+	sigaction(SIGINT, &sa, &old_sigint);
+}
+
+static void sigint_disarm(lua_State *L)
+{
+	sigaction(SIGINT, &old_sigint, NULL);
+	running_L = NULL;
+	/* A Ctrl-C that came after the last instruction left lstop armed. */
+	if (sigint_count > 0 && lua_gethook(L) == lstop)
+		lua_sethook(L, NULL, 0, 0);
+}
+
+/* ---- errors ---- */
+
+static int msghandler(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+
+	if (lua_touserdata(L, 1) == &exit_sentinel)
+		return 1;
+	if (msg == NULL) {
+		if (luaL_callmeta(L, 1, "__tostring") &&
+		    lua_type(L, -1) == LUA_TSTRING)
+			msg = lua_tostring(L, -1);
+		else
+			msg = lua_pushfstring(L, "(error object is a %s value)",
+					      luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+/* Write the error on the top of the stack as "error: ..." and pop it. */
+static void report(sl_console *c)
+{
+	lua_State *L = c->L;
+	size_t n;
+	const char *msg = lua_tolstring(L, -1, &n);
+
+	if (msg == NULL) {
+		msg = "(error object is not a string)";
+		n = strlen(msg);
+	}
+	sl_buf_clear(&c->out);
+	sl_buf_adds(&c->out, "error: ");
+	sl_buf_add(&c->out, msg, n);
+	sl_buf_addc(&c->out, '\n');
+	put(c, SL_CONSOLE_ERR, c->out.p, c->out.len);
+	lua_pop(L, 1);
+}
+
+/* Call the function below narg arguments; on error write the message.
+ * Returns OK, ERROR or EXIT; on OK, nres results (or all) are left. */
+static int docall(sl_console *c, int narg, int nres)
+{
+	lua_State *L = c->L;
+	int base = lua_gettop(L) - narg;
+	int status;
+
+	lua_pushcfunction(L, msghandler);
+	lua_insert(L, base);
+	sigint_arm(L);
+	status = lua_pcall(L, narg, nres, base);
+	sigint_disarm(L);
+	lua_remove(L, base);
+	if (c->exiting) {
+		lua_sethook(L, NULL, 0, 0);
+		if (status != LUA_OK)
+			lua_pop(L, 1);
+		return SL_CONSOLE_EXIT;
+	}
+	if (status != LUA_OK) {
+		report(c);
+		return SL_CONSOLE_ERROR;
+	}
+	return SL_CONSOLE_OK;
+}
+
+/* ---- replaced library functions ---- */
+
+/* print, as luaB_print, but through the console's writer. */
+static int l_print(lua_State *L)
+{
+	int n = lua_gettop(L);
+	sl_buf b;
+
+	sl_buf_init(&b);
+	for (int i = 1; i <= n; i++) {
+		size_t len;
+		const char *s = luaL_tolstring(L, i, &len);
+
+		if (i > 1)
+			sl_buf_addc(&b, '\t');
+		sl_buf_add(&b, s, len);
+		lua_pop(L, 1);
+	}
+	sl_buf_addc(&b, '\n');
+	sl_console_write(L, SL_CONSOLE_OUT, b.p, b.len);
+	sl_buf_release(&b);
+	return 0;
+}
+
+static void exit_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	lua_pushlightuserdata(L, (void *)&exit_sentinel);
+	lua_error(L);
+}
+
+/* os.exit([code [, close]]): record the code and unwind to docall. */
+static int l_os_exit(lua_State *L)
+{
+	sl_console *c = console_of(L);
+	int code;
+
+	if (lua_isboolean(L, 1))
+		code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
+	else
+		code = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+	if (c == NULL)
+		return luaL_error(L, "os.exit: no console");
+	c->exiting = true;
+	c->exit_code = code;
+	/* Re-raise at every instruction until docall sees the flag. */
+	lua_sethook(L, exit_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT,
+		    1);
+	if (c->L != L)
+		lua_sethook(c->L, exit_hook,
+			    LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+	lua_pushlightuserdata(L, (void *)&exit_sentinel);
+	return lua_error(L);
+}
+
+static int open_all(lua_State *L)
+{
+	sl_console *c = lua_touserdata(L, 1);
+
+	luaL_openlibs(L);
+	lua_pushlightuserdata(L, c);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &console_key);
+	lua_pushcfunction(L, l_print);
+	lua_setglobal(L, "print");
+	lua_getglobal(L, "os");
+	lua_pushcfunction(L, l_os_exit);
+	lua_setfield(L, -2, "exit");
+	lua_pop(L, 1);
+	sl_lua_open(L);
+	return 0;
+}
+
+sl_console *sl_console_new(void)
+{
+	sl_console *c = calloc(1, sizeof *c);
+
+	if (c == NULL)
+		return NULL;
+	c->L = luaL_newstate();
+	if (c->L == NULL) {
+		free(c);
+		return NULL;
+	}
+	c->write = default_write;
+	sl_buf_init(&c->chunk);
+	sl_buf_init(&c->last);
+	sl_buf_init(&c->out);
+	lua_pushcfunction(c->L, open_all);
+	lua_pushlightuserdata(c->L, c);
+	if (docall(c, 1, 0) != SL_CONSOLE_OK) {
+		sl_console_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void sl_console_free(sl_console *c)
+{
+	if (c == NULL)
+		return;
+	lua_close(c->L);
+	sl_buf_release(&c->chunk);
+	sl_buf_release(&c->last);
+	sl_buf_release(&c->out);
+	free(c);
+}
+
+void sl_console_set_writer(sl_console *c, sl_console_write_fn fn, void *ud)
+{
+	c->write = fn ? fn : default_write;
+	c->write_ud = fn ? ud : NULL;
+}
+
+lua_State *sl_console_state(sl_console *c)
+{
+	return c->L;
+}
+
+int sl_console_exit_code(const sl_console *c)
+{
+	return c->exit_code;
+}
+
+/* ---- printing results ---- */
+
+/* Pretty-print every value on the stack into the console's buffer.  Runs
+ * under docall, so a failing __tostring is an ordinary error. */
+static int pp_results(lua_State *L)
+{
+	sl_console *c = console_of(L);
+	int n = lua_gettop(L);
+
+	sl_buf_clear(&c->out);
+	for (int i = 1; i <= n; i++) {
+		if (i > 1)
+			sl_buf_addc(&c->out, '\t');
+		sl_console_pretty(L, i, &c->out);
+	}
+	return 0;
+}
+
+/* Print the nres values on the stack top (then pop them). */
+static int print_results(sl_console *c, int nres)
+{
+	lua_State *L = c->L;
+	int status;
+
+	if (nres == 0)
+		return SL_CONSOLE_OK;
+	if (!lua_checkstack(L, LUA_MINSTACK)) {
+		lua_pop(L, nres);
+		lua_pushliteral(L, "too many results to print");
+		report(c);
+		return SL_CONSOLE_ERROR;
+	}
+	lua_pushcfunction(L, pp_results);
+	lua_insert(L, -nres - 1);
+	status = docall(c, nres, 0);
+	if (status == SL_CONSOLE_OK) {
+		if (sl_buf_failed(&c->out)) {
+			lua_pushliteral(
+			    L, "not enough memory to print the result");
+			report(c);
+			return SL_CONSOLE_ERROR;
+		}
+		sl_buf_addc(&c->out, '\n');
+		put(c, SL_CONSOLE_OUT, c->out.p, c->out.len);
+	}
+	return status;
+}
+
+/* Run the function on the stack top and print what it returns. */
+static int run_and_print(sl_console *c)
+{
+	lua_State *L = c->L;
+	int base = lua_gettop(L) - 1;
+	int status = docall(c, 0, LUA_MULTRET);
+
+	if (status != SL_CONSOLE_OK)
+		return status;
+	return print_results(c, lua_gettop(L) - base);
+}
+
+/* ---- chunks ---- */
+
+static bool ends_in_eof(lua_State *L)
+{
+	size_t n;
+	const char *msg = lua_tolstring(L, -1, &n);
+	static const char mark[] = "<eof>";
+
+	return msg && n >= sizeof mark - 1 &&
+	       strcmp(msg + n - (sizeof mark - 1), mark) == 0;
+}
+
+/* Compile the chunk the lua.c way.  Leaves the function (return OK), an
+ * error message (ERROR) or nothing (MORE). */
+static int compile(sl_console *c, const char *text, size_t len,
+		   const char *name)
+{
+	lua_State *L = c->L;
+	const char *ret = lua_pushfstring(L, "return %s", text);
+	bool more;
+
+	if (luaL_loadbufferx(L, ret, strlen(ret), name, "t") == LUA_OK) {
+		lua_remove(L, -2);
+		return SL_CONSOLE_OK;
+	}
+	more = ends_in_eof(L);
+	lua_pop(L, 2);
+	if (luaL_loadbufferx(L, text, len, name, "t") == LUA_OK)
+		return SL_CONSOLE_OK;
+	if (more || ends_in_eof(L)) {
+		lua_pop(L, 1);
+		return SL_CONSOLE_MORE;
+	}
+	return SL_CONSOLE_ERROR;
+}
+
+int sl_console_eval_line(sl_console *c, const char *line)
+{
+	int status;
+
+	if (c->pending)
+		sl_buf_addc(&c->chunk, '\n');
+	else
+		sl_buf_clear(&c->chunk);
+	sl_buf_adds(&c->chunk, line);
+	if (sl_buf_failed(&c->chunk)) {
+		sl_console_cancel(c);
+		lua_pushliteral(c->L, "not enough memory for the input line");
+		report(c);
+		return SL_CONSOLE_ERROR;
+	}
+	c->exiting = false;
+	status = compile(c, sl_buf_cstr(&c->chunk), c->chunk.len, "=stdin");
+	c->pending = status == SL_CONSOLE_MORE;
+	if (c->pending)
+		return status;
+	sl_buf_clear(&c->last);
+	sl_buf_add(&c->last, c->chunk.p, c->chunk.len);
+	if (status == SL_CONSOLE_ERROR) {
+		report(c);
+		return status;
+	}
+	return run_and_print(c);
+}
+
+bool sl_console_pending(const sl_console *c)
+{
+	return c->pending;
+}
+
+void sl_console_cancel(sl_console *c)
+{
+	c->pending = false;
+	sl_buf_clear(&c->chunk);
+}
+
+const char *sl_console_chunk(const sl_console *c)
+{
+	return sl_buf_cstr(&c->last);
+}
+
+int sl_console_finish(sl_console *c)
+{
+	if (!c->pending)
+		return SL_CONSOLE_OK;
+	c->pending = false;
+	/* Compile as a statement once more for lua's own "<eof>" message. */
+	if (luaL_loadbufferx(c->L, sl_buf_cstr(&c->chunk), c->chunk.len,
+			     "=stdin", "t") == LUA_OK) {
+		lua_pop(c->L, 1); /* cannot happen: it was incomplete */
+		return SL_CONSOLE_OK;
+	}
+	report(c);
+	return SL_CONSOLE_ERROR;
+}
+
+int sl_console_eval_chunk(sl_console *c, const char *chunk,
+			  const char *chunkname)
+{
+	c->exiting = false;
+	if (luaL_loadbufferx(c->L, chunk, strlen(chunk), chunkname, "t") !=
+	    LUA_OK) {
+		report(c);
+		return SL_CONSOLE_ERROR;
+	}
+	return run_and_print(c);
+}
+
+/* ---- run FILE ---- */
+
+/* lua.c's createargtable: script at 0, its arguments after, the words
+ * before it (program, "run") at negative indices. */
+static void set_arg_table(lua_State *L, int argc, char **argv, int script)
+{
+	lua_createtable(L, argc - script - 1, script + 1);
+	for (int i = 0; i < argc; i++) {
+		lua_pushstring(L, argv[i]);
+		lua_rawseti(L, -2, i - script);
+	}
+	lua_setglobal(L, "arg");
+}
+
+/* package.path = "DIR/?.lua;DIR/lib/?.lua;" .. package.path */
+static void set_package_path(lua_State *L, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dir;
+
+	lua_getglobal(L, "package");
+	if (slash == NULL)
+		lua_pushliteral(L, ".");
+	else
+		lua_pushlstring(L, path,
+				slash == path ? 1 : (size_t)(slash - path));
+	lua_getfield(L, -2, "path");
+	dir = lua_tostring(L, -2);
+	lua_pushfstring(L, "%s/?.lua;%s/lib/?.lua;%s", dir, dir,
+			lua_tostring(L, -1));
+	lua_setfield(L, -4, "path");
+	lua_pop(L, 3);
+}
+
+/* Read the file; a first line starting with '#' (a shebang) is blanked
+ * but its newline kept, so line numbers stay right. */
+static int read_script(sl_console *c, const char *path, sl_buf *b)
+{
+	FILE *f = fopen(path, "rb");
+	char tmp[8192];
+	size_t n;
+
+	if (f == NULL) {
+		lua_pushfstring(c->L, "cannot open %s: %s", path,
+				strerror(errno));
+		return -1;
+	}
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		sl_buf_add(b, tmp, n);
+	if (ferror(f) || sl_buf_failed(b)) {
+		lua_pushfstring(c->L, "cannot read %s", path);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	if (b->len > 0 && b->p[0] == '#') {
+		size_t i = 0;
+
+		while (i < b->len && b->p[i] != '\n')
+			b->p[i++] = ' ';
+	}
+	return 0;
+}
+
+int sl_console_run_file(sl_console *c, int argc, char **argv, int script)
+{
+	lua_State *L = c->L;
+	const char *path = argv[script];
+	int nargs = argc - script - 1;
+	sl_buf src;
+	int status;
+
+	c->exiting = false;
+	set_arg_table(L, argc, argv, script);
+	set_package_path(L, path);
+	sl_buf_init(&src);
+	if (read_script(c, path, &src) != 0) {
+		sl_buf_release(&src);
+		report(c);
+		return SL_CONSOLE_ERROR;
+	}
+	lua_pushfstring(L, "=%s", path);
+	status = luaL_loadbufferx(L, sl_buf_cstr(&src), src.len,
+				  lua_tostring(L, -1), "t");
+	sl_buf_release(&src);
+	lua_remove(L, -2);
+	if (status != LUA_OK) {
+		report(c);
+		return SL_CONSOLE_ERROR;
+	}
+	if (!lua_checkstack(L, nargs + 3)) {
+		lua_pop(L, 1);
+		lua_pushliteral(L, "too many arguments to the script");
+		report(c);
+		return SL_CONSOLE_ERROR;
+	}
+	for (int i = script + 1; i < argc; i++)
+		lua_pushstring(L, argv[i]);
+	return docall(c, nargs, 0);
+}

@@ -1,0 +1,120 @@
+/*
+ * console: the Lua evaluation core shared by every way of talking to
+ * streamlab: the readline REPL, plain line mode, `streamlab run FILE`,
+ * `-e CHUNK`, and later the ncurses workbench.  It knows nothing about
+ * terminals: text leaves through one write callback, lines come in as C
+ * strings.
+ *
+ * Behaviour is lua.c's (lua/lua.c of Lua 5.4), plus:
+ *  - a line is tried as "return <chunk>" first and its results are
+ *    pretty-printed (strings quoted, tables with sorted keys, depth and size
+ *    limits), tab-separated on one line;
+ *  - an incomplete chunk (syntax error ending in "<eof>") is buffered and
+ *    SL_CONSOLE_MORE asks the caller for a continuation line;
+ *  - errors are written as "error: <message>" followed by a traceback, to
+ *    the SL_CONSOLE_ERR stream; the state survives every error;
+ *  - `print` writes through the callback, `os.exit` unwinds Lua cleanly and
+ *    reports SL_CONSOLE_EXIT instead of killing the process;
+ *  - Ctrl-C (SIGINT) while Lua runs raises "interrupted!" (lua.c's lstop
+ *    hook).  The handler is installed only for the duration of a call; when
+ *    idle the previous SIGINT disposition is in force (the REPL's own).
+ *
+ * Ownership: an sl_console owns its lua_State.  Strings passed in are
+ * borrowed for the call.  One console may be running Lua at a time per
+ * process (the SIGINT handler targets it).
+ */
+#ifndef SL_CONSOLE_H
+#define SL_CONSOLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <lua.h>
+
+#include "buf.h"
+
+typedef struct sl_console sl_console;
+
+/* The two output streams: results and print() go to OUT, errors to ERR.
+ * A mode decides where each goes (plain mode sends both to stdout). */
+enum { SL_CONSOLE_OUT = 1, SL_CONSOLE_ERR = 2 };
+
+/* Receives every byte the console writes; s is not NUL-terminated. */
+typedef void (*sl_console_write_fn)(void *ud, int stream, const char *s,
+				    size_t n);
+
+/* Status of an evaluation. */
+enum {
+	SL_CONSOLE_OK = 0,    /* ran; results (if any) were written */
+	SL_CONSOLE_MORE = 1,  /* chunk incomplete: feed a continuation line */
+	SL_CONSOLE_ERROR = 2, /* syntax or runtime error, already written */
+	SL_CONSOLE_EXIT = 3   /* os.exit was called: sl_console_exit_code */
+};
+
+/* Output limits of the pretty-printer (a huge table never floods). */
+#define SL_CONSOLE_MAX_DEPTH 4     /* deeper tables print as {...} */
+#define SL_CONSOLE_MAX_ITEMS 100   /* entries shown per table */
+#define SL_CONSOLE_MAX_BYTES 16384 /* per printed result line */
+
+/* A new console: a lua_State with the standard libraries, the streamlab
+ * globals (sl_lua_open), print and os.exit replaced.  Output goes to
+ * stdout/stderr until sl_console_set_writer.  NULL when out of memory or
+ * when sl_lua_open failed (the reason is written to stderr). */
+sl_console *sl_console_new(void);
+/* Close the state (running __gc) and free; accepts NULL. */
+void sl_console_free(sl_console *c);
+
+void sl_console_set_writer(sl_console *c, sl_console_write_fn fn, void *ud);
+/* The console's state (borrowed; valid until sl_console_free). */
+lua_State *sl_console_state(sl_console *c);
+
+/* Feed one input line (without its newline; may itself hold newlines, as a
+ * multi-line history entry does) to the chunk being built, chunk name
+ * "=stdin".  Returns SL_CONSOLE_MORE while the chunk is incomplete,
+ * otherwise the status of running it. */
+int sl_console_eval_line(sl_console *c, const char *line);
+/* True while an incomplete chunk is buffered. */
+bool sl_console_pending(const sl_console *c);
+/* Drop the buffered incomplete chunk (Ctrl-C on a continuation line). */
+void sl_console_cancel(sl_console *c);
+/* The last complete chunk eval_line ran or rejected, for history ("" if
+ * none).  Borrowed; valid until the next eval_line. */
+const char *sl_console_chunk(const sl_console *c);
+/* End of input: if a chunk is pending, write its syntax error ("... near
+ * <eof>") and return SL_CONSOLE_ERROR, else SL_CONSOLE_OK. */
+int sl_console_finish(sl_console *c);
+
+/* Run chunk (statements, as given) under chunkname (e.g. "=(command
+ * line)"); values it returns are pretty-printed. */
+int sl_console_eval_chunk(sl_console *c, const char *chunk,
+			  const char *chunkname);
+
+/* Run the script argv[script] headless, lua.c style: the global `arg` holds
+ * argv[script] at 0, the script's arguments at 1.., the words before it at
+ * negative indices; the arguments are also passed as `...`.  The script's
+ * directory and its lib/ go first on package.path.  Chunk name is
+ * "=<path as given>".  Returns OK, ERROR or EXIT. */
+int sl_console_run_file(sl_console *c, int argc, char **argv, int script);
+
+/* The code passed to os.exit (0 for true/none, 1 for false). */
+int sl_console_exit_code(const sl_console *c);
+
+/* Write text to the console that owns L (any thread of its state), or to
+ * stdout/stderr when L belongs to no console.  For Lua bindings. */
+void sl_console_write(lua_State *L, int stream, const char *s, size_t n);
+
+/* Append the pretty-printed form of the value at idx to out (sorted keys,
+ * depth/cycle/size limits, __tostring honoured).  May raise a Lua error
+ * (a __tostring that fails); out then holds a partial text. */
+void sl_console_pretty(lua_State *L, int idx, sl_buf *out);
+
+/* Tab completion of word, the text before the cursor from the start of a
+ * name path ("stri", "spark.crea", "df:sh").  Calls add(ud, candidate) for
+ * each full candidate ("spark.createDataFrame"), sorted and unique.  Never
+ * runs Lua code: only a plain dotted name path is looked up, with raw reads
+ * and __index *tables*; after ':' only functions are offered.  Returns the
+ * number of candidates. */
+int sl_console_complete(sl_console *c, const char *word,
+			void (*add)(void *ud, const char *cand), void *ud);
+
+#endif

@@ -1,0 +1,341 @@
+/*
+ * rl: readline's callback interface around the console (see rl.h).
+ *
+ * Why the callback interface and not readline(): Ctrl-C.  With readline()
+ * the library owns the read loop and its own SIGINT handling keeps the half
+ * typed line.  Here rl_catch_signals is 0, our handler only sets a flag,
+ * pselect wakes with EINTR, and sl_rl_interrupt clears the line.  While Lua
+ * runs the handler is removed (the terminal is back in cooked mode, so
+ * Ctrl-C still raises SIGINT) and the console's own handler interrupts Lua.
+ * The same split lets the ncurses screen feed bytes from wgetch later.
+ *
+ * A completed line is not evaluated inside readline's callback: the
+ * callback parks it, removes the handler, and sl_rl_feed evaluates it after
+ * readline has returned, then installs the next prompt ("> " or ">> ").
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "cmd.h"
+#include "rl.h"
+
+#define HISTORY_MAX 1000
+
+struct sl_rl {
+	sl_console *con;
+	char *histfile;
+	char *line; /* parked by line_done, owned */
+	bool have_line;
+	bool installed;
+	bool done;
+	int exit_code;
+};
+
+/* readline's callbacks take no user pointer: the one open REPL. */
+static sl_rl *the_rl;
+static volatile sig_atomic_t idle_sigint;
+
+/* ---- completion ---- */
+
+typedef struct line_matches {
+	char **v;
+	size_t n, cap;
+	size_t next; /* generator position */
+} line_matches;
+
+static line_matches matches;
+
+static void line_add_match(void *ud, const char *cand)
+{
+	line_matches *m = ud;
+	char *s;
+
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 32;
+		char **v = realloc(m->v, cap * sizeof *v);
+		if (v == NULL)
+			return;
+		m->v = v;
+		m->cap = cap;
+	}
+	if ((s = strdup(cand)) != NULL)
+		m->v[m->n++] = s;
+}
+
+static void line_clear_matches(void)
+{
+	for (size_t i = 0; i < matches.n; i++)
+		free(matches.v[i]);
+	matches.n = matches.next = 0;
+}
+
+static char *line_match_gen(const char *text, int state)
+{
+	(void)text;
+	(void)state;
+	if (matches.next < matches.n) {
+		char *s = matches.v[matches.next];
+		matches.v[matches.next++] = NULL; /* readline frees it */
+		return s;
+	}
+	return NULL;
+}
+
+static char **line_complete(const char *text, int start, int end)
+{
+	(void)end;
+	rl_attempted_completion_over = 1; /* never fall back to file names */
+	rl_completion_suppress_append = 1;
+	line_clear_matches();
+	if (start == 0 && text[0] == ':') {
+		const char *name;
+		for (int i = 0; (name = sl_cmd_name(i)) != NULL; i++)
+			if (strncmp(name, text, strlen(text)) == 0)
+				line_add_match(&matches, name);
+	} else if (start > 0 && rl_line_buffer[start - 1] == '"') {
+		return NULL; /* inside a string: nothing sensible to offer */
+	} else {
+		sl_console_complete(the_rl->con, text, line_add_match,
+				    &matches);
+	}
+	return rl_completion_matches(text, line_match_gen);
+}
+
+/* ---- history ---- */
+
+static void line_history_add(sl_rl *r, const char *chunk)
+{
+	HIST_ENTRY *prev;
+
+	if (chunk[strspn(chunk, " \t\n")] == '\0')
+		return;
+	prev = history_get(history_base + history_length - 1);
+	if (prev && strcmp(prev->line, chunk) == 0)
+		return;
+	add_history(chunk);
+	if (r->histfile)
+		append_history(1, r->histfile);
+}
+
+static void line_history_open(sl_rl *r)
+{
+	/* Timestamp lines ("#1700000000") delimit entries, so a multi-line
+	 * chunk comes back from the file as one entry. */
+	history_comment_char = '#';
+	history_write_timestamps = 1;
+	history_multiline_entries = 1;
+	using_history();
+	stifle_history(HISTORY_MAX);
+	if (r->histfile && read_history(r->histfile) == ENOENT)
+		write_history(r->histfile); /* append_history needs the file */
+}
+
+/* ---- the line ---- */
+
+static void line_done(char *line)
+{
+	sl_rl *r = the_rl;
+
+	r->line = line;
+	r->have_line = true;
+	rl_callback_handler_remove();
+	r->installed = false;
+}
+
+static void line_prompt(sl_rl *r)
+{
+	fflush(stdout);
+	rl_callback_handler_install(sl_console_pending(r->con) ? ">> " : "> ",
+				    line_done);
+	r->installed = true;
+}
+
+/* Evaluate one accepted line; false when the session should end. */
+static bool line_accept(sl_rl *r, const char *line)
+{
+	int status;
+
+	if (!sl_console_pending(r->con) && sl_cmd_is(line)) {
+		line_history_add(r, line);
+		return sl_cmd_run(r->con, line) != SL_CMD_QUIT;
+	}
+	status = sl_console_eval_line(r->con, line);
+	if (status != SL_CONSOLE_MORE)
+		line_history_add(r, sl_console_chunk(r->con));
+	if (status == SL_CONSOLE_EXIT) {
+		r->exit_code = sl_console_exit_code(r->con);
+		return false;
+	}
+	return true;
+}
+
+sl_rl *sl_rl_open(sl_console *c, const char *histfile)
+{
+	sl_rl *r;
+
+	if (the_rl != NULL || (r = calloc(1, sizeof *r)) == NULL)
+		return NULL;
+	r->con = c;
+	if (histfile && (r->histfile = strdup(histfile)) == NULL) {
+		free(r);
+		return NULL;
+	}
+	the_rl = r;
+	rl_readline_name = "streamlab";
+	rl_catch_signals = 0;
+	rl_change_environment = 0;
+	rl_attempted_completion_function = line_complete;
+	/* '.' and ':' are not breaks: "spark.crea" and "df:sh" are words */
+	rl_completer_word_break_characters =
+	    " \t\n\"\\'`@$><=;|&{(,)}[]+-*/%^~#";
+	line_history_open(r);
+	line_prompt(r);
+	return r;
+}
+
+bool sl_rl_feed(sl_rl *r)
+{
+	rl_callback_read_char();
+	if (!r->have_line)
+		return true;
+	r->have_line = false;
+	if (r->line == NULL) { /* Ctrl-D on an empty line */
+		fputs("\n", stdout);
+		r->done = true;
+		return false;
+	}
+	if (!line_accept(r, r->line))
+		r->done = true;
+	free(r->line);
+	r->line = NULL;
+	if (!r->done)
+		line_prompt(r);
+	return !r->done;
+}
+
+void sl_rl_interrupt(sl_rl *r)
+{
+	if (r->installed) {
+		/* ^C after the text, before readline's deprep sends "\r" */
+		rl_point = rl_end;
+		rl_redisplay();
+		fputs("^C\n", stdout);
+		fflush(stdout);
+		rl_free_line_state();
+		rl_callback_sigcleanup();
+		rl_replace_line("", 0);
+		rl_point = rl_end = rl_mark = 0;
+		rl_callback_handler_remove();
+		r->installed = false;
+	} else {
+		fputs("^C\n", stdout);
+	}
+	sl_console_cancel(r->con);
+	line_prompt(r);
+}
+
+int sl_rl_exit_code(const sl_rl *r)
+{
+	return r->exit_code;
+}
+
+void sl_rl_close(sl_rl *r)
+{
+	if (r == NULL)
+		return;
+	if (r->installed)
+		rl_callback_handler_remove();
+	if (r->histfile)
+		history_truncate_file(r->histfile, HISTORY_MAX);
+	line_clear_matches();
+	free(matches.v);
+	matches.v = NULL;
+	matches.cap = 0;
+	free(r->line);
+	free(r->histfile);
+	free(r);
+	the_rl = NULL;
+	fflush(stdout);
+}
+
+/* ---- the terminal loop ---- */
+
+static void on_idle_sigint(int sig)
+{
+	(void)sig;
+	idle_sigint = 1;
+}
+
+static char *history_path(void)
+{
+	const char *home = getenv("HOME");
+	char *p;
+
+	if (home == NULL || home[0] == '\0')
+		return NULL;
+	if (asprintf(&p, "%s/.streamlab_history", home) < 0)
+		return NULL;
+	return p;
+}
+
+static void welcome(void)
+{
+	fputs(
+	    "streamlab 0.1.0: Spark Structured Streaming, in Lua. Try:\n"
+	    "  df = spark.createDataFrame({{1, \"a\"}, {2, \"b\"}}, \"id INT, name STRING\")\n"
+	    "  df:show()\n"
+	    "Type :help for help, Tab to complete, Ctrl-D to quit.\n",
+	    stdout);
+}
+
+int sl_rl_run(sl_console *c)
+{
+	struct sigaction sa, old;
+	sigset_t block, unblocked;
+	char *hist = history_path();
+	sl_rl *r;
+	int code;
+
+	welcome();
+	r = sl_rl_open(c, hist);
+	free(hist);
+	if (r == NULL)
+		return 1;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_idle_sigint; /* no SA_RESTART: wake pselect */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	for (;;) {
+		fd_set in;
+		int n;
+
+		sigprocmask(SIG_BLOCK, &block, &unblocked);
+		if (idle_sigint) {
+			idle_sigint = 0;
+			sigprocmask(SIG_SETMASK, &unblocked, NULL);
+			sl_rl_interrupt(r);
+			continue;
+		}
+		FD_ZERO(&in);
+		FD_SET(0, &in);
+		n = pselect(1, &in, NULL, NULL, NULL, &unblocked);
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || !sl_rl_feed(r))
+			break;
+	}
+	code = sl_rl_exit_code(r);
+	sl_rl_close(r);
+	sigaction(SIGINT, &old, NULL);
+	return code;
+}

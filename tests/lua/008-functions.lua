@@ -1,0 +1,82 @@
+-- F functions from Lua and the same names inside SQL strings; casts;
+-- Column reprs.
+local T = require("tap")
+
+local df = spark.createDataFrame({
+  {"2026-01-01 12:05:00", "Apple", '{"a": 1, "b": "x"}', -2.5},
+  {"2026-01-01 12:17:30", "pear", '{"a": 2}', 3.25},
+}, "ts TIMESTAMP, name STRING, js STRING, x DOUBLE")
+
+local function col1(d) local r = T.rows(d); local o = {} for i, v in ipairs(r) do o[i] = v[1] end return o end
+
+-- Column reprs (Spark's Column<'...'>)
+T.is(tostring(F.col("a") + 1), "Column<'(a + 1)'>", "Column repr")
+T.is(tostring(F.col("a"):gt(2):_and(F.col("b"):isNull())), "Column<'((a > 2) AND (b IS NULL))'>",
+  "repr of a condition")
+T.is(tostring(F.sum("amount")), "Column<'sum(amount)'>", "string arguments of F.sum are column names")
+T.is(tostring(F.count("*")), "Column<'count(1)'>", "F.count('*') is count(1), as PySpark")
+T.is(tostring(F.lit("x")), "Column<''x''>", "F.lit of a string is a literal")
+T.is(tostring(F.col("window.start")), "Column<'window.start'>", "a dotted column name")
+
+-- string functions
+T.is(col1(df:select(F.upper("name"))), {"APPLE", "PEAR"}, "F.upper")
+T.is(col1(df:select(F.lower(F.col("name")))), {"apple", "pear"}, "F.lower of a Column")
+T.is(col1(df:select(F.length("name"))), {5, 4}, "F.length")
+T.is(col1(df:select(F.concat("name", F.lit("!")))), {"Apple!", "pear!"}, "F.concat with a literal")
+T.is(col1(df:selectExpr("concat(lower(name), '-', upper(name))")), {"apple-APPLE", "pear-PEAR"},
+  "the same functions in SQL")
+T.is(col1(df:select(F.split(F.lit("a,b,c"), ","):alias("parts")):limit(1)), {{"a", "b", "c"}},
+  "F.split: the pattern is a literal")
+T.is(col1(df:select(F.coalesce(F.lit(nil), "name"))), {"Apple", "pear"}, "F.coalesce")
+T.is(col1(df:filter(F.col("name"):startswith("A")):select("name")), {"Apple"}, "col:startswith")
+T.is(col1(df:filter(F.col("name"):contains("ea")):select("name")), {"pear"}, "col:contains")
+T.is(col1(df:filter(F.col("name"):like("%pp%")):select("name")), {"Apple"}, "col:like")
+
+-- math
+T.is(col1(df:select(F.abs("x"))), {2.5, 3.25}, "F.abs")
+T.is(col1(df:select(F.round(F.col("x") * 10 / 3, 1))), {-8.3, 10.8}, "F.round with a scale literal")
+T.is(col1(df:select((F.col("x") * 2):cast("int"))), {-5, 6}, "cast to int truncates toward zero")
+
+-- timestamps
+T.is(col1(df:select(F.col("ts"):cast("bigint"))), {1767269100, 1767269850},
+  "TIMESTAMP -> BIGINT gives seconds")
+T.is(col1(df:selectExpr("CAST(ts AS BIGINT) % 60")), {0, 30}, "the same cast in SQL")
+T.is(col1(df:select(F.timestamp_seconds(F.lit(60)))), {"1970-01-01 00:01:00", "1970-01-01 00:01:00"},
+  "timestamp_seconds")
+T.is(col1(df:select(F.date_format("ts", "HH:mm:ss"))), {"12:05:00", "12:17:30"},
+  "date_format with Spark's pattern letters")
+T.is(col1(df:select(F.to_timestamp(F.lit("2026-02-03 04:05:06"))):limit(1)), {"2026-02-03 04:05:06"},
+  "to_timestamp")
+T.is(col1(df:select(F.unix_timestamp("ts"))), {1767269100, 1767269850}, "unix_timestamp")
+
+-- windows: the duration strings are literals
+local w = df:groupBy(F.window("ts", "10 minutes")):count():orderBy("window")
+T.is(w.columns, {"window", "count"}, "window() column is named 'window'")
+local rows = w:collect()
+T.is(rows[1].window.start, "2026-01-01 12:00:00", "window start as a nested field")
+T.is(rows[1].window["end"], "2026-01-01 12:10:00", "window end")
+T.is(rows[2].window.start, "2026-01-01 12:10:00", "second window")
+T.is(T.rows(w:select("window.start", "count")), {{"2026-01-01 12:00:00", 1}, {"2026-01-01 12:10:00", 1}},
+  "select window.start")
+
+-- JSON
+T.is(T.rows(df:select(F.from_json("js", "a INT, b STRING"):alias("j")):select("j.a", "j.b")),
+  {{1, "x"}, {2, nil}}, "from_json with a DDL schema literal")
+T.is(col1(df:select(F.get_json_object("js", "$.a"))), {"1", "2"}, "get_json_object")
+T.is(col1(df:select(F.to_json(F.from_json("js", "a INT")))), {'{"a":1}', '{"a":2}'}, "to_json")
+
+-- explode
+local ex = spark.createDataFrame({{1, {"a", "b"}}, {2, {}}}, "id INT, xs ARRAY<STRING>")
+T.is(T.rows(ex:select("id", F.explode("xs"):alias("x"))), {{1, "a"}, {1, "b"}}, "explode drops empty arrays")
+T.is(T.rows(ex:select("id", F.explode_outer("xs"))), {{1, "a"}, {1, "b"}, {2, nil}},
+  "explode_outer keeps an empty array as one NULL row")
+T.is(T.rows(ex:selectExpr("id", "explode(xs) AS x")), {{1, "a"}, {1, "b"}}, "explode in SQL")
+
+-- when / CASE
+T.is(col1(df:select(F.when(F.col("x"):lt(0), "neg"):otherwise("pos"))), {"neg", "pos"}, "F.when")
+T.is(col1(df:selectExpr("CASE WHEN x < 0 THEN 'neg' ELSE 'pos' END")), {"neg", "pos"}, "CASE WHEN in SQL")
+
+-- F.expr
+T.is(col1(df:select(F.expr("length(name) * 2"))), {10, 8}, "F.expr")
+
+T.done()
