@@ -73,4 +73,75 @@ int sl_format_write_file(const char *format, const char *path,
 int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 			const sl_batch *b, const sl_options *opts, sl_err *err);
 
+/* ---- Internal to the fileformat module (json.c, csv.c, fileformat.c);
+ * other modules use the functions above. ---- */
+
+typedef enum sl_format_mode {
+	SL_MODE_PERMISSIVE,
+	SL_MODE_DROPMALFORMED,
+	SL_MODE_FAILFAST
+} sl_format_mode;
+
+/* Option "mode" (case-insensitive; default PERMISSIVE).  SL_EINVAL names
+ * the option and the accepted values. */
+int sl_format_mode_get(const sl_options *opts, sl_format_mode *mode,
+		       sl_err *err);
+/* Option columnNameOfCorruptRecord, default "_corrupt_record"; borrowed. */
+const char *sl_format_corrupt_name(const sl_options *opts);
+/* Index of the STRING corrupt-record column of schema, or -1. */
+int sl_format_corrupt_index(const sl_type *schema, const sl_options *opts);
+
+/* Text -> value conversions shared by the csv reader and inference, with
+ * Java's rules (Integer.parseInt, Long.parseLong, Double.parseDouble
+ * incl. NaN/Infinity, Boolean "true"/"false" any case).  False if the
+ * text does not convert. */
+bool sl_format_parse_i64(const char *s, size_t n, int64_t *out);
+bool sl_format_parse_double(const char *s, size_t n, double *out);
+bool sl_format_parse_bool(const char *s, size_t n, bool *out);
+/* Timestamp text as sl_ts_parse accepts it, with a fast path for the
+ * common "yyyy-MM-dd[ T]HH:mm:ss[.fff][Z]" and a one-entry date cache
+ * (caller-owned, zero-initialised; one per reader, not shared). */
+typedef struct sl_format_tscache {
+	char date[10];
+	int64_t days;
+	bool valid;
+} sl_format_tscache;
+bool sl_format_parse_ts(const char *s, size_t n, int64_t *us,
+			sl_format_tscache *cache);
+/* strtod in the C locale whatever the process locale is. */
+double sl_format_strtod(const char *s, char **end);
+
+/* Readers over data that lives in `arena` (borrowed; the result's string
+ * columns take references to it and point into it, so no bytes are copied).
+ * name is used in error messages. */
+sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
+		       size_t len, sl_type *schema, const sl_options *opts,
+		       sl_err *err);
+sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
+		      size_t len, sl_type *schema, const sl_options *opts,
+		      sl_err *err);
+
+/* Schema inference accumulators: _add once per file, then _finish gives
+ * the schema (new reference) and frees the accumulator; _free drops one
+ * that is not finished. */
+typedef struct sl_json_infer sl_json_infer;
+sl_json_infer *sl_json_infer_new(const sl_options *opts, sl_err *err);
+int sl_json_infer_add(sl_json_infer *ji, const char *name, const char *data,
+		      size_t len, sl_err *err);
+sl_type *sl_json_infer_finish(sl_json_infer *ji, sl_err *err);
+void sl_json_infer_free(sl_json_infer *ji);
+
+typedef struct sl_csv_infer sl_csv_infer;
+sl_csv_infer *sl_csv_infer_new(const sl_options *opts, sl_err *err);
+int sl_csv_infer_add(sl_csv_infer *ci, const char *name, const char *data,
+		     size_t len, sl_err *err);
+sl_type *sl_csv_infer_finish(sl_csv_infer *ci, sl_err *err);
+void sl_csv_infer_free(sl_csv_infer *ci);
+
+/* Writers: append b's rows to out (json lines; csv with the header line
+ * when option header is true). */
+int sl_json_write(const sl_batch *b, sl_buf *out, sl_err *err);
+int sl_csv_write(const sl_batch *b, const sl_options *opts, sl_buf *out,
+		 sl_err *err);
+
 #endif

@@ -80,6 +80,11 @@ sl_plan *sl_plan_dedup(sl_plan *in, const char *const *cols, int n,
  * SL_EANALYSIS "Queries with streaming sources must be executed with
  * writeStream.start()". */
 sl_batch *sl_plan_collect(sl_plan *p, sl_err *err);
+/* DataFrameWriter.save: collect p, then write the rows under directory
+ * path with sl_format_write_dir (format json|csv|text; mode error|
+ * errorifexists (NULL = default)|overwrite|append|ignore). */
+int sl_plan_write(sl_plan *p, const char *format, const char *path,
+		  const char *mode, const sl_options *opts, sl_err *err);
 /* explain(): Spark-style plan tree ("== Physical Plan ==" ...). */
 void sl_plan_explain(const sl_plan *p, bool extended, sl_buf *out);
 

@@ -1,0 +1,89 @@
+/*
+ * exec: the push-model operator interface (engine-internal).
+ *
+ * A plan compiles into a tree of operators.  Data flows upward: a driver
+ * pushes batches into the leaf operators, each operator transforms them and
+ * hands its output to its parent with sl_op_emit.  `finish` means "end of
+ * input" from one child: for a batch query the end of all data, later, for
+ * streaming, the end of one micro-batch (stateful operators then decide
+ * what to emit by output mode).  Stateless operators (scan, project,
+ * filter, limit, union) pass batches through; aggregate, sort and the
+ * outer parts of a join emit on finish.
+ *
+ * An operator with two children (union, join) counts the finishes it has
+ * seen and finishes its parent after the last one.  A join must receive
+ * all of its build (right, side 1) input and that side's finish before
+ * any probe (left, side 0) batch: the driver runs the right subtree first.
+ *
+ * Ownership: push *borrows* the input batch (an operator that keeps it
+ * takes a reference).  sl_op_emit borrows too.  An operator owns its
+ * children; sl_op_free frees the whole subtree below it.
+ */
+#ifndef SL_EXEC_H
+#define SL_EXEC_H
+
+#include "plan_int.h"
+
+typedef struct sl_op sl_op;
+
+struct sl_op_ops {
+	const char *name;
+	/* One input batch from child `side` (0 or 1). */
+	int (*push)(sl_op *op, int side, sl_batch *in, sl_err *err);
+	/* End of input from child `side`; the operator emits what it holds
+	 * and, when all children are done, calls sl_op_finish_parent. */
+	int (*finish)(sl_op *op, int side, sl_err *err);
+	/* Release the operator's own state (not the sl_op struct itself). */
+	void (*free)(sl_op *op);
+};
+
+struct sl_op {
+	const struct sl_op_ops *ops;
+	const sl_plan *plan; /* borrowed; the compiled node */
+	sl_op *parent;
+	int parent_side;
+	int nchild;
+	sl_op *child[2];
+	int nfinished;
+	int64_t rows_in, rows_out;
+	void *state; /* the operator's private state */
+};
+
+/* Compile p (borrowed; must outlive the operators) into an operator tree
+ * whose root emits into `sink` (may be NULL).  Returns the root or NULL. */
+sl_op *sl_exec_compile(const sl_plan *p, sl_op *sink, sl_err *err);
+/* Drive a compiled batch plan: push every leaf's batches, then finish,
+ * right subtrees of joins first. */
+int sl_exec_run(sl_op *root, sl_err *err);
+void sl_op_free(sl_op *op);
+
+/* Hand out to the parent (borrowed); counts rows_out. */
+int sl_op_emit(sl_op *op, sl_batch *out, sl_err *err);
+/* Tell the parent this operator is done. */
+int sl_op_finish_parent(sl_op *op, sl_err *err);
+/* Default finish: count finishes and finish the parent after the last. */
+int sl_op_finish_default(sl_op *op, int side, sl_err *err);
+
+/* A collecting sink: keeps every batch pushed into it. */
+sl_op *sl_exec_collector_new(sl_err *err);
+/* The batches collected so far, concatenated (new reference). */
+sl_batch *sl_exec_collector_result(sl_op *sink, sl_type *schema, sl_err *err);
+
+/* A bare operator with ops and plan set (the constructors below fill
+ * state).  Operator constructors, one file each, read the plan node. */
+sl_op *sl_op_new(const struct sl_op_ops *ops, const sl_plan *p, sl_err *err);
+sl_op *sl_op_project_new(const sl_plan *p, sl_err *err);
+sl_op *sl_op_filter_new(const sl_plan *p, sl_err *err);
+sl_op *sl_op_agg_new(const sl_plan *p, sl_err *err);
+sl_op *sl_op_sort_new(const sl_plan *p, sl_err *err);
+sl_op *sl_op_limit_new(const sl_plan *p, sl_err *err);
+sl_op *sl_op_union_new(const sl_plan *p, sl_err *err);
+sl_op *sl_op_join_new(const sl_plan *p, sl_err *err);
+sl_op *sl_op_dedup_new(const sl_plan *p, sl_err *err);
+
+/* Project/filter kernels shared with other operators: apply a PROJECT
+ * node / FILTER condition to one batch (new reference). */
+sl_batch *sl_op_project_batch(const sl_plan *p, sl_batch *in, sl_err *err);
+sl_batch *sl_op_filter_batch(const sl_expr *cond, sl_batch *in, sl_err *err);
+
+#endif

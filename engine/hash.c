@@ -1,0 +1,710 @@
+/*
+ * hash: key hashing and the group table (see hash.h for the contract).
+ *
+ * Layout.  Each key column is flattened into "leaves": a primitive column
+ * is one leaf, a STRUCT is a null-flag leaf followed by its fields' leaves,
+ * an ARRAY is one STRING leaf holding its JSON text.  Per group, each leaf
+ * stores its value in a typed array (vals, width w) and a null flag byte.
+ * The open-addressing table holds group id + 1 in uint32 slots (0 = empty),
+ * load factor at most 1/2, linear probing; a 32-bit hash per group lets a
+ * probe reject most mismatches without touching the keys, and makes
+ * growing a rehash without re-reading keys.  For an INT key, count + sum
+ * state, memory per group is about 4 (key) + 1 (null) + 4 (hash) + 8..16
+ * (slots) bytes plus the aggregates' own arrays.
+ *
+ * Hashing is a batch at a time: one typed loop per leaf folds the values of
+ * every row into h[0..n).  The probe loop then runs per row; a single
+ * 32/64-bit key without NULLs in the batch takes a specialised loop (the
+ * common groupBy(product_id) case) with no per-row switch.
+ */
+#include "hash.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "buf.h"
+
+#define HSEED UINT64_C(0x2545F4914F6CDD1D)
+#define HK1 UINT64_C(0x9E3779B97F4A7C15)
+#define HNULL UINT64_C(0x5bd1e9955bd1e995)
+
+typedef struct leaf {
+	sl_kind kind; /* storage kind, see leaf_kind() */
+	int w;        /* bytes per value in vals; 0 for null-flag leaves */
+	char *vals;
+	uint8_t *nulls;
+} leaf;
+
+struct sl_hash_groups {
+	int nkeys;
+	sl_type **types;
+	int nleaves;
+	leaf *leaves;
+	int64_t n, gcap;
+	uint32_t *ghash;
+	uint32_t *slots;
+	uint64_t mask;
+	sl_arena *arena;
+	uint64_t *h;
+	int64_t hcap;
+};
+
+static inline uint64_t fmix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= UINT64_C(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	k *= UINT64_C(0xc4ceb9fe1a85ec53);
+	k ^= k >> 33;
+	return k;
+}
+
+static inline uint64_t hmix(uint64_t h, uint64_t x)
+{
+	return fmix64(h * HK1 + x);
+}
+
+static inline uint32_t fold(uint64_t h)
+{
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+static uint64_t bytes_hash(const char *p, size_t n)
+{
+	uint64_t h = (uint64_t)n * HK1, w;
+	while (n >= 8) {
+		memcpy(&w, p, 8);
+		h ^= fmix64(w);
+		h = (h << 31 | h >> 33) * HK1;
+		p += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	return fmix64(h ^ w);
+}
+
+static inline uint64_t dbl_bits(double d)
+{
+	uint64_t u;
+	if (d == 0)
+		d = 0; /* -0.0 groups with 0.0 */
+	if (isnan(d))
+		return UINT64_C(0x7ff8000000000000);
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+/* ---------------------------------------------------------- layout */
+
+static int count_leaves(const sl_type *t)
+{
+	int i, n = 1;
+	if (t->kind == SL_STRUCT)
+		for (i = 0; i < t->nfields; i++)
+			n += count_leaves(t->fields[i].type);
+	return n;
+}
+
+static void leaf_kind(leaf *L, const sl_type *t)
+{
+	switch (t->kind) {
+	case SL_BOOLEAN: L->kind = SL_BOOLEAN; L->w = 1; break;
+	case SL_INT: L->kind = SL_INT; L->w = 4; break;
+	case SL_BIGINT:
+	case SL_TIMESTAMP: L->kind = SL_BIGINT; L->w = 8; break;
+	case SL_DOUBLE: L->kind = SL_DOUBLE; L->w = 8; break;
+	case SL_STRING:
+	case SL_BINARY:
+	case SL_ARRAY: L->kind = SL_STRING; L->w = (int)sizeof(sl_str); break;
+	default: L->kind = t->kind; L->w = 0; break; /* STRUCT, NULLTYPE */
+	}
+}
+
+static void layout(leaf *L, int *k, const sl_type *t)
+{
+	int i;
+	leaf_kind(&L[(*k)++], t);
+	if (t->kind == SL_STRUCT)
+		for (i = 0; i < t->nfields; i++)
+			layout(L, k, t->fields[i].type);
+}
+
+sl_hash_groups *sl_hash_groups_new(sl_type *const *types, int nkeys,
+				   sl_err *err)
+{
+	sl_hash_groups *t = calloc(1, sizeof *t);
+	int i, k = 0;
+	if (t == NULL)
+		goto nomem;
+	t->nkeys = nkeys;
+	t->types = calloc((size_t)nkeys + 1, sizeof *t->types);
+	for (i = 0; i < nkeys; i++)
+		t->nleaves += count_leaves(types[i]);
+	t->leaves = calloc((size_t)t->nleaves + 1, sizeof *t->leaves);
+	t->mask = 63;
+	t->slots = calloc(t->mask + 1, sizeof *t->slots);
+	t->arena = sl_arena_new();
+	if (!t->types || !t->leaves || !t->slots || !t->arena)
+		goto nomem;
+	for (i = 0; i < nkeys; i++) {
+		t->types[i] = sl_type_ref(types[i]);
+		layout(t->leaves, &k, types[i]);
+	}
+	return t;
+nomem:
+	sl_hash_groups_free(t);
+	sl_err_nomem(err);
+	return NULL;
+}
+
+void sl_hash_groups_free(sl_hash_groups *t)
+{
+	int i;
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nkeys && t->types; i++)
+		sl_type_free(t->types[i]);
+	for (i = 0; i < t->nleaves && t->leaves; i++) {
+		free(t->leaves[i].vals);
+		free(t->leaves[i].nulls);
+	}
+	free(t->types);
+	free(t->leaves);
+	free(t->ghash);
+	free(t->slots);
+	free(t->h);
+	sl_arena_free(t->arena);
+	free(t);
+}
+
+int64_t sl_hash_groups_count(const sl_hash_groups *t)
+{
+	return t->n;
+}
+
+size_t sl_hash_groups_bytes(const sl_hash_groups *t)
+{
+	size_t b = sizeof *t + (size_t)(t->mask + 1) * 4 + (size_t)t->gcap * 4;
+	int i;
+	for (i = 0; i < t->nleaves; i++)
+		b += (size_t)t->gcap * (size_t)(t->leaves[i].w + 1);
+	return b + sl_arena_used(t->arena);
+}
+
+bool sl_hash_key_type_ok(const sl_type *t)
+{
+	int i;
+	if (t->kind == SL_ARRAY)
+		return false;
+	if (t->kind == SL_STRUCT)
+		for (i = 0; i < t->nfields; i++)
+			if (!sl_hash_key_type_ok(t->fields[i].type))
+				return false;
+	return true;
+}
+
+/* ------------------------------------------------------- flattening */
+
+static sl_col *json_col(const sl_col *c)
+{
+	sl_col *o = sl_col_new(sl_type_prim(SL_STRING), c->len);
+	sl_buf b;
+	int64_t i;
+	if (o == NULL)
+		return NULL;
+	sl_buf_init(&b);
+	for (i = 0; i < c->len; i++) {
+		int rc;
+		if (sl_col_isnull(c, i)) {
+			rc = sl_col_set_null(o, i);
+		} else {
+			sl_buf_clear(&b);
+			sl_value_json(c, i, &b);
+			rc = sl_col_set_str(o, i, sl_buf_cstr(&b), b.len);
+		}
+		if (rc < 0) {
+			sl_col_free(o);
+			o = NULL;
+			break;
+		}
+	}
+	sl_buf_release(&b);
+	return o;
+}
+
+/* Leaf columns of one batch; ARRAY leaves are new JSON columns listed in
+ * own[] for the caller to free. */
+static int flatten(const sl_col *c, sl_col **out, int *k, sl_col **own,
+		   int *nown)
+{
+	int i;
+	if (c->type->kind == SL_ARRAY) {
+		out[*k] = json_col(c);
+		if (out[*k] == NULL)
+			return SL_ENOMEM;
+		own[(*nown)++] = out[(*k)++];
+		return 0;
+	}
+	out[(*k)++] = (sl_col *)c;
+	if (c->type->kind == SL_STRUCT)
+		for (i = 0; i < c->nchild; i++)
+			if (flatten(c->child[i], out, k, own, nown) < 0)
+				return SL_ENOMEM;
+	return 0;
+}
+
+/* Fold leaf column c into h[0..n).  A NULL folds in HNULL whatever its
+ * zeroed slot holds, so equal keys hash equally with or without a bitmap. */
+#define HLOOP(X)                                                        \
+	do {                                                            \
+		if (c->nulls == NULL)                                   \
+			for (i = 0; i < n; i++)                         \
+				h[i] = hmix(h[i], (X));                 \
+		else                                                    \
+			for (i = 0; i < n; i++)                         \
+				h[i] = hmix(h[i], sl_col_isnull(c, i)   \
+							  ? HNULL       \
+							  : (X));       \
+	} while (0)
+
+static void hash_leaf(const leaf *L, const sl_col *c, uint64_t *h, int64_t n)
+{
+	int64_t i;
+	switch (L->kind) {
+	case SL_BOOLEAN:
+		HLOOP(sl_col_u8(c)[i]);
+		break;
+	case SL_INT:
+		HLOOP((uint64_t)(int64_t)sl_col_i32(c)[i]);
+		break;
+	case SL_BIGINT:
+		HLOOP((uint64_t)sl_col_i64(c)[i]);
+		break;
+	case SL_DOUBLE:
+		HLOOP(dbl_bits(sl_col_f64(c)[i]));
+		break;
+	case SL_STRING:
+		HLOOP(bytes_hash(sl_col_str(c)[i].p, sl_col_str(c)[i].len));
+		break;
+	default:
+		HLOOP(1);
+		break;
+	}
+}
+
+static inline bool leaf_eq(const leaf *L, int64_t g, const sl_col *c,
+			   int64_t i)
+{
+	bool cn = sl_col_isnull(c, i), gn = L->nulls[g] != 0;
+	if (cn || gn)
+		return cn == gn;
+	switch (L->kind) {
+	case SL_BOOLEAN:
+		return (uint8_t)L->vals[g] == sl_col_u8(c)[i];
+	case SL_INT:
+		return ((int32_t *)L->vals)[g] == sl_col_i32(c)[i];
+	case SL_BIGINT:
+		return ((int64_t *)L->vals)[g] == sl_col_i64(c)[i];
+	case SL_DOUBLE:
+		return dbl_bits(((double *)L->vals)[g]) ==
+		       dbl_bits(sl_col_f64(c)[i]);
+	case SL_STRING: {
+		const sl_str *a = &((sl_str *)L->vals)[g], *b = &sl_col_str(c)[i];
+		return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
+	}
+	default:
+		return true;
+	}
+}
+
+static bool row_eq(const sl_hash_groups *t, int64_t g, sl_col *const *lc,
+		   int64_t i)
+{
+	int k;
+	for (k = 0; k < t->nleaves; k++)
+		if (!leaf_eq(&t->leaves[k], g, lc[k], i))
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------ table growth */
+
+static int grow_groups(sl_hash_groups *t)
+{
+	int64_t cap = t->gcap < 64 ? 64 : t->gcap + t->gcap / 2;
+	int k;
+	uint32_t *gh = realloc(t->ghash, (size_t)cap * sizeof *gh);
+	if (gh == NULL)
+		return SL_ENOMEM;
+	t->ghash = gh;
+	for (k = 0; k < t->nleaves; k++) {
+		leaf *L = &t->leaves[k];
+		uint8_t *nu = realloc(L->nulls, (size_t)cap);
+		if (nu == NULL)
+			return SL_ENOMEM;
+		L->nulls = nu;
+		if (L->w > 0) {
+			char *v = realloc(L->vals, (size_t)cap * (size_t)L->w);
+			if (v == NULL)
+				return SL_ENOMEM;
+			L->vals = v;
+		}
+	}
+	t->gcap = cap;
+	return 0;
+}
+
+static int grow_slots(sl_hash_groups *t)
+{
+	uint64_t cap = (t->mask + 1) * 2, mask = cap - 1, s;
+	uint32_t *sl = calloc(cap, sizeof *sl);
+	int64_t g;
+	if (sl == NULL)
+		return SL_ENOMEM;
+	for (g = 0; g < t->n; g++) {
+		s = t->ghash[g] & mask;
+		while (sl[s] != 0)
+			s = (s + 1) & mask;
+		sl[s] = (uint32_t)g + 1;
+	}
+	free(t->slots);
+	t->slots = sl;
+	t->mask = mask;
+	return 0;
+}
+
+/* Append the key of row i as a new group; returns its id or -1. */
+static int64_t add_group(sl_hash_groups *t, sl_col *const *lc, int64_t i,
+			 uint32_t h32)
+{
+	int64_t g = t->n;
+	int k;
+	uint64_t s;
+	if (g == t->gcap && grow_groups(t) < 0)
+		return -1;
+	if ((uint64_t)(g + 1) * 2 > t->mask + 1 && grow_slots(t) < 0)
+		return -1;
+	for (k = 0; k < t->nleaves; k++) {
+		leaf *L = &t->leaves[k];
+		const sl_col *c = lc[k];
+		L->nulls[g] = sl_col_isnull(c, i);
+		if (L->w == 0)
+			continue;
+		if (L->kind == SL_STRING) {
+			sl_str v = sl_col_str(c)[i];
+			if (!L->nulls[g] && v.len > 0) {
+				v.p = sl_arena_dup(t->arena, v.p, v.len);
+				if (v.p == NULL)
+					return -1;
+			} else {
+				v.p = "";
+				v.len = 0;
+			}
+			((sl_str *)L->vals)[g] = v;
+		} else {
+			memcpy(L->vals + g * L->w,
+			       (const char *)c->data + i * L->w, (size_t)L->w);
+		}
+	}
+	t->ghash[g] = h32;
+	s = h32 & t->mask;
+	while (t->slots[s] != 0)
+		s = (s + 1) & t->mask;
+	t->slots[s] = (uint32_t)g + 1;
+	t->n++;
+	return g;
+}
+
+/* ------------------------------------------------------ insert, find */
+
+static bool any_null(sl_col *const *cols, int n, int64_t i)
+{
+	int k;
+	for (k = 0; k < n; k++)
+		if (sl_col_isnull(cols[k], i))
+			return true;
+	return false;
+}
+
+/* Specialised probe: one BIGINT/TIMESTAMP or INT leaf, no NULL rows. */
+#define FAST_PROBE(T, V)                                                   \
+	do {                                                               \
+		const T *kv = (const T *)L->vals;                          \
+		for (i = 0; i < n; i++) {                                  \
+			T x = (V)[i];                                      \
+			uint32_t h32 = fold(fmix64(HSEED * HK1 +           \
+						   (uint64_t)(int64_t)x)); \
+			uint64_t s = h32 & t->mask;                        \
+			int64_t g = -1;                                    \
+			uint32_t v;                                        \
+			while ((v = t->slots[s]) != 0) {                   \
+				if (t->ghash[v - 1] == h32 &&              \
+				    !L->nulls[v - 1] && kv[v - 1] == x) {  \
+					g = v - 1;                         \
+					break;                             \
+				}                                          \
+				s = (s + 1) & t->mask;                     \
+			}                                                  \
+			if (g < 0 && insert) {                             \
+				g = add_group(t, lc, i, h32);              \
+				if (g < 0)                                 \
+					return SL_ENOMEM;                  \
+				kv = (const T *)L->vals;                   \
+			}                                                  \
+			gids[i] = (int32_t)g;                              \
+		}                                                          \
+	} while (0)
+
+static int probe_fast(sl_hash_groups *t, sl_col *const *lc, int64_t n,
+		      bool insert, int32_t *gids)
+{
+	const leaf *L = &t->leaves[0];
+	int64_t i;
+	if (L->kind == SL_INT)
+		FAST_PROBE(int32_t, sl_col_i32(lc[0]));
+	else
+		FAST_PROBE(int64_t, sl_col_i64(lc[0]));
+	return 0;
+}
+
+/* Specialised probe: one STRING/BINARY leaf, no NULL rows. */
+static int probe_str(sl_hash_groups *t, sl_col *const *lc, int64_t n,
+		     bool insert, int32_t *gids)
+{
+	const leaf *L = &t->leaves[0];
+	const sl_str *in = sl_col_str(lc[0]);
+	int64_t i, g;
+	uint32_t v;
+	for (i = 0; i < n; i++) {
+		sl_str x = in[i];
+		uint32_t h32 = fold(fmix64(HSEED * HK1 + bytes_hash(x.p, x.len)));
+		uint64_t s = h32 & t->mask;
+		g = -1;
+		while ((v = t->slots[s]) != 0) {
+			const sl_str *k = &((const sl_str *)L->vals)[v - 1];
+			if (t->ghash[v - 1] == h32 && !L->nulls[v - 1] &&
+			    k->len == x.len && memcmp(k->p, x.p, x.len) == 0) {
+				g = v - 1;
+				break;
+			}
+			s = (s + 1) & t->mask;
+		}
+		if (g < 0 && insert && (g = add_group(t, lc, i, h32)) < 0)
+			return SL_ENOMEM;
+		gids[i] = (int32_t)g;
+	}
+	return 0;
+}
+
+static int probe(sl_hash_groups *t, sl_col *const *lc, int64_t n,
+		 bool skip_nulls, bool insert, int32_t *gids)
+{
+	int64_t i, k, g;
+	uint32_t v;
+	if (n > t->hcap) {
+		free(t->h);
+		t->h = malloc((size_t)n * sizeof *t->h);
+		if (t->h == NULL) {
+			t->hcap = 0;
+			return SL_ENOMEM;
+		}
+		t->hcap = n;
+	}
+	for (i = 0; i < n; i++)
+		t->h[i] = HSEED;
+	for (k = 0; k < t->nleaves; k++)
+		hash_leaf(&t->leaves[k], lc[k], t->h, n);
+	for (i = 0; i < n; i++) {
+		uint32_t h32 = fold(t->h[i]);
+		uint64_t s = h32 & t->mask;
+		if (skip_nulls && any_null(lc, t->nleaves, i)) {
+			gids[i] = -1;
+			continue;
+		}
+		g = -1;
+		while ((v = t->slots[s]) != 0) {
+			if (t->ghash[v - 1] == h32 && row_eq(t, v - 1, lc, i)) {
+				g = v - 1;
+				break;
+			}
+			s = (s + 1) & t->mask;
+		}
+		if (g < 0 && insert && (g = add_group(t, lc, i, h32)) < 0)
+			return SL_ENOMEM;
+		gids[i] = (int32_t)g;
+	}
+	return 0;
+}
+
+static int lookup(sl_hash_groups *t, sl_col *const *cols, int64_t n,
+		  bool skip_nulls, bool insert, int32_t *gids, sl_err *err)
+{
+	sl_col **lc = calloc((size_t)t->nleaves + 1, sizeof *lc);
+	sl_col **own = calloc((size_t)t->nleaves + 1, sizeof *own);
+	int k = 0, nown = 0, i, rc = SL_ENOMEM;
+	if (lc == NULL || own == NULL)
+		goto out;
+	for (i = 0; i < t->nkeys; i++)
+		if (flatten(cols[i], lc, &k, own, &nown) < 0)
+			goto out;
+	if (t->nleaves == 1 && lc[0]->nulls == NULL &&
+	    (t->leaves[0].kind == SL_INT || t->leaves[0].kind == SL_BIGINT))
+		rc = probe_fast(t, lc, n, insert, gids);
+	else if (t->nleaves == 1 && lc[0]->nulls == NULL &&
+		 t->leaves[0].kind == SL_STRING)
+		rc = probe_str(t, lc, n, insert, gids);
+	else
+		rc = probe(t, lc, n, skip_nulls, insert, gids);
+out:
+	for (i = 0; i < nown; i++)
+		sl_col_free(own[i]);
+	free(lc);
+	free(own);
+	if (rc < 0)
+		sl_err_nomem(err);
+	return rc;
+}
+
+int sl_hash_groups_insert(sl_hash_groups *t, sl_col *const *cols, int64_t n,
+			  bool skip_nulls, int32_t *gids, sl_err *err)
+{
+	return lookup(t, cols, n, skip_nulls, true, gids, err);
+}
+
+int sl_hash_groups_find(sl_hash_groups *t, sl_col *const *cols, int64_t n,
+			bool skip_nulls, int32_t *gids, sl_err *err)
+{
+	return lookup(t, cols, n, skip_nulls, false, gids, err);
+}
+
+/* ------------------------------------------------------- key output */
+
+static sl_col *leaf_col(const sl_hash_groups *t, int *k, sl_type *type,
+			int64_t from, int64_t n)
+{
+	const leaf *L = &t->leaves[(*k)++];
+	sl_col *c = sl_col_new(type, n);
+	int64_t i;
+	int f;
+	if (c == NULL)
+		return NULL;
+	if (type->kind == SL_STRUCT) {
+		for (f = 0; f < c->nchild; f++) {
+			sl_col_free(c->child[f]);
+			c->child[f] = leaf_col(t, k, type->fields[f].type,
+					       from, n);
+			if (c->child[f] == NULL)
+				goto fail;
+		}
+	} else if (L->kind == SL_STRING) {
+		const sl_str *v = (const sl_str *)L->vals + from;
+		for (i = 0; i < n; i++)
+			if (!L->nulls[from + i] &&
+			    sl_col_set_str(c, i, v[i].p, v[i].len) < 0)
+				goto fail;
+	} else if (L->w > 0 && n > 0) {
+		memcpy(c->data, L->vals + from * L->w, (size_t)(n * L->w));
+	}
+	for (i = 0; i < n; i++)
+		if (L->nulls[from + i] && type->kind != SL_NULLTYPE &&
+		    sl_col_set_null(c, i) < 0)
+			goto fail;
+	return c;
+fail:
+	sl_col_free(c);
+	return NULL;
+}
+
+sl_col *sl_hash_groups_key(const sl_hash_groups *t, int key, int64_t from,
+			   int64_t n, sl_err *err)
+{
+	int k = 0, i;
+	sl_col *c;
+	if (!sl_hash_key_type_ok(t->types[key])) {
+		sl_err_set(err, SL_EINTERNAL, "hash: ARRAY keys are not stored");
+		return NULL;
+	}
+	for (i = 0; i < key; i++)
+		k += count_leaves(t->types[i]);
+	c = leaf_col(t, &k, t->types[key], from, n);
+	if (c == NULL)
+		sl_err_nomem(err);
+	return c;
+}
+
+/* ------------------------------------------------------------ xxh64 */
+
+#define XP1 UINT64_C(0x9E3779B185EBCA87)
+#define XP2 UINT64_C(0xC2B2AE3D27D4EB4F)
+#define XP3 UINT64_C(0x165667B19E3779F9)
+#define XP4 UINT64_C(0x85EBCA77C2B2AE63)
+#define XP5 UINT64_C(0x27D4EB2F165667C5)
+
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64_t xround(uint64_t acc, uint64_t in)
+{
+	acc += in * XP2;
+	acc = rotl64(acc, 31);
+	return acc * XP1;
+}
+
+static inline uint64_t xmerge(uint64_t acc, uint64_t v)
+{
+	acc ^= xround(0, v);
+	return acc * XP1 + XP4;
+}
+
+uint64_t sl_hash_xxh64(const void *data, size_t n, uint64_t seed)
+{
+	const unsigned char *p = data, *end = p + n;
+	uint64_t h, w;
+	uint32_t w32;
+	if (n >= 32) {
+		uint64_t v1 = seed + XP1 + XP2, v2 = seed + XP2, v3 = seed,
+			 v4 = seed - XP1;
+		do {
+			memcpy(&w, p, 8); v1 = xround(v1, w);
+			memcpy(&w, p + 8, 8); v2 = xround(v2, w);
+			memcpy(&w, p + 16, 8); v3 = xround(v3, w);
+			memcpy(&w, p + 24, 8); v4 = xround(v4, w);
+			p += 32;
+		} while (p + 32 <= end);
+		h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) +
+		    rotl64(v4, 18);
+		h = xmerge(h, v1);
+		h = xmerge(h, v2);
+		h = xmerge(h, v3);
+		h = xmerge(h, v4);
+	} else {
+		h = seed + XP5;
+	}
+	h += (uint64_t)n;
+	for (; p + 8 <= end; p += 8) {
+		memcpy(&w, p, 8);
+		h ^= xround(0, w);
+		h = rotl64(h, 27) * XP1 + XP4;
+	}
+	if (p + 4 <= end) {
+		memcpy(&w32, p, 4);
+		h ^= (uint64_t)w32 * XP1;
+		h = rotl64(h, 23) * XP2 + XP3;
+		p += 4;
+	}
+	for (; p < end; p++) {
+		h ^= (*p) * XP5;
+		h = rotl64(h, 11) * XP1;
+	}
+	h ^= h >> 33;
+	h *= XP2;
+	h ^= h >> 29;
+	h *= XP3;
+	h ^= h >> 32;
+	return h;
+}

@@ -1,0 +1,150 @@
+/* t300-state: the versioned key/value store: get/put/remove, commit,
+ * abort back to the last version, the delta, metrics, growth and
+ * compaction against a reference model. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "state.h"
+#include "tap.h"
+
+static int64_t getv(sl_state *s, int k)
+{
+	size_t n;
+	const void *v = sl_state_get(s, &k, sizeof k, &n);
+	int64_t x;
+	if (v == NULL)
+		return -1;
+	memcpy(&x, v, sizeof x);
+	return x;
+}
+
+static void putv(sl_state *s, int k, int64_t v)
+{
+	sl_state_put(s, &k, sizeof k, &v, sizeof v, NULL);
+}
+
+static int count_delta(void *ud, const void *k, size_t kl, const void *v,
+		       size_t vl)
+{
+	int *n = ud;
+	(void)k;
+	(void)kl;
+	(void)vl;
+	n[v == NULL ? 1 : 0]++;
+	return 0;
+}
+
+static int even_key(void *ud, const void *k, size_t kl, const void *v,
+		    size_t vl)
+{
+	int key;
+	(void)ud;
+	(void)kl;
+	(void)v;
+	(void)vl;
+	memcpy(&key, k, sizeof key);
+	return key % 2 == 0;
+}
+
+static void basics(void)
+{
+	sl_state *s = sl_state_new();
+	int n[2] = {0, 0};
+	putv(s, 1, 10);
+	putv(s, 2, 20);
+	is_int(getv(s, 1), 10, "read own write");
+	is_int(sl_state_num_updated(s), 2, "updated counts puts");
+	sl_state_commit(s, NULL);
+	is_int(sl_state_version(s), 1, "version 1 after commit");
+	sl_state_foreach_delta(s, count_delta, n);
+	is_int(n[0], 2, "delta has 2 puts");
+	putv(s, 1, 11);
+	putv(s, 3, 30);
+	ok(sl_state_remove(s, &(int){2}, sizeof(int)) == 1, "remove existing");
+	ok(sl_state_remove(s, &(int){9}, sizeof(int)) == 0, "remove missing");
+	is_int(sl_state_num_rows(s), 2, "rows while pending");
+	sl_state_abort(s);
+	is_int(getv(s, 1), 10, "abort restores old value");
+	is_int(getv(s, 2), 20, "abort restores removed key");
+	is_int(getv(s, 3), -1, "abort drops new key");
+	is_int(sl_state_num_rows(s), 2, "rows after abort");
+	is_int(sl_state_version(s), 1, "version unchanged by abort");
+	putv(s, 2, 21);
+	sl_state_remove(s, &(int){1}, sizeof(int));
+	sl_state_commit(s, NULL);
+	n[0] = n[1] = 0;
+	sl_state_foreach_delta(s, count_delta, n);
+	ok(n[0] == 1 && n[1] == 1, "delta: one put, one remove");
+	sl_state_free(s);
+}
+
+/* Random operations against an array model, with aborts. */
+static void model(void)
+{
+	enum { K = 5000 };
+	static int64_t m[K], saved[K];
+	sl_state *s = sl_state_new();
+	int v, i, bad = 0;
+	unsigned seed = 42;
+	for (i = 0; i < K; i++)
+		m[i] = saved[i] = -1;
+	for (v = 0; v < 60; v++) {
+		int ops = 2000;
+		while (ops-- > 0) {
+			int k = (int)(rand_r(&seed) % K);
+			if (rand_r(&seed) % 4 == 0) {
+				sl_state_remove(s, &k, sizeof k);
+				m[k] = -1;
+			} else {
+				int64_t x = rand_r(&seed);
+				/* vary the value length to force new entries */
+				char buf[24];
+				size_t len = 8 + (size_t)(x % 3) * 8;
+				memset(buf, 0, sizeof buf);
+				memcpy(buf, &x, 8);
+				sl_state_put(s, &k, sizeof k, buf, len, NULL);
+				m[k] = x;
+			}
+		}
+		if (v % 3 == 2) {
+			sl_state_abort(s);
+			memcpy(m, saved, sizeof m);
+		} else {
+			sl_state_commit(s, NULL);
+			memcpy(saved, m, sizeof m);
+		}
+		for (i = 0; i < K; i++)
+			if (getv(s, i) != m[i])
+				bad++;
+	}
+	is_int(bad, 0, "60 versions of random puts/removes/aborts match the model");
+	{
+		int64_t live = 0;
+		for (i = 0; i < K; i++)
+			live += m[i] >= 0;
+		is_int(sl_state_num_rows(s), live, "row count matches the model");
+	}
+	{
+		int64_t removed = sl_state_remove_if(s, even_key, NULL, NULL,
+						     NULL, NULL);
+		int64_t still = 0;
+		for (i = 0; i < K; i += 2)
+			still += getv(s, i) >= 0;
+		ok(removed > 0 && still == 0, "remove_if removed every even key");
+		sl_state_abort(s);
+		for (i = 0; i < K; i++)
+			if (getv(s, i) != m[i])
+				bad++;
+		is_int(bad, 0, "abort after remove_if restores everything");
+	}
+	diag("memory for %lld rows: %zu bytes", (long long)sl_state_num_rows(s),
+	     sl_state_memory(s));
+	sl_state_free(s);
+}
+
+int main(void)
+{
+	basics();
+	model();
+	return done_testing();
+}
