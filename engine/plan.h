@@ -43,6 +43,11 @@ sl_plan *sl_plan_local(sl_batch *data, sl_err *err);
 sl_plan *sl_plan_read(const char *format, const char *path, sl_type *schema,
 		      const sl_options *opts, sl_err *err);
 
+/* A streaming leaf over a source description (readStream ... load()).
+ * Takes a reference to d.  The plan is streaming. */
+typedef struct sl_source_desc sl_source_desc;
+sl_plan *sl_plan_stream(sl_source_desc *d, sl_err *err);
+
 /* ---- transformations ---- */
 /* select/selectExpr: expands * and s.*, handles one generator (explode). */
 sl_plan *sl_plan_project(sl_plan *in, sl_expr **exprs, int n, sl_err *err);

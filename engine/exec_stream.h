@@ -1,0 +1,57 @@
+/*
+ * exec_stream: running a compiled plan incrementally, one micro-batch at a
+ * time (engine-internal; the driver in query.c is the only caller).
+ *
+ * Compilation happens once per query run.  Static subtrees (the static side
+ * of a stream-static join, LOCAL/READ leaves) are run to completion at
+ * compile time.  Each micro-batch the driver pushes every source's rows into
+ * its stream leaf, then ends the batch: stateful operators (aggregate,
+ * dedup; watermark and joins later) emit according to ctx->mode, their state
+ * stores hold the pending changes, and the root's output reaches `sink`
+ * (an operator, e.g. the exec collector).  After the sink took the output
+ * the driver commits every store; on any failure it aborts them all.
+ */
+#ifndef SL_EXEC_STREAM_H
+#define SL_EXEC_STREAM_H
+
+#include "exec.h"
+#include "source.h"
+#include "state.h"
+#include "stream.h"
+
+/* The stream sources of p in plan order (left to right, depth first): the
+ * i-th stream leaf is fed from descs[i].  *descs is malloc'd, entries
+ * borrowed from the plan. */
+int sl_exec_stream_sources(const sl_plan *p, sl_source_desc ***descs, int *n,
+			   sl_err *err);
+
+/* Compile for streaming; ctx is borrowed for the life of the operators. */
+sl_op *sl_exec_stream_compile(const sl_plan *p, sl_op *sink,
+			      sl_stream_ctx *ctx, sl_err *err);
+/* Push rows of source i (borrowed). */
+int sl_exec_stream_push(sl_op *root, int source, sl_batch *b, sl_err *err);
+/* End the micro-batch (finish every stream leaf; operators reset for the
+ * next batch after emitting). */
+int sl_exec_stream_end(sl_op *root, sl_err *err);
+
+/* One stateful operator, for progress "stateOperators" (sink side first). */
+typedef struct sl_stateop_info {
+	const char *operator_name; /* "stateStoreSave", "dedupe", ... */
+	sl_state *state;           /* borrowed */
+	int64_t num_rows_dropped_by_watermark; /* this batch */
+	int64_t num_rows_updated;  /* this batch */
+	int64_t num_rows_removed;  /* this batch */
+} sl_stateop_info;
+/* Fill up to max entries; returns how many stateful operators there are. */
+int sl_exec_stream_states(sl_op *root, sl_stateop_info *out, int max);
+
+/* Make this batch's state changes permanent / throw them away. */
+int sl_exec_stream_commit(sl_op *root, sl_err *err);
+void sl_exec_stream_abort(sl_op *root);
+
+/* Spark's analysis of a streaming plan for an output mode
+ * (UnsupportedOperationChecker, SPARK-SEMANTICS.md 2.1-2.4), with Spark's
+ * exact sentences.  0 when the query may start. */
+int sl_exec_stream_check(const sl_plan *p, sl_outmode mode, sl_err *err);
+
+#endif
