@@ -817,3 +817,290 @@ sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err)
 	}
 	return c;
 }
+
+/* ------------------------------------------- streaming: save / merge */
+
+bool sl_agg_streamable(const sl_agg *a)
+{
+	return a->fn != F_COLLECT && !(a->distinct && a->nargs > 0);
+}
+
+/* Counts and integer sums as LEB128 varints (zigzag for sums): most are
+ * small, and two bytes less per group is what keeps a count + sum group
+ * under BENCH.md's 64 bytes in the store. */
+static void put_uvar(sl_buf *out, uint64_t v)
+{
+	unsigned char b[10];
+	int n = 0;
+	do {
+		b[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			b[n] |= 0x80;
+		n++;
+	} while (v);
+	sl_buf_add(out, b, (size_t)n);
+}
+
+static int get_uvar(const unsigned char *p, size_t n, size_t *at,
+		    uint64_t *v)
+{
+	int shift = 0;
+	*v = 0;
+	while (*at < n && shift < 64) {
+		unsigned char b = p[(*at)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return SL_EINTERNAL;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t u)
+{
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+static void save_value(const sl_agg *a, int64_t g, sl_buf *out)
+{
+	if (a->vk == SL_STRING) {
+		sl_str v = ((const sl_str *)a->vals)[g];
+		sl_buf_add(out, &v.len, 4);
+		sl_buf_add(out, v.p, v.len);
+	} else if (a->w > 0) {
+		sl_buf_add(out, a->vals + (size_t)g * (size_t)a->w,
+			   (size_t)a->w);
+	}
+}
+
+int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
+{
+	bool has = g < a->cap;
+	uint8_t f;
+	if (!sl_agg_streamable(a))
+		return sl_err_set(err, SL_EANALYSIS,
+				  "agg: %s is not supported in a streaming aggregation",
+				  a->distinct ? "a DISTINCT aggregate" : "collect_list");
+	switch (a->fn) {
+	case F_COUNT:
+		put_uvar(out, has ? (uint64_t)a->cnt[g] : 0);
+		break;
+	case F_SUM:
+		f = has && a->has[g];
+		sl_buf_addc(out, (char)f);
+		if (f && a->vk == SL_BIGINT)
+			put_uvar(out, zigzag(a->isum[g]));
+		else if (f)
+			sl_buf_add(out, &a->dsum[g], 8);
+		break;
+	case F_AVG:
+		sl_buf_add(out, has ? &a->dsum[g] : &(double){ 0 }, 8);
+		put_uvar(out, has ? (uint64_t)a->cnt[g] : 0);
+		break;
+	case F_MIN: case F_MAX: case F_FIRST: case F_LAST:
+		f = (uint8_t)((has && a->has[g]) |
+			      (has && a->vnull[g] ? 2 : 0));
+		sl_buf_addc(out, (char)f);
+		if (f == 1)
+			save_value(a, g, out);
+		break;
+	case F_APPROX: {
+		size_t m = (size_t)1 << a->p;
+		if (has)
+			sl_buf_add(out, a->regs + (size_t)g * m, m);
+		else
+			sl_buf_pad(out, 0, m);
+		break;
+	}
+	case F_COLLECT:
+		break;
+	}
+	return sl_buf_failed(out) ? sl_err_nomem(err) : 0;
+}
+
+/* Read one kept value for group g into tmp (strings point into p). */
+static int read_value(const sl_agg *a, const unsigned char *p, size_t n,
+		      size_t *at, char *tmp, sl_str *s)
+{
+	if (a->vk == SL_STRING) {
+		uint32_t len;
+		if (*at + 4 > n)
+			return SL_EINTERNAL;
+		memcpy(&len, p + *at, 4);
+		if (*at + 4 + len > n)
+			return SL_EINTERNAL;
+		s->p = (const char *)p + *at + 4;
+		s->len = len;
+		*at += 4 + (size_t)len;
+		return 0;
+	}
+	if (*at + (size_t)a->w > n)
+		return SL_EINTERNAL;
+	memcpy(tmp, p + *at, (size_t)a->w);
+	*at += (size_t)a->w;
+	return 0;
+}
+
+/* Is the saved value x (raw bytes or string) better than group g's? */
+static bool better(const sl_agg *a, int64_t g, const char *x, sl_str xs)
+{
+	bool mx = a->fn == F_MAX;
+	const char *cur = a->vals + (size_t)g * (size_t)a->w;
+	int c;
+	switch (a->vk) {
+	case SL_BOOLEAN: c = (*(const uint8_t *)x > *(const uint8_t *)cur) -
+			     (*(const uint8_t *)x < *(const uint8_t *)cur); break;
+	case SL_INT: {
+		int32_t u, v;
+		memcpy(&u, x, 4);
+		memcpy(&v, cur, 4);
+		c = (u > v) - (u < v);
+		break;
+	}
+	case SL_BIGINT: {
+		int64_t u, v;
+		memcpy(&u, x, 8);
+		memcpy(&v, cur, 8);
+		c = (u > v) - (u < v);
+		break;
+	}
+	case SL_DOUBLE: {
+		double u, v;
+		memcpy(&u, x, 8);
+		memcpy(&v, cur, 8);
+		c = dless(v, u) ? 1 : dless(u, v) ? -1 : 0;
+		break;
+	}
+	case SL_STRING:
+		c = scmp(xs, ((const sl_str *)a->vals)[g]);
+		break;
+	default:
+		c = 0;
+		break;
+	}
+	return mx ? c > 0 : c < 0;
+}
+
+static int merge_kept(sl_agg *a, int64_t g, const unsigned char *p,
+		      size_t n, size_t *at)
+{
+	uint8_t f;
+	char tmp[8];
+	sl_str xs = { "", 0 };
+	bool take;
+	if (*at + 1 > n)
+		return SL_EINTERNAL;
+	f = p[(*at)++];
+	if ((f & 1) && !(f & 2) && a->w > 0 &&
+	    read_value(a, p, n, at, tmp, &xs) < 0)
+		return SL_EINTERNAL;
+	if (!(f & 1))
+		return 0;
+	if (a->fn == F_FIRST || a->fn == F_LAST)
+		take = a->fn == F_FIRST || !a->has[g];
+	else /* min/max never keep a NULL */
+		take = !a->has[g] || (a->w > 0 && better(a, g, tmp, xs));
+	if (!take)
+		return 0;
+	a->has[g] = 1;
+	a->vnull[g] = (f & 2) != 0;
+	if (a->w == 0)
+		return 0;
+	if (a->vnull[g]) {
+		memset(a->vals + (size_t)g * (size_t)a->w, 0, (size_t)a->w);
+		return 0;
+	}
+	if (a->vk == SL_STRING)
+		return keep_str(a, &((sl_str *)a->vals)[g], xs);
+	memcpy(a->vals + (size_t)g * (size_t)a->w, tmp, (size_t)a->w);
+	return 0;
+}
+
+static int merge_core(sl_agg *a, int64_t g, const unsigned char *p,
+		      size_t n, size_t *at)
+{
+	uint64_t u;
+	double d;
+	size_t m, j;
+	switch (a->fn) {
+	case F_COUNT:
+		if (get_uvar(p, n, at, &u) < 0)
+			return SL_EINTERNAL;
+		a->cnt[g] += (int64_t)u;
+		return 0;
+	case F_SUM:
+		if (*at + 1 > n)
+			return SL_EINTERNAL;
+		if (!p[(*at)++])
+			return 0;
+		if (a->vk == SL_BIGINT) {
+			if (get_uvar(p, n, at, &u) < 0)
+				return SL_EINTERNAL;
+			a->isum[g] = (int64_t)((uint64_t)a->isum[g] +
+					       (uint64_t)unzigzag(u));
+		} else {
+			if (*at + 8 > n)
+				return SL_EINTERNAL;
+			memcpy(&d, p + *at, 8);
+			*at += 8;
+			a->dsum[g] += d;
+		}
+		a->has[g] = 1;
+		return 0;
+	case F_AVG:
+		if (*at + 8 > n)
+			return SL_EINTERNAL;
+		memcpy(&d, p + *at, 8);
+		*at += 8;
+		if (get_uvar(p, n, at, &u) < 0)
+			return SL_EINTERNAL;
+		a->dsum[g] += d;
+		a->cnt[g] += (int64_t)u;
+		return 0;
+	case F_APPROX:
+		m = (size_t)1 << a->p;
+		if (*at + m > n)
+			return SL_EINTERNAL;
+		for (j = 0; j < m; j++) {
+			uint8_t *r = &a->regs[(size_t)g * m + j];
+			if (p[*at + j] > *r)
+				*r = p[*at + j];
+		}
+		*at += m;
+		return 0;
+	case F_COLLECT:
+		return SL_EINTERNAL;
+	default:
+		return merge_kept(a, g, p, n, at);
+	}
+}
+
+int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n,
+		 size_t *used, sl_err *err)
+{
+	size_t at = 0;
+	int rc;
+	if (!sl_agg_streamable(a))
+		return sl_err_set(err, SL_EANALYSIS,
+				  "agg: %s is not supported in a streaming aggregation",
+				  a->distinct ? "a DISTINCT aggregate" : "collect_list");
+	if (grow(a, g + 1) < 0)
+		return sl_err_nomem(err);
+	rc = merge_core(a, g, p, n, &at);
+	if (used != NULL)
+		*used = at;
+	if (rc == SL_ENOMEM)
+		return sl_err_nomem(err);
+	if (rc < 0)
+		return sl_err_set(err, SL_EINTERNAL,
+				  "state: a stored aggregation buffer of %s is damaged",
+				  a->fn == F_COUNT ? "count" : a->fn == F_SUM ? "sum"
+				  : a->fn == F_AVG ? "avg" : "an aggregate");
+	return 0;
+}

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "col.h"
 #include "err.h"
 #include "type.h"
@@ -60,5 +61,22 @@ int sl_agg_update(sl_agg *a, const int32_t *gids, int64_t n, int64_t ngroups,
 sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err);
 /* Bytes of state held. */
 size_t sl_agg_bytes(const sl_agg *a);
+
+/* ---- streaming: aggregation buffers in a state store ----
+ * The buffer of one group serialised (native byte order, never compared):
+ * count: varint; sum: has byte [+ zigzag varint for integers, or double];
+ * avg: double sum + varint count; min/max: has byte [+ value]; first/last:
+ * flags byte (has, null) [+ value]; approx_count_distinct: its 2^p
+ * registers.  A kept string is a uint32 length then its bytes.  collect_list and DISTINCT aggregates
+ * have no streaming buffer (SL_EANALYSIS from sl_agg_save). */
+bool sl_agg_streamable(const sl_agg *a);
+/* Append group g's buffer to out. */
+int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err);
+/* Merge a saved buffer at p[0..n) into group g: the saved one holds rows
+ * that came BEFORE the group's current rows (first keeps it, last keeps
+ * the current value when there is one).  Merging into a group never
+ * updated loads it.  *used = bytes read. */
+int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n,
+		 size_t *used, sl_err *err);
 
 #endif

@@ -60,6 +60,7 @@ int sl_op_finish_default(sl_op *op, int side, sl_err *err)
 	(void)side;
 	if (++op->nfinished < (op->nchild > 0 ? op->nchild : 1))
 		return 0;
+	op->nfinished = 0;
 	return sl_op_finish_parent(op, err);
 }
 
@@ -78,6 +79,11 @@ static const struct sl_op_ops scan_ops = {
 	.finish = sl_op_finish_default,
 	.free = NULL,
 };
+
+sl_op *sl_op_scan_new(const sl_plan *p, sl_err *err)
+{
+	return sl_op_new(&scan_ops, p, err);
+}
 
 /* -------------------------------------------------------- collector */
 

@@ -23,8 +23,23 @@
 #define SL_EXEC_H
 
 #include "plan_int.h"
+#include "state.h"
+#include "stream.h"
+
+typedef struct sl_hash_groups sl_hash_groups;
+typedef struct sl_agg sl_agg;
 
 typedef struct sl_op sl_op;
+
+/* The bookkeeping of a stateful streaming operator (op->sf; NULL for every
+ * other operator).  exec_stream.c lists these for progress, commits and
+ * aborts their stores. */
+typedef struct sl_op_stateful {
+	const char *name;          /* progress operatorName */
+	sl_state *store;           /* owned by the operator */
+	int64_t dropped;           /* numRowsDroppedByWatermark, this batch */
+	int64_t dup_dropped;       /* numDroppedDuplicateRows, this batch */
+} sl_op_stateful;
 
 struct sl_op_ops {
 	const char *name;
@@ -35,6 +50,9 @@ struct sl_op_ops {
 	int (*finish)(sl_op *op, int side, sl_err *err);
 	/* Release the operator's own state (not the sl_op struct itself). */
 	void (*free)(sl_op *op);
+	/* Streaming: forget a half-run micro-batch (its buffered rows and
+	 * partial results) after a failure; may be NULL. */
+	void (*reset)(sl_op *op);
 };
 
 struct sl_op {
@@ -47,6 +65,8 @@ struct sl_op {
 	int nfinished;
 	int64_t rows_in, rows_out;
 	void *state; /* the operator's private state */
+	sl_op_stateful *sf; /* stateful streaming operators only (borrowed
+			       from `state`) */
 };
 
 /* Compile p (borrowed; must outlive the operators) into an operator tree
@@ -61,7 +81,8 @@ void sl_op_free(sl_op *op);
 int sl_op_emit(sl_op *op, sl_batch *out, sl_err *err);
 /* Tell the parent this operator is done. */
 int sl_op_finish_parent(sl_op *op, sl_err *err);
-/* Default finish: count finishes and finish the parent after the last. */
+/* Default finish: count finishes and finish the parent after the last,
+ * then start counting again (the next micro-batch finishes again). */
 int sl_op_finish_default(sl_op *op, int side, sl_err *err);
 
 /* A collecting sink: keeps every batch pushed into it. */
@@ -80,6 +101,38 @@ sl_op *sl_op_limit_new(const sl_plan *p, sl_err *err);
 sl_op *sl_op_union_new(const sl_plan *p, sl_err *err);
 sl_op *sl_op_join_new(const sl_plan *p, sl_err *err);
 sl_op *sl_op_dedup_new(const sl_plan *p, sl_err *err);
+
+/* The per-node part of sl_exec_stream_check (analysis.c) that compilation
+ * needs too: a join or union the streaming engine cannot run, with Spark's
+ * sentence (SL_EANALYSIS). */
+int sl_exec_stream_node_ok(const sl_plan *p, sl_err *err);
+
+/* A pass-through leaf (LOCAL, READ, STREAM_SOURCE). */
+sl_op *sl_op_scan_new(const sl_plan *p, sl_err *err);
+/* A join whose build side is child `build_side` (0 or 1): the static side
+ * of a stream-static join.  sl_op_join_new builds on the right (1). */
+sl_op *sl_op_join_side_new(const sl_plan *p, int build_side, sl_err *err);
+
+/* Streaming operators (op_stream.c), reading ctx (borrowed) at finish:
+ * aggregation with a state store, emitting by ctx->mode; dropDuplicates
+ * across micro-batches; limit over all micro-batches (append mode). */
+sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx,
+			    sl_err *err);
+sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx,
+			      sl_err *err);
+sl_op *sl_op_stream_limit_new(const sl_plan *p, sl_stream_ctx *ctx,
+			      sl_err *err);
+
+/* The hash aggregate's pieces, for the streaming aggregation (op_agg.c).
+ * Groups of the rows pushed so far: count, table (NULL for a global
+ * aggregate), aggregate states (p->naggs, borrowed). */
+int64_t sl_op_agg_ngroups(const sl_op *op);
+sl_hash_groups *sl_op_agg_table(const sl_op *op);
+sl_agg **sl_op_agg_states(const sl_op *op);
+/* The output rows of an AGGREGATE node p for n groups: key columns
+ * keys[0..p->nkeys) (borrowed) and the results of aggs (p->naggs). */
+sl_batch *sl_op_agg_output(const sl_plan *p, sl_col *const *keys,
+			   sl_agg *const *aggs, int64_t n, sl_err *err);
 
 /* Project/filter kernels shared with other operators: apply a PROJECT
  * node / FILTER condition to one batch (new reference). */

@@ -46,6 +46,10 @@ typedef struct sl_event {
 
 typedef struct sl_feed sl_feed;
 
+/* Producers of per-row events record at most this many per batch and
+ * operator: the ring could not hold more, and formatting them costs. */
+#define SL_FEED_ROWS_PER_BATCH 200
+
 sl_feed *sl_feed_new(int capacity);
 void sl_feed_free(sl_feed *f);
 /* Detail switch: per-row kinds (STATE_ROW, LATE_ROW, BAD_RECORD) are

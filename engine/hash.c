@@ -708,3 +708,178 @@ uint64_t sl_hash_xxh64(const void *data, size_t n, uint64_t seed)
 	h ^= h >> 32;
 	return h;
 }
+
+/* ------------------------------------------------- state store keys */
+
+static void put_be(sl_buf *out, uint64_t v, int nbytes)
+{
+	unsigned char b[8];
+	int i;
+	for (i = 0; i < nbytes; i++)
+		b[i] = (unsigned char)(v >> (8 * (nbytes - 1 - i)));
+	sl_buf_add(out, b, (size_t)nbytes);
+}
+
+static uint64_t get_be(const unsigned char *p, int nbytes)
+{
+	uint64_t v = 0;
+	int i;
+	for (i = 0; i < nbytes; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint64_t key_dbl_bits(double d)
+{
+	uint64_t u;
+	if (d == 0)
+		d = 0; /* -0.0 groups with 0.0 */
+	if (isnan(d))
+		d = NAN;
+	memcpy(&u, &d, 8);
+	return u >> 63 ? ~u : u ^ (UINT64_C(1) << 63);
+}
+
+static double key_bits_dbl(uint64_t u)
+{
+	double d;
+	u = u >> 63 ? u ^ (UINT64_C(1) << 63) : ~u;
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+static void encode_value(const sl_col *c, int64_t i, sl_buf *out)
+{
+	int k;
+	if (sl_col_isnull(c, i) || c->type->kind == SL_NULLTYPE) {
+		sl_buf_addc(out, 0);
+		return;
+	}
+	sl_buf_addc(out, 1);
+	switch (c->type->kind) {
+	case SL_BOOLEAN:
+		sl_buf_addc(out, (char)(sl_col_u8(c)[i] != 0));
+		break;
+	case SL_INT:
+		put_be(out, (uint32_t)sl_col_i32(c)[i] ^ UINT32_C(0x80000000), 4);
+		break;
+	case SL_BIGINT:
+	case SL_TIMESTAMP:
+		put_be(out, (uint64_t)sl_col_i64(c)[i] ^ (UINT64_C(1) << 63), 8);
+		break;
+	case SL_DOUBLE:
+		put_be(out, key_dbl_bits(sl_col_f64(c)[i]), 8);
+		break;
+	case SL_STRING:
+	case SL_BINARY: {
+		sl_str v = sl_col_str(c)[i];
+		uint32_t j, from = 0;
+		for (j = 0; j < v.len; j++) {
+			if (v.p[j] != 0)
+				continue;
+			sl_buf_add(out, v.p + from, j + 1 - from);
+			sl_buf_addc(out, (char)0xff);
+			from = j + 1;
+		}
+		sl_buf_add(out, v.p + from, v.len - from);
+		sl_buf_add(out, "\0\1", 2);
+		break;
+	}
+	case SL_STRUCT:
+		for (k = 0; k < c->nchild; k++)
+			encode_value(c->child[k], i, out);
+		break;
+	default:
+		break;
+	}
+}
+
+void sl_hash_key_encode(sl_col *const *cols, int n, int64_t row, sl_buf *out)
+{
+	int k;
+	for (k = 0; k < n; k++)
+		encode_value(cols[k], row, out);
+}
+
+/* Reader over encoded bytes. */
+typedef struct kread {
+	const unsigned char *p;
+	size_t len, at;
+	sl_buf tmp;
+} kread;
+
+static int decode_string(sl_col *c, int64_t i, kread *r)
+{
+	sl_buf_clear(&r->tmp);
+	while (r->at + 1 < r->len) {
+		unsigned char b = r->p[r->at++];
+		if (b != 0) {
+			sl_buf_addc(&r->tmp, (char)b);
+			continue;
+		}
+		b = r->p[r->at++];
+		if (b == 1)
+			return sl_col_set_str(c, i, r->tmp.p ? r->tmp.p : "",
+					      r->tmp.len) < 0 ? SL_ENOMEM : 0;
+		if (b != 0xff)
+			return SL_EINTERNAL;
+		sl_buf_addc(&r->tmp, 0);
+	}
+	return SL_EINTERNAL;
+}
+
+static int decode_value(sl_col *c, int64_t i, kread *r)
+{
+	static const int width[] = { [SL_BOOLEAN] = 1, [SL_INT] = 4,
+				     [SL_BIGINT] = 8, [SL_DOUBLE] = 8,
+				     [SL_TIMESTAMP] = 8 };
+	sl_kind kind = c->type->kind;
+	int k, w, rc;
+	uint64_t v;
+	if (r->at >= r->len)
+		return SL_EINTERNAL;
+	if (r->p[r->at++] == 0)
+		return sl_col_set_null(c, i) < 0 ? SL_ENOMEM : 0;
+	if (kind == SL_STRING || kind == SL_BINARY)
+		return decode_string(c, i, r);
+	if (kind == SL_STRUCT) {
+		for (k = 0; k < c->nchild; k++)
+			if ((rc = decode_value(c->child[k], i, r)) < 0)
+				return rc;
+		return 0;
+	}
+	w = kind <= SL_TIMESTAMP ? width[kind] : 0;
+	if (w == 0 || r->at + (size_t)w > r->len)
+		return SL_EINTERNAL;
+	v = get_be(r->p + r->at, w);
+	r->at += (size_t)w;
+	switch (kind) {
+	case SL_BOOLEAN: sl_col_u8(c)[i] = (uint8_t)v; break;
+	case SL_INT: sl_col_i32(c)[i] = (int32_t)(uint32_t)(v ^ 0x80000000u); break;
+	case SL_DOUBLE: sl_col_f64(c)[i] = key_bits_dbl(v); break;
+	default: sl_col_i64(c)[i] = (int64_t)(v ^ (UINT64_C(1) << 63)); break;
+	}
+	return 0;
+}
+
+int sl_hash_key_decode(sl_col *const *cols, int n, int64_t row,
+		       const void *p, size_t len, size_t *used, sl_err *err)
+{
+	kread r;
+	int k, rc = 0;
+	r.p = p;
+	r.len = len;
+	r.at = 0;
+	sl_buf_init(&r.tmp);
+	for (k = 0; k < n && rc == 0; k++)
+		rc = decode_value(cols[k], row, &r);
+	sl_buf_release(&r.tmp);
+	if (used != NULL)
+		*used = r.at;
+	if (rc == SL_ENOMEM)
+		return sl_err_nomem(err);
+	if (rc < 0)
+		return sl_err_set(err, SL_EINTERNAL,
+				  "state: a stored key does not decode as the group key types");
+	return 0;
+}

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "col.h"
 #include "err.h"
 #include "type.h"
@@ -57,6 +58,21 @@ size_t sl_hash_groups_bytes(const sl_hash_groups *t);
 /* True when a column of type t can be a key handed back by
  * sl_hash_groups_key (no ARRAY inside). */
 bool sl_hash_key_type_ok(const sl_type *t);
+
+/* State store keys (streaming aggregation, dropDuplicates): row `row` of
+ * key columns cols[0..n) as bytes appended to out, such that memcmp order
+ * of two encodings is Spark's ascending order of the rows, NULLs first
+ * (per value: a flag byte, 0 NULL / 1 present; integers and timestamps
+ * big-endian with the sign bit flipped; doubles by their order-preserving
+ * bits, -0.0 = 0.0 and one NaN above everything, as grouping; strings with
+ * each 0x00 written 00 FF and ended by 00 01; a STRUCT's flag then its
+ * fields).  ARRAY columns are not keys (sl_hash_key_type_ok). */
+void sl_hash_key_encode(sl_col *const *cols, int n, int64_t row, sl_buf *out);
+/* Decode one key from p[0..len) into row `row` of cols[0..n) (made with
+ * sl_col_new over the key types, long enough); *used = bytes read.
+ * SL_EINTERNAL on bytes that are not a key of these types. */
+int sl_hash_key_decode(sl_col *const *cols, int n, int64_t row,
+		       const void *p, size_t len, size_t *used, sl_err *err);
 
 /* XXH64 of p[0..n) with seed, bit-exact with the reference (Spark's
  * XxHash64, used by approx_count_distinct). */

@@ -569,11 +569,9 @@ static int agg_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	return 0;
 }
 
-/* The output batch for groups [0, n). */
-static sl_batch *agg_output(sl_op *op, int64_t n, sl_err *err)
+sl_batch *sl_op_agg_output(const sl_plan *p, sl_col *const *keys,
+			   sl_agg *const *aggs, int64_t n, sl_err *err)
 {
-	const sl_plan *p = op->plan;
-	aggst *st = op->state;
 	int ni = p->nkeys + p->naggs, i;
 	sl_col **ic = calloc((size_t)ni + 1, sizeof *ic);
 	sl_col **oc = calloc((size_t)p->npost + 1, sizeof *oc);
@@ -581,9 +579,8 @@ static sl_batch *agg_output(sl_op *op, int64_t n, sl_err *err)
 	if (ic == NULL || oc == NULL)
 		goto nomem;
 	for (i = 0; i < ni; i++) {
-		ic[i] = i < p->nkeys
-				? sl_hash_groups_key(st->groups, i, 0, n, err)
-				: sl_agg_result(st->aggs[i - p->nkeys], 0, n, err);
+		ic[i] = i < p->nkeys ? sl_col_ref(keys[i])
+				     : sl_agg_result(aggs[i - p->nkeys], 0, n, err);
 		if (ic[i] == NULL)
 			goto fail;
 	}
@@ -616,6 +613,29 @@ out:
 	return o;
 }
 
+/* The output batch for groups [0, n). */
+static sl_batch *agg_output(sl_op *op, int64_t n, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	aggst *st = op->state;
+	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc);
+	sl_batch *o = NULL;
+	int k, nk = 0;
+	if (kc == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (k = 0; k < p->nkeys; k++, nk++)
+		if ((kc[k] = sl_hash_groups_key(st->groups, k, 0, n, err)) == NULL)
+			break;
+	if (nk == p->nkeys)
+		o = sl_op_agg_output(p, kc, st->aggs, n, err);
+	for (k = 0; k < nk; k++)
+		sl_col_free(kc[k]);
+	free(kc);
+	return o;
+}
+
 static int agg_finish(sl_op *op, int side, sl_err *err)
 {
 	sl_batch *o;
@@ -643,6 +663,21 @@ static void agg_free(sl_op *op)
 	free(st->aggs);
 	free(st->gids);
 	free(st);
+}
+
+int64_t sl_op_agg_ngroups(const sl_op *op)
+{
+	return ngroups(op);
+}
+
+sl_hash_groups *sl_op_agg_table(const sl_op *op)
+{
+	return ((aggst *)op->state)->groups;
+}
+
+sl_agg **sl_op_agg_states(const sl_op *op)
+{
+	return ((aggst *)op->state)->aggs;
 }
 
 static const struct sl_op_ops agg_ops = {

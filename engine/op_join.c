@@ -352,6 +352,8 @@ out:
 /* ------------------------------------------------------------ operator */
 
 typedef struct joinst {
+	int bside;            /* the build side: 1 (right), or 0 for the
+				 static left of a stream-static join */
 	int nb, cap;
 	sl_batch **bs;        /* right batches until the build */
 	sl_batch *right;      /* the build side, all rows */
@@ -360,6 +362,32 @@ typedef struct joinst {
 	int32_t *head, *next; /* chains of right rows per key */
 	uint8_t *matched;     /* right rows matched (right/full joins) */
 } joinst;
+
+/* "left"/"right" in the code below mean probe/build side; with the build
+ * on the plan's left (bside 0) the plan's sides and the join type swap. */
+static bool swapped(const sl_op *op)
+{
+	return ((const joinst *)op->state)->bside == 0;
+}
+
+static sl_join_type eff_type(const sl_op *op)
+{
+	sl_join_type t = op->plan->jtype;
+	if (!swapped(op))
+		return t;
+	return t == SL_JOIN_RIGHT ? SL_JOIN_LEFT
+	       : t == SL_JOIN_LEFT ? SL_JOIN_RIGHT : t;
+}
+
+static sl_expr **probe_keys(const sl_op *op)
+{
+	return swapped(op) ? op->plan->rkeys : op->plan->lkeys;
+}
+
+static sl_expr **build_keys(const sl_op *op)
+{
+	return swapped(op) ? op->plan->lkeys : op->plan->rkeys;
+}
 
 /* Pairs being built for one left batch. */
 typedef struct pairs {
@@ -420,7 +448,8 @@ static int build(sl_op *op, sl_err *err)
 	int64_t i, n;
 	sl_type **kt;
 	int k, rc = SL_ENOMEM;
-	st->right = sl_batch_concat(st->bs, st->nb, p->child[1]->schema, err);
+	st->right = sl_batch_concat(st->bs, st->nb, p->child[st->bside]->schema,
+				    err);
 	for (k = 0; k < st->nb; k++)
 		sl_batch_free(st->bs[k]);
 	st->nb = 0;
@@ -432,14 +461,14 @@ static int build(sl_op *op, sl_err *err)
 		return sl_err_nomem(err);
 	if (p->njkeys == 0)
 		return 0;
-	st->rkc = eval_keys(p->rkeys, p->njkeys, st->right, err);
+	st->rkc = eval_keys(build_keys(op), p->njkeys, st->right, err);
 	kt = calloc((size_t)p->njkeys + 1, sizeof *kt);
 	if (st->rkc == NULL || kt == NULL) {
 		free(kt);
 		return st->rkc ? sl_err_nomem(err) : (err ? err->code : SL_ENOMEM);
 	}
 	for (k = 0; k < p->njkeys; k++)
-		kt[k] = p->rkeys[k]->rtype;
+		kt[k] = build_keys(op)[k]->rtype;
 	st->tab = sl_hash_groups_new(kt, p->njkeys, err);
 	free(kt);
 	gids = malloc((size_t)(n + 1) * sizeof *gids);
@@ -495,7 +524,11 @@ static int emit_rows(sl_op *op, sl_batch *left, sl_col **lkc,
 	const sl_plan *p = op->plan;
 	joinst *st = op->state;
 	sl_col **cols = calloc((size_t)p->nout + 1, sizeof *cols);
-	sl_batch *o;
+	/* plan-left / plan-right batches, keys and row indexes */
+	bool sw = swapped(op);
+	sl_batch *pl = sw ? st->right : left, *pr = sw ? left : st->right, *o;
+	sl_col **plk = sw ? st->rkc : lkc, **prk = sw ? lkc : st->rkc;
+	const int64_t *pli = sw ? ri : li, *pri = sw ? li : ri;
 	int j, rc;
 	if (cols == NULL)
 		return sl_err_nomem(err);
@@ -503,13 +536,13 @@ static int emit_rows(sl_op *op, sl_batch *left, sl_col **lkc,
 		const sl_join_out *x = &p->out[j];
 		sl_col *a, *b;
 		switch (x->src) {
-		case SL_JO_LEFT: cols[j] = sl_col_take(left->cols[x->idx], li, n); break;
-		case SL_JO_RIGHT: cols[j] = sl_col_take(st->right->cols[x->idx], ri, n); break;
-		case SL_JO_LKEY: cols[j] = sl_col_take(lkc[x->idx], li, n); break;
-		case SL_JO_RKEY: cols[j] = sl_col_take(st->rkc[x->idx], ri, n); break;
+		case SL_JO_LEFT: cols[j] = sl_col_take(pl->cols[x->idx], pli, n); break;
+		case SL_JO_RIGHT: cols[j] = sl_col_take(pr->cols[x->idx], pri, n); break;
+		case SL_JO_LKEY: cols[j] = sl_col_take(plk[x->idx], pli, n); break;
+		case SL_JO_RKEY: cols[j] = sl_col_take(prk[x->idx], pri, n); break;
 		case SL_JO_COALESCE:
-			a = sl_col_take(lkc[x->idx], li, n);
-			b = sl_col_take(st->rkc[x->idx], ri, n);
+			a = sl_col_take(plk[x->idx], pli, n);
+			b = sl_col_take(prk[x->idx], pri, n);
 			cols[j] = a && b ? coalesce(a, b) : NULL;
 			sl_col_free(a);
 			sl_col_free(b);
@@ -566,10 +599,12 @@ static int residual(sl_op *op, sl_batch *left, const pairs *pr, uint8_t *keep,
 	if (cols == NULL)
 		return sl_err_nomem(err);
 	for (j = 0; j < nl + nr; j++) {
-		cols[j] = j < nl ? sl_col_take(left->cols[j], pr->l, pr->n)
-				 : sl_col_take(st->right->cols[j - nl], pr->r, pr->n);
-		if (cols[j] == NULL) {
-			while (j-- > 0)
+		int at = swapped(op) ? (j < nr ? j + nl : j - nr) : j;
+		cols[at] = j < nl ? sl_col_take(left->cols[j], pr->l, pr->n)
+				  : sl_col_take(st->right->cols[j - nl], pr->r,
+						pr->n);
+		if (cols[at] == NULL) {
+			for (j = 0; j < nl + nr; j++)
 				sl_col_free(cols[j]);
 			free(cols);
 			return sl_err_nomem(err);
@@ -595,7 +630,7 @@ static int select_rows(sl_op *op, const pairs *pr, const uint8_t *keep,
 		       int64_t lo, int64_t hi, pairs *out)
 {
 	joinst *st = op->state;
-	sl_join_type t = op->plan->jtype;
+	sl_join_type t = eff_type(op);
 	int64_t i, k = 0, j;
 	for (j = 0; j < pr->n; j++)
 		if (keep[j])
@@ -659,7 +694,7 @@ static int join_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	int32_t *gids = NULL;
 	int64_t lo, step;
 	int rc = 0;
-	if (side == 1) { /* build side: buffer until its finish */
+	if (side == st->bside) { /* build side: buffer until its finish */
 		if (st->nb == st->cap) {
 			int cap = st->cap ? 2 * st->cap : 8;
 			sl_batch **m = realloc(st->bs, (size_t)cap * sizeof *m);
@@ -675,7 +710,7 @@ static int join_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 		return sl_err_set(err, SL_EINTERNAL,
 				  "join: probe batch before the build side finished");
 	if (p->njkeys > 0) {
-		lkc = eval_keys(p->lkeys, p->njkeys, in, err);
+		lkc = eval_keys(probe_keys(op), p->njkeys, in, err);
 		gids = malloc((size_t)(in->nrows + 1) * sizeof *gids);
 		if (lkc == NULL || gids == NULL) {
 			rc = lkc ? sl_err_nomem(err) : (err ? err->code : SL_ENOMEM);
@@ -707,13 +742,13 @@ static int emit_unmatched(sl_op *op, sl_err *err)
 	int64_t n = st->right->nrows, i, k = 0;
 	int64_t *li = malloc((size_t)(n + 1) * sizeof *li);
 	int64_t *ri = malloc((size_t)(n + 1) * sizeof *ri);
-	sl_batch *left = sl_batch_empty(p->child[0]->schema);
+	sl_batch *left = sl_batch_empty(p->child[1 - st->bside]->schema);
 	sl_col **lkc = calloc((size_t)p->njkeys + 1, sizeof *lkc);
 	int j, rc = SL_ENOMEM;
 	if (li == NULL || ri == NULL || left == NULL || lkc == NULL)
 		goto out;
 	for (j = 0; j < p->njkeys; j++)
-		if ((lkc[j] = sl_col_new(p->lkeys[j]->rtype, 0)) == NULL)
+		if ((lkc[j] = sl_col_new(probe_keys(op)[j]->rtype, 0)) == NULL)
 			goto out;
 	for (i = 0; i < n; i++)
 		if (!st->matched[i]) {
@@ -734,9 +769,9 @@ out:
 static int join_finish(sl_op *op, int side, sl_err *err)
 {
 	joinst *st = op->state;
-	sl_join_type t = op->plan->jtype;
+	sl_join_type t = eff_type(op);
 	int rc;
-	if (side == 1)
+	if (side == st->bside)
 		return build(op, err);
 	if (st->right == NULL && (rc = build(op, err)) < 0)
 		return rc;
@@ -771,16 +806,23 @@ static const struct sl_op_ops join_ops = {
 	.free = join_free,
 };
 
-sl_op *sl_op_join_new(const sl_plan *p, sl_err *err)
+sl_op *sl_op_join_side_new(const sl_plan *p, int build_side, sl_err *err)
 {
 	sl_op *op = sl_op_new(&join_ops, p, err);
+	joinst *st;
 	if (op == NULL)
 		return NULL;
-	op->state = calloc(1, sizeof(joinst));
+	op->state = st = calloc(1, sizeof(joinst));
 	if (op->state == NULL) {
 		free(op);
 		sl_err_nomem(err);
 		return NULL;
 	}
+	st->bside = build_side ? 1 : 0;
 	return op;
+}
+
+sl_op *sl_op_join_new(const sl_plan *p, sl_err *err)
+{
+	return sl_op_join_side_new(p, 1, err);
 }

@@ -193,11 +193,22 @@ static void sort_free(sl_op *op)
 	free(st);
 }
 
+/* Streaming: drop what a failed micro-batch buffered. */
+static void sort_reset(sl_op *op)
+{
+	sortst *st = op->state;
+	int i;
+	for (i = 0; i < st->n; i++)
+		sl_batch_free(st->bs[i]);
+	st->n = 0;
+}
+
 static const struct sl_op_ops sort_ops = {
 	.name = "Sort",
 	.push = sort_push,
 	.finish = sort_finish,
 	.free = sort_free,
+	.reset = sort_reset,
 };
 
 sl_op *sl_op_sort_new(const sl_plan *p, sl_err *err)

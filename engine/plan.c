@@ -134,6 +134,8 @@ void sl_plan_free(sl_plan *p)
 	int i;
 	if (p == NULL || --p->refs > 0)
 		return;
+	if (p->release != NULL)
+		p->release(p);
 	for (i = 0; i < p->nchild; i++)
 		sl_plan_free(p->child[i]);
 	for (i = 0; i < p->nbatches; i++)
@@ -1041,6 +1043,11 @@ static void node_text(const sl_plan *p, bool physical, sl_buf *out)
 		break;
 	case SL_P_JOIN:
 		join_text(p, physical, out);
+		break;
+	case SL_P_STREAM_SOURCE:
+		sl_buf_printf(out, "StreamingRelation %s, ",
+			      p->format ? p->format : "?");
+		name_list(out, p->schema);
 		break;
 	case SL_P_DEDUP:
 		sl_buf_adds(out, "Deduplicate [");

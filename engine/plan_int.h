@@ -25,8 +25,8 @@ typedef enum sl_plan_kind {
 	SL_P_UNION,
 	SL_P_JOIN,
 	SL_P_DEDUP,
-	SL_P_STREAM_SOURCE, /* later milestones */
-	SL_P_WATERMARK
+	SL_P_STREAM_SOURCE, /* readStream ... load(): op_stream.c */
+	SL_P_WATERMARK      /* later milestones */
 } sl_plan_kind;
 
 /* One aggregate function of an AGGREGATE node. */
@@ -120,6 +120,15 @@ struct sl_plan {
 	/* DEDUP: indexes of the key columns */
 	int ndedup;
 	int *dedup_cols;
+
+	/* STREAM_SOURCE: the source description (counted); `format` is set
+	 * too, for explain */
+	sl_source_desc *desc;
+
+	/* Node kinds built outside plan.c release their own fields here
+	 * (called by sl_plan_free before the common fields; may be NULL).
+	 * Keeps plan.o free of references to those modules. */
+	void (*release)(sl_plan *p);
 };
 
 /* A new node of kind with one reference and nothing set. */

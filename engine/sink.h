@@ -66,11 +66,17 @@ sl_sink *sl_sink_open(sl_session *sess, const char *format,
 		      const char *query_name, const char *query_id,
 		      sl_err *err);
 /* foreachBatch: fn is called per batch; free_ud (may be NULL) is called with
- * ud when the sink closes. */
+ * ud when the sink closes.  On failure (NULL) ud stays the caller's. */
 sl_sink *sl_sink_foreach_new(sl_foreach_fn fn, void *ud,
 			     void (*free_ud)(void *), sl_outmode mode,
 			     sl_err *err);
 void sl_sink_close(sl_sink *s);
+
+/* Optional, once at query start when the output schema is known (borrowed):
+ * the memory sink creates its table empty with that schema, as Spark's
+ * start() registers an empty MemorySink view, so spark.table(name) works
+ * before the first batch.  Other sinks ignore it. */
+int sl_sink_prepare(sl_sink *s, sl_type *schema, sl_err *err);
 
 /* True when format names a streaming sink (for the writer's early error:
  * "unknown sink format 'x' (expected console, memory, json, csv, noop)"). */

@@ -3,8 +3,10 @@
  * directories; kafka later).
  *
  * Offsets are JSON text, exactly what Spark writes for the source in the
- * offset log and in progress: memory -> "3" (number of blocks), rate ->
- * seconds since start, socket -> line count, file -> {"logOffset":N},
+ * offset log and in progress: memory -> "2" (index of the last block: "0"
+ * after the first addData), rate -> seconds since start, socket -> index
+ * of the last line received (as Spark's TextSocketMicroBatchStream), file
+ * -> {"logOffset":N},
  * kafka -> {"topic":{"0":23}}.  A batch reads (start, end]: everything after
  * offset `start` (NULL = from the very beginning) up to and including `end`.
  * A replayable source returns the same rows for the same (start, end) every
@@ -117,7 +119,8 @@ sl_memstream *sl_memstream_new(sl_type *schema, sl_err *err);
 sl_memstream *sl_memstream_ref(sl_memstream *m);
 void sl_memstream_free(sl_memstream *m);
 /* Append one block (one new offset); takes a reference to b, whose schema
- * must equal the stream's.  Returns the new offset (count of blocks). */
+ * must equal the stream's.  Returns the new offset (the index of the new
+ * block: 0 for the first, as Spark's addData) or a negative SL_E* code. */
 int64_t sl_memstream_add(sl_memstream *m, sl_batch *b, sl_err *err);
 int64_t sl_memstream_count(const sl_memstream *m);
 sl_type *sl_memstream_schema(const sl_memstream *m);

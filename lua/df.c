@@ -13,9 +13,10 @@
  * array, then call the engine (no Lua error between the references and the
  * call, since the engine takes ownership), then sl_ldf_finish.
  *
- * Actions (show, collect, count, ...) run the plan with sl_plan_collect; on
- * a streaming plan the engine answers with Spark's "Queries with streaming
- * sources must be executed with writeStream.start()".
+ * Actions (show, collect, count, ...) run the plan with sl_plan_collect.  On
+ * a streaming plan they raise Spark's "Queries with streaming sources must
+ * be executed with writeStream.start()" before anything runs;
+ * df.writeStream on a batch plan raises the Dataset API's sentence.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
+#include "catalog.h"
 #include "sqlexpr.h"
-#include "tables.h"
 
 typedef struct l_grouped {
 	sl_plan *p;
@@ -680,10 +681,23 @@ static int l_df_agg(lua_State *L)
 
 /* ---- actions ---- */
 
+/* Spark's UnsupportedOperationChecker.checkForBatch sentence. */
+static void batch_only(lua_State *L, sl_plan *p)
+{
+	if (sl_plan_is_streaming(p))
+		sl_lerr_raisef(L, SL_EANALYSIS,
+			       "start a query: df.writeStream:format(\"console\")"
+			       ":start()",
+			       "Queries with streaming sources must be executed "
+			       "with writeStream.start()");
+}
+
 static sl_batch *run(lua_State *L, sl_plan *p)
 {
 	sl_err err;
-	sl_batch *b = sl_plan_collect(p, &err);
+	sl_batch *b;
+	batch_only(L, p);
+	b = sl_plan_collect(p, &err);
 	if (b == NULL)
 		sl_lerr_raise(L, &err);
 	return b;
@@ -720,7 +734,9 @@ static sl_plan *limited(lua_State *L, sl_plan *p, lua_Integer n)
 {
 	sl_err err;
 	sl_plan *q;
-	l_df *holder = sl_ldf_new(L); /* owns q while we run it */
+	l_df *holder;
+	batch_only(L, p);
+	holder = sl_ldf_new(L); /* owns q while we run it */
 	q = sl_plan_limit(p, n, &err);
 	if (q == NULL)
 		sl_lerr_raise(L, &err);
@@ -872,18 +888,25 @@ static int l_df_tempview(lua_State *L)
 	sl_plan *p = self(L, "createOrReplaceTempView");
 	const char *name = sl_lerr_checkstr(L, 2, "createOrReplaceTempView",
 					    "view name");
+	sl_catalog *cat = sl_session_catalog(sl_lua_session(L));
 	sl_batch *b = run_guarded(L, p);
 	sl_err err;
-	if (sl_tables_put(name, b, &err) < 0)
+	if (sl_catalog_put(cat, name, b, &err) < 0)
 		return sl_lerr_raise(L, &err);
 	return 0;
 }
 
-static int l_df_writestream(lua_State *L)
+static int l_df_writestream(lua_State *L, sl_plan *p)
 {
-	return sl_lerr_raisef(L, SL_ESTATE,
-			      "streaming arrives in a later milestone",
-			      "writeStream: streaming is not available yet");
+	if (!sl_plan_is_streaming(p))
+		return sl_lerr_raisef(L, SL_EANALYSIS,
+				      "writeStream needs a DataFrame from "
+				      "spark.readStream or ms:toDF(); batch "
+				      "DataFrames use df.write",
+				      "'writeStream' can be called only on "
+				      "streaming Dataset/DataFrame");
+	sl_lswriter_push(L, p);
+	return 1;
 }
 
 /* ---- fields, __index, __tostring ---- */
@@ -975,9 +998,14 @@ static int push_field(lua_State *L, sl_plan *p, const char *k)
 	} else if (strcmp(k, "isStreaming") == 0) {
 		lua_pushboolean(L, sl_plan_is_streaming(p));
 	} else if (strcmp(k, "write") == 0) {
+		if (sl_plan_is_streaming(p))
+			return sl_lerr_raisef(L, SL_EANALYSIS,
+					      "use df.writeStream",
+					      "'write' can not be called on "
+					      "streaming Dataset/DataFrame");
 		sl_lwriter_push(L, p);
 	} else if (strcmp(k, "writeStream") == 0) {
-		return l_df_writestream(L);
+		return l_df_writestream(L, p);
 	} else {
 		return 0;
 	}

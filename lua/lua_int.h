@@ -12,8 +12,13 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+#include <stdbool.h>
+
+#include "buf.h"
 #include "expr.h"
+#include "options.h"
 #include "plan.h"
+#include "session.h"
 
 #define SL_MT_DATAFRAME "streamlab.DataFrame"
 #define SL_MT_COLUMN "streamlab.Column"
@@ -21,6 +26,10 @@
 #define SL_MT_READER "streamlab.DataFrameReader"
 #define SL_MT_WRITER "streamlab.DataFrameWriter"
 #define SL_MT_ROW "streamlab.Row"
+#define SL_MT_SREADER "streamlab.DataStreamReader"
+#define SL_MT_SWRITER "streamlab.DataStreamWriter"
+#define SL_MT_MEMSTREAM "streamlab.MemoryStream"
+#define SL_MT_QUERY "streamlab.StreamingQuery"
 
 typedef struct l_column {
 	sl_expr *e;
@@ -72,6 +81,70 @@ void sl_lreader_open(lua_State *L);
 void sl_lreader_push(lua_State *L);
 /* Push a new DataFrameWriter over p (df.write); takes a reference. */
 void sl_lwriter_push(lua_State *L, sl_plan *p);
+
+/* Set option k (arg kidx) = v (arg vidx) in o, values in Spark's string
+ * form; options{...} (the table at idx) in key order.  Raise on bad
+ * arguments; `method` names the caller. */
+void sl_lopt_set(lua_State *L, sl_options *o, int kidx, int vidx,
+		 const char *method);
+void sl_lopt_setall(lua_State *L, sl_options *o, int idx, const char *method);
+
+/* ---- stream.c ---- */
+void sl_lstream_open(lua_State *L);
+/* Push a new DataStreamReader (spark.readStream). */
+void sl_lsreader_push(lua_State *L);
+/* Push a new DataStreamWriter over the streaming plan p (takes a ref). */
+void sl_lswriter_push(lua_State *L, sl_plan *p);
+/* spark.memoryStream(ddl) */
+int sl_lmemstream_new(lua_State *L);
+
+/* ---- query.c ---- */
+void sl_lquery_open(lua_State *L);
+/* Push a StreamingQuery userdata in the safe empty state. */
+void sl_lquery_new(lua_State *L);
+/* Give the userdata at idx the query q (takes ownership of the caller's
+ * reference) and remember it as q's userdata. */
+void sl_lquery_bind(lua_State *L, int idx, sl_query *q);
+/* Push q's StreamingQuery userdata (the remembered one, or a new one
+ * holding a new reference). */
+void sl_lquery_push(lua_State *L, sl_query *q);
+/* Push spark.streams and spark.clock (shared objects). */
+void sl_lquery_push_streams(lua_State *L);
+void sl_lquery_push_clock(lua_State *L);
+/* Raise q's failure as a StreamingQueryException error object. */
+int sl_lquery_raise_exception(lua_State *L, const char *exception);
+
+/* ---- json.c ---- */
+/* Push the Lua value of JSON text (objects -> tables, arrays -> arrays,
+ * null -> absent key / nil, integers -> integers).  Pushes nil and returns
+ * 0 when the text is not JSON. */
+int sl_ljson_push(lua_State *L, const char *json);
+
+/* ---- session.c: the engine session behind `spark` ---- */
+/* Callbacks from the engine (console output, foreachBatch, listeners) run
+ * on the Lua thread that entered the engine.  Bindings that may run
+ * batches bracket the engine call with enter/leave (no Lua error between
+ * them); leave also flushes buffered console output. */
+typedef struct l_sess {
+	sl_session *s;     /* owned; freed by the registry userdata's __gc */
+	lua_State *L;      /* the thread callbacks use now */
+	lua_State *main;   /* the main thread */
+	sl_buf out;        /* console output not yet ended by a newline */
+	/* awaitAnyTermination: a query terminated since resetTerminated */
+	bool any_terminated;
+	char *any_exception; /* that query's failure (malloc'd) or NULL */
+	bool closing;        /* lua_close: call no Lua any more */
+} l_sess;
+/* The session of L's `spark` (never NULL after sl_lua_open). */
+l_sess *sl_lsess_of(lua_State *L);
+lua_State *sl_lsess_enter(l_sess *x, lua_State *L);
+void sl_lsess_leave(l_sess *x, lua_State *prev);
+/* The thread callbacks must use now. */
+lua_State *sl_lsess_thread(l_sess *x);
+/* Write text through the session's output (print, line-buffered). */
+void sl_lsess_write(l_sess *x, const char *s, size_t n);
+/* Shorthand: the engine session of L's `spark`. */
+sl_session *sl_lua_session(lua_State *L);
 
 /* ---- session.c ---- */
 /* Print text through the global `print` (so the REPL can capture it);

@@ -8,8 +8,8 @@
  * may be strings, numbers or booleans and are stored in Spark's string form
  * ("true", "5", "0.5").
  *
- * Batch only: the streaming counterparts (DataStreamReader/Writer) come
- * with the streaming milestone.
+ * Batch only: the streaming counterparts (DataStreamReader/Writer) are in
+ * stream.c and share the option helpers below.
  */
 #include <stdlib.h>
 #include <stdio.h>
@@ -68,9 +68,8 @@ static const char *check_format(lua_State *L, const char *method)
 	return f;
 }
 
-/* Set option k (arg kidx) = v (arg vidx) in o. */
-static void set_option(lua_State *L, sl_options *o, int kidx, int vidx,
-		       const char *method)
+void sl_lopt_set(lua_State *L, sl_options *o, int kidx, int vidx,
+		 const char *method)
 {
 	char buf[64], got[96];
 	const char *k = sl_lerr_checkstr(L, kidx, method, "option name");
@@ -85,17 +84,17 @@ static void set_option(lua_State *L, sl_options *o, int kidx, int vidx,
 		nomem(L);
 }
 
-/* options{k=v, ...}, in key order so a repeated key is deterministic. */
-static void set_options(lua_State *L, sl_options *o, const char *method)
+/* options{k=v, ...}: lua_next order; each key appears once in a table. */
+void sl_lopt_setall(lua_State *L, sl_options *o, int idx, const char *method)
 {
-	luaL_checktype(L, 2, LUA_TTABLE);
+	luaL_checktype(L, idx, LUA_TTABLE);
 	lua_pushnil(L);
-	while (lua_next(L, 2) != 0) {
+	while (lua_next(L, idx) != 0) {
 		int v = lua_gettop(L);
 		if (lua_type(L, v - 1) != LUA_TSTRING)
 			sl_lerr_raisef(L, SL_EINVAL, NULL,
 				       "%s: option names must be strings", method);
-		set_option(L, o, v - 1, v, method);
+		sl_lopt_set(L, o, v - 1, v, method);
 		lua_pop(L, 1);
 	}
 }
@@ -133,7 +132,7 @@ static int l_reader_format(lua_State *L)
 static int l_reader_option(lua_State *L)
 {
 	l_reader *r = sl_lerr_checkself(L, SL_MT_READER, "option");
-	set_option(L, &r->opts, 2, 3, "option");
+	sl_lopt_set(L, &r->opts, 2, 3, "option");
 	lua_settop(L, 1);
 	return 1;
 }
@@ -141,7 +140,7 @@ static int l_reader_option(lua_State *L)
 static int l_reader_options(lua_State *L)
 {
 	l_reader *r = sl_lerr_checkself(L, SL_MT_READER, "options");
-	set_options(L, &r->opts, "options");
+	sl_lopt_setall(L, &r->opts, 2, "options");
 	lua_settop(L, 1);
 	return 1;
 }
@@ -209,7 +208,7 @@ static int shorthand(lua_State *L, const char *fmt)
 				sl_type_free(r->schema);
 				r->schema = t;
 			} else {
-				set_option(L, &r->opts, v - 1, v, fmt);
+				sl_lopt_set(L, &r->opts, v - 1, v, fmt);
 			}
 			lua_pop(L, 1);
 		}
@@ -310,7 +309,7 @@ static int l_writer_mode(lua_State *L)
 static int l_writer_option(lua_State *L)
 {
 	l_writer *w = sl_lerr_checkself(L, SL_MT_WRITER, "option");
-	set_option(L, &w->opts, 2, 3, "option");
+	sl_lopt_set(L, &w->opts, 2, 3, "option");
 	lua_settop(L, 1);
 	return 1;
 }
@@ -318,7 +317,7 @@ static int l_writer_option(lua_State *L)
 static int l_writer_options(lua_State *L)
 {
 	l_writer *w = sl_lerr_checkself(L, SL_MT_WRITER, "options");
-	set_options(L, &w->opts, "options");
+	sl_lopt_setall(L, &w->opts, 2, "options");
 	lua_settop(L, 1);
 	return 1;
 }
@@ -340,7 +339,7 @@ static int do_save(lua_State *L, const char *fmt, const char *method)
 				lua_pushvalue(L, v);
 				lua_call(L, 2, 0);
 			} else {
-				set_option(L, &w->opts, v - 1, v, method);
+				sl_lopt_set(L, &w->opts, v - 1, v, method);
 			}
 			lua_pop(L, 1);
 		}

@@ -12,8 +12,19 @@
  * spark.createDataFrame(rows, ddl) (API.md's form) and
  * spark:createDataFrame(rows, ddl) (what a Lua user may type).
  *
- * spark.conf keeps string values in a registry table; known keys have
- * Spark's defaults and are validated on set.
+ * `spark` owns one engine session (engine/session.h): the clock, the confs,
+ * the catalog spark.table reads, and the active streaming queries.  It lives
+ * in a registry userdata whose __gc frees it when the state closes (after
+ * every other userdata: it is created first, and Lua finalizes in reverse
+ * order).  spark.conf delegates to the engine's confs; known keys are
+ * checked here first, with the messages the batch milestone had.
+ *
+ * Callbacks from the engine (console output, foreachBatch, listeners) need
+ * a Lua thread to run on: the binding that enters the engine records its
+ * own (sl_lsess_enter) and restores the previous one after
+ * (sl_lsess_leave), so a callback never runs on a coroutine that is not
+ * the running one.  Every callback runs under lua_pcall: a Lua error must
+ * never longjmp through engine frames.
  */
 #include "sl_lua.h"
 
@@ -23,14 +34,18 @@
 #include <string.h>
 #include <strings.h>
 
+#include "catalog.h"
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "tables.h"
+#include "query.h"
 
 #define MT_SESSION "streamlab.SparkSession"
 #define MT_CONF "streamlab.RuntimeConfig"
-#define CONF_VALUES "streamlab.conf"
+#define MT_SESSHOLD "streamlab.EngineSession"
+
+/* Registry key (its address) of the l_sess userdata. */
+static const char sess_key = 's';
 
 /* ---- shared helpers ---- */
 
@@ -140,7 +155,7 @@ static int l_spark_table(lua_State *L)
 	name = sl_lerr_checkstr(L, 1, "table", "table name");
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
-	b = sl_tables_get(name, &err);
+	b = sl_catalog_get(sl_session_catalog(sl_lua_session(L)), name, &err);
 	if (b == NULL)
 		return sl_lerr_raise(L, &err);
 	p = sl_plan_local(b, &err);
@@ -234,9 +249,11 @@ static int l_conf_set(lua_State *L)
 					"got %s", got);
 	}
 	check_conf_value(L, find_conf(k), v);
-	lua_getfield(L, LUA_REGISTRYINDEX, CONF_VALUES);
-	lua_pushstring(L, v);
-	lua_setfield(L, -2, k);
+	{
+		sl_err err;
+		if (sl_session_conf_set(sl_lua_session(L), k, v, &err) < 0)
+			return sl_lerr_raise(L, &err);
+	}
 	return 0;
 }
 
@@ -244,12 +261,14 @@ static int l_conf_get(lua_State *L)
 {
 	const char *k;
 	const confkey *c;
+	const char *v;
 	check_conf(L, "get");
 	k = sl_lerr_checkstr(L, 2, "get", "config key");
 	lua_settop(L, 3); /* 3: the default, maybe nil */
-	lua_getfield(L, LUA_REGISTRYINDEX, CONF_VALUES);
-	if (lua_getfield(L, -1, k) != LUA_TNIL)
+	if ((v = sl_session_conf_get(sl_lua_session(L), k)) != NULL) {
+		lua_pushstring(L, v);
 		return 1;
+	}
 	if (!lua_isnil(L, 3)) {
 		lua_pushvalue(L, 3);
 		return 1;
@@ -268,9 +287,7 @@ static int l_conf_unset(lua_State *L)
 	const char *k;
 	check_conf(L, "unset");
 	k = sl_lerr_checkstr(L, 2, "unset", "config key");
-	lua_getfield(L, LUA_REGISTRYINDEX, CONF_VALUES);
-	lua_pushnil(L);
-	lua_setfield(L, -2, k);
+	sl_session_conf_unset(sl_lua_session(L), k);
 	return 0;
 }
 
@@ -299,8 +316,15 @@ static void push_conf(lua_State *L)
 /* ---- the spark table ---- */
 
 static const char *const spark_fields[] = {
-	"read", "readStream", "conf", "createDataFrame", "table", NULL
+	"read", "readStream", "conf", "createDataFrame", "table", "streams",
+	"clock", "memoryStream", NULL
 };
+
+static int l_spark_memorystream(lua_State *L)
+{
+	drop_self(L);
+	return sl_lmemstream_new(L);
+}
 
 static int l_spark_index(lua_State *L)
 {
@@ -309,11 +333,22 @@ static int l_spark_index(lua_State *L)
 		sl_lreader_push(L);
 		return 1;
 	}
-	if (strcmp(k, "readStream") == 0)
-		return sl_lerr_raisef(L, SL_ESTATE,
-				      "streaming arrives in a later milestone",
-				      "readStream: streaming is not available "
-				      "yet");
+	if (strcmp(k, "readStream") == 0) {
+		sl_lsreader_push(L);
+		return 1;
+	}
+	if (strcmp(k, "streams") == 0) {
+		sl_lquery_push_streams(L);
+		return 1;
+	}
+	if (strcmp(k, "clock") == 0) {
+		sl_lquery_push_clock(L);
+		return 1;
+	}
+	if (strcmp(k, "memoryStream") == 0) {
+		lua_pushcfunction(L, l_spark_memorystream);
+		return 1;
+	}
 	if (strcmp(k, "conf") == 0) {
 		lua_getfield(L, lua_upvalueindex(1), "conf");
 		return 1;
@@ -362,7 +397,7 @@ static void push_spark(lua_State *L)
 	lua_setfield(L, -2, "__newindex");
 	lua_pushcfunction(L, l_spark_tostring);
 	lua_setfield(L, -2, "__tostring");
-	lua_createtable(L, 6, 0);
+	lua_createtable(L, 8, 0);
 	for (int i = 0; spark_fields[i]; i++) {
 		lua_pushstring(L, spark_fields[i]);
 		lua_rawseti(L, -2, i + 1);
@@ -371,15 +406,172 @@ static void push_spark(lua_State *L)
 	lua_setmetatable(L, -2);
 }
 
+/* ---- the engine session and its callbacks ---- */
+
+l_sess *sl_lsess_of(lua_State *L)
+{
+	l_sess *x;
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &sess_key);
+	x = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return x;
+}
+
+sl_session *sl_lua_session(lua_State *L)
+{
+	l_sess *x = sl_lsess_of(L);
+	if (x == NULL || x->s == NULL)
+		sl_lerr_raisef(L, SL_ESTATE, NULL, "spark: the session is closed");
+	return x->s;
+}
+
+lua_State *sl_lsess_thread(l_sess *x)
+{
+	return x->closing ? NULL : x->L;
+}
+
+lua_State *sl_lsess_enter(l_sess *x, lua_State *L)
+{
+	lua_State *prev = x->L;
+	x->L = L;
+	return prev;
+}
+
+/* print(text) with text a light pointer and a length: runs protected. */
+static int print_k(lua_State *L)
+{
+	const char *s = lua_touserdata(L, 1);
+	size_t n = (size_t)lua_tointeger(L, 2);
+	sl_lua_print(L, s, n);
+	return 0;
+}
+
+static void print_protected(l_sess *x, const char *s, size_t n)
+{
+	lua_State *L = sl_lsess_thread(x);
+	if (L == NULL || !lua_checkstack(L, 4))
+		return;
+	lua_pushcfunction(L, print_k);
+	lua_pushlightuserdata(L, (void *)s);
+	lua_pushinteger(L, (lua_Integer)n);
+	if (lua_pcall(L, 2, 0, 0) != LUA_OK)
+		lua_pop(L, 1); /* a broken print loses the text, nothing else */
+}
+
+/* Print every complete line buffered; keep a partial last line. */
+static void flush_lines(l_sess *x, bool all)
+{
+	size_t end = x->out.len;
+	if (!all)
+		while (end > 0 && x->out.p[end - 1] != '\n')
+			end--;
+	if (end == 0)
+		return;
+	print_protected(x, x->out.p, end);
+	memmove(x->out.p, x->out.p + end, x->out.len - end);
+	x->out.len -= end;
+}
+
+void sl_lsess_write(l_sess *x, const char *s, size_t n)
+{
+	sl_buf_add(&x->out, s, n);
+	if (sl_buf_failed(&x->out)) {
+		sl_buf_clear(&x->out);
+		return;
+	}
+	flush_lines(x, false);
+}
+
+void sl_lsess_leave(l_sess *x, lua_State *prev)
+{
+	flush_lines(x, true);
+	x->L = prev;
+}
+
+static void out_write(void *ud, const char *s, size_t n)
+{
+	sl_lsess_write(ud, s, n);
+}
+
+/* Remembers terminations for spark.streams:awaitAnyTermination. */
+static void on_terminated(void *ud, int event, sl_query *q, const char *json)
+{
+	l_sess *x = ud;
+	const char *exc;
+	(void)json;
+	if (event != SL_LISTEN_TERMINATED)
+		return;
+	x->any_terminated = true;
+	exc = sl_query_exception(q);
+	if (exc != NULL) {
+		free(x->any_exception);
+		x->any_exception = strdup(exc);
+	}
+}
+
+static int l_sesshold_gc(lua_State *L)
+{
+	l_sess *x = lua_touserdata(L, 1);
+	x->closing = true;
+	x->L = x->main;
+	sl_session_free(x->s);
+	x->s = NULL;
+	sl_buf_release(&x->out);
+	free(x->any_exception);
+	x->any_exception = NULL;
+	return 0;
+}
+
+static void open_session(lua_State *L)
+{
+	l_sess *x = lua_newuserdatauv(L, sizeof *x, 0);
+	memset(x, 0, sizeof *x);
+	sl_buf_init(&x->out);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+	x->main = x->L = lua_tothread(L, -1);
+	lua_pop(L, 1);
+	luaL_newmetatable(L, MT_SESSHOLD);
+	lua_pushcfunction(L, l_sesshold_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_setmetatable(L, -2);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &sess_key);
+	if ((x->s = sl_session_new()) == NULL)
+		luaL_error(L, "spark: out of memory creating the session");
+	sl_session_set_output(x->s, out_write, x);
+	if (sl_session_add_listener(x->s, on_terminated, x, NULL) <= 0)
+		luaL_error(L, "spark: out of memory creating the session");
+}
+
+int sl_lua_tick(lua_State *L)
+{
+	l_sess *x = sl_lsess_of(L);
+	lua_State *prev;
+	sl_err err;
+	int n;
+	if (x == NULL || x->s == NULL)
+		return 0;
+	prev = sl_lsess_enter(x, L);
+	n = sl_session_tick(x->s, &err);
+	sl_lsess_leave(x, prev);
+	return n < 0 ? 0 : n;
+}
+
+bool sl_lua_tick_due(lua_State *L)
+{
+	l_sess *x = sl_lsess_of(L);
+	return x != NULL && x->s != NULL && sl_session_active_count(x->s) > 0;
+}
+
 int sl_lua_open(lua_State *L)
 {
 	sl_lerr_open(L);
 	sl_lconv_open(L);
+	open_session(L);
 	sl_lcol_open(L);
 	sl_ldf_open(L);
 	sl_lreader_open(L);
-	lua_newtable(L);
-	lua_setfield(L, LUA_REGISTRYINDEX, CONF_VALUES);
+	sl_lstream_open(L);
+	sl_lquery_open(L);
 	push_spark(L);
 	lua_setglobal(L, "spark");
 	return 0;

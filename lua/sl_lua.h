@@ -15,7 +15,20 @@
 
 #include <lua.h>
 
-/* Install the streamlab globals.  Returns 0. */
+#include <stdbool.h>
+
+/* Install the streamlab globals and create the engine session `spark`
+ * owns (freed when L closes).  Returns 0. */
 int sl_lua_open(lua_State *L);
+
+/* The REPL's idle loop: run every streaming trigger that is due now
+ * (real-clock ProcessingTime queries run in the background this way).
+ * Callbacks and console-sink output run protected; nothing raises.
+ * Returns the number of micro-batches run.  Plain and run modes never
+ * call it, so they stay deterministic. */
+int sl_lua_tick(lua_State *L);
+/* True when a tick may have work: some query is active (a default
+ * trigger polls its sources; a ProcessingTime one waits for its instant). */
+bool sl_lua_tick_due(lua_State *L);
 
 #endif

@@ -25,6 +25,10 @@
 
 #include "cmd.h"
 #include "rl.h"
+#include "sl_lua.h"
+
+/* How often the idle loop lets real-clock streaming triggers run. */
+#define IDLE_TICK_US 100000
 
 #define HISTORY_MAX 1000
 
@@ -267,6 +271,52 @@ void sl_rl_close(sl_rl *r)
 
 /* ---- the terminal loop ---- */
 
+/* Idle: run the streaming triggers that are due.  What the batches print
+ * (console sink, listeners) is collected first; only when there is some
+ * does the half-typed line step aside for it and then come back as it was,
+ * so an idle query with nothing to say never makes the prompt flicker. */
+static void line_idle_collect(void *ud, int stream, const char *s, size_t n)
+{
+	(void)stream;
+	sl_buf_add(ud, s, n);
+}
+
+static void line_idle_tick(sl_rl *r)
+{
+	lua_State *L = sl_console_state(r->con);
+	char *saved = NULL;
+	int point = 0;
+	sl_buf out;
+
+	if (!sl_lua_tick_due(L))
+		return;
+	sl_buf_init(&out);
+	sl_console_set_writer(r->con, line_idle_collect, &out);
+	sl_lua_tick(L);
+	sl_console_set_writer(r->con, NULL, NULL);
+	if (out.len == 0) {
+		sl_buf_release(&out);
+		return;
+	}
+	if (r->installed) {
+		point = rl_point;
+		saved = rl_copy_text(0, rl_end);
+		rl_save_prompt();
+		rl_replace_line("", 0);
+		rl_redisplay();
+	}
+	fwrite(out.p, 1, out.len, stdout);
+	fflush(stdout);
+	sl_buf_release(&out);
+	if (r->installed) {
+		rl_restore_prompt();
+		rl_replace_line(saved ? saved : "", 0);
+		rl_point = point;
+		rl_redisplay();
+	}
+	free(saved);
+}
+
 static void on_idle_sigint(int sig)
 {
 	(void)sig;
@@ -315,6 +365,7 @@ int sl_rl_run(sl_console *c)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	for (;;) {
+		const struct timespec idle = {0, IDLE_TICK_US * 1000L};
 		fd_set in;
 		int n;
 
@@ -327,10 +378,14 @@ int sl_rl_run(sl_console *c)
 		}
 		FD_ZERO(&in);
 		FD_SET(0, &in);
-		n = pselect(1, &in, NULL, NULL, NULL, &unblocked);
+		n = pselect(1, &in, NULL, NULL, &idle, &unblocked);
 		sigprocmask(SIG_SETMASK, &unblocked, NULL);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n == 0) {
+			line_idle_tick(r);
+			continue;
+		}
 		if (n < 0 || !sl_rl_feed(r))
 			break;
 	}

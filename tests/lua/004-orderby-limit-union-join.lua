@@ -81,6 +81,7 @@ T.is(T.rows(spark.table("people"):orderBy("id"):select("name")), {{"ann"}, {"bob
 people:filter("id = 1"):createOrReplaceTempView("people")
 T.is(spark.table("PEOPLE"):count(), 1, "createOrReplaceTempView replaces; names are case-insensitive")
 T.errors(function() return spark.table("peple") end,
-  "table or view 'peple' cannot be found %(did you mean 'people'%?%)", "an unknown table, with a hint")
+  "%[TABLE_OR_VIEW_NOT_FOUND%] The table or view `peple` cannot be found%. %(did you mean 'people'%?%)",
+  "an unknown table, with a hint")
 
 T.done()

@@ -73,13 +73,12 @@ T.errors(function() return spark.readStrem end,
   "spark has no field 'readStrem' %(did you mean 'readStream'%?%)", "a misspelt spark field")
 T.is(spark.read == spark.read, false, "spark.read is a new reader at each access")
 T.errors(function() spark.read = 1 end, "spark fields cannot be assigned", "spark is read-only")
-T.errors(function() return spark.table("nope") end, "table or view 'nope' cannot be found", "spark.table of nothing")
+T.errors(function() return spark.table("nope") end, "The table or view `nope` cannot be found", "spark.table of nothing")
 
--- streaming is a later milestone: the names are reserved and say so
-T.errors(function() return spark.readStream end, "readStream: streaming is not available yet",
-  "spark.readStream is reserved")
-T.errors(function() return df.writeStream end, "writeStream: streaming is not available yet",
-  "df.writeStream is reserved")
+-- streaming: a batch DataFrame cannot be written as a stream (more in 110-errors.lua)
+T.is(getmetatable(spark.readStream).__name, "streamlab.DataStreamReader", "spark.readStream is a DataStreamReader")
+T.errors(function() return df.writeStream end, "'writeStream' can be called only on streaming Dataset/DataFrame",
+  "df.writeStream on a batch DataFrame")
 
 -- conf
 spark.conf:set("spark.sql.streaming.multipleWatermarkPolicy", "max")

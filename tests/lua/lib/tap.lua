@@ -186,14 +186,64 @@ function T.rows(df)
   return out
 end
 
--- The same, sorted by their repr (for unordered results).
-function T.sorted_rows(df)
-  local rows = T.rows(df)
+-- Rows (arrays) sorted by their repr, the order sorted_rows gives, so an
+-- expected answer can be written in any order: T.sorted{{10}, {2}}.
+function T.sorted(rows)
   table.sort(rows, function(a, b) return repr(a) < repr(b) end)
   return rows
 end
 
+-- The same, sorted by their repr (for unordered results).
+function T.sorted_rows(df)
+  return T.sorted(T.rows(df))
+end
+
+-- ---- StreamTest-style helpers for streaming tests ----
+
+-- A fresh empty directory under $TMPDIR (or /tmp), removed by T.done().
+local tempdirs = {}
+function T.tempdir()
+  local base = os.tmpname()
+  os.remove(base)
+  assert(os.execute("mkdir -p '" .. base .. "'"), "cannot create " .. base)
+  tempdirs[#tempdirs + 1] = base
+  return base
+end
+
+-- Write text to dir/name the way a producer must for a file source: into a
+-- hidden temporary name first, then rename (sources ignore names starting
+-- with '.' or '_', so they never see half a file).  mtime (optional,
+-- "2026-01-01 12:00:01") sets the modification time, which orders files.
+function T.put(dir, name, text, mtime)
+  local tmp = dir .. "/." .. name .. ".tmp"
+  local f = assert(io.open(tmp, "w"))
+  f:write(text)
+  f:close()
+  if mtime then
+    assert(os.execute("touch -d '" .. mtime .. "' '" .. tmp .. "'"), "touch failed")
+  end
+  assert(os.rename(tmp, dir .. "/" .. name))
+end
+
+-- Names in dir (not starting with '.'), sorted.
+function T.ls(dir)
+  local names = {}
+  local p = io.popen("ls -1 '" .. dir .. "' 2>/dev/null")
+  for line in p:lines() do names[#names + 1] = line end
+  p:close()
+  table.sort(names)
+  return names
+end
+
+-- Run fn(df, batchId)-style checks of each micro-batch: returns a function
+-- for foreachBatch and a table holding every batch's sorted rows by id.
+function T.batches()
+  local seen = {}
+  return function(df, id) seen[#seen + 1] = {id = id, rows = T.sorted_rows(df)} end, seen
+end
+
 function T.done()
+  for _, d in ipairs(tempdirs) do os.execute("rm -rf '" .. d .. "'") end
   if planned == nil then
     print("1.." .. count)
   elseif planned ~= count then

@@ -1,0 +1,525 @@
+/*
+ * query_batch: the micro-batch protocol of the query driver (query.h).
+ *
+ * The one place that orders a micro-batch.  sl_query_run_batch() below is the
+ * protocol, in this order and nowhere else:
+ *
+ *   plan      latest offset per source (or the recorded target), end =
+ *             the source's rate limit (not for Trigger.Once); no source
+ *             moved -> no batch.  Batch id, batch timestamp = the clock
+ *             at the trigger (current_timestamp() returns it).
+ *   [offsets/N written: checkpoint milestone]
+ *   read      (start, end] per source, pushed into the incremental
+ *             operators; end of the micro-batch (stateful operators emit
+ *             by output mode into our collector).
+ *   [state version N+1 written: checkpoint milestone]
+ *   sink      add_batch(N, output) (a sink may skip a committed N).
+ *   commit    in-memory state; [commits/N: checkpoint milestone];
+ *             sources told; progress, listeners, feed.
+ *
+ * Any failure aborts the state stores to the version the batch started
+ * from, keeps the offsets where they were (so a restart re-runs the
+ * batch), records the error as the query's exception and stops the query.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec_stream.h"
+#include "expr.h"
+#include "query_int.h"
+#include "source.h"
+#include "timeutil.h"
+
+/* ------------------------------------------------------ collector */
+
+/* The sink operator of the tree: keeps what the root emits during one
+ * micro-batch; the driver takes it as one batch and clears it.  Our own
+ * (not exec.c's collector) because it must be emptied every batch. */
+typedef struct collect_state {
+	int n, cap;
+	sl_batch **b;
+} collect_state;
+
+static int collect_push(sl_op *op, int side, sl_batch *in, sl_err *err)
+{
+	collect_state *c = op->state;
+	(void)side;
+	if (c->n == c->cap) {
+		int cap = c->cap ? 2 * c->cap : 8;
+		sl_batch **m = realloc(c->b, (size_t)cap * sizeof *m);
+		if (m == NULL)
+			return sl_err_nomem(err);
+		c->b = m;
+		c->cap = cap;
+	}
+	c->b[c->n++] = sl_batch_ref(in);
+	return 0;
+}
+
+static int collect_finish(sl_op *op, int side, sl_err *err)
+{
+	(void)op;
+	(void)side;
+	(void)err;
+	return 0;
+}
+
+static void collect_clear(collect_state *c)
+{
+	int i;
+	for (i = 0; i < c->n; i++)
+		sl_batch_free(c->b[i]);
+	c->n = 0;
+}
+
+static void collect_free(sl_op *op)
+{
+	collect_state *c = op->state;
+	if (c == NULL)
+		return;
+	collect_clear(c);
+	free(c->b);
+	free(c);
+}
+
+static const struct sl_op_ops collect_ops = {
+	.name = "microBatchOutput",
+	.push = collect_push,
+	.finish = collect_finish,
+	.free = collect_free,
+};
+
+sl_op *sl_query_collector_new(sl_err *err)
+{
+	sl_op *op = sl_op_new(&collect_ops, NULL, err);
+	if (op == NULL)
+		return NULL;
+	op->state = calloc(1, sizeof(collect_state));
+	if (op->state == NULL) {
+		free(op);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	return op;
+}
+
+/* The micro-batch's output as one batch of the plan's schema (new
+ * reference); the collector is empty afterwards. */
+static sl_batch *collect_take(sl_op *op, sl_type *schema, sl_err *err)
+{
+	collect_state *c = op->state;
+	sl_batch *b, *o;
+	int i;
+	b = sl_batch_concat(c->b, c->n, schema, err);
+	collect_clear(c);
+	if (b == NULL || b->schema == schema)
+		return b;
+	/* operators may name columns differently: rename by position */
+	for (i = 0; i < b->ncols; i++)
+		sl_col_ref(b->cols[i]);
+	o = sl_batch_new(schema, b->nrows, b->cols);
+	sl_batch_free(b);
+	if (o == NULL)
+		sl_err_nomem(err);
+	return o;
+}
+
+/* ------------------------------------------------------ the batch */
+
+#define MAX_STATEOPS 16
+
+/* What one trigger plans, measures and reports. */
+typedef struct mbatch {
+	int64_t id, t0, prev_trigger;
+	char **latest, **end;
+	int64_t *rows;
+	sl_batch_list *in;
+	int64_t in_rows, out_rows;
+	bool skipped;
+	int64_t us_latest, us_wal, us_get, us_plan, us_add;
+	int nstate;
+	sl_progress_state st[MAX_STATEOPS];
+	sl_state *stp[MAX_STATEOPS];
+} mbatch;
+
+static int mbatch_init(mbatch *m, int n, sl_err *err)
+{
+	int i;
+	size_t k = (size_t)(n ? n : 1);
+	memset(m, 0, sizeof *m);
+	m->latest = calloc(k, sizeof *m->latest);
+	m->end = calloc(k, sizeof *m->end);
+	m->rows = calloc(k, sizeof *m->rows);
+	m->in = calloc(k, sizeof *m->in);
+	if (m->latest == NULL || m->end == NULL || m->rows == NULL ||
+	    m->in == NULL)
+		return sl_err_nomem(err);
+	for (i = 0; i < n; i++)
+		sl_batch_list_init(&m->in[i]);
+	return 0;
+}
+
+static void mbatch_release(mbatch *m, int n)
+{
+	int i;
+	sl_query_offsets_free(m->latest, n);
+	sl_query_offsets_free(m->end, n);
+	if (m->in != NULL)
+		for (i = 0; i < n; i++)
+			sl_batch_list_release(&m->in[i]);
+	free(m->in);
+	free(m->rows);
+}
+
+/* Latest (or the recorded cap) and end offsets per source. */
+static int plan_offsets(sl_query *q, mbatch *m, char *const *cap,
+			bool use_limit, sl_err *err)
+{
+	int i, rc;
+	bool oom = false;
+	int64_t t = sl_query_now(q);
+	if (cap != NULL) {
+		for (i = 0; i < q->nsrc; i++)
+			m->latest[i] = sl_query_strdup(cap[i], &oom);
+		if (oom)
+			return sl_err_nomem(err);
+	} else if ((rc = sl_query_poll_latest(q, m->latest, err)) < 0) {
+		return rc;
+	}
+	for (i = 0; i < q->nsrc; i++) {
+		sl_source *s = q->src[i];
+		if (!use_limit || m->latest[i] == NULL ||
+		    s->ops->limit == NULL ||
+		    sl_query_same_offset(m->latest[i], q->start[i])) {
+			m->end[i] = sl_query_strdup(m->latest[i], &oom);
+			if (oom)
+				return sl_err_nomem(err);
+			continue;
+		}
+		rc = s->ops->limit(s, q->start[i], m->latest[i], &m->end[i],
+				   err);
+		if (rc < 0) {
+			sl_err_prefix(err, q->desc[i]);
+			return rc;
+		}
+	}
+	m->us_latest = sl_query_now(q) - t;
+	return 0;
+}
+
+static void offsets_events(sl_query *q, const mbatch *m)
+{
+	sl_buf t, j;
+	int i;
+	sl_buf_init(&t);
+	sl_buf_init(&j);
+	sl_buf_printf(&t, "batch %lld started", (long long)m->id);
+	sl_buf_adds(&j, "{\"batchId\":");
+	sl_buf_printf(&j, "%lld,\"timestamp\":\"", (long long)m->id);
+	sl_ts_iso(m->t0, &j);
+	sl_buf_adds(&j, "\"}");
+	sl_query_event(q, SL_EV_BATCH_START, m->id, sl_buf_cstr(&t),
+		       sl_buf_cstr(&j));
+	for (i = 0; i < q->nsrc; i++) {
+		const char *s = q->start[i] ? q->start[i] : "null";
+		const char *e = m->end[i] ? m->end[i] : "null";
+		sl_buf_clear(&t);
+		sl_buf_clear(&j);
+		sl_buf_printf(&t, "%s: offsets %s -> %s", q->desc[i], s, e);
+		sl_buf_printf(&j, "{\"source\":%d,\"start\":%s,\"end\":%s}", i,
+			      s, e);
+		sl_query_event(q, SL_EV_OFFSETS, m->id, sl_buf_cstr(&t),
+			       sl_buf_cstr(&j));
+	}
+	sl_buf_release(&t);
+	sl_buf_release(&j);
+}
+
+/* getBatch: rows in (start, end] of every source that moved. */
+static int read_sources(sl_query *q, mbatch *m, sl_err *err)
+{
+	sl_buf t, j;
+	int i, k, rc = 0;
+	int64_t t0 = sl_query_now(q);
+	sl_buf_init(&t);
+	sl_buf_init(&j);
+	for (i = 0; i < q->nsrc && rc == 0; i++) {
+		sl_source *s = q->src[i];
+		if (sl_query_same_offset(q->start[i], m->end[i]))
+			continue;
+		rc = s->ops->read(s, q->start[i], m->end[i], &m->in[i], err);
+		if (rc < 0) {
+			sl_err_prefix(err, q->desc[i]);
+			break;
+		}
+		for (k = 0; k < m->in[i].n; k++)
+			m->rows[i] += m->in[i].b[k]->nrows;
+		m->in_rows += m->rows[i];
+		sl_buf_clear(&t);
+		sl_buf_clear(&j);
+		sl_buf_printf(&t, "read %lld rows from %s",
+			      (long long)m->rows[i], q->desc[i]);
+		sl_buf_printf(&j, "{\"source\":%d,\"rows\":%lld}", i,
+			      (long long)m->rows[i]);
+		sl_query_event(q, SL_EV_READ, m->id, sl_buf_cstr(&t),
+			       sl_buf_cstr(&j));
+	}
+	sl_buf_release(&t);
+	sl_buf_release(&j);
+	m->us_get = sl_query_now(q) - t0;
+	return rc;
+}
+
+/* addBatch: push every source's rows, end the micro-batch, hand the
+ * output to the sink.  Nothing is committed here. */
+static int run_operators(sl_query *q, mbatch *m, sl_err *err)
+{
+	sl_batch *out;
+	sl_buf t, j;
+	int i, k, rc;
+	int64_t t0 = sl_query_now(q);
+	for (i = 0; i < q->nsrc; i++)
+		for (k = 0; k < m->in[i].n; k++)
+			if ((rc = sl_exec_stream_push(q->root, i, m->in[i].b[k],
+						      err)) < 0)
+				return rc;
+	if ((rc = sl_exec_stream_end(q->root, err)) < 0)
+		return rc;
+	/* NEEDSWORK: the checkpoint milestone writes state version N+1
+	 * here, before the sink sees the batch. */
+	out = collect_take(q->collect, sl_plan_schema(q->plan), err);
+	if (out == NULL)
+		return err ? err->code : SL_ENOMEM;
+	m->out_rows = out->nrows;
+	rc = q->sink->ops->add_batch(q->sink, m->id, out, &m->skipped, err);
+	sl_batch_free(out);
+	if (rc < 0)
+		return rc;
+	sl_buf_init(&t);
+	sl_buf_init(&j);
+	if (m->skipped)
+		sl_buf_printf(&t, "skipped already committed batch %lld",
+			      (long long)m->id);
+	else
+		sl_buf_printf(&t, "wrote %lld rows to %s",
+			      (long long)m->out_rows, q->sink_desc);
+	sl_buf_printf(&j, "{\"rows\":%lld,\"skipped\":%s}",
+		      (long long)m->out_rows, m->skipped ? "true" : "false");
+	sl_query_event(q, SL_EV_SINK, m->id, sl_buf_cstr(&t), sl_buf_cstr(&j));
+	sl_buf_release(&t);
+	sl_buf_release(&j);
+	m->us_add = sl_query_now(q) - t0;
+	return 0;
+}
+
+/* Per-batch numbers of the stateful operators: read before the commit
+ * (which resets the pending counters), totals after it. */
+static void state_before(sl_query *q, mbatch *m)
+{
+	sl_stateop_info info[MAX_STATEOPS];
+	int i, n = sl_exec_stream_states(q->root, info, MAX_STATEOPS);
+	m->nstate = n < MAX_STATEOPS ? n : MAX_STATEOPS;
+	for (i = 0; i < m->nstate; i++) {
+		m->st[i].operator_name = info[i].operator_name;
+		m->st[i].rows_updated = info[i].num_rows_updated;
+		m->st[i].rows_removed = info[i].num_rows_removed;
+		m->st[i].rows_dropped = info[i].num_rows_dropped_by_watermark;
+		m->stp[i] = info[i].state;
+	}
+}
+
+static void state_after(mbatch *m)
+{
+	int i;
+	for (i = 0; i < m->nstate; i++)
+		if (m->stp[i] != NULL) {
+			m->st[i].rows_total = sl_state_num_rows(m->stp[i]);
+			m->st[i].memory_bytes =
+			    (int64_t)sl_state_memory(m->stp[i]);
+		}
+}
+
+/* State commit, [commit log], the sources told what is committed. */
+static int commit_batch(sl_query *q, mbatch *m, sl_err *err)
+{
+	int i, rc;
+	state_before(q, m);
+	if ((rc = sl_exec_stream_commit(q->root, err)) < 0)
+		return rc;
+	state_after(m);
+	/* NEEDSWORK: the checkpoint milestone writes commits/N here (with
+	 * the watermark for the next batch). */
+	for (i = 0; i < q->nsrc; i++)
+		if (m->end[i] != NULL && q->src[i]->ops->commit != NULL)
+			q->src[i]->ops->commit(q->src[i], m->end[i]);
+	q->last_batch_id = m->id;
+	return 0;
+}
+
+/* After the report: the batch's end offsets are the next batch's start. */
+static void move_offsets(sl_query *q, mbatch *m)
+{
+	int i;
+	for (i = 0; i < q->nsrc; i++) {
+		free(q->start[i]);
+		q->start[i] = m->end[i];
+		m->end[i] = NULL;
+	}
+}
+
+static void keep_progress(sl_query *q, char *json)
+{
+	char *copy = NULL;
+	if (q->recent_keep > 0 && (copy = strdup(json)) != NULL) {
+		int slot;
+		if (q->nrecent == q->recent_cap) {
+			free(q->recent[q->recent_head]);
+			q->recent[q->recent_head] = NULL;
+			q->recent_head = (q->recent_head + 1) % q->recent_cap;
+			q->nrecent--;
+		}
+		slot = (q->recent_head + q->nrecent) % q->recent_cap;
+		q->recent[slot] = copy;
+		q->nrecent++;
+	}
+	free(q->last_progress);
+	q->last_progress = json;
+}
+
+/* Progress: the JSON into lastProgress/recentProgress, the feed's
+ * BATCH_END, and the listeners' onQueryProgress. */
+static void report(sl_query *q, mbatch *m)
+{
+	sl_progress_source ps[64], *src = ps;
+	sl_progress p;
+	sl_buf b;
+	char *json;
+	int i;
+	if (q->nsrc > 64 &&
+	    (src = calloc((size_t)q->nsrc, sizeof *src)) == NULL)
+		return;
+	for (i = 0; i < q->nsrc; i++) {
+		src[i].description = q->desc[i];
+		src[i].start = q->start[i];
+		src[i].end = m->end[i];
+		src[i].latest = m->latest[i];
+		src[i].rows = m->rows[i];
+	}
+	memset(&p, 0, sizeof p);
+	p.id = q->id;
+	p.run_id = q->run_id;
+	p.name = q->name;
+	p.trigger_us = m->t0;
+	p.prev_trigger_us = m->prev_trigger;
+	p.batch_id = m->id;
+	p.input_rows = m->in_rows;
+	p.us_add = m->us_add;
+	p.us_get = m->us_get;
+	p.us_latest = m->us_latest;
+	p.us_plan = m->us_plan;
+	p.us_wal = m->us_wal;
+	p.us_trigger = sl_query_now(q) - m->t0;
+	p.nsrc = q->nsrc;
+	p.src = src;
+	p.nstate = m->nstate;
+	p.states = m->st;
+	p.sink_desc = q->sink_desc;
+	p.sink_rows = m->out_rows;
+	sl_buf_init(&b);
+	sl_progress_json(&p, &b);
+	if (src != ps)
+		free(src);
+	if (sl_buf_failed(&b) || (json = sl_buf_detach(&b)) == NULL) {
+		sl_buf_release(&b);
+		return;
+	}
+	keep_progress(q, json);
+	sl_buf_printf(&b, "batch %lld: %lld rows in, %lld rows out, %lld ms",
+		      (long long)m->id, (long long)m->in_rows,
+		      (long long)m->out_rows, (long long)(p.us_trigger / 1000));
+	sl_query_event(q, SL_EV_BATCH_END, m->id, sl_buf_cstr(&b), json);
+	sl_buf_release(&b);
+	sl_session_notify(q->sess, SL_LISTEN_PROGRESS, q, json);
+}
+
+/* Plan, read, run, sink, commit: one trigger.  *ran says whether a batch
+ * ran (no source moved: no batch).  A failure stops the query. */
+static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
+			    bool use_limit, bool *ran, sl_err *err)
+{
+	int i, rc;
+	bool moved = false;
+	m->prev_trigger = q->last_trigger;
+	m->t0 = q->last_trigger = sl_query_now(q);
+	q->trigger_active = true;
+	if ((rc = plan_offsets(q, m, cap, use_limit, err)) < 0)
+		return rc;
+	for (i = 0; i < q->nsrc; i++)
+		if (!sl_query_same_offset(q->start[i], m->end[i]))
+			moved = true;
+	q->data_available = moved;
+	if (!moved)
+		return 0;
+	sl_query_set_status(q, "Processing new data");
+	m->id = q->last_batch_id + 1;
+	q->ctx.batch_id = m->id;
+	q->ctx.batch_ts_us = m->t0;
+	q->ctx.no_data = false;
+	sl_func_set_now(m->t0);
+	offsets_events(q, m);
+	m->us_wal = sl_query_now(q);
+	/* NEEDSWORK: the checkpoint milestone writes offsets/N here (the
+	 * write-ahead log: end offsets, batch timestamp, watermark, confs). */
+	m->us_wal = sl_query_now(q) - m->us_wal;
+	if ((rc = read_sources(q, m, err)) < 0 ||
+	    (rc = run_operators(q, m, err)) < 0 ||
+	    (rc = commit_batch(q, m, err)) < 0)
+		return rc;
+	*ran = true;
+	report(q, m);
+	move_offsets(q, m);
+	return 0;
+}
+
+/* keep_latest (may be NULL): receives the latest offsets this trigger
+ * planned with (malloc'd array of nsrc), when it polled them. */
+int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
+		       char ***keep_latest, sl_err *err)
+{
+	mbatch m;
+	sl_err local;
+	int rc;
+	*ran = false;
+	if (!q->active)
+		return 0;
+	if (err == NULL)
+		err = &local;
+	sl_err_clear(err);
+	sl_query_ref(q); /* a callback may drop every other reference */
+	q->running = true;
+	rc = mbatch_init(&m, q->nsrc, err);
+	if (rc == 0)
+		rc = run_batch_locked(q, &m, cap, use_limit, ran, err);
+	if (rc < 0) {
+		if (q->root != NULL)
+			sl_exec_stream_abort(q->root);
+		if (q->collect != NULL)
+			collect_clear(q->collect->state);
+		*ran = false;
+		mbatch_release(&m, q->nsrc);
+		sl_query_fail(q, m.id ? m.id : q->last_batch_id + 1, err);
+		sl_query_free(q);
+		return rc;
+	}
+	if (keep_latest != NULL && cap == NULL) {
+		*keep_latest = m.latest;
+		m.latest = NULL;
+	}
+	mbatch_release(&m, q->nsrc);
+	q->running = false;
+	sl_query_idle_status(q);
+	if (q->stop_pending)
+		sl_query_stop_now(q, NULL);
+	sl_query_free(q);
+	return 0;
+}

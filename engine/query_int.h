@@ -1,0 +1,143 @@
+/*
+ * query_int: internals of the query module: query.c (life cycle and
+ * triggers), query_batch.c (the micro-batch protocol) and progress.c (the
+ * JSON it reports).  Never included from outside the module.
+ *
+ * The driver fills an sl_progress per micro-batch with what it measured;
+ * progress.c turns it into Spark's StreamingQueryProgress JSON.  Strings in
+ * the report are borrowed from the driver for the duration of the call.
+ */
+#ifndef SL_QUERY_INT_H
+#define SL_QUERY_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "exec.h"
+#include "feed.h"
+#include "query.h"
+#include "source.h"
+
+typedef struct sl_progress_source {
+	const char *description;
+	const char *start, *end, *latest; /* offset JSON text, or NULL */
+	int64_t rows;
+} sl_progress_source;
+
+typedef struct sl_progress_state {
+	const char *operator_name;
+	int64_t rows_total, rows_updated, rows_removed, rows_dropped;
+	int64_t memory_bytes;
+} sl_progress_state;
+
+typedef struct sl_progress {
+	const char *id, *run_id, *name; /* name may be NULL */
+	int64_t trigger_us;             /* clock time at the trigger's start */
+	int64_t prev_trigger_us; /* the previous trigger's start, or -1 */
+	int64_t batch_id;
+	int64_t input_rows;
+	/* durations in microseconds of the engine clock */
+	int64_t us_add, us_get, us_latest, us_plan, us_trigger, us_wal;
+	int nsrc;
+	const sl_progress_source *src;
+	int nstate;
+	const sl_progress_state *states;
+	const char *sink_desc;
+	int64_t sink_rows;
+} sl_progress;
+
+/* Spark's StreamingQueryProgress JSON (compact, Spark's field order;
+ * non-finite rates are left out as Spark's JSON does).  Appends. */
+void sl_progress_json(const sl_progress *p, sl_buf *out);
+/* {"message":..,"isDataAvailable":..,"isTriggerActive":..} */
+void sl_progress_status_json(const char *message, bool data_available,
+			     bool trigger_active, sl_buf *out);
+/* Listener events: {"id","runId","name","timestamp"} and
+ * {"id","runId","exception"} (exception NULL -> null). */
+void sl_progress_started_json(const char *id, const char *run_id,
+			      const char *name, int64_t ts_us, sl_buf *out);
+void sl_progress_terminated_json(const char *id, const char *run_id,
+				 const char *exception, sl_buf *out);
+
+/* ---- the query (query.c owns its life cycle) ---- */
+
+struct sl_query {
+	int refs;
+	sl_session *sess; /* borrowed; NULL once stopped */
+	sl_clock *clock;  /* the session's; NULL once stopped */
+	char id[37], run_id[37];
+	char *name;
+	char *checkpoint;
+	sl_plan *plan; /* counted */
+	sl_trigger trigger;
+	sl_stream_ctx ctx;
+	sl_feed *feed;
+
+	int nsrc;
+	sl_source **src;
+	char **desc;   /* progress descriptions */
+	char **start;  /* committed offsets; NULL = nothing read yet */
+	char **target; /* AvailableNow: the offsets fixed at start */
+	sl_sink *sink;
+	char *sink_desc;
+	sl_op *collect; /* our collector; the operator tree hangs below it */
+	sl_op *root;
+
+	bool active, running, stop_pending;
+	int64_t last_batch_id;
+	int64_t next_due;     /* ProcessingTime/Once/AvailableNow */
+	int64_t last_trigger; /* start of the previous trigger, -1 */
+	char *exception;
+	int exc_code;
+
+	const char *status_msg;
+	bool data_available, trigger_active;
+	sl_buf status_buf;
+
+	char *last_progress;
+	int recent_keep;                      /* numRecentProgressUpdates */
+	int recent_cap, nrecent, recent_head; /* ring, head = oldest */
+	char **recent;
+};
+
+static inline int64_t sl_query_now(const sl_query *q)
+{
+	return q->clock != NULL ? sl_clock_now(q->clock) : 0;
+}
+
+static inline bool sl_query_same_offset(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+static inline void sl_query_set_status(sl_query *q, const char *msg)
+{
+	q->status_msg = msg;
+}
+
+/* query.c */
+char *sl_query_strdup(const char *s, bool *oom); /* NULL stays NULL */
+void sl_query_offsets_free(char **v, int n);
+void sl_query_event(sl_query *q, sl_event_kind kind, int64_t batch_id,
+		    const char *text, const char *json);
+void sl_query_idle_status(sl_query *q);
+/* The newest offset of every source now (entries NULL: no data yet). */
+int sl_query_poll_latest(sl_query *q, char **out, sl_err *err);
+void sl_query_stop_now(sl_query *q, const char *why);
+void sl_query_fail(sl_query *q, int64_t batch_id, const sl_err *e);
+
+/* query_batch.c */
+/* The operator that receives a micro-batch's output (the tree's sink). */
+sl_op *sl_query_collector_new(sl_err *err);
+/* One trigger: plan offsets (cap: recorded latest offsets, or NULL to
+ * poll; use_limit: apply the sources' rate limits), and if a source moved
+ * run the batch.  *ran says whether one ran.  keep_latest (may be NULL):
+ * receives the polled latest offsets.  A failure stops the query and is
+ * returned. */
+int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
+		       char ***keep_latest, sl_err *err);
+
+#endif
