@@ -31,6 +31,7 @@
 #include "feed.h"
 #include "hash.h"
 #include "source.h"
+#include "stream_int.h"
 
 /* ------------------------------------------------------------- leaf */
 
@@ -63,7 +64,7 @@ sl_plan *sl_plan_stream(sl_source_desc *d, sl_err *err)
 /* ------------------------------------------------------ feed events */
 
 /* "[v1,v2]": one row of cols as Spark's Row.toString. */
-static void row_text(sl_col *const *cols, int n, int64_t i, sl_buf *out)
+void sl_stream_row_text(sl_col *const *cols, int n, int64_t i, sl_buf *out)
 {
 	int k;
 	sl_buf_addc(out, '[');
@@ -75,7 +76,7 @@ static void row_text(sl_col *const *cols, int n, int64_t i, sl_buf *out)
 	sl_buf_addc(out, ']');
 }
 
-static void state_event(const sl_stream_ctx *ctx, const char *op,
+void sl_stream_state_event(const sl_stream_ctx *ctx, const char *op,
 			const char *key, const char *val, const char *state)
 {
 	sl_buf t, j;
@@ -96,7 +97,7 @@ static void state_event(const sl_stream_ctx *ctx, const char *op,
 	sl_buf_release(&j);
 }
 
-static bool wants_rows(const sl_stream_ctx *ctx)
+bool sl_stream_wants_rows(const sl_stream_ctx *ctx)
 {
 	return ctx != NULL && ctx->feed != NULL &&
 	       sl_feed_wants(ctx->feed, SL_EV_STATE_ROW);
@@ -216,9 +217,9 @@ static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 	for (g = 0; g < n && g < SL_FEED_ROWS_PER_BATCH && rc == 0; g++) {
 		sl_buf_clear(&k);
 		sl_buf_clear(&v);
-		row_text(st->kc, p->nkeys, g, &k);
-		row_text(ac, p->naggs, g, &v);
-		state_event(st->ctx, st->sf.name, sl_buf_cstr(&k),
+		sl_stream_row_text(st->kc, p->nkeys, g, &k);
+		sl_stream_row_text(ac, p->naggs, g, &v);
+		sl_stream_state_event(st->ctx, st->sf.name, sl_buf_cstr(&k),
 			    sl_buf_cstr(&v), "UPDATED");
 	}
 	sl_buf_release(&k);
@@ -387,7 +388,7 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 	for (g = 0; g < n; g++)
 		if ((rc = merge_group(op, g, err)) < 0)
 			return rc;
-	return wants_rows(st->ctx) ? feed_groups(op, n, err) : 0;
+	return sl_stream_wants_rows(st->ctx) ? feed_groups(op, n, err) : 0;
 }
 
 static int sagg_finish(sl_op *op, int side, sl_err *err)
@@ -480,252 +481,3 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx,
 	return op;
 }
 
-/* ------------------------------------------------------------ dedup */
-
-typedef struct sdedupst {
-	sl_op_stateful sf;
-	sl_stream_ctx *ctx;
-	sl_buf kb;
-	uint8_t *sel;
-	int64_t cap;
-} sdedupst;
-
-static void dedup_event(sl_op *op, sl_col *const *kc, int64_t i)
-{
-	sdedupst *st = op->state;
-	sl_buf k;
-	sl_buf_init(&k);
-	row_text(kc, op->plan->ndedup, i, &k);
-	if (!sl_buf_failed(&k))
-		state_event(st->ctx, "dedupe", sl_buf_cstr(&k), "", "UPDATED");
-	sl_buf_release(&k);
-}
-
-/* sel[i]: row i's key was never seen (in earlier batches or this one);
- * the store's reads see this batch's own puts. */
-static int dedup_select(sl_op *op, sl_col *const *kc, int64_t n, int64_t *k,
-			sl_err *err)
-{
-	const sl_plan *p = op->plan;
-	sdedupst *st = op->state;
-	bool feed = wants_rows(st->ctx);
-	int64_t i;
-	int rc;
-	*k = 0;
-	for (i = 0; i < n; i++) {
-		size_t vlen;
-		sl_buf_clear(&st->kb);
-		sl_hash_key_encode(kc, p->ndedup, i, &st->kb);
-		if (sl_buf_failed(&st->kb))
-			return sl_err_nomem(err);
-		st->sel[i] = sl_state_get(st->sf.store, st->kb.p, st->kb.len,
-					  &vlen) == NULL;
-		if (!st->sel[i]) {
-			st->sf.dup_dropped++;
-			continue;
-		}
-		if ((rc = sl_state_put(st->sf.store, st->kb.p, st->kb.len, "",
-				       0, err)) < 0)
-			return rc;
-		if (feed)
-			dedup_event(op, kc, i);
-		(*k)++;
-	}
-	return 0;
-}
-
-static int sdedup_push(sl_op *op, int side, sl_batch *in, sl_err *err)
-{
-	const sl_plan *p = op->plan;
-	sdedupst *st = op->state;
-	sl_col **kc = calloc((size_t)p->ndedup + 1, sizeof *kc);
-	sl_batch *o;
-	int64_t k;
-	int j, rc;
-	(void)side;
-	if (kc == NULL)
-		return sl_err_nomem(err);
-	if (in->nrows > st->cap) {
-		free(st->sel);
-		st->sel = malloc((size_t)in->nrows);
-		st->cap = st->sel ? in->nrows : 0;
-	}
-	if (st->sel == NULL) {
-		free(kc);
-		return sl_err_nomem(err);
-	}
-	for (j = 0; j < p->ndedup; j++)
-		kc[j] = in->cols[p->dedup_cols[j]];
-	rc = dedup_select(op, kc, in->nrows, &k, err);
-	free(kc);
-	if (rc < 0 || k == 0)
-		return rc;
-	o = k == in->nrows ? sl_batch_ref(in) : sl_batch_filter(in, st->sel, k);
-	if (o == NULL)
-		return sl_err_nomem(err);
-	rc = sl_op_emit(op, o, err);
-	sl_batch_free(o);
-	return rc;
-}
-
-static void sdedup_free(sl_op *op)
-{
-	sdedupst *st = op->state;
-	if (st == NULL)
-		return;
-	sl_state_free(st->sf.store);
-	sl_buf_release(&st->kb);
-	free(st->sel);
-	free(st);
-}
-
-static const struct sl_op_ops sdedup_ops = {
-	.name = "StreamingDeduplicate",
-	.push = sdedup_push,
-	.finish = sl_op_finish_default,
-	.free = sdedup_free,
-};
-
-sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx,
-			      sl_err *err)
-{
-	sl_op *op = sl_op_new(&sdedup_ops, p, err);
-	sdedupst *st;
-	int j;
-	if (op == NULL)
-		return NULL;
-	for (j = 0; j < p->ndedup; j++)
-		if (!sl_hash_key_type_ok(p->schema->fields[p->dedup_cols[j]].type)) {
-			sl_err_set(err, SL_EANALYSIS,
-				   "dropDuplicates: column '%s' is an ARRAY, which cannot be a streaming deduplication key",
-				   p->schema->fields[p->dedup_cols[j]].name);
-			sl_op_free(op);
-			return NULL;
-		}
-	op->state = st = calloc(1, sizeof *st);
-	if (st == NULL || (st->sf.store = sl_state_new()) == NULL) {
-		sl_op_free(op);
-		sl_err_nomem(err);
-		return NULL;
-	}
-	st->sf.name = "dedupe";
-	st->ctx = ctx;
-	sl_buf_init(&st->kb);
-	op->sf = &st->sf;
-	return op;
-}
-
-/* ------------------------------------------------------------ limit */
-
-/* Above a streaming aggregation (Complete mode: the analysis refuses
- * Update) the limit applies to each micro-batch's result table; otherwise
- * (Append) to the whole stream, the count kept in a store as Spark's
- * StreamingGlobalLimitExec does, so an aborted batch gives its rows back. */
-typedef struct slimitst {
-	sl_op_stateful sf; /* store NULL when per batch */
-	int64_t base;      /* rows let through by committed batches */
-	int64_t taken;     /* this batch */
-	bool started;
-} slimitst;
-
-static const char limit_key[] = "";
-
-static int slimit_push(sl_op *op, int side, sl_batch *in, sl_err *err)
-{
-	slimitst *st = op->state;
-	int64_t left;
-	sl_batch *o;
-	int rc;
-	(void)side;
-	if (!st->started && st->sf.store != NULL) {
-		size_t vlen;
-		const void *v = sl_state_get(st->sf.store, limit_key, 0, &vlen);
-		st->base = 0;
-		if (v != NULL && vlen == 8)
-			memcpy(&st->base, v, 8);
-	}
-	st->started = true;
-	left = op->plan->limit - st->base - st->taken;
-	if (left <= 0)
-		return 0;
-	o = in->nrows <= left ? sl_batch_ref(in) : sl_batch_slice(in, 0, left);
-	if (o == NULL)
-		return sl_err_nomem(err);
-	st->taken += o->nrows;
-	rc = sl_op_emit(op, o, err);
-	sl_batch_free(o);
-	return rc;
-}
-
-static void slimit_reset(sl_op *op)
-{
-	slimitst *st = op->state;
-	st->taken = 0;
-	st->started = false;
-}
-
-static int slimit_finish(sl_op *op, int side, sl_err *err)
-{
-	slimitst *st = op->state;
-	int64_t total = st->base + st->taken;
-	int rc = 0;
-	(void)side;
-	if (st->sf.store != NULL && st->taken > 0)
-		rc = sl_state_put(st->sf.store, limit_key, 0, &total, 8, err);
-	slimit_reset(op);
-	return rc < 0 ? rc : sl_op_finish_parent(op, err);
-}
-
-static void slimit_free(sl_op *op)
-{
-	slimitst *st = op->state;
-	if (st == NULL)
-		return;
-	sl_state_free(st->sf.store);
-	free(st);
-}
-
-static const struct sl_op_ops slimit_ops = {
-	.name = "StreamingGlobalLimit",
-	.push = slimit_push,
-	.finish = slimit_finish,
-	.free = slimit_free,
-	.reset = slimit_reset,
-};
-
-static bool has_stream_agg(const sl_plan *p)
-{
-	int i;
-	if (p->kind == SL_P_AGGREGATE && p->streaming)
-		return true;
-	for (i = 0; i < p->nchild; i++)
-		if (has_stream_agg(p->child[i]))
-			return true;
-	return false;
-}
-
-sl_op *sl_op_stream_limit_new(const sl_plan *p, sl_stream_ctx *ctx,
-			      sl_err *err)
-{
-	sl_op *op = sl_op_new(&slimit_ops, p, err);
-	slimitst *st;
-	(void)ctx;
-	if (op == NULL)
-		return NULL;
-	op->state = st = calloc(1, sizeof *st);
-	if (st == NULL) {
-		sl_op_free(op);
-		sl_err_nomem(err);
-		return NULL;
-	}
-	if (!has_stream_agg(p)) {
-		if ((st->sf.store = sl_state_new()) == NULL) {
-			sl_op_free(op);
-			sl_err_nomem(err);
-			return NULL;
-		}
-		st->sf.name = "globalLimit";
-		op->sf = &st->sf;
-	}
-	return op;
-}
