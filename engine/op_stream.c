@@ -32,6 +32,7 @@
 #include "hash.h"
 #include "source.h"
 #include "stream_int.h"
+#include "timeutil.h"
 
 /* ------------------------------------------------------------- leaf */
 
@@ -101,6 +102,57 @@ bool sl_stream_wants_rows(const sl_stream_ctx *ctx)
 {
 	return ctx != NULL && ctx->feed != NULL &&
 	       sl_feed_wants(ctx->feed, SL_EV_STATE_ROW);
+}
+
+static void hms(int64_t us, sl_buf *out)
+{
+	sl_buf t;
+	const char *sp;
+	sl_buf_init(&t);
+	sl_ts_format(us, &t);
+	sp = strchr(sl_buf_cstr(&t), ' ');
+	sl_buf_adds(out, sp != NULL ? sp + 1 : sl_buf_cstr(&t));
+	sl_buf_release(&t);
+}
+
+void sl_stream_late(const sl_stream_ctx *ctx, const char *op,
+		    const char *row_json, int64_t event_us,
+		    const char *windows_json, int64_t wm_us)
+{
+	sl_buf t, j;
+	bool to_feed = ctx->feed != NULL &&
+		       sl_feed_wants(ctx->feed, SL_EV_LATE_ROW);
+	if (ctx->late == NULL && !to_feed)
+		return;
+	sl_buf_init(&t);
+	sl_buf_init(&j);
+	sl_buf_printf(&j, "{\"operator\":\"%s\",\"batchId\":%lld,\"row\":%s,"
+			  "\"eventTime\":\"",
+		      op, (long long)ctx->batch_id, row_json);
+	sl_ts_format(event_us, &j);
+	sl_buf_printf(&j, "\",\"windows\":%s,\"watermark\":\"", windows_json);
+	sl_ts_format(wm_us, &j);
+	sl_buf_adds(&j, "\"}");
+	hms(event_us, &t);
+	sl_buf_printf(&t, " %s DROPPED: ", row_json);
+	if (strcmp(windows_json, "[]") != 0)
+		sl_buf_printf(&t, "windows %s end ", windows_json);
+	else
+		sl_buf_adds(&t, "event time ");
+	sl_buf_adds(&t, "<= wm ");
+	hms(wm_us, &t);
+	if (!sl_buf_failed(&t) && !sl_buf_failed(&j)) {
+		if (ctx->late != NULL)
+			sl_feed_add(ctx->late, SL_EV_LATE_ROW, ctx->batch_id,
+				    ctx->batch_ts_us, sl_buf_cstr(&t),
+				    sl_buf_cstr(&j));
+		if (to_feed)
+			sl_feed_add(ctx->feed, SL_EV_LATE_ROW, ctx->batch_id,
+				    ctx->batch_ts_us, sl_buf_cstr(&t),
+				    sl_buf_cstr(&j));
+	}
+	sl_buf_release(&t);
+	sl_buf_release(&j);
 }
 
 /* ------------------------------------------------------ aggregation */

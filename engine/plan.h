@@ -80,6 +80,19 @@ sl_plan *sl_plan_join(sl_plan *l, sl_plan *r, sl_expr *on,
 sl_plan *sl_plan_dedup(sl_plan *in, const char *const *cols, int n,
 		       sl_err *err);
 
+/* withWatermark(eventTime, delay): marks col (a TIMESTAMP column) as the
+ * event time with the delay ("10 minutes").  Spark's errors: unknown
+ * column, a non-timestamp column (names it and its type), a negative delay
+ * ("... should not be negative."), an unparsable delay.  On a batch plan it
+ * is a no-op, as Spark.  (Event-time milestone.) */
+sl_plan *sl_plan_watermark(sl_plan *in, const char *col, const char *delay,
+			   sl_err *err);
+/* dropDuplicatesWithinWatermark(cols): needs a watermark on a stream:
+ * "dropDuplicatesWithinWatermark is not supported on streaming
+ * DataFrames/DataSets without watermark". */
+sl_plan *sl_plan_dedup_within_watermark(sl_plan *in, const char *const *cols,
+					int n, sl_err *err);
+
 /* ---- actions (batch plans only) ---- */
 /* Run the plan and return all rows as one batch.  On a streaming plan:
  * SL_EANALYSIS "Queries with streaming sources must be executed with

@@ -61,6 +61,7 @@ typedef struct sl_stream_ctx {
 	int64_t wm_evict_us;
 	bool no_data;          /* a no-data batch (watermark advance only) */
 	sl_feed *feed;         /* event feed (may be NULL) */
+	sl_feed *late;         /* late-row log for q:lateRows (may be NULL) */
 } sl_stream_ctx;
 
 #endif
