@@ -75,6 +75,7 @@ const char *sl_err_codename(int code)
 	case SL_ESTATE: return "IllegalStateException";
 	case SL_ECHECKPOINT: return "CheckpointException";
 	case SL_EUSER: return "UserCodeException";
+	case SL_ECRASH: return "SimulatedCrash";
 	default: return "InternalError";
 	}
 }

@@ -26,6 +26,7 @@ enum {
 	SL_ESTATE = -7,    /* wrong lifecycle state (stopped query, ...) */
 	SL_ECHECKPOINT = -8, /* checkpoint unreadable / refused */
 	SL_EUSER = -9,     /* error raised by a user callback */
+	SL_ECRASH = -11,   /* a simulated crash point was hit (crash.h) */
 	SL_EINTERNAL = -10 /* invariant broken: a bug */
 };
 

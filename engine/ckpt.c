@@ -1,0 +1,713 @@
+/*
+ * ckpt: reading and writing the checkpoint's logs and state files, and the
+ * recovery rules.  The JSON we read back is our own (or Spark's) small
+ * flat objects, so a tiny scanner suffices; anything it cannot read is a
+ * corrupt file, reported with its path.
+ */
+#include "ckpt.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsutil.h"
+
+struct sl_ckpt {
+	char *dir;
+	int lockfd;
+};
+
+#define MAGIC_HEAD 0x44534c53u /* "SLSD" */
+#define MAGIC_TAIL 0x45534c53u /* "SLSE" */
+#define TRAILER 16             /* u64 payload length, u32 crc, u32 magic */
+
+void sl_ckpt_path(const sl_ckpt *c, const char *rel, char *out, size_t n)
+{
+	snprintf(out, n, "%s/%s", c->dir, rel);
+}
+
+sl_ckpt *sl_ckpt_open(const char *dir, sl_err *err)
+{
+	sl_ckpt *c;
+	char p[4200];
+	if (sl_fs_mkdirs(dir, err) < 0)
+		return NULL;
+	c = calloc(1, sizeof *c);
+	if (c == NULL || (c->dir = strdup(dir)) == NULL) {
+		free(c);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	snprintf(p, sizeof p, "%s/.lock", dir);
+	c->lockfd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (c->lockfd < 0 || flock(c->lockfd, LOCK_EX | LOCK_NB) != 0) {
+		sl_err_set(err, SL_ECHECKPOINT,
+			   "checkpoint '%s' is in use by another running query (lock '%s')",
+			   dir, p);
+		sl_ckpt_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+void sl_ckpt_close(sl_ckpt *c)
+{
+	if (c == NULL)
+		return;
+	if (c->lockfd >= 0)
+		close(c->lockfd); /* releases the flock */
+	free(c->dir);
+	free(c);
+}
+
+const char *sl_ckpt_dir(const sl_ckpt *c)
+{
+	return c->dir;
+}
+
+/* ---- a tiny JSON scanner for our flat objects ---- */
+
+static const char *skip_ws(const char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* Parse a JSON string at p (pointing at '"'); returns the end or NULL. */
+static const char *scan_string(const char *p, sl_buf *out)
+{
+	if (*p != '"')
+		return NULL;
+	for (p++; *p && *p != '"'; p++) {
+		if (*p == '\\') {
+			p++;
+			switch (*p) {
+			case 'n': sl_buf_addc(out, '\n'); break;
+			case 't': sl_buf_addc(out, '\t'); break;
+			case 'r': sl_buf_addc(out, '\r'); break;
+			case 'b': sl_buf_addc(out, '\b'); break;
+			case 'f': sl_buf_addc(out, '\f'); break;
+			case 'u': {
+				unsigned v = 0;
+				int k;
+				for (k = 1; k <= 4; k++) {
+					if (!isxdigit((unsigned char)p[k]))
+						return NULL;
+					v = v * 16 + (unsigned)(isdigit((unsigned char)p[k]) ? p[k] - '0' : (tolower((unsigned char)p[k]) - 'a' + 10));
+				}
+				p += 4;
+				if (v < 0x80) {
+					sl_buf_addc(out, (char)v);
+				} else if (v < 0x800) {
+					sl_buf_addc(out, (char)(0xc0 | (v >> 6)));
+					sl_buf_addc(out, (char)(0x80 | (v & 0x3f)));
+				} else {
+					sl_buf_addc(out, (char)(0xe0 | (v >> 12)));
+					sl_buf_addc(out, (char)(0x80 | ((v >> 6) & 0x3f)));
+					sl_buf_addc(out, (char)(0x80 | (v & 0x3f)));
+				}
+				break;
+			}
+			case '\0': return NULL;
+			default: sl_buf_addc(out, *p);
+			}
+		} else {
+			sl_buf_addc(out, *p);
+		}
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+/* Position just after "key": in a flat object, or NULL. */
+static const char *find_key(const char *json, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = json;
+	while ((p = strchr(p, '"')) != NULL) {
+		if (strncmp(p + 1, key, kl) == 0 && p[kl + 1] == '"') {
+			const char *q = skip_ws(p + kl + 2);
+			if (*q == ':')
+				return skip_ws(q + 1);
+		}
+		p++;
+	}
+	return NULL;
+}
+
+static bool get_int(const char *json, const char *key, int64_t *out)
+{
+	const char *p = find_key(json, key);
+	char *end;
+	if (p == NULL)
+		return false;
+	*out = strtoll(p, &end, 10);
+	return end != p;
+}
+
+static char *get_str(const char *json, const char *key)
+{
+	const char *p = find_key(json, key);
+	sl_buf b;
+	sl_buf_init(&b);
+	if (p == NULL || scan_string(p, &b) == NULL) {
+		sl_buf_release(&b);
+		return NULL;
+	}
+	sl_buf_addc(&b, '\0'); /* make "" non-NULL */
+	return sl_buf_detach(&b);
+}
+
+/* "conf":{"k":"v",...} into o. */
+static bool get_conf(const char *json, sl_options *o)
+{
+	const char *p = find_key(json, "conf");
+	if (p == NULL)
+		return true;
+	if (*p != '{')
+		return false;
+	p = skip_ws(p + 1);
+	while (*p == '"') {
+		sl_buf k, v;
+		bool okv;
+		sl_buf_init(&k);
+		sl_buf_init(&v);
+		p = scan_string(p, &k);
+		if (p != NULL) {
+			p = skip_ws(p);
+			p = *p == ':' ? scan_string(skip_ws(p + 1), &v) : NULL;
+		}
+		okv = p != NULL && sl_options_set(o, sl_buf_cstr(&k),
+						  sl_buf_cstr(&v)) == 0;
+		sl_buf_release(&k);
+		sl_buf_release(&v);
+		if (!okv)
+			return false;
+		p = skip_ws(p);
+		if (*p == ',')
+			p = skip_ws(p + 1);
+	}
+	return *p == '}';
+}
+
+/* ---- metadata ---- */
+
+int sl_ckpt_read_metadata(sl_ckpt *c, char **id, char **fingerprint,
+			  sl_err *err)
+{
+	char p[4200], *data;
+	size_t len;
+	bool enoent;
+	*id = *fingerprint = NULL;
+	sl_ckpt_path(c, "metadata", p, sizeof p);
+	if (sl_fs_read(p, &data, &len, &enoent, err) < 0)
+		return enoent ? 0 : err->code;
+	*id = get_str(data, "id");
+	*fingerprint = get_str(data, "fingerprint");
+	free(data);
+	if (*id == NULL)
+		return sl_err_set(err, SL_ECHECKPOINT,
+				  "checkpoint file '%s' is corrupt: no query id",
+				  p);
+	return 0;
+}
+
+int sl_ckpt_write_metadata(sl_ckpt *c, const char *id,
+			   const char *fingerprint, sl_err *err)
+{
+	char p[4200];
+	sl_buf b;
+	int rc;
+	sl_buf_init(&b);
+	sl_buf_adds(&b, "{\"id\":");
+	sl_buf_json_str(&b, id, strlen(id));
+	if (fingerprint != NULL) {
+		sl_buf_adds(&b, ",\"fingerprint\":");
+		sl_buf_json_str(&b, fingerprint, strlen(fingerprint));
+	}
+	sl_buf_addc(&b, '}');
+	sl_ckpt_path(c, "metadata", p, sizeof p);
+	rc = sl_fs_write_atomic(p, b.p, b.len, false, NULL, NULL, -1, err);
+	sl_buf_release(&b);
+	return rc;
+}
+
+/* ---- offsets and commits ---- */
+
+void sl_ckpt_offsets_init(sl_ckpt_offsets *o)
+{
+	memset(o, 0, sizeof *o);
+	sl_options_init(&o->conf);
+}
+
+void sl_ckpt_offsets_release(sl_ckpt_offsets *o)
+{
+	int i;
+	for (i = 0; i < o->nsources; i++)
+		free(o->src[i]);
+	free(o->src);
+	sl_options_release(&o->conf);
+	sl_ckpt_offsets_init(o);
+}
+
+int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch,
+			  const sl_ckpt_offsets *o, bool overwrite,
+			  sl_crash *crash, sl_err *err)
+{
+	char dir[4200], p[4300];
+	sl_buf b;
+	int i, rc;
+	sl_ckpt_path(c, "offsets", dir, sizeof dir);
+	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
+		return rc;
+	sl_buf_init(&b);
+	sl_buf_printf(&b, "v1\n{\"batchWatermarkMs\":%lld,\"batchTimestampMs\":%lld,\"conf\":{",
+		      (long long)o->watermark_ms, (long long)o->timestamp_ms);
+	for (i = 0; i < o->conf.n; i++) {
+		if (i > 0)
+			sl_buf_addc(&b, ',');
+		sl_buf_json_str(&b, o->conf.keys[i], strlen(o->conf.keys[i]));
+		sl_buf_addc(&b, ':');
+		sl_buf_json_str(&b, o->conf.vals[i], strlen(o->conf.vals[i]));
+	}
+	sl_buf_adds(&b, "}}");
+	for (i = 0; i < o->nsources; i++) {
+		sl_buf_addc(&b, '\n');
+		sl_buf_adds(&b, o->src[i] != NULL ? o->src[i] : "-");
+	}
+	if (sl_buf_failed(&b)) {
+		sl_buf_release(&b);
+		return sl_err_nomem(err);
+	}
+	snprintf(p, sizeof p, "%s/%lld", dir, (long long)batch);
+	rc = sl_fs_write_atomic(p, b.p, b.len, overwrite, NULL, NULL, batch,
+				err);
+	sl_buf_release(&b);
+	if (rc == 0)
+		rc = sl_crash_at(crash, "after-offsets", batch, err);
+	return rc;
+}
+
+/* Check the "v1" line; returns the rest or NULL with err set. */
+static const char *check_version(const char *data, const char *path,
+				 sl_err *err)
+{
+	int v;
+	if (data[0] == '\0') {
+		sl_err_set(err, SL_ECHECKPOINT,
+			   "checkpoint file '%s' is corrupt: empty", path);
+		return NULL;
+	}
+	if (data[0] != 'v' || !isdigit((unsigned char)data[1])) {
+		sl_err_set(err, SL_ECHECKPOINT,
+			   "checkpoint file '%s' is corrupt: malformed, no version line",
+			   path);
+		return NULL;
+	}
+	v = atoi(data + 1);
+	if (v != 1) {
+		sl_err_set(err, SL_ECHECKPOINT,
+			   "checkpoint file '%s': version v%d is newer than supported v1",
+			   path, v);
+		return NULL;
+	}
+	data = strchr(data, '\n');
+	if (data == NULL) {
+		sl_err_set(err, SL_ECHECKPOINT,
+			   "checkpoint file '%s' is corrupt: truncated after the version line",
+			   path);
+		return NULL;
+	}
+	return data + 1;
+}
+
+int sl_ckpt_read_offsets(sl_ckpt *c, int64_t batch, sl_ckpt_offsets *o,
+			 sl_err *err)
+{
+	char p[4300], *data, *line, *save = NULL;
+	const char *rest;
+	size_t len;
+	int rc = 0;
+	snprintf(p, sizeof p, "%s/offsets/%lld", c->dir, (long long)batch);
+	if ((rc = sl_fs_read(p, &data, &len, NULL, err)) < 0)
+		return rc;
+	sl_ckpt_offsets_init(o);
+	if ((rest = check_version(data, p, err)) == NULL) {
+		free(data);
+		return SL_ECHECKPOINT;
+	}
+	line = strtok_r((char *)rest, "\n", &save);
+	if (line == NULL || line[0] != '{' ||
+	    !get_int(line, "batchWatermarkMs", &o->watermark_ms) ||
+	    !get_int(line, "batchTimestampMs", &o->timestamp_ms) ||
+	    !get_conf(line, &o->conf)) {
+		free(data);
+		sl_ckpt_offsets_release(o);
+		return sl_err_set(err, SL_ECHECKPOINT,
+				  "checkpoint file '%s' is corrupt: bad batch metadata",
+				  p);
+	}
+	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+		char **ns = realloc(o->src, ((size_t)o->nsources + 1) * sizeof *ns);
+		if (ns == NULL) {
+			rc = sl_err_nomem(err);
+			break;
+		}
+		o->src = ns;
+		o->src[o->nsources] = strcmp(line, "-") == 0 ? NULL : strdup(line);
+		o->nsources++;
+	}
+	free(data);
+	if (rc < 0)
+		sl_ckpt_offsets_release(o);
+	return rc;
+}
+
+int sl_ckpt_write_commit(sl_ckpt *c, int64_t batch, int64_t next_wm_ms,
+			 sl_crash *crash, sl_err *err)
+{
+	char dir[4200], p[4300], text[96];
+	int rc, n;
+	sl_ckpt_path(c, "commits", dir, sizeof dir);
+	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
+		return rc;
+	n = snprintf(text, sizeof text, "v1\n{\"nextBatchWatermarkMs\":%lld}",
+		     (long long)next_wm_ms);
+	snprintf(p, sizeof p, "%s/%lld", dir, (long long)batch);
+	return sl_fs_write_atomic(p, text, (size_t)n, false, crash,
+				  "mid-commit", batch, err);
+}
+
+int sl_ckpt_read_commit(sl_ckpt *c, int64_t batch, int64_t *next_wm_ms,
+			sl_err *err)
+{
+	char p[4300], *data;
+	const char *rest;
+	size_t len;
+	int rc;
+	snprintf(p, sizeof p, "%s/commits/%lld", c->dir, (long long)batch);
+	if ((rc = sl_fs_read(p, &data, &len, NULL, err)) < 0)
+		return rc;
+	rest = check_version(data, p, err);
+	*next_wm_ms = 0;
+	if (rest != NULL && *rest != '\0' &&
+	    !get_int(rest, "nextBatchWatermarkMs", next_wm_ms) &&
+	    strncmp(rest, "{}", 2) != 0) {
+		sl_err_set(err, SL_ECHECKPOINT,
+			   "checkpoint file '%s' is corrupt: bad commit metadata",
+			   p);
+		rest = NULL;
+	}
+	free(data);
+	return rest == NULL ? SL_ECHECKPOINT : 0;
+}
+
+/* ---- recovery ---- */
+
+int sl_ckpt_recover(sl_ckpt *c, sl_ckpt_plan *plan, sl_err *err)
+{
+	char dir[4200];
+	int64_t *off = NULL, *com = NULL, wm;
+	int noff = 0, ncom = 0, i, rc;
+	sl_ckpt_offsets o;
+	memset(plan, 0, sizeof *plan);
+	plan->last_offsets = plan->last_commit = plan->first_offsets = -1;
+	sl_ckpt_path(c, "offsets", dir, sizeof dir);
+	if ((rc = sl_fs_list_ids(dir, NULL, &off, &noff, err)) < 0)
+		return rc;
+	sl_ckpt_path(c, "commits", dir, sizeof dir);
+	if ((rc = sl_fs_list_ids(dir, NULL, &com, &ncom, err)) < 0)
+		goto out;
+	for (i = 1; i < noff; i++)
+		if (off[i] != off[i - 1] + 1) {
+			rc = sl_err_set(err, SL_ECHECKPOINT,
+					"checkpoint '%s' is inconsistent: offsets/%lld missing (batches %lld and %lld exist)",
+					c->dir, (long long)off[i - 1] + 1,
+					(long long)off[i - 1], (long long)off[i]);
+			goto out;
+		}
+	if (noff == 0) {
+		if (ncom > 0)
+			rc = sl_err_set(err, SL_ECHECKPOINT,
+					"checkpoint '%s' is inconsistent: commits/%lld exists without offsets/%lld",
+					c->dir, (long long)com[0], (long long)com[0]);
+		goto out;
+	}
+	plan->first_offsets = off[0];
+	plan->last_offsets = off[noff - 1];
+	plan->last_commit = ncom > 0 ? com[ncom - 1] : -1;
+	if (plan->last_commit > plan->last_offsets) {
+		rc = sl_err_set(err, SL_ECHECKPOINT,
+				"checkpoint '%s' is inconsistent: commits/%lld is ahead of offsets/%lld",
+				c->dir, (long long)plan->last_commit,
+				(long long)plan->last_offsets);
+		goto out;
+	}
+	/* the newest offsets file may be torn if it is not committed */
+	sl_ckpt_offsets_init(&o);
+	rc = sl_ckpt_read_offsets(c, plan->last_offsets, &o, err);
+	sl_ckpt_offsets_release(&o);
+	if (rc < 0) {
+		if (plan->last_commit == plan->last_offsets) {
+			sl_err_prefix(err, "cannot recover");
+			goto out;
+		}
+		plan->torn_last = true;
+		plan->last_offsets--;
+		rc = 0;
+		if (plan->last_offsets < plan->first_offsets)
+			plan->first_offsets = plan->last_offsets = -1;
+	}
+	if (plan->last_offsets >= 0 &&
+	    plan->last_commit < plan->last_offsets - 1 &&
+	    !(plan->last_commit < 0 && plan->first_offsets == plan->last_offsets)) {
+		rc = sl_err_set(err, SL_ECHECKPOINT,
+				"checkpoint '%s' is inconsistent: batches %lld..%lld are planned but only %lld is committed (commits/%lld missing)",
+				c->dir, (long long)plan->last_commit + 1,
+				(long long)plan->last_offsets,
+				(long long)plan->last_commit,
+				(long long)plan->last_offsets - 1);
+		goto out;
+	}
+	/* every committed file we depend on must read back */
+	if (plan->last_commit >= 0 &&
+	    (rc = sl_ckpt_read_commit(c, plan->last_commit, &wm, err)) < 0) {
+		sl_err_prefix(err, "cannot recover");
+		goto out;
+	}
+	plan->rerun = plan->last_offsets >= 0 &&
+		      plan->last_commit < plan->last_offsets;
+out:
+	free(off);
+	free(com);
+	return rc;
+}
+
+static void purge_dir(const char *dir, int64_t keep_from, const char *suffix)
+{
+	int64_t *ids = NULL;
+	int n = 0, i;
+	if (sl_fs_list_ids(dir, suffix, &ids, &n, NULL) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		char p[4400];
+		if (ids[i] >= keep_from)
+			break;
+		snprintf(p, sizeof p, "%s/%lld%s", dir, (long long)ids[i],
+			 suffix ? suffix : "");
+		unlink(p);
+	}
+	free(ids);
+}
+
+void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
+{
+	char dir[4200];
+	sl_ckpt_path(c, "offsets", dir, sizeof dir);
+	purge_dir(dir, keep_from, NULL);
+	sl_ckpt_path(c, "commits", dir, sizeof dir);
+	purge_dir(dir, keep_from, NULL);
+}
+
+static int sweep_tree(const char *dir, int depth)
+{
+	int n = sl_fs_sweep_tmp(dir);
+	static const char *const subs[] = {"offsets", "commits", "sources",
+					   "state", NULL};
+	int i;
+	if (depth == 0) {
+		for (i = 0; subs[i] != NULL; i++) {
+			char p[4300];
+			snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
+			n += sweep_tree(p, 1);
+		}
+	} else if (depth < 4) {
+		/* sources/<i>, state/<op>/<part>: numbered subdirectories */
+		int64_t *ids = NULL;
+		int k, cnt = 0;
+		if (sl_fs_list_ids(dir, NULL, &ids, &cnt, NULL) == 0) {
+			for (k = 0; k < cnt; k++) {
+				char p[4400];
+				snprintf(p, sizeof p, "%s/%lld", dir,
+					 (long long)ids[k]);
+				n += sweep_tree(p, depth + 1);
+			}
+			free(ids);
+		}
+	}
+	return n;
+}
+
+int sl_ckpt_sweep(sl_ckpt *c)
+{
+	return sweep_tree(c->dir, 0);
+}
+
+/* ---- state files ---- */
+
+struct wctx {
+	sl_buf *b;
+	bool deletes;
+};
+
+static int put_rec(void *ud, const void *k, size_t kl, const void *v,
+		   size_t vl)
+{
+	struct wctx *w = ud;
+	uint32_t hdr[2];
+	hdr[0] = (uint32_t)kl;
+	hdr[1] = v == NULL ? UINT32_MAX : (uint32_t)vl;
+	if (v == NULL && !w->deletes)
+		return 0;
+	sl_buf_add(w->b, hdr, sizeof hdr);
+	sl_buf_add(w->b, k, kl);
+	if (v != NULL)
+		sl_buf_add(w->b, v, vl);
+	return 0;
+}
+
+static int write_state_file(const char *path, sl_state *s, bool full,
+			    sl_crash *crash, const char *point, int64_t batch,
+			    sl_err *err)
+{
+	sl_buf b;
+	struct wctx w;
+	uint32_t magic = MAGIC_HEAD, crc, tail[2];
+	uint64_t plen;
+	int rc;
+	sl_buf_init(&b);
+	w.b = &b;
+	w.deletes = !full;
+	sl_buf_add(&b, &magic, sizeof magic);
+	if (full)
+		sl_state_foreach(s, put_rec, &w);
+	else
+		sl_state_foreach_delta(s, put_rec, &w);
+	plen = b.len;
+	crc = sl_crc32(0, b.p, b.len);
+	sl_buf_add(&b, &plen, sizeof plen);
+	tail[0] = crc;
+	tail[1] = MAGIC_TAIL;
+	sl_buf_add(&b, tail, sizeof tail);
+	if (sl_buf_failed(&b)) {
+		sl_buf_release(&b);
+		return sl_err_nomem(err);
+	}
+	/* a re-run batch rewrites the same version with the same content */
+	rc = sl_fs_write_atomic(path, b.p, b.len, true, crash, point, batch,
+				err);
+	sl_buf_release(&b);
+	return rc;
+}
+
+int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
+		       bool snapshot, sl_crash *crash, int64_t batch,
+		       sl_err *err)
+{
+	char dir[4200], p[4400];
+	int rc;
+	snprintf(dir, sizeof dir, "%s/state/%d/0", c->dir, op);
+	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
+		return rc;
+	snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)version);
+	if ((rc = write_state_file(p, s, false, crash, "mid-state", batch,
+				   err)) < 0)
+		return rc;
+	if (snapshot) {
+		/* the snapshot holds the pending version's full content */
+		snprintf(p, sizeof p, "%s/%lld.snapshot", dir, (long long)version);
+		if ((rc = write_state_file(p, s, true, NULL, NULL, batch, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int apply_file(const char *path, sl_state *s, sl_err *err)
+{
+	char *data;
+	size_t len, pos = sizeof(uint32_t);
+	uint64_t plen;
+	uint32_t head, tail[2];
+	int rc;
+	if ((rc = sl_fs_read(path, &data, &len, NULL, err)) < 0)
+		return sl_err_set(err, SL_ECHECKPOINT,
+				  "state file '%s' is missing or unreadable",
+				  path);
+	if (len < sizeof head + TRAILER)
+		goto torn;
+	memcpy(&head, data, sizeof head);
+	memcpy(&plen, data + len - TRAILER, sizeof plen);
+	memcpy(tail, data + len - TRAILER + 8, sizeof tail);
+	if (head != MAGIC_HEAD || tail[1] != MAGIC_TAIL ||
+	    plen != len - TRAILER || sl_crc32(0, data, plen) != tail[0])
+		goto torn;
+	while (pos < plen) {
+		uint32_t hdr[2];
+		if (plen - pos < sizeof hdr)
+			goto torn;
+		memcpy(hdr, data + pos, sizeof hdr);
+		pos += sizeof hdr;
+		if (plen - pos < hdr[0] ||
+		    (hdr[1] != UINT32_MAX && plen - pos - hdr[0] < hdr[1]))
+			goto torn;
+		if (hdr[1] == UINT32_MAX)
+			sl_state_remove(s, data + pos, hdr[0]);
+		else if (sl_state_put(s, data + pos, hdr[0],
+				      data + pos + hdr[0], hdr[1], err) < 0) {
+			free(data);
+			return err ? err->code : SL_ENOMEM;
+		}
+		pos += hdr[0] + (hdr[1] == UINT32_MAX ? 0 : hdr[1]);
+	}
+	free(data);
+	return 0;
+torn:
+	free(data);
+	return sl_err_set(err, SL_ECHECKPOINT,
+			  "state file '%s' is corrupt (length or checksum mismatch)",
+			  path);
+}
+
+int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
+		       sl_err *err)
+{
+	char dir[4200], p[4400];
+	int64_t *snaps = NULL, from = 0, v;
+	int n = 0, i, rc;
+	snprintf(dir, sizeof dir, "%s/state/%d/0", c->dir, op);
+	sl_state_reset(s, 0);
+	if (version <= 0)
+		return 0;
+	if ((rc = sl_fs_list_ids(dir, ".snapshot", &snaps, &n, err)) < 0)
+		return rc;
+	/* newest readable snapshot <= version; an unreadable one falls back
+	 * to an older snapshot plus deltas (the redundancy Spark relies on) */
+	for (i = n - 1; i >= 0; i--) {
+		if (snaps[i] > version)
+			continue;
+		snprintf(p, sizeof p, "%s/%lld.snapshot", dir, (long long)snaps[i]);
+		sl_state_reset(s, 0);
+		if (apply_file(p, s, NULL) == 0) {
+			from = snaps[i];
+			break;
+		}
+	}
+	free(snaps);
+	if (from == 0)
+		sl_state_reset(s, 0);
+	for (v = from + 1; v <= version; v++) {
+		snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)v);
+		if ((rc = apply_file(p, s, err)) < 0) {
+			sl_state_reset(s, 0);
+			return rc;
+		}
+	}
+	sl_state_set_version(s, version);
+	return 0;
+}

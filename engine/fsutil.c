@@ -1,0 +1,261 @@
+/*
+ * fsutil: durable file primitives.  Why link(2) and not rename(2) for the
+ * no-overwrite case: link fails with EEXIST when the target exists, so two
+ * writers (a second engine on the same checkpoint, a re-run batch) can
+ * never replace each other's file; rename would silently overwrite.
+ */
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crash.h"
+
+int sl_fs_mkdirs(const char *dir, sl_err *err)
+{
+	char buf[4096];
+	size_t n = strlen(dir), i;
+	if (n >= sizeof buf)
+		return sl_err_set(err, SL_EIO, "path too long: '%s'", dir);
+	memcpy(buf, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return sl_err_set(err, SL_EIO,
+					  "cannot create directory '%s': %s",
+					  buf, strerror(errno));
+		buf[i] = dir[i];
+	}
+	return 0;
+}
+
+int sl_fs_read(const char *path, char **data, size_t *len, bool *enoent,
+	       sl_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+	if (enoent != NULL)
+		*enoent = false;
+	if (fd < 0) {
+		if (enoent != NULL)
+			*enoent = errno == ENOENT;
+		return sl_err_set(err, SL_EIO, "cannot read '%s': %s", path,
+				  strerror(errno));
+	}
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return sl_err_set(err, SL_EIO, "cannot read '%s': %s", path,
+				  strerror(errno));
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		close(fd);
+		return sl_err_nomem(err);
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*data = buf;
+	*len = got;
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void sl_fs_fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+static void split_dir(const char *path, char *dir, size_t dn,
+		      const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL) {
+		snprintf(dir, dn, ".");
+		*base = path;
+	} else {
+		size_t n = (size_t)(slash - path);
+		if (n == 0)
+			n = 1;
+		if (n >= dn)
+			n = dn - 1;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+		*base = slash + 1;
+	}
+}
+
+int sl_fs_write_atomic(const char *path, const void *data, size_t len,
+		       bool overwrite, sl_crash *crash, const char *point,
+		       int64_t batch_id, sl_err *err)
+{
+	char dir[4096], tmp[4200];
+	const char *base;
+	int fd, rc;
+	bool half = point != NULL && sl_crash_hits(crash, point, batch_id);
+	split_dir(path, dir, sizeof dir, &base);
+	snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, base, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
+				  strerror(errno));
+	if (write_all(fd, data, half ? len / 2 : len) != 0 || fsync(fd) != 0) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
+				  strerror(e));
+	}
+	close(fd);
+	if (half) /* the process "dies" here: the temp file stays torn */
+		return sl_crash_at(crash, point, batch_id, err);
+	if (overwrite)
+		rc = rename(tmp, path);
+	else
+		rc = link(tmp, path);
+	if (rc != 0) {
+		int e = errno;
+		unlink(tmp);
+		if (e == EEXIST)
+			return sl_err_set(err, SL_EIO,
+					  "'%s' already exists (another query writing the same checkpoint?)",
+					  path);
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
+				  strerror(e));
+	}
+	if (!overwrite)
+		unlink(tmp);
+	sl_fs_fsync_dir(dir);
+	return 0;
+}
+
+bool sl_fs_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+int sl_fs_sweep_tmp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		char p[4200];
+		if (e->d_name[0] != '.' || l < 5 ||
+		    strcmp(e->d_name + l - 4, ".tmp") != 0)
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (unlink(p) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids,
+		   int *n, sl_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int64_t *v = NULL;
+	int cnt = 0, cap = 0;
+	size_t sl = suffix ? strlen(suffix) : 0;
+	*ids = NULL;
+	*n = 0;
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		const char *s = e->d_name;
+		char *end;
+		long long x;
+		if (*s < '0' || *s > '9')
+			continue;
+		x = strtoll(s, &end, 10);
+		if (sl ? strcmp(end, suffix) != 0 : *end != '\0')
+			continue;
+		if (cnt == cap) {
+			int nc = cap ? cap * 2 : 16;
+			int64_t *nv = realloc(v, (size_t)nc * sizeof *nv);
+			if (nv == NULL) {
+				free(v);
+				closedir(d);
+				return sl_err_nomem(err);
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[cnt++] = x;
+	}
+	closedir(d);
+	if (cnt > 0)
+		qsort(v, (size_t)cnt, sizeof *v, cmp_i64);
+	*ids = v;
+	*n = cnt;
+	return 0;
+}
+
+uint32_t sl_crc32(uint32_t crc, const void *p, size_t n)
+{
+	static uint32_t table[256];
+	static int ready;
+	const unsigned char *b = p;
+	size_t i;
+	if (!ready) {
+		uint32_t k, c;
+		for (k = 0; k < 256; k++) {
+			c = k;
+			for (int j = 0; j < 8; j++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[k] = c;
+		}
+		ready = 1;
+	}
+	crc = ~crc;
+	for (i = 0; i < n; i++)
+		crc = table[(crc ^ b[i]) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
