@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "engine.h"
 #include "exec.h"
 #include "hash.h"
 #include "sqlexpr.h"
@@ -185,6 +186,7 @@ int main(void)
 	sl_plan *in, *sin, *p, *f;
 	sl_expr *e[2];
 	int i;
+	sl_engine_tune_malloc(); /* as the streamlab program does */
 	for (i = 0; i < NPOOL; i++) {
 		pool[i] = make_batch(s_int, false, (int64_t)i * BATCH * 1000);
 		spool[i] = make_batch(s_str, true, (int64_t)i * BATCH * 1000);

@@ -12,9 +12,8 @@
  * last the chaining of stateful operators (Spark 3.4+'s "global watermark"
  * correctness check).
  *
- * What streamlab adds: stream-stream joins come in a later milestone, so an
- * inner one is refused with a message saying so (Spark's own sentences
- * still come first where Spark has one).
+ * What streamlab adds: only inner stream-stream joins run; the others are
+ * refused with Spark's outer-join sentence.
  *
  * Never prints; reads only the plan.
  */
@@ -35,19 +34,17 @@ static int fail(sl_err *err, const char *msg)
 	return sl_err_set(err, SL_EANALYSIS, "%s", msg);
 }
 
-/* Stream-stream joins: Spark's outer-join watermark sentence (streamlab has
- * no watermarks in joins yet), else the milestone note. */
+/* Stream-stream joins: inner joins run (op_ssjoin.c, append mode only:
+ * check_tree); outer, semi and anti ones are refused with Spark's
+ * watermark sentence (streamlab does not run them, with or without
+ * watermarks). */
 static int stream_stream_join(const sl_plan *p, sl_err *err)
 {
-	if (p->jtype != SL_JOIN_INNER && p->jtype != SL_JOIN_CROSS) {
-		return sl_err_set(err, SL_EANALYSIS,
-				  "Stream-stream %s join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
-				  join_name(p->jtype));
-	}
-	sl_err_set(err, SL_EANALYSIS,
-		   "join: joining two streaming DataFrames is not supported yet in streamlab");
-	sl_err_hint(err, "stream-stream joins come with watermarks in a later milestone; join a stream with a static DataFrame instead");
-	return SL_EANALYSIS;
+	if (p->jtype == SL_JOIN_INNER || p->jtype == SL_JOIN_CROSS)
+		return 0;
+	return sl_err_set(err, SL_EANALYSIS,
+			  "Stream-stream %s join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
+			  join_name(p->jtype));
 }
 
 /* The stream-static join matrix (SPARK-SEMANTICS.md 2.2). */
@@ -111,6 +108,14 @@ static bool has_distinct(const sl_plan *p)
 	return false;
 }
 
+/* dropDuplicatesWithinWatermark needs an event-time column in its input
+ * (a watermark on another stream of a join does not count). */
+static bool has_event_time(const sl_plan *p)
+{
+	sl_plan_et et[1];
+	return sl_plan_event_time(p, et, 1) > 0;
+}
+
 /* One node, after its children (Spark's foreachUp). */
 static int check_node(const sl_plan *p, sl_outmode mode, sl_err *err)
 {
@@ -135,6 +140,10 @@ static int check_node(const sl_plan *p, sl_outmode mode, sl_err *err)
 	case SL_P_SORT:
 		if (!(count_aggs(p) > 0 && mode == SL_MODE_COMPLETE))
 			return fail(err, "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode");
+		break;
+	case SL_P_DEDUP:
+		if (p->within_wm && !has_event_time(p->child[0]))
+			return fail(err, "dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark");
 		break;
 	default:
 		break;
@@ -187,17 +196,56 @@ static int check_chain(const sl_plan *p, sl_outmode mode, sl_err *err)
 	return 0;
 }
 
+/* The topmost streaming aggregation (Spark's aggregates.head). */
+static const sl_plan *top_agg(const sl_plan *p)
+{
+	const sl_plan *a;
+	int i;
+	if (p->kind == SL_P_AGGREGATE && p->streaming)
+		return p;
+	for (i = 0; i < p->nchild; i++)
+		if ((a = top_agg(p->child[i])) != NULL)
+			return a;
+	return NULL;
+}
+
+/* A grouping key carries the watermark (event time, window over it). */
+static bool agg_watermarked(const sl_plan *p)
+{
+	const sl_plan *a = top_agg(p);
+	sl_agg_et et;
+	if (a == NULL)
+		return false;
+	sl_plan_agg_event_time(a, &et);
+	return et.kind != SL_ET_NONE;
+}
+
+/* A session_window() grouping key (with or without a watermark). */
+static bool agg_session(const sl_plan *a)
+{
+	int k;
+	for (k = 0; a != NULL && k < a->nkeys; k++) {
+		const sl_expr *e = a->keys[k];
+		while (e->kind == SL_X_ALIAS)
+			e = e->args[0];
+		if (e->kind == SL_X_CALL && strcmp(e->name, "session_window") == 0)
+			return true;
+	}
+	return false;
+}
+
 int sl_exec_stream_check(const sl_plan *p, sl_outmode mode, sl_err *err)
 {
 	int naggs, rc;
 	if (!p->streaming)
 		return fail(err, "Queries without streaming sources cannot be executed with writeStream.start()");
 	naggs = count_aggs(p);
-	if (mode == SL_MODE_APPEND && naggs > 0) {
-		/* NEEDSWORK: a watermarked grouping key makes this legal; it
-		 * arrives with withWatermark in the event-time milestone */
+	if (mode == SL_MODE_APPEND && naggs > 0 && !agg_watermarked(p)) {
+		/* Spark looks at the topmost aggregation's grouping keys */
 		return fail(err, "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark");
 	}
+	if (mode == SL_MODE_UPDATE && naggs > 0 && agg_session(top_agg(p)))
+		return fail(err, "Update output mode not supported for session window on streaming DataFrames/DataSets");
 	if (mode == SL_MODE_COMPLETE && naggs == 0)
 		return fail(err, "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets");
 	if ((rc = check_tree(p, mode, err)) < 0)

@@ -24,9 +24,13 @@ static sl_col *col_alloc(sl_type *type, int64_t len)
 	return c;
 }
 
-sl_col *sl_col_new(sl_type *type, int64_t len)
+/* zero: fixed-width values zeroed (sl_col_new) or left as malloc gives
+ * them (sl_col_new_raw, for kernels that write every slot: zeroing a
+ * buffer that is overwritten next is a pass over memory for nothing). */
+static sl_col *col_new(sl_type *type, int64_t len, bool zero)
 {
 	sl_col *c = col_alloc(type, len);
+	size_t nb;
 	int i, w;
 	if (c == NULL)
 		return NULL;
@@ -38,7 +42,7 @@ sl_col *sl_col_new(sl_type *type, int64_t len)
 		if (c->child == NULL)
 			goto fail;
 		for (i = 0; i < c->nchild; i++) {
-			c->child[i] = sl_col_new(type->fields[i].type, len);
+			c->child[i] = col_new(type->fields[i].type, len, zero);
 			if (c->child[i] == NULL)
 				goto fail;
 		}
@@ -61,7 +65,11 @@ sl_col *sl_col_new(sl_type *type, int64_t len)
 		break;
 	default:
 		w = sl_type_width(type);
-		c->data = calloc((size_t)(len > 0 ? len : 1), (size_t)w);
+		nb = (size_t)(len > 0 ? len : 1);
+		c->data = zero || type->kind == SL_STRING ||
+				  type->kind == SL_BINARY
+				  ? calloc(nb, (size_t)w)
+				  : malloc(nb * (size_t)w);
 		if (c->data == NULL)
 			goto fail;
 		break;
@@ -70,6 +78,16 @@ sl_col *sl_col_new(sl_type *type, int64_t len)
 fail:
 	sl_col_free(c);
 	return NULL;
+}
+
+sl_col *sl_col_new(sl_type *type, int64_t len)
+{
+	return col_new(type, len, true);
+}
+
+sl_col *sl_col_new_raw(sl_type *type, int64_t len)
+{
+	return col_new(type, len, false);
 }
 
 sl_col *sl_col_new_null(sl_type *type, int64_t len)

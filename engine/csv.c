@@ -261,16 +261,6 @@ static bool tok_next(csvtok *t)
 	}
 }
 
-static int64_t count_lines(const char *p, const char *e)
-{
-	int64_t n = 1;
-	while (p < e && (p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
-		n++;
-		p++;
-	}
-	return n;
-}
-
 static const char *kind_name(sl_kind k)
 {
 	switch (k) {
@@ -328,6 +318,7 @@ typedef struct cread {
 	int *map;      /* map[k] = schema field of the k-th token column */
 	sl_col **cols;
 	sl_format_tscache tsc;
+	bool fast;     /* option fastPath (default true) */
 	char why[200];
 } cread;
 
@@ -368,13 +359,201 @@ static int fill_row(cread *r, const sl_type *schema, csvtok *t, int64_t i)
 	return ok;
 }
 
+/* ---- the fast path: unquoted single-line records ----
+ *
+ * Most CSV files are lines of plain tokens.  fast_run parses such lines
+ * straight into the columns, one token after another, with inline
+ * converters for the common forms (digits, simple decimals, timestamps of
+ * the cached date) and convert() for the rest.  It stops before the first
+ * line that is not plainly well formed (a quote opening a token, a blank
+ * or comment line, a wrong token count, a token that does not convert) and
+ * the tokenizer above takes that line, so results do not depend on the
+ * path (t408-csv-fast checks both paths against each other).  Lines
+ * scanned end with '\n' before `end`, so each loop stops at the '\n'. */
+
+/* Integer token [+-]digits (at most 18): false if it needs convert(). */
+static inline bool fast_int(const char *s, const char *e, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v = 0;
+	if (s < e && (*s == '-' || *s == '+'))
+		neg = *s++ == '-';
+	if (s == e || e - s > 18)
+		return false;
+	for (; s < e; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (d > 9)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+/* Decimal token [+-]digits[.digits] that strtod rounds exactly as
+ * Clinger's fast path does (at most 18 digits, mantissa <= 2^53, at most
+ * 22 fraction digits): false if it needs convert(). */
+static inline bool fast_double(const char *s, const char *e, double *out)
+{
+	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+		1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+	bool neg = false;
+	uint64_t m = 0;
+	int nd = 0, fd = -1;
+	double d;
+	if (s < e && (*s == '-' || *s == '+'))
+		neg = *s++ == '-';
+	for (; s < e; s++) {
+		unsigned v = (unsigned)(*s - '0');
+		if (v <= 9) {
+			m = m * 10 + v;
+			nd++;
+			fd += fd >= 0;
+		} else if (*s == '.' && fd < 0) {
+			fd = 0;
+		} else {
+			return false;
+		}
+	}
+	if (nd == 0 || nd > 18 || fd == 0 || m > (UINT64_C(1) << 53))
+		return false;
+	d = fd > 0 ? (double)m / p10[fd] : (double)m;
+	*out = neg ? -d : d;
+	return true;
+}
+
+/* Token [s, e) into row i of c; false if it does not convert. */
+static inline bool fast_convert(sl_col *c, int64_t i, const char *s,
+				const char *e, sl_format_tscache *tsc)
+{
+	int64_t v;
+	switch (c->type->kind) {
+	case SL_STRING:
+	case SL_BINARY:
+		sl_col_str(c)[i].p = s;
+		sl_col_str(c)[i].len = (uint32_t)(e - s);
+		return true;
+	case SL_INT:
+		if (fast_int(s, e, &v) && v >= INT32_MIN && v <= INT32_MAX) {
+			sl_col_i32(c)[i] = (int32_t)v;
+			return true;
+		}
+		break;
+	case SL_BIGINT:
+		if (fast_int(s, e, &sl_col_i64(c)[i]))
+			return true;
+		break;
+	case SL_DOUBLE:
+		if (fast_double(s, e, &sl_col_f64(c)[i]))
+			return true;
+		break;
+	case SL_TIMESTAMP:
+		if (e - s == 19 && sl_format_ts_cached(s, &sl_col_i64(c)[i], tsc))
+			return true;
+		break;
+	default:
+		break;
+	}
+	return convert(c, i, (sl_str){s, (uint32_t)(e - s)}, tsc);
+}
+
+/* The first sep or '\n' from p on, 8 bytes a step while in bounds (the
+ * lowest flagged byte of the zero-byte test is exact). */
+static inline const char *tok_end(const char *p, const char *end, char sep)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101u, high = ones * 0x80;
+	const uint64_t ms = ones * (uint8_t)sep, mn = ones * '\n';
+	while (end - p >= 8) {
+		uint64_t w, a, b, z;
+		memcpy(&w, p, 8);
+		a = w ^ ms;
+		b = w ^ mn;
+		z = (((a - ones) & ~a) | ((b - ones) & ~b)) & high;
+		if (z != 0)
+			return p + (__builtin_ctzll(z) >> 3);
+		p += 8;
+	}
+#else
+	(void)end;
+#endif
+	while (*p != sep && *p != '\n')
+		p++;
+	return p;
+}
+
+/* One line at p into row i: the start of the next line, or NULL. */
+static const char *fast_line(cread *r, const char *p, const char *end,
+			     int64_t i)
+{
+	const csvopt *o = &r->o;
+	const char sep = o->sep;
+	for (int k = 0; k < r->nf; k++) {
+		sl_col *c = r->cols[r->map[k]];
+		const char *s = p, *e;
+		if (*p == o->quote && o->quote != '\0')
+			return NULL;
+		e = p = tok_end(p, end, sep);
+		if (k == r->nf - 1) {
+			if (*p != '\n')
+				return NULL; /* more tokens than fields */
+			if (e > s && e[-1] == '\r')
+				e--;
+		} else if (*p++ != sep) {
+			return NULL; /* fewer tokens than fields */
+		}
+		if ((size_t)(e - s) == o->nulln &&
+		    memcmp(s, o->nullv, o->nulln) == 0) {
+			if (sl_col_set_null(c, i) != 0)
+				return NULL; /* the tokenizer reports it */
+			continue;
+		}
+		if (!fast_convert(c, i, s, e, &r->tsc))
+			return NULL;
+		if (c->nulls != NULL)
+			c->nulls[i >> 3] &= (uint8_t)~(1u << (i & 7));
+	}
+	if (r->corrupt >= 0 && sl_col_set_null(r->cols[r->corrupt], i) != 0)
+		return NULL;
+	return p + 1;
+}
+
+/* Lines from t->p up to end (past the last '\n') while fast_line takes
+ * them; returns the rows stored. */
+static int64_t fast_run(cread *r, csvtok *t, const char *end, int64_t row)
+{
+	const char *p = t->p, *q;
+	int64_t n = 0;
+	while (p < end && *p != '\n' && *p != '\r' &&
+	       (*p != r->o.comment || r->o.comment == '\0') &&
+	       (q = fast_line(r, p, end, row + n)) != NULL) {
+		p = q;
+		n++;
+	}
+	t->p = p;
+	t->line += n;
+	return n;
+}
+
 static int read_records(cread *r, const sl_type *schema, csvtok *t,
 			int64_t *nrows, sl_err *err)
 {
+	const char *safe = t->end > t->p ? memrchr(t->p, '\n',
+						   (size_t)(t->end - t->p))
+					 : NULL;
 	int64_t row = 0;
 	bool first = true;
 	int rc;
-	while (tok_next(t)) {
+	safe = safe != NULL ? safe + 1 : t->p;
+	for (;;) {
+		if (r->fast && t->p < safe && !(first && r->o.header) &&
+		    r->nf > 0) {
+			int64_t n = fast_run(r, t, safe, row);
+			row += n;
+			first = first && n == 0;
+		}
+		if (!tok_next(t))
+			break;
 		if (first && r->o.header) {
 			first = false;
 			continue;
@@ -443,11 +622,14 @@ sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 	sl_batch *b = NULL;
 	memset(&r, 0, sizeof r);
 	r.name = name;
-	if (csvopt_get(opts, &r.o, err) || check_types(schema, err))
+	r.fast = true;
+	if (csvopt_get(opts, &r.o, err) || check_types(schema, err) ||
+	    (opts != NULL &&
+	     sl_options_bool(opts, "fastPath", true, &r.fast, err)))
 		return NULL;
 	r.corrupt = sl_format_corrupt_index(schema, opts);
 	tok_init(&t, &r.o, arena, data, len);
-	cap = count_lines(data, data + len);
+	cap = sl_format_count_lines(data, len);
 	r.cols = calloc((size_t)nf + 1, sizeof *r.cols);
 	r.map = calloc((size_t)nf + 1, sizeof *r.map);
 	if (r.cols == NULL || r.map == NULL)

@@ -184,6 +184,8 @@ static sl_op *op_for(const sl_plan *p, sl_err *err)
 	case SL_P_FILTER:
 		return sl_op_filter_new(p, err);
 	case SL_P_AGGREGATE:
+		if (sl_plan_session_key(p) >= 0)
+			return sl_op_session_new(p, NULL, err);
 		return sl_op_agg_new(p, err);
 	case SL_P_SORT:
 		return sl_op_sort_new(p, err);
@@ -195,6 +197,10 @@ static sl_op *op_for(const sl_plan *p, sl_err *err)
 		return sl_op_join_new(p, err);
 	case SL_P_DEDUP:
 		return sl_op_dedup_new(p, err);
+	case SL_P_WATERMARK: /* a no-op on a batch plan, as Spark */
+		return sl_op_watermark_new(p, err);
+	case SL_P_EXPAND:
+		return sl_op_expand_new(p, err);
 	default:
 		sl_err_set(err, SL_EINTERNAL,
 			   "exec: plan node kind %d cannot run in a batch query",

@@ -53,6 +53,10 @@ struct sl_op_ops {
 	/* Streaming: forget a half-run micro-batch (its buffered rows and
 	 * partial results) after a failure; may be NULL. */
 	void (*reset)(sl_op *op);
+	/* Stateful streaming operators with event-time state: after a
+	 * batch, would a batch without input evict or emit something with
+	 * the new watermark (microseconds)?  May be NULL (never). */
+	bool (*wants_no_data)(sl_op *op, int64_t new_wm_us);
 };
 
 struct sl_op {
@@ -122,6 +126,31 @@ sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx,
 			      sl_err *err);
 sl_op *sl_op_stream_limit_new(const sl_plan *p, sl_stream_ctx *ctx,
 			      sl_err *err);
+/* The stream-stream inner join (op_ssjoin.c): both sides held in one
+ * state store, cleaned by the watermark (progress "symmetricHashJoin"). */
+sl_op *sl_op_ssjoin_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err);
+
+/* withWatermark (op_watermark.c): passes rows through and observes the
+ * event-time column.  Statistics of the rows pushed since the last reset
+ * (ops->reset), in milliseconds as Spark's EventTimeStats. */
+typedef struct sl_wm_stats {
+	int64_t delay_us;
+	int64_t count;          /* non-null event times seen */
+	int64_t min_ms, max_ms; /* valid when count > 0 */
+	int64_t sum_ms;
+} sl_wm_stats;
+sl_op *sl_op_watermark_new(const sl_plan *p, sl_err *err);
+bool sl_op_is_watermark(const sl_op *op);
+void sl_op_watermark_stats(const sl_op *op, sl_wm_stats *out);
+
+/* Sliding windows (window.c): EXPAND, one output row per window of a
+ * row (batch and streaming alike). */
+sl_op *sl_op_expand_new(const sl_plan *p, sl_err *err);
+
+/* Session windows (op_session.c): an AGGREGATE with a session_window()
+ * key; ctx NULL for a batch query (everything in one finish). */
+sl_op *sl_op_session_new(const sl_plan *p, sl_stream_ctx *ctx,
+			 sl_err *err);
 
 /* The hash aggregate's pieces, for the streaming aggregation (op_agg.c).
  * Groups of the rows pushed so far: count, table (NULL for a global

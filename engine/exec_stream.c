@@ -27,8 +27,9 @@
 
 typedef struct sroot {
 	sl_stream_ctx *ctx;
-	int nleaves, nstateful, nops, nstatics;
+	int nleaves, nstateful, nops, nstatics, nwm;
 	sl_op **leaves;   /* stream leaves in plan order */
+	sl_op **wms;      /* withWatermark operators in plan order */
 	sl_op **stateful; /* sink side first */
 	sl_op **ops;      /* every streaming operator */
 	sl_op **statics;  /* roots of static subtrees (compile time only) */
@@ -52,6 +53,7 @@ static void root_free(sl_op *op)
 	if (r == NULL)
 		return;
 	free(r->leaves);
+	free(r->wms);
 	free(r->stateful);
 	free(r->ops);
 	free(r->statics);
@@ -137,12 +139,16 @@ static sl_op *stream_op_for(sroot *r, const sl_plan *p, sl_err *err)
 	case SL_P_STREAM_SOURCE:
 		return sl_op_scan_new(p, err);
 	case SL_P_AGGREGATE:
+		if (sl_plan_session_key(p) >= 0)
+			return sl_op_session_new(p, r->ctx, err);
 		return sl_op_stream_agg_new(p, r->ctx, err);
 	case SL_P_DEDUP:
 		return sl_op_stream_dedup_new(p, r->ctx, err);
 	case SL_P_LIMIT:
 		return sl_op_stream_limit_new(p, r->ctx, err);
 	case SL_P_JOIN:
+		if (p->child[0]->streaming && p->child[1]->streaming)
+			return sl_op_ssjoin_new(p, r->ctx, err);
 		/* build on the static side; node_ok refused the rest */
 		return sl_op_join_side_new(p, p->child[1]->streaming ? 0 : 1,
 					   err);
@@ -154,6 +160,10 @@ static sl_op *stream_op_for(sroot *r, const sl_plan *p, sl_err *err)
 		return sl_op_sort_new(p, err);
 	case SL_P_UNION:
 		return sl_op_union_new(p, err);
+	case SL_P_WATERMARK:
+		return sl_op_watermark_new(p, err);
+	case SL_P_EXPAND:
+		return sl_op_expand_new(p, err);
 	default:
 		sl_err_set(err, SL_EINTERNAL,
 			   "exec_stream: plan node kind %d cannot run in a streaming query",
@@ -181,7 +191,9 @@ static sl_op *scompile(sroot *r, const sl_plan *p, sl_err *err)
 	    (op->sf != NULL &&
 	     list_add(&r->stateful, &r->nstateful, op, err) < 0) ||
 	    (p->kind == SL_P_STREAM_SOURCE &&
-	     list_add(&r->leaves, &r->nleaves, op, err) < 0)) {
+	     list_add(&r->leaves, &r->nleaves, op, err) < 0) ||
+	    (p->kind == SL_P_WATERMARK &&
+	     list_add(&r->wms, &r->nwm, op, err) < 0)) {
 		sl_op_free(op);
 		return NULL;
 	}
@@ -334,13 +346,43 @@ int sl_exec_stream_states(sl_op *root, sl_stateop_info *out, int max)
 		out[i].num_rows_dropped_by_watermark = sf->dropped;
 		out[i].num_rows_updated = sl_state_num_updated(sf->store);
 		out[i].num_rows_removed = sl_state_num_removed(sf->store);
+		out[i].num_dropped_duplicate_rows =
+		    strncmp(sf->name, "dedupe", 6) == 0 ? sf->dup_dropped : -1;
 	}
 	return r->nstateful;
+}
+
+int sl_exec_stream_watermarks(sl_op *root, sl_wm_stats *out, int max)
+{
+	sroot *r = root_of(root, NULL);
+	int i;
+	if (r == NULL)
+		return 0;
+	for (i = 0; i < r->nwm && i < max; i++)
+		sl_op_watermark_stats(r->wms[i], &out[i]);
+	return r->nwm;
+}
+
+bool sl_exec_stream_wants_no_data(sl_op *root, int64_t new_wm_us)
+{
+	sroot *r = root_of(root, NULL);
+	int i;
+	if (r == NULL)
+		return false;
+	for (i = 0; i < r->nstateful; i++) {
+		sl_op *op = r->stateful[i];
+		if (op->ops->wants_no_data != NULL &&
+		    op->ops->wants_no_data(op, new_wm_us))
+			return true;
+	}
+	return false;
 }
 
 static void clear_counters(sroot *r)
 {
 	int i;
+	for (i = 0; i < r->nwm; i++)
+		r->wms[i]->ops->reset(r->wms[i]);
 	for (i = 0; i < r->nstateful; i++) {
 		r->stateful[i]->sf->dropped = 0;
 		r->stateful[i]->sf->dup_dropped = 0;

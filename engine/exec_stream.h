@@ -41,9 +41,25 @@ typedef struct sl_stateop_info {
 	int64_t num_rows_dropped_by_watermark; /* this batch */
 	int64_t num_rows_updated;  /* this batch */
 	int64_t num_rows_removed;  /* this batch */
+	int64_t num_dropped_duplicate_rows; /* dedupe operators' custom
+					       metric, this batch; -1 for
+					       the others */
 } sl_stateop_info;
 /* Fill up to max entries; returns how many stateful operators there are. */
 int sl_exec_stream_states(sl_op *root, sl_stateop_info *out, int max);
+
+/* The withWatermark operators in plan order (left to right, depth first;
+ * the driver's per-node watermarks follow this order): this micro-batch's
+ * event-time statistics.  Fills up to max; returns how many there are.
+ * Read before sl_exec_stream_commit / _abort, which reset them. */
+int sl_exec_stream_watermarks(sl_op *root, sl_wm_stats *out, int max);
+
+/* After a batch with the new watermark new_wm_us: whether a stateful
+ * operator would evict or emit if a batch without input ran now (Spark's
+ * shouldRunAnotherBatch): aggregations in append/update with a watermark
+ * when new_wm_us > the watermark they last evicted with; operators that
+ * register a hook (sl_op_ops.wants_no_data) decide for themselves. */
+bool sl_exec_stream_wants_no_data(sl_op *root, int64_t new_wm_us);
 
 /* Make this batch's state changes permanent / throw them away. */
 int sl_exec_stream_commit(sl_op *root, sl_err *err);

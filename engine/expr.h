@@ -162,5 +162,9 @@ void sl_func_set_now(int64_t us);
  * window call. */
 int sl_window_params(const sl_expr *resolved_window_call, int64_t *size,
 		     int64_t *slide, int64_t *start, sl_err *err);
+/* The gap of a resolved session_window(timeCol, gap) call, microseconds
+ * (func.c; for op_session.c). */
+int sl_session_gap(const sl_expr *resolved_session_call, int64_t *gap,
+		   sl_err *err);
 
 #endif

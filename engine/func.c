@@ -1867,11 +1867,34 @@ static int res_window(sl_expr *call, sl_err *err)
 	return 0;
 }
 
-/* Tumbling windows: start = ts - floormod(ts - startTime, slide). */
+/* Window starts of ts[0..n) into st[0..n): start = ts - floormod(ts -
+ * startTime, slide).  Event times of a batch are clustered (a rate or file
+ * source is in time order; out-of-order data is seconds, not windows,
+ * apart), so the window of the previous row is checked first and the
+ * division runs only when a row leaves it: one compare per row instead of
+ * a 64-bit division. */
+static void window_starts(const int64_t *ts, int64_t *st, int64_t n,
+			  int64_t slide, int64_t offset)
+{
+	int64_t i, lo = 1, hi = 0; /* [lo, hi): the current window */
+	for (i = 0; i < n; i++) {
+		int64_t t = ts[i];
+		if (t < lo || t >= hi) {
+			lo = t - sl_floormod(t - offset, slide);
+			hi = lo + slide;
+		}
+		st[i] = lo;
+	}
+}
+
+/* Tumbling windows: the struct<start, end> column in one pass over the
+ * timestamps; the duration arguments are literals read from the call node
+ * (sl_func_const_arg: they are never materialised as columns). */
 static sl_col *ev_window(const sl_expr *call, sl_col *const *args, int64_t n,
 			 sl_err *err)
 {
-	int64_t d[3], i;
+	const sl_col *ts = args[0];
+	int64_t d[3], i, *st, *en;
 	sl_col *o;
 	if (window_all(call, d, err) < 0)
 		return NULL;
@@ -1880,16 +1903,15 @@ static sl_col *ev_window(const sl_expr *call, sl_col *const *args, int64_t n,
 			   "sliding window() must be expanded by the planner");
 		return NULL;
 	}
-	if ((o = sl_func_out(call, n, err)) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		int64_t ts = sl_col_i64(args[0])[i];
-		int64_t st = ts - sl_floormod(ts - d[2], d[1]);
-		sl_col_i64(o->child[0])[i] = st;
-		sl_col_i64(o->child[1])[i] = st + d[0];
-	}
-	for (i = 0; args[0]->nulls != NULL && i < n; i++)
-		if (sl_col_isnull(args[0], i) &&
+	if ((o = sl_col_new_raw(call->rtype, n)) == NULL)
+		return sl_func_oom(NULL, err);
+	st = sl_col_i64(o->child[0]);
+	en = sl_col_i64(o->child[1]);
+	window_starts(sl_col_i64(ts), st, n, d[1], d[2]);
+	for (i = 0; i < n; i++)
+		en[i] = st[i] + d[0];
+	for (i = 0; ts->nulls != NULL && i < n; i++)
+		if (sl_col_isnull(ts, i) &&
 		    (sl_col_set_null(o, i) < 0 ||
 		     sl_col_set_null(o->child[0], i) < 0 ||
 		     sl_col_set_null(o->child[1], i) < 0))
@@ -1898,6 +1920,11 @@ static sl_col *ev_window(const sl_expr *call, sl_col *const *args, int64_t n,
 }
 
 /* ------------------------------------------------------------ registry */
+
+/* session_window (defined at the end of this file) */
+static int res_session_window(sl_expr *call, sl_err *err);
+static sl_col *ev_session_window(const sl_expr *call, sl_col *const *args,
+				 int64_t n, sl_err *err);
 
 static const sl_func funcs[] = {
 	{ "count", 1, -1, SL_FN_AGG, res_count, NULL },
@@ -1963,9 +1990,17 @@ static const sl_func funcs[] = {
 	{ "sqrt", 1, 1, SL_FN_SCALAR, res_double, ev_sqrt },
 	{ "pow", 2, 2, SL_FN_SCALAR, res_double, ev_pow },
 	{ "power", 2, 2, SL_FN_SCALAR, res_double, ev_pow },
+	{ "session_window", 2, 2, SL_FN_SCALAR, res_session_window,
+	  ev_session_window },
 };
 
 #define NFUNCS ((int)(sizeof funcs / sizeof funcs[0]))
+
+/* window() and session_window() read their durations from the call node. */
+bool sl_func_const_arg(const sl_func *f, int i)
+{
+	return (f->eval == ev_window || f->eval == ev_session_window) && i > 0;
+}
 
 const sl_func *sl_func_lookup(const char *name)
 {
@@ -1983,4 +2018,78 @@ const char *sl_func_nearest(const char *name)
 	for (i = 0; i < NFUNCS; i++)
 		names[i] = funcs[i].name;
 	return sl_nearest_name(name, names, NFUNCS);
+}
+
+/* ------------------------------------------------------- session_window */
+
+/* session_window(ts, gap): the gap is a literal duration string; a row's
+ * own session is [ts, ts + gap) (op_session.c merges them per key). */
+static int session_gap(const sl_expr *call, int64_t *gap, sl_err *err)
+{
+	sl_value v;
+	sl_err e2;
+	int rc;
+	memset(&v, 0, sizeof v);
+	sl_err_clear(&e2);
+	if (sl_expr_eval_const(call->args[1], &v, &e2) < 0 || v.null ||
+	    v.s == NULL) {
+		sl_value_release(&v);
+		return sl_err_set(err, SL_EANALYSIS,
+				  "session_window: the gap duration must be a literal string such as '5 minutes'");
+	}
+	rc = sl_duration_parse(v.s, gap, &e2);
+	sl_value_release(&v);
+	if (rc < 0)
+		return sl_err_set(err, SL_EANALYSIS, "session_window: bad gap duration: %s",
+				  e2.msg);
+	if (*gap <= 0)
+		return sl_err_set(err, SL_EANALYSIS,
+				  "session_window: the gap duration must be greater than 0");
+	return 0;
+}
+
+static int res_session_window(sl_expr *call, sl_err *err)
+{
+	int64_t gap;
+	sl_type *st;
+	if (sl_expr_arg_kind(call, 0, SL_TIMESTAMP, err) < 0 ||
+	    session_gap(call, &gap, err) < 0)
+		return SL_EANALYSIS;
+	st = sl_type_struct_new(2);
+	if (st == NULL ||
+	    sl_type_set_field(st, 0, "start", sl_type_prim(SL_TIMESTAMP), true) < 0 ||
+	    sl_type_set_field(st, 1, "end", sl_type_prim(SL_TIMESTAMP), true) < 0) {
+		sl_type_free(st);
+		return sl_err_nomem(err);
+	}
+	call->rtype = st;
+	call->nullable = call->args[0]->nullable;
+	return 0;
+}
+
+static sl_col *ev_session_window(const sl_expr *call, sl_col *const *args,
+				 int64_t n, sl_err *err)
+{
+	int64_t gap, i;
+	sl_col *o;
+	if (session_gap(call, &gap, err) < 0 ||
+	    (o = sl_func_out(call, n, err)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		int64_t ts = sl_col_i64(args[0])[i];
+		sl_col_i64(o->child[0])[i] = ts;
+		sl_col_i64(o->child[1])[i] = ts + gap;
+	}
+	for (i = 0; args[0]->nulls != NULL && i < n; i++)
+		if (sl_col_isnull(args[0], i) &&
+		    (sl_col_set_null(o, i) < 0 ||
+		     sl_col_set_null(o->child[0], i) < 0 ||
+		     sl_col_set_null(o->child[1], i) < 0))
+			return sl_func_oom(o, err);
+	return o;
+}
+
+int sl_session_gap(const sl_expr *resolved_call, int64_t *gap, sl_err *err)
+{
+	return session_gap(resolved_call, gap, err);
 }

@@ -47,6 +47,11 @@ struct sl_func {
 const sl_func *sl_func_lookup(const char *name);
 /* Nearest registered name (for "did you mean"), or NULL. */
 const char *sl_func_nearest(const char *name);
+/* True when f's eval hook reads argument i from the call node (a literal
+ * checked at resolve time, e.g. window()'s durations) and never from its
+ * column: the evaluator passes NULL for it instead of materialising n
+ * copies of the literal every batch. */
+bool sl_func_const_arg(const sl_func *f, int i);
 
 /* ---- shared internals (defined in expr.c) ---- */
 /* Wrap a resolved expression in an implicit (name-transparent) cast to

@@ -416,9 +416,9 @@ static int build_schema(sl_plan *p, char **names, sl_err *err)
 	return p->schema ? 0 : SL_ENOMEM;
 }
 
-sl_plan *sl_plan_agg_build(sl_plan *in, sl_expr **keys, int nkeys,
-			   sl_expr **aggs, int naggs, const char *method,
-			   sl_err *err)
+static sl_plan *agg_build(sl_plan *in, sl_expr **keys, int nkeys,
+			  sl_expr **aggs, int naggs, const char *method,
+			  sl_err *err)
 {
 	rw r;
 	sl_plan *p = sl_plan_node_new(SL_P_AGGREGATE, err);
@@ -458,6 +458,40 @@ out:
 		sl_expr_free(keys[i]);
 	for (i = 0; i < naggs; i++)
 		sl_expr_free(aggs[i]);
+	return p;
+}
+
+/* A sliding window() among the keys or aggregates becomes an EXPAND node
+ * below the aggregate (window.c). */
+sl_plan *sl_plan_agg_build(sl_plan *in, sl_expr **keys, int nkeys,
+			   sl_expr **aggs, int naggs, const char *method,
+			   sl_err *err)
+{
+	int n = nkeys + naggs, i, rc;
+	sl_expr **all = calloc((size_t)n + 1, sizeof *all);
+	sl_plan *in2 = sl_plan_ref(in), *p = NULL;
+	for (i = 0; all != NULL && i < n; i++)
+		all[i] = i < nkeys ? keys[i] : aggs[i - nkeys];
+	rc = all == NULL ? sl_err_nomem(err)
+			 : sl_window_rewrite(&in2, all, n, method, err);
+	for (i = 0; all != NULL && i < n; i++) {
+		if (i < nkeys)
+			keys[i] = all[i];
+		else
+			aggs[i - nkeys] = all[i];
+	}
+	free(all);
+	if (rc == 0)
+		p = agg_build(in2, keys, nkeys, aggs, naggs, method, err);
+	else
+		for (i = 0; i < n; i++) {
+			sl_expr_free(i < nkeys ? keys[i] : aggs[i - nkeys]);
+			if (i < nkeys)
+				keys[i] = NULL;
+			else
+				aggs[i - nkeys] = NULL;
+		}
+	sl_plan_free(in2);
 	return p;
 }
 

@@ -6,6 +6,8 @@
  * output keeps input order.  The set lives as long as the operator, so the
  * same code deduplicates across micro-batches later (Spark's
  * StreamingDeduplicate; a watermark will bound it).
+ * dropDuplicatesWithinWatermark is refused on batch DataFrames, as Spark
+ * 3.5 does when the batch query runs.
  */
 #include "exec.h"
 
@@ -93,6 +95,13 @@ sl_op *sl_op_dedup_new(const sl_plan *p, sl_err *err)
 	int j;
 	if (op == NULL)
 		return NULL;
+	if (p->within_wm) {
+		/* Spark's UnsupportedOperationChecker.checkForBatch */
+		sl_err_set(err, SL_EANALYSIS,
+			   "dropDuplicatesWithinWatermark is not supported with batch DataFrames/DataSets");
+		sl_op_free(op);
+		return NULL;
+	}
 	st = op->state = calloc(1, sizeof *st);
 	kt = calloc((size_t)p->ndedup + 1, sizeof *kt);
 	if (st == NULL || kt == NULL) {

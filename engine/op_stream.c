@@ -14,7 +14,15 @@
  *  3. output by ctx->mode: Update emits the groups of this batch, Complete
  *     every group in the store; both sorted by encoded key, which is the
  *     ascending key order with NULLs first (deterministic; Spark's order is
- *     unspecified).  Append needs a watermark (next milestone).
+ *     unspecified).  Append (watermarked keys only) emits the groups the
+ *     eviction watermark closes, once, as they leave the store.
+ * With a watermarked grouping key (window end / event time, see
+ * sl_plan_agg_event_time) and not in Complete mode, rows whose compared
+ * value is <= ctx->wm_late_us are dropped before the partial aggregate:
+ * aggregated apart to count late groups (numRowsDroppedByWatermark, as
+ * Spark counts after its partial aggregate) and logged (sl_stream_late).
+ * At the end of the batch entries <= ctx->wm_evict_us leave the store; an
+ * sl_win_index (window.h) finds them without scanning the store.
  * The store's pending version is made permanent by sl_exec_stream_commit
  * after the sink took the rows, or thrown away by sl_exec_stream_abort:
  * a failed batch re-runs exactly on the totals it started from.
@@ -33,6 +41,7 @@
 #include "source.h"
 #include "stream_int.h"
 #include "timeutil.h"
+#include "window.h"
 
 /* ------------------------------------------------------------- leaf */
 
@@ -166,7 +175,20 @@ typedef struct saggst {
 	sl_buf keys;     /* encoded keys of the batch's groups, back to back */
 	int64_t *koff;   /* group g's key at keys.p + koff[g] .. koff[g+1] */
 	int64_t kcap;
+	sl_agg_et et;    /* how a group compares with the watermark */
+	bool evicts;     /* watermarked and not Complete mode */
+	sl_op *late;     /* this batch's late rows, aggregated to count the
+			    late groups, or NULL */
+	int64_t logged;  /* late rows logged this batch */
+	sl_win_index ix; /* compared value -> key, for eviction */
+	int64_t last_evict_us; /* the watermark of the last eviction */
+	uint8_t *isnew;  /* group g was not in the store before the merge */
+	int64_t isnew_cap;
 } saggst;
+
+/* Late rows logged per operator and batch: the log is a bounded ring, so
+ * formatting a replay of a million old rows would only be thrown away. */
+#define LATE_LOG_MAX 10000
 
 static int sagg_part(sl_op *op, sl_err *err)
 {
@@ -176,14 +198,182 @@ static int sagg_part(sl_op *op, sl_err *err)
 	return st->part ? 0 : (err ? err->code : SL_ENOMEM);
 }
 
+/* The compared value of every row of `in` (window end, or the event
+ * time); valid[i] = 0 for a NULL.  Returns the number of rows whose value
+ * is <= wm (late). */
+static int64_t row_times(const saggst *st, const sl_batch *in, int64_t wm,
+			 int64_t *v, uint8_t *late)
+{
+	const sl_agg_et *et = &st->et;
+	const sl_col *c = in->cols[et->col];
+	int64_t i, n = in->nrows, nlate = 0;
+	if (et->kind == SL_ET_WCOL)
+		c = c->child[1];
+	for (i = 0; i < n; i++) {
+		int64_t t = sl_col_i64(c)[i];
+		if (et->kind == SL_ET_WCALL)
+			t = sl_window_first_start(t, et->slide, et->start) +
+			    et->size;
+		v[i] = t;
+		late[i] = t <= wm;
+	}
+	if (c->nulls != NULL || (et->kind == SL_ET_WCOL &&
+				 in->cols[et->col]->nulls != NULL))
+		for (i = 0; i < n; i++)
+			if (sl_col_isnull(c, i) ||
+			    sl_col_isnull(in->cols[et->col], i))
+				late[i] = 0;
+	for (i = 0; i < n; i++)
+		nlate += late[i];
+	return nlate;
+}
+
+/* The event time of row i for the late log: the timestamp the window was
+ * made of (a sliding window's EXPAND keeps it), else the compared value. */
+static int64_t row_event_time(const sl_op *op, const sl_batch *in,
+			      int64_t i, int64_t v)
+{
+	const saggst *st = op->state;
+	const sl_plan *c = op->plan->child[0];
+	int ts = st->et.kind == SL_ET_WCALL ? st->et.col
+		 : st->et.kind == SL_ET_WCOL && c->kind == SL_P_EXPAND
+		     ? c->win_ts
+		     : -1;
+	if (ts >= 0 && ts < in->ncols && !sl_col_isnull(in->cols[ts], i))
+		return sl_col_i64(in->cols[ts])[i];
+	return v;
+}
+
+/* One dropped row into the late log: the row, its windows, the
+ * watermark. */
+static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t v,
+		     sl_buf *row, sl_buf *win)
+{
+	saggst *st = op->state;
+	int k;
+	sl_buf_clear(row);
+	sl_buf_clear(win);
+	sl_buf_addc(row, '{');
+	for (k = 0; k < in->ncols; k++) {
+		const char *name = in->schema->fields[k].name;
+		if (k)
+			sl_buf_addc(row, ',');
+		sl_buf_json_str(row, name, strlen(name));
+		sl_buf_addc(row, ':');
+		sl_value_json(in->cols[k], i, row);
+	}
+	sl_buf_addc(row, '}');
+	if (st->et.kind == SL_ET_RAW) {
+		sl_buf_adds(win, "[]");
+	} else {
+		int64_t s = st->et.kind == SL_ET_WCALL
+				? v - st->et.size
+				: sl_col_i64(in->cols[st->et.col]->child[0])[i];
+		sl_buf_adds(win, "[{\"start\":\"");
+		sl_ts_format(s, win);
+		sl_buf_adds(win, "\",\"end\":\"");
+		sl_ts_format(v, win);
+		sl_buf_adds(win, "\"}]");
+	}
+	if (!sl_buf_failed(row) && !sl_buf_failed(win))
+		sl_stream_late(st->ctx, st->sf.name, sl_buf_cstr(row),
+			       row_event_time(op, in, i, v), sl_buf_cstr(win),
+			       st->ctx->wm_late_us);
+}
+
+/* Late rows are aggregated on their own (their groups are what Spark
+ * counts in numRowsDroppedByWatermark) and logged; the rest go on. */
+static int split_late(sl_op *op, sl_batch *in, const int64_t *v,
+		      const uint8_t *late, int64_t nlate, sl_err *err)
+{
+	saggst *st = op->state;
+	uint8_t *keep = malloc((size_t)in->nrows + 1);
+	sl_batch *good = NULL, *bad = NULL;
+	sl_buf row, win;
+	int64_t i;
+	int rc = 0;
+	if (keep == NULL)
+		return sl_err_nomem(err);
+	for (i = 0; i < in->nrows; i++)
+		keep[i] = !late[i];
+	if (st->late == NULL && (st->late = sl_op_agg_new(op->plan, err)) == NULL)
+		rc = err ? err->code : SL_ENOMEM;
+	if (rc == 0 && ((bad = sl_batch_filter(in, late, nlate)) == NULL ||
+			(good = sl_batch_filter(in, keep, in->nrows - nlate)) ==
+			    NULL))
+		rc = sl_err_nomem(err);
+	if (rc == 0)
+		rc = st->late->ops->push(st->late, 0, bad, err);
+	if (rc == 0 && good->nrows > 0)
+		rc = st->part->ops->push(st->part, 0, good, err);
+	sl_buf_init(&row);
+	sl_buf_init(&win);
+	for (i = 0; rc == 0 && i < in->nrows && st->logged < LATE_LOG_MAX; i++)
+		if (late[i]) {
+			log_late(op, in, i, v[i], &row, &win);
+			st->logged++;
+		}
+	sl_buf_release(&row);
+	sl_buf_release(&win);
+	sl_batch_free(good);
+	sl_batch_free(bad);
+	free(keep);
+	return rc;
+}
+
+/* The smallest compared value of the batch (INT64_MAX: none): a window's
+ * end grows with its time, so the smallest time gives the smallest end.
+ * One tight pass; most batches have no late row and stop here. */
+static int64_t min_time(const saggst *st, const sl_batch *in)
+{
+	const sl_col *c = in->cols[st->et.col];
+	const int64_t *v;
+	int64_t i, n = in->nrows, mn = INT64_MAX;
+	if (st->et.kind == SL_ET_WCOL) {
+		if (c->nulls != NULL)
+			return INT64_MIN; /* let row_times look */
+		c = c->child[1];
+	}
+	v = sl_col_i64(c);
+	if (c->nulls == NULL) {
+		for (i = 0; i < n; i++)
+			mn = v[i] < mn ? v[i] : mn;
+	} else {
+		for (i = 0; i < n; i++)
+			if (!sl_col_isnull(c, i) && v[i] < mn)
+				mn = v[i];
+	}
+	if (mn != INT64_MAX && st->et.kind == SL_ET_WCALL)
+		mn = sl_window_first_start(mn, st->et.slide, st->et.start) +
+		     st->et.size;
+	return mn;
+}
+
 static int sagg_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 {
 	saggst *st = op->state;
+	int64_t *v, nlate;
+	uint8_t *late;
 	int rc;
 	(void)side;
 	if ((rc = sagg_part(op, err)) < 0)
 		return rc;
-	return st->part->ops->push(st->part, 0, in, err);
+	if (!st->evicts || st->ctx->wm_late_us == INT64_MIN ||
+	    min_time(st, in) > st->ctx->wm_late_us)
+		return st->part->ops->push(st->part, 0, in, err);
+	v = malloc((size_t)in->nrows * sizeof *v + 1);
+	late = malloc((size_t)in->nrows + 1);
+	if (v == NULL || late == NULL) {
+		free(v);
+		free(late);
+		return sl_err_nomem(err);
+	}
+	nlate = row_times(st, in, st->ctx->wm_late_us, v, late);
+	rc = nlate == 0 ? st->part->ops->push(st->part, 0, in, err)
+			: split_late(op, in, v, late, nlate, err);
+	free(v);
+	free(late);
+	return rc;
 }
 
 static void free_cols(sl_col **c, int n)
@@ -205,10 +395,12 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 	st->kc = calloc((size_t)p->nkeys + 1, sizeof *st->kc);
 	if (n + 1 > st->kcap) {
 		free(st->koff);
+		free(st->isnew);
 		st->koff = malloc((size_t)(n + 1) * sizeof *st->koff);
-		st->kcap = st->koff ? n + 1 : 0;
+		st->isnew = malloc((size_t)(n + 1));
+		st->kcap = st->koff && st->isnew ? n + 1 : 0;
 	}
-	if (st->kc == NULL || st->koff == NULL)
+	if (st->kc == NULL || st->koff == NULL || st->isnew == NULL)
 		return sl_err_nomem(err);
 	for (k = 0; k < p->nkeys; k++)
 		if ((st->kc[k] = sl_hash_groups_key(t, k, 0, n, err)) == NULL)
@@ -222,7 +414,23 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 	return sl_buf_failed(&st->keys) ? sl_err_nomem(err) : 0;
 }
 
-/* Merge group g with its stored buffer and store the result. */
+/* The compared value of row r of key columns kc, or false for NULL. */
+static bool key_time(const saggst *st, sl_col *const *kc, int64_t r,
+		     int64_t *t)
+{
+	const sl_col *c = kc[st->et.key];
+	if (sl_col_isnull(c, r))
+		return false;
+	if (c->type->kind == SL_STRUCT)
+		c = c->child[1];
+	if (sl_col_isnull(c, r))
+		return false;
+	*t = sl_col_i64(c)[r];
+	return true;
+}
+
+/* Merge group g with its stored buffer and store the result; a new
+ * group of a watermarked aggregation enters the eviction index. */
 static int merge_group(sl_op *op, int64_t g, sl_err *err)
 {
 	const sl_plan *p = op->plan;
@@ -231,7 +439,9 @@ static int merge_group(sl_op *op, int64_t g, sl_err *err)
 	const char *key = st->keys.p ? st->keys.p + st->koff[g] : "";
 	size_t klen = (size_t)(st->koff[g + 1] - st->koff[g]), vlen = 0, at = 0;
 	const unsigned char *old = sl_state_get(st->sf.store, key, klen, &vlen);
+	int64_t t;
 	int i, rc;
+	st->isnew[g] = old == NULL;
 	for (i = 0; old != NULL && i < p->naggs; i++) {
 		size_t used;
 		if ((rc = sl_agg_merge(aggs[i], g, old + at, vlen - at, &used,
@@ -243,11 +453,16 @@ static int merge_group(sl_op *op, int64_t g, sl_err *err)
 	for (i = 0; i < p->naggs; i++)
 		if ((rc = sl_agg_save(aggs[i], g, &st->vb, err)) < 0)
 			return rc;
+	if (old == NULL && st->evicts && st->ix.valid &&
+	    key_time(st, st->kc, g, &t) &&
+	    (rc = sl_win_index_push(&st->ix, t, key, klen, err)) < 0)
+		return rc;
 	return sl_state_put(st->sf.store, key, klen, st->vb.p ? st->vb.p : "",
 			    st->vb.len, err);
 }
 
-/* One feed event per group of the batch: its key and new aggregates. */
+/* One feed event per group of the batch: its key and new aggregates;
+ * a window (watermarked aggregation) seen for the first time is OPEN. */
 static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 {
 	const sl_plan *p = op->plan;
@@ -272,7 +487,9 @@ static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 		sl_stream_row_text(st->kc, p->nkeys, g, &k);
 		sl_stream_row_text(ac, p->naggs, g, &v);
 		sl_stream_state_event(st->ctx, st->sf.name, sl_buf_cstr(&k),
-			    sl_buf_cstr(&v), "UPDATED");
+				      sl_buf_cstr(&v),
+				      st->evicts && st->isnew[g] ? "OPEN"
+								 : "UPDATED");
 	}
 	sl_buf_release(&k);
 	sl_buf_release(&v);
@@ -330,10 +547,9 @@ typedef struct kents {
 	kent *e;
 } kents;
 
-static int collect_entry(void *ud, const void *key, size_t klen,
-			 const void *val, size_t vlen)
+static int kents_add(kents *l, const void *key, size_t klen, const void *val,
+		     size_t vlen)
 {
-	kents *l = ud;
 	if (l->n == l->cap) {
 		int64_t cap = l->cap ? 2 * l->cap : 256;
 		kent *m = realloc(l->e, (size_t)cap * sizeof *m);
@@ -351,31 +567,53 @@ static int collect_entry(void *ud, const void *key, size_t klen,
 	return 0;
 }
 
+static int collect_entry(void *ud, const void *key, size_t klen,
+			 const void *val, size_t vlen)
+{
+	return kents_add(ud, key, klen, val, vlen);
+}
+
+/* Fresh, empty aggregates of p's functions (for decoding buffers). */
+static sl_agg **new_aggs(const sl_plan *p, sl_err *err)
+{
+	sl_agg **aggs = calloc((size_t)p->naggs + 1, sizeof *aggs);
+	sl_type *at[8];
+	int i, j;
+	if (aggs == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (i = 0; i < p->naggs; i++) {
+		const sl_aggspec *s = &p->aggs[i];
+		for (j = 0; j < s->nargs && j < 8; j++)
+			at[j] = s->args[j]->rtype;
+		aggs[i] = sl_agg_new(s->fname, s->distinct, s->count_rows, at,
+				     s->nargs, s->rsd, err);
+		if (aggs[i] == NULL) {
+			while (i-- > 0)
+				sl_agg_free(aggs[i]);
+			free(aggs);
+			return NULL;
+		}
+	}
+	return aggs;
+}
+
 /* Decode entries into key columns and fresh aggregates, then output. */
 static sl_batch *decode_rows(sl_op *op, const kent *e, int64_t n,
 			     sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc);
-	sl_agg **aggs = calloc((size_t)p->naggs + 1, sizeof *aggs);
+	sl_agg **aggs = new_aggs(p, err);
 	sl_batch *o = NULL;
-	sl_type *at[8];
 	int64_t r;
-	int i, j, rc = 0;
+	int i, rc = 0;
 	if (kc == NULL || aggs == NULL)
-		rc = sl_err_nomem(err);
+		rc = kc == NULL ? sl_err_nomem(err) : (err ? err->code : SL_ENOMEM);
 	for (i = 0; i < p->nkeys && rc == 0; i++)
 		if ((kc[i] = sl_col_new(p->keys[i]->rtype, n)) == NULL)
 			rc = sl_err_nomem(err);
-	for (i = 0; i < p->naggs && rc == 0; i++) {
-		const sl_aggspec *s = &p->aggs[i];
-		for (j = 0; j < s->nargs && j < 8; j++)
-			at[j] = s->args[j]->rtype;
-		aggs[i] = sl_agg_new(s->fname, s->distinct, s->count_rows, at,
-				     s->nargs, s->rsd, err);
-		if (aggs[i] == NULL)
-			rc = err ? err->code : SL_ENOMEM;
-	}
 	for (r = 0; r < n && rc == 0; r++) {
 		size_t at2 = 0, used;
 		rc = sl_hash_key_decode(kc, p->nkeys, r, e[r].k, e[r].klen,
@@ -413,6 +651,147 @@ static sl_batch *complete_rows(sl_op *op, sl_err *err)
 	return o;
 }
 
+/* ------------------------------------------------------ eviction */
+
+typedef struct rebuild {
+	sl_op *op;
+	sl_col **kc;
+	int64_t row, cap;
+	int rc;
+	sl_err *err;
+} rebuild;
+
+static int rebuild_entry(void *ud, const void *key, size_t klen,
+			 const void *val, size_t vlen)
+{
+	rebuild *r = ud;
+	saggst *st = r->op->state;
+	const sl_plan *p = r->op->plan;
+	int64_t t;
+	(void)val;
+	(void)vlen;
+	if (r->row == r->cap) { /* fresh columns: strings pile up */
+		free_cols(r->kc, p->nkeys);
+		r->kc = calloc((size_t)p->nkeys + 1, sizeof *r->kc);
+		for (int i = 0; r->kc != NULL && i < p->nkeys; i++)
+			if ((r->kc[i] = sl_col_new(p->keys[i]->rtype,
+						   r->cap)) == NULL)
+				return r->rc = SL_ENOMEM;
+		if (r->kc == NULL)
+			return r->rc = SL_ENOMEM;
+		r->row = 0;
+	}
+	if ((r->rc = sl_hash_key_decode(r->kc, p->nkeys, r->row, key, klen,
+					NULL, r->err)) < 0)
+		return r->rc;
+	if (key_time(st, r->kc, r->row, &t) &&
+	    (r->rc = sl_win_index_push(&st->ix, t, key, klen, r->err)) < 0)
+		return r->rc;
+	r->row++;
+	return 0;
+}
+
+/* The index lost track (new operator over a restored store, or an
+ * abort): one scan of the store rebuilds it. */
+static int rebuild_index(sl_op *op, sl_err *err)
+{
+	saggst *st = op->state;
+	rebuild r;
+	memset(&r, 0, sizeof r);
+	r.op = op;
+	r.err = err;
+	r.cap = 1024;
+	r.row = r.cap;
+	sl_win_index_clear(&st->ix);
+	sl_state_foreach(st->sf.store, rebuild_entry, &r);
+	free_cols(r.kc, op->plan->nkeys);
+	if (r.rc < 0) {
+		st->ix.valid = false;
+		return r.rc == SL_ENOMEM ? sl_err_nomem(err) : r.rc;
+	}
+	return 0;
+}
+
+/* Feed events for evicted rows (capped like the others). */
+static void feed_evicted(sl_op *op, const sl_batch *o, const char *word)
+{
+	saggst *st = op->state;
+	const sl_plan *p = op->plan;
+	sl_buf k, v;
+	int64_t r;
+	if (!sl_stream_wants_rows(st->ctx) || o == NULL)
+		return;
+	sl_buf_init(&k);
+	sl_buf_init(&v);
+	for (r = 0; r < o->nrows && r < SL_FEED_ROWS_PER_BATCH; r++) {
+		sl_buf_clear(&k);
+		sl_buf_clear(&v);
+		sl_stream_row_text(o->cols, p->nkeys, r, &k);
+		sl_stream_row_text(o->cols + p->nkeys, o->ncols - p->nkeys, r,
+				   &v);
+		sl_stream_state_event(st->ctx, st->sf.name, sl_buf_cstr(&k),
+				      sl_buf_cstr(&v), word);
+	}
+	sl_buf_release(&k);
+	sl_buf_release(&v);
+}
+
+/* Remove every entry whose compared value <= the eviction watermark;
+ * *out (when out != NULL: Append) gets them as output rows, in key
+ * order.  Each entry leaves the store once, so it is emitted once. */
+static int evict(sl_op *op, sl_batch **out, sl_err *err)
+{
+	saggst *st = op->state;
+	int64_t lim = st->ctx->wm_evict_us, t, i;
+	const void *key;
+	size_t klen, vlen;
+	sl_buf vals;
+	kents l;
+	sl_batch *o = NULL;
+	bool want = out != NULL || sl_stream_wants_rows(st->ctx);
+	int rc = 0;
+	if (lim == INT64_MIN)
+		return 0;
+	if (!st->ix.valid && (rc = rebuild_index(op, err)) < 0)
+		return rc;
+	st->last_evict_us = lim;
+	if (sl_win_index_min(&st->ix) > lim)
+		return 0;
+	memset(&l, 0, sizeof l);
+	sl_buf_init(&vals);
+	while (rc == 0 && sl_win_index_pop(&st->ix, lim, &t, &key, &klen)) {
+		const void *v = sl_state_get(st->sf.store, key, klen, &vlen);
+		if (v == NULL) /* stale: removed already */
+			continue;
+		if (want) {
+			rc = kents_add(&l, key, klen, NULL, vlen);
+			if (rc == 0)
+				l.e[l.n - 1].g = (int64_t)vals.len;
+			sl_buf_add(&vals, v, vlen);
+		}
+		sl_state_remove(st->sf.store, key, klen);
+	}
+	if (rc == 0 && sl_buf_failed(&vals))
+		rc = SL_ENOMEM;
+	for (i = 0; rc == 0 && i < l.n; i++) /* offsets -> pointers */
+		l.e[i].v = (const unsigned char *)vals.p + l.e[i].g;
+	if (rc == 0 && l.n > 0) {
+		qsort(l.e, (size_t)l.n, sizeof *l.e, kent_cmp);
+		if ((o = decode_rows(op, l.e, l.n, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+		feed_evicted(op, o, out != NULL ? "EMITTED" : "EVICTED");
+		if (out != NULL)
+			*out = o;
+		else
+			sl_batch_free(o);
+	}
+	free(l.e);
+	sl_buf_release(&vals);
+	return rc == SL_ENOMEM ? sl_err_nomem(err) : rc;
+}
+
+/* ------------------------------------------------------ micro-batch */
+
 static void sagg_clear(sl_op *op)
 {
 	saggst *st = op->state;
@@ -420,6 +799,18 @@ static void sagg_clear(sl_op *op)
 	st->kc = NULL;
 	sl_op_free(st->part);
 	st->part = NULL;
+	sl_op_free(st->late);
+	st->late = NULL;
+	st->logged = 0;
+}
+
+/* After an abort the store went back a version: the index must be
+ * rebuilt from it. */
+static void sagg_reset(sl_op *op)
+{
+	saggst *st = op->state;
+	sagg_clear(op);
+	st->ix.valid = false;
 }
 
 static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
@@ -427,12 +818,16 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 	saggst *st = op->state;
 	int64_t n, g;
 	int rc;
+	if (st->late != NULL) /* Spark counts late groups, not rows */
+		st->sf.dropped += sl_op_agg_ngroups(st->late);
 	/* a global aggregate has its one group even in an empty batch */
 	if (st->part == NULL && op->plan->nkeys > 0) {
 		*ngroups = 0;
 		return 0;
 	}
 	if ((rc = sagg_part(op, err)) < 0)
+		return rc;
+	if (st->evicts && !st->ix.valid && (rc = rebuild_index(op, err)) < 0)
 		return rc;
 	n = *ngroups = sl_op_agg_ngroups(st->part);
 	if ((rc = encode_keys(op, n, err)) < 0)
@@ -443,6 +838,32 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 	return sl_stream_wants_rows(st->ctx) ? feed_groups(op, n, err) : 0;
 }
 
+/* Output by mode: Update the batch's groups, Complete everything, Append
+ * the groups the watermark closes; then eviction (not Complete). */
+static int sagg_output(sl_op *op, int64_t n, sl_batch **o, sl_err *err)
+{
+	saggst *st = op->state;
+	int rc = 0;
+	*o = NULL;
+	switch (st->ctx->mode) {
+	case SL_MODE_COMPLETE:
+		if ((*o = complete_rows(op, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+		break;
+	case SL_MODE_UPDATE:
+		if (n > 0 && (*o = update_rows(op, n, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+		if (rc == 0 && st->evicts)
+			rc = evict(op, NULL, err);
+		break;
+	case SL_MODE_APPEND:
+	default:
+		rc = evict(op, o, err);
+		break;
+	}
+	return rc;
+}
+
 static int sagg_finish(sl_op *op, int side, sl_err *err)
 {
 	saggst *st = op->state;
@@ -450,23 +871,26 @@ static int sagg_finish(sl_op *op, int side, sl_err *err)
 	int64_t n = 0;
 	int rc;
 	(void)side;
-	if (st->ctx->mode == SL_MODE_APPEND) {
+	if (st->ctx->mode == SL_MODE_APPEND && !st->evicts) {
 		sagg_clear(op);
 		return sl_err_set(err, SL_EANALYSIS,
 				  "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark");
 	}
 	rc = sagg_merge_all(op, &n, err);
-	if (rc == 0 && st->ctx->mode == SL_MODE_UPDATE && n > 0)
-		o = update_rows(op, n, err);
-	else if (rc == 0 && st->ctx->mode == SL_MODE_COMPLETE)
-		o = complete_rows(op, err);
-	if (rc == 0 && o == NULL && (st->ctx->mode == SL_MODE_COMPLETE || n > 0))
-		rc = err ? err->code : SL_ENOMEM;
+	if (rc == 0)
+		rc = sagg_output(op, n, &o, err);
 	sagg_clear(op);
 	if (rc == 0 && o != NULL)
 		rc = sl_op_emit(op, o, err);
 	sl_batch_free(o);
 	return rc < 0 ? rc : sl_op_finish_parent(op, err);
+}
+
+/* Spark's StateStoreSaveExec.shouldRunAnotherBatch. */
+static bool sagg_wants_no_data(sl_op *op, int64_t new_wm_us)
+{
+	saggst *st = op->state;
+	return st->evicts && new_wm_us > st->last_evict_us;
 }
 
 static void sagg_free(sl_op *op)
@@ -479,7 +903,9 @@ static void sagg_free(sl_op *op)
 	sl_buf_release(&st->kb);
 	sl_buf_release(&st->vb);
 	sl_buf_release(&st->keys);
+	sl_win_index_release(&st->ix);
 	free(st->koff);
+	free(st->isnew);
 	free(st);
 }
 
@@ -488,7 +914,8 @@ static const struct sl_op_ops sagg_ops = {
 	.push = sagg_push,
 	.finish = sagg_finish,
 	.free = sagg_free,
-	.reset = sagg_clear,
+	.reset = sagg_reset,
+	.wants_no_data = sagg_wants_no_data,
 };
 
 /* collect_list and DISTINCT aggregates have no streaming buffer. */
@@ -526,10 +953,15 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx,
 	}
 	st->sf.name = "stateStoreSave";
 	st->ctx = ctx;
+	sl_plan_agg_event_time(p, &st->et);
+	st->evicts = st->et.kind != SL_ET_NONE &&
+		     st->et.kind != SL_ET_SESSION &&
+		     ctx->mode != SL_MODE_COMPLETE;
+	st->last_evict_us = INT64_MIN;
+	sl_win_index_init(&st->ix); /* invalid: built from the store */
 	sl_buf_init(&st->kb);
 	sl_buf_init(&st->vb);
 	sl_buf_init(&st->keys);
 	op->sf = &st->sf;
 	return op;
 }
-

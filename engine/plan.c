@@ -22,6 +22,7 @@
 
 #include "fileformat.h"
 #include "func.h"
+#include "timeutil.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -555,7 +556,8 @@ static int expand_star(sl_plan *in, sl_expr *e, pitem **it, int *n, int *cap,
 	return 0;
 }
 
-sl_plan *sl_plan_project(sl_plan *in, sl_expr **exprs, int n, sl_err *err)
+static sl_plan *project_exprs(sl_plan *in, sl_expr **exprs, int n,
+			      sl_err *err)
 {
 	pitem *it = calloc((size_t)n + 8, sizeof *it);
 	int i = 0, m = 0, cap = n + 8;
@@ -595,6 +597,24 @@ fail:
 	return NULL;
 }
 
+/* A sliding window() becomes an EXPAND node below (window.c). */
+sl_plan *sl_plan_project(sl_plan *in, sl_expr **exprs, int n, sl_err *err)
+{
+	sl_plan *in2 = sl_plan_ref(in), *p;
+	int i;
+	if (sl_window_rewrite(&in2, exprs, n, "select", err) < 0) {
+		for (i = 0; i < n; i++) {
+			sl_expr_free(exprs[i]);
+			exprs[i] = NULL;
+		}
+		sl_plan_free(in2);
+		return NULL;
+	}
+	p = project_exprs(in2, exprs, n, err);
+	sl_plan_free(in2);
+	return p;
+}
+
 static pitem *pass_items(const sl_type *st, int extra, sl_err *err)
 {
 	pitem *it = calloc((size_t)st->nfields + (size_t)extra + 1, sizeof *it);
@@ -608,10 +628,10 @@ static pitem *pass_items(const sl_type *st, int extra, sl_err *err)
 	return it;
 }
 
-sl_plan *sl_plan_with_column(sl_plan *in, const char *name, sl_expr *e,
-			     sl_err *err)
+/* st: the columns to pass (in's, or the first ones of an EXPAND). */
+static sl_plan *with_column(sl_plan *in, const sl_type *st, const char *name,
+			    sl_expr *e, sl_err *err)
 {
-	const sl_type *st = in->schema;
 	pitem *it = pass_items(st, 1, err);
 	int i, n = st->nfields, hit = 0;
 	if (it == NULL)
@@ -640,6 +660,20 @@ nomem:
 fail:
 	sl_expr_free(e);
 	return NULL;
+}
+
+sl_plan *sl_plan_with_column(sl_plan *in, const char *name, sl_expr *e,
+			     sl_err *err)
+{
+	sl_plan *in2 = sl_plan_ref(in), *p;
+	if (sl_window_rewrite(&in2, &e, 1, "withColumn", err) < 0) {
+		sl_expr_free(e);
+		sl_plan_free(in2);
+		return NULL;
+	}
+	p = with_column(in2, in->schema, name, e, err);
+	sl_plan_free(in2);
+	return p;
 }
 
 sl_plan *sl_plan_rename(sl_plan *in, const char *from, const char *to,
@@ -1048,6 +1082,22 @@ static void node_text(const sl_plan *p, bool physical, sl_buf *out)
 		sl_buf_printf(out, "StreamingRelation %s, ",
 			      p->format ? p->format : "?");
 		name_list(out, p->schema);
+		break;
+	case SL_P_WATERMARK:
+		sl_buf_printf(out, "EventTimeWatermark %s, ",
+			      p->schema->fields[p->wm_col].name);
+		sl_duration_format(p->wm_delay_us, out);
+		break;
+	case SL_P_EXPAND:
+		sl_buf_adds(out, "Expand window(");
+		sl_expr_sql(p->exprs[0], out);
+		sl_buf_adds(out, ", ");
+		sl_duration_format(p->win_size, out);
+		sl_buf_adds(out, ", ");
+		sl_duration_format(p->win_slide, out);
+		sl_buf_adds(out, ", ");
+		sl_duration_format(p->win_start, out);
+		sl_buf_adds(out, ")");
 		break;
 	case SL_P_DEDUP:
 		sl_buf_adds(out, "Deduplicate [");

@@ -26,7 +26,8 @@ typedef enum sl_plan_kind {
 	SL_P_JOIN,
 	SL_P_DEDUP,
 	SL_P_STREAM_SOURCE, /* readStream ... load(): op_stream.c */
-	SL_P_WATERMARK      /* later milestones */
+	SL_P_WATERMARK,     /* withWatermark: op_watermark.c */
+	SL_P_EXPAND         /* sliding window(): one row per window, window.c */
 } sl_plan_kind;
 
 /* One aggregate function of an AGGREGATE node. */
@@ -117,13 +118,26 @@ struct sl_plan {
 	sl_join_out *out;
 	bool using_cols;
 
-	/* DEDUP: indexes of the key columns */
+	/* DEDUP: indexes of the key columns; within_wm for
+	 * dropDuplicatesWithinWatermark (op_sdedup.c) */
 	int ndedup;
 	int *dedup_cols;
+	bool within_wm;
 
 	/* STREAM_SOURCE: the source description (counted); `format` is set
 	 * too, for explain */
 	sl_source_desc *desc;
+
+	/* WATERMARK: the event-time column (index into the schema, which
+	 * is the child's) and the delay (months as 31 days) */
+	int wm_col;
+	int64_t wm_delay_us;
+
+	/* EXPAND: output = the input columns then `window` (struct
+	 * start/end); win_ts the input timestamp column; window() in
+	 * microseconds */
+	int win_ts;
+	int64_t win_size, win_slide, win_start;
 
 	/* Node kinds built outside plan.c release their own fields here
 	 * (called by sl_plan_free before the common fields; may be NULL).
@@ -145,6 +159,57 @@ sl_expr *sl_plan_colref(const sl_type *schema, int i, sl_err *err);
 char *sl_plan_expr_name(const sl_expr *e);
 /* Wider common type for union/join keys, or NULL when none. */
 sl_type *sl_plan_common_type(sl_type *a, sl_type *b);
+
+/* ---- event time (op_watermark.c) ---- */
+
+/* An event-time column of a plan's output: the column withWatermark
+ * marked, carried through projections (renamed or not), filters, unions,
+ * joins; `window` when it is a window()/session_window() struct over it
+ * (compared by its end). */
+#define SL_PLAN_MAX_ET 8
+typedef struct sl_plan_et {
+	int col;
+	bool window;
+	int64_t delay_us;
+} sl_plan_et;
+/* The event-time columns of p's output (up to max); returns the count. */
+int sl_plan_event_time(const sl_plan *p, sl_plan_et *out, int max);
+/* True when a withWatermark node is at or below p. */
+bool sl_plan_has_watermark(const sl_plan *p);
+
+/* How a watermarked AGGREGATE finds the event time of a group / an input
+ * row: key `key` is the event-time column itself (RAW: compare the value),
+ * a window struct column (WCOL: compare its end), a window() call over
+ * the event time (WCALL: end = start + size), or a session_window() call
+ * (SESSION).  `col` is the input column (the timestamp, or the struct). */
+typedef enum sl_et_kind {
+	SL_ET_NONE = 0, SL_ET_RAW, SL_ET_WCOL, SL_ET_WCALL, SL_ET_SESSION
+} sl_et_kind;
+typedef struct sl_agg_et {
+	sl_et_kind kind;
+	int key;
+	int col;
+	int64_t size, slide, start; /* WCALL */
+	int64_t gap_us;             /* SESSION */
+} sl_agg_et;
+/* Fill *et for an AGGREGATE node (kind SL_ET_NONE: not watermarked). */
+void sl_plan_agg_event_time(const sl_plan *p, sl_agg_et *et);
+
+/* The index of an AGGREGATE's session_window() key, or -1
+ * (op_session.c). */
+int sl_plan_session_key(const sl_plan *p);
+
+/* ---- windows (window.c) ---- */
+
+/* Rewrite exprs[0..n) (owned, replaced in place) that hold a sliding
+ * window() call: *in becomes an EXPAND node over it (the caller's
+ * reference moves to the new node) and each such call a reference to its
+ * `window` column.  0 when nothing needed rewriting too.  Spark's error
+ * for two different window specs. */
+int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n,
+		      const char *method, sl_err *err);
+/* The window(ts) start for ts (Spark's TimeWindowing). */
+int64_t sl_window_first_start(int64_t ts, int64_t slide, int64_t start);
 
 /* Node constructors living with their operators. */
 sl_plan *sl_plan_agg_build(sl_plan *in, sl_expr **keys, int nkeys,

@@ -98,12 +98,42 @@ static void state_ops(sl_buf *b, const sl_progress *p)
 		    "\"memoryUsedBytes\":%lld,"
 		    "\"numRowsDroppedByWatermark\":%lld,"
 		    "\"numShufflePartitions\":1,"
-		    "\"numStateStoreInstances\":1,\"customMetrics\":{}}",
+		    "\"numStateStoreInstances\":1,\"customMetrics\":{",
 		    (long long)s->rows_total, (long long)s->rows_updated,
 		    (long long)s->rows_removed, (long long)s->memory_bytes,
 		    (long long)s->rows_dropped);
+		if (s->dup_dropped >= 0)
+			sl_buf_printf(b, "\"numDroppedDuplicateRows\":%lld",
+				      (long long)s->dup_dropped);
+		sl_buf_adds(b, "}}");
 	}
 	sl_buf_addc(b, ']');
+}
+
+/* Spark: {"avg","max","min"} of the first watermark node that saw rows,
+ * then "watermark" (the one the batch used); an empty map when the query
+ * has no watermark. */
+static void event_time(sl_buf *b, const sl_progress *p)
+{
+	sl_buf_adds(b, ",\"eventTime\":{");
+	if (!p->has_wm) { /* Spark leaves the empty map out; t500 keeps {} */
+		sl_buf_adds(b, "},");
+		return;
+	}
+	if (p->et_count > 0) {
+		key(b, "avg");
+		iso(b, p->et_avg_ms * 1000);
+		sl_buf_addc(b, ',');
+		key(b, "max");
+		iso(b, p->et_max_ms * 1000);
+		sl_buf_addc(b, ',');
+		key(b, "min");
+		iso(b, p->et_min_ms * 1000);
+		sl_buf_addc(b, ',');
+	}
+	key(b, "watermark");
+	iso(b, p->wm_ms * 1000);
+	sl_buf_adds(b, "},");
 }
 
 static void sources(sl_buf *b, const sl_progress *p)
@@ -155,8 +185,7 @@ void sl_progress_json(const sl_progress *p, sl_buf *out)
 	rates(out, p, p->input_rows);
 	sl_buf_addc(out, ',');
 	durations(out, p);
-	/* NEEDSWORK: the watermark milestone fills eventTime. */
-	sl_buf_adds(out, ",\"eventTime\":{},");
+	event_time(out, p);
 	state_ops(out, p);
 	sl_buf_addc(out, ',');
 	sources(out, p);

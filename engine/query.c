@@ -123,6 +123,7 @@ static void destroy(sl_query *q)
 	free(q->exception);
 	sl_buf_release(&q->status_buf);
 	free(q->last_progress);
+	free(q->wm.node_ms);
 	if (q->recent != NULL)
 		for (i = 0; i < q->recent_cap; i++)
 			free(q->recent[i]);
@@ -439,7 +440,8 @@ sl_query *sl_query_start(sl_session *s, sl_plan *plan,
 	if ((q->collect = sl_query_collector_new(err)) == NULL)
 		goto fail;
 	q->root = sl_exec_stream_compile(q->plan, q->collect, &q->ctx, err);
-	if (q->root == NULL || (rc = setup_trigger(q, err)) < 0 ||
+	if (q->root == NULL || (rc = sl_query_wm_init(q, err)) < 0 ||
+	    (rc = setup_trigger(q, err)) < 0 ||
 	    (rc = sl_session_register(s, q, err)) < 0)
 		goto fail;
 	q->active = true;

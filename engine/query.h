@@ -74,6 +74,10 @@ const char *sl_query_recent_json(const sl_query *q, int i); /* 0 = oldest */
 /* The failure ("message" one line + "\n" + details/traceback), or NULL. */
 const char *sl_query_exception(const sl_query *q);
 sl_feed *sl_query_feed(sl_query *q);
+/* The late-row log (q:lateRows): one SL_EV_LATE_ROW event per row dropped
+ * as late, json as sl_stream_late (stream_int.h) writes it.  Borrowed; the
+ * query owns it.  (Declared for the Lua binding; implemented in query.c.) */
+sl_feed *sl_query_late(sl_query *q);
 int64_t sl_query_last_batch_id(const sl_query *q); /* -1 before the first */
 /* explain(): the plan ("No physical plan. Waiting for data." before the
  * first batch, as Spark). */

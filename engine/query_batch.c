@@ -23,6 +23,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "exec_stream.h"
 #include "expr.h"
@@ -127,6 +128,7 @@ static sl_batch *collect_take(sl_op *op, sl_type *schema, sl_err *err)
 /* ------------------------------------------------------ the batch */
 
 #define MAX_STATEOPS 16
+#define MAX_WMS 16
 
 /* What one trigger plans, measures and reports. */
 typedef struct mbatch {
@@ -140,7 +142,13 @@ typedef struct mbatch {
 	int nstate;
 	sl_progress_state st[MAX_STATEOPS];
 	sl_state *stp[MAX_STATEOPS];
+	int nwm;
+	sl_wm_stats wst[MAX_WMS];
+	bool no_data;
 } mbatch;
+
+static void event_time_report(const sl_query *q, const mbatch *m,
+			      sl_progress *p);
 
 static int mbatch_init(mbatch *m, int n, sl_err *err)
 {
@@ -324,6 +332,7 @@ static void state_before(sl_query *q, mbatch *m)
 		m->st[i].rows_updated = info[i].num_rows_updated;
 		m->st[i].rows_removed = info[i].num_rows_removed;
 		m->st[i].rows_dropped = info[i].num_rows_dropped_by_watermark;
+		m->st[i].dup_dropped = info[i].num_dropped_duplicate_rows;
 		m->stp[i] = info[i].state;
 	}
 }
@@ -344,6 +353,9 @@ static int commit_batch(sl_query *q, mbatch *m, sl_err *err)
 {
 	int i, rc;
 	state_before(q, m);
+	m->nwm = sl_exec_stream_watermarks(q->root, m->wst, MAX_WMS);
+	if (m->nwm > MAX_WMS)
+		m->nwm = MAX_WMS;
 	if ((rc = sl_exec_stream_commit(q->root, err)) < 0)
 		return rc;
 	state_after(m);
@@ -425,6 +437,7 @@ static void report(sl_query *q, mbatch *m)
 	p.states = m->st;
 	p.sink_desc = q->sink_desc;
 	p.sink_rows = m->out_rows;
+	event_time_report(q, m, &p);
 	sl_buf_init(&b);
 	sl_progress_json(&p, &b);
 	if (src != ps)
@@ -440,6 +453,128 @@ static void report(sl_query *q, mbatch *m)
 	sl_query_event(q, SL_EV_BATCH_END, m->id, sl_buf_cstr(&b), json);
 	sl_buf_release(&b);
 	sl_session_notify(q->sess, SL_LISTEN_PROGRESS, q, json);
+}
+
+/* ------------------------------------------------------ watermark */
+
+int sl_query_wm_init(sl_query *q, sl_err *err)
+{
+	sl_query_wm *w = &q->wm;
+	const char *pol = sl_session_conf_get(
+	    q->sess, "spark.sql.streaming.multipleWatermarkPolicy");
+	const char *am = sl_session_conf_get(
+	    q->sess, "spark.sql.streaming.statefulOperator.allowMultiple");
+	const char *nd = sl_session_conf_get(
+	    q->sess, "spark.sql.streaming.noDataMicroBatches.enabled");
+	int i;
+	memset(w, 0, sizeof *w);
+	w->prev_ms = INT64_MIN;
+	if (pol != NULL && strcasecmp(pol, "min") != 0) {
+		if (strcasecmp(pol, "max") != 0)
+			return sl_err_set(err, SL_EINVAL,
+					  "Could not recognize watermark policy '%s'",
+					  pol);
+		w->policy_max = true;
+	}
+	w->allow_multiple = am == NULL || strcasecmp(am, "false") != 0;
+	w->no_data_enabled = nd == NULL || strcasecmp(nd, "false") != 0;
+	w->n = sl_exec_stream_watermarks(q->root, NULL, 0);
+	if (w->n == 0)
+		return 0;
+	if ((w->node_ms = malloc((size_t)w->n * sizeof *w->node_ms)) == NULL)
+		return sl_err_nomem(err);
+	for (i = 0; i < w->n; i++)
+		w->node_ms[i] = INT64_MIN;
+	return 0;
+}
+
+/* The two watermarks of the batch about to run (stream.h). */
+static void set_watermarks(sl_query *q)
+{
+	const sl_query_wm *w = &q->wm;
+	if (w->n == 0) {
+		q->ctx.wm_late_us = q->ctx.wm_evict_us = INT64_MIN;
+		return;
+	}
+	q->ctx.wm_evict_us = w->global_ms * 1000;
+	q->ctx.wm_late_us = w->allow_multiple && w->prev_ms != INT64_MIN
+				? w->prev_ms * 1000
+				: q->ctx.wm_evict_us;
+}
+
+/* After a committed batch: per-node max - delay (monotonic per node; a
+ * node without data yet counts 0), the global one by policy, never
+ * moving back (Spark's WatermarkTracker).  Used by the next batch. */
+static void advance_watermark(sl_query *q, const mbatch *m)
+{
+	sl_query_wm *w = &q->wm;
+	int64_t chosen = 0, old = w->global_ms;
+	int i;
+	if (w->n == 0)
+		return;
+	w->prev_ms = w->global_ms;
+	for (i = 0; i < m->nwm && i < w->n; i++) {
+		int64_t c;
+		if (m->wst[i].count == 0)
+			continue;
+		c = m->wst[i].max_ms - m->wst[i].delay_us / 1000;
+		if (w->node_ms[i] == INT64_MIN || c > w->node_ms[i])
+			w->node_ms[i] = c;
+	}
+	for (i = 0; i < w->n; i++) {
+		int64_t v = w->node_ms[i] == INT64_MIN ? 0 : w->node_ms[i];
+		if (i == 0 || (w->policy_max ? v > chosen : v < chosen))
+			chosen = v;
+	}
+	if (chosen > w->global_ms)
+		w->global_ms = chosen;
+	if (w->global_ms != old) {
+		sl_buf t, j;
+		sl_buf_init(&t);
+		sl_buf_init(&j);
+		sl_buf_adds(&t, "watermark ");
+		sl_ts_iso(old * 1000, &t);
+		sl_buf_adds(&t, " -> ");
+		sl_ts_iso(w->global_ms * 1000, &t);
+		sl_buf_printf(&j, "{\"from\":%lld,\"to\":%lld,\"fromIso\":\"",
+			      (long long)old, (long long)w->global_ms);
+		sl_ts_iso(old * 1000, &j);
+		sl_buf_adds(&j, "\",\"toIso\":\"");
+		sl_ts_iso(w->global_ms * 1000, &j);
+		sl_buf_adds(&j, "\"}");
+		sl_query_event(q, SL_EV_WATERMARK, m->id, sl_buf_cstr(&t),
+			       sl_buf_cstr(&j));
+		sl_buf_release(&t);
+		sl_buf_release(&j);
+	}
+	w->no_data_pending = sl_exec_stream_wants_no_data(
+	    q->root, w->global_ms * 1000);
+}
+
+/* Nothing new: does a stateful operator want a batch anyway (Spark's
+ * no-data micro-batch; never with Trigger.Once)? */
+static bool no_data_due(const sl_query *q)
+{
+	return q->wm.no_data_pending && q->wm.no_data_enabled &&
+	       q->trigger.kind != SL_TRIGGER_ONCE;
+}
+
+/* Event-time statistics for progress: the first node that saw rows. */
+static void event_time_report(const sl_query *q, const mbatch *m,
+			      sl_progress *p)
+{
+	int i;
+	p->has_wm = q->wm.n > 0;
+	p->wm_ms = q->meta.watermark_ms;
+	for (i = 0; i < m->nwm; i++)
+		if (m->wst[i].count > 0) {
+			p->et_count = m->wst[i].count;
+			p->et_min_ms = m->wst[i].min_ms;
+			p->et_max_ms = m->wst[i].max_ms;
+			p->et_avg_ms = (int64_t)((double)m->wst[i].sum_ms /
+						 (double)m->wst[i].count);
+			return;
+		}
 }
 
 /* Plan, read, run, sink, commit: one trigger.  *ran says whether a batch
@@ -458,13 +593,21 @@ static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
 		if (!sl_query_same_offset(q->start[i], m->end[i]))
 			moved = true;
 	q->data_available = moved;
-	if (!moved)
+	if (!moved && !no_data_due(q))
 		return 0;
-	sl_query_set_status(q, "Processing new data");
+	m->no_data = !moved;
+	q->wm.no_data_pending = false;
+	sl_query_set_status(q, moved ? "Processing new data"
+				     : "Processing a no-data batch");
 	m->id = q->last_batch_id + 1;
 	q->ctx.batch_id = m->id;
 	q->ctx.batch_ts_us = m->t0;
-	q->ctx.no_data = false;
+	q->ctx.no_data = m->no_data;
+	set_watermarks(q);
+	q->meta.batch_id = m->id;
+	q->meta.batch_ts_us = m->t0;
+	q->meta.watermark_ms = q->wm.global_ms;
+	q->meta.no_data = m->no_data;
 	sl_func_set_now(m->t0);
 	offsets_events(q, m);
 	m->us_wal = sl_query_now(q);
@@ -476,6 +619,7 @@ static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
 	    (rc = commit_batch(q, m, err)) < 0)
 		return rc;
 	*ran = true;
+	advance_watermark(q, m);
 	report(q, m);
 	move_offsets(q, m);
 	return 0;

@@ -31,6 +31,8 @@ typedef struct sl_progress_state {
 	const char *operator_name;
 	int64_t rows_total, rows_updated, rows_removed, rows_dropped;
 	int64_t memory_bytes;
+	int64_t dup_dropped; /* customMetrics numDroppedDuplicateRows; -1:
+				not a dedupe operator */
 } sl_progress_state;
 
 typedef struct sl_progress {
@@ -47,6 +49,11 @@ typedef struct sl_progress {
 	const sl_progress_state *states;
 	const char *sink_desc;
 	int64_t sink_rows;
+	/* eventTime: only when the query has a watermark */
+	bool has_wm;
+	int64_t wm_ms;          /* the watermark this batch used */
+	int64_t et_count;       /* rows with an event time (first node) */
+	int64_t et_min_ms, et_max_ms, et_avg_ms;
 } sl_progress;
 
 /* Spark's StreamingQueryProgress JSON (compact, Spark's field order;
@@ -63,6 +70,30 @@ void sl_progress_terminated_json(const char *id, const char *run_id,
 				 const char *exception, sl_buf *out);
 
 /* ---- the query (query.c owns its life cycle) ---- */
+
+/* What the offset log records per batch beside the offsets (Spark's
+ * OffsetSeqMetadata): the checkpoint milestone writes it as offsets/N
+ * {"batchWatermarkMs":..,"batchTimestampMs":..,"conf":{..}}. */
+typedef struct sl_batch_meta {
+	int64_t batch_id;
+	int64_t batch_ts_us;
+	int64_t watermark_ms; /* batchWatermarkMs: the watermark it used */
+	bool no_data;
+} sl_batch_meta;
+
+/* The event-time watermark of a query (query_batch.c; SPARK-SEMANTICS.md
+ * 3.1 and Spark's WatermarkTracker): one watermark per withWatermark node
+ * (plan order), the global one by policy, never decreasing. */
+typedef struct sl_query_wm {
+	int n;             /* withWatermark nodes; 0: no watermark */
+	int64_t *node_ms;  /* per node; INT64_MIN: never saw data */
+	int64_t global_ms; /* the watermark the next batch uses (from 0) */
+	int64_t prev_ms;   /* the one the last batch used; INT64_MIN: none */
+	bool policy_max;   /* multipleWatermarkPolicy=max */
+	bool allow_multiple; /* statefulOperator.allowMultiple */
+	bool no_data_enabled; /* noDataMicroBatches.enabled */
+	bool no_data_pending; /* a stateful operator wants a no-data batch */
+} sl_query_wm;
 
 struct sl_query {
 	int refs;
@@ -85,6 +116,8 @@ struct sl_query {
 	char *sink_desc;
 	sl_op *collect; /* our collector; the operator tree hangs below it */
 	sl_op *root;
+	sl_query_wm wm;
+	sl_batch_meta meta; /* the last batch that ran */
 
 	bool active, running, stop_pending;
 	int64_t last_batch_id;
@@ -130,6 +163,8 @@ void sl_query_stop_now(sl_query *q, const char *why);
 void sl_query_fail(sl_query *q, int64_t batch_id, const sl_err *e);
 
 /* query_batch.c */
+/* Set up q->wm from the plan and the session's confs (at start). */
+int sl_query_wm_init(sl_query *q, sl_err *err);
 /* The operator that receives a micro-batch's output (the tree's sink). */
 sl_op *sl_query_collector_new(sl_err *err);
 /* One trigger: plan offsets (cap: recorded latest offsets, or NULL to

@@ -12,7 +12,7 @@
 
 #include "sink_int.h"
 
-enum { K_CONSOLE, K_MEMORY, K_FILE, K_NOOP };
+enum { K_CONSOLE, K_MEMORY, K_FILE, K_NOOP, K_KAFKA };
 
 static const struct {
 	const char *name;
@@ -23,6 +23,7 @@ static const struct {
 	{"json", K_FILE},
 	{"csv", K_FILE},
 	{"noop", K_NOOP},
+	{"kafka", K_KAFKA},
 };
 
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
@@ -79,6 +80,9 @@ sl_sink *sl_sink_open(sl_session *sess, const char *format,
 		break;
 	case K_NOOP:
 		s = sl_sink_noop_new(mode, err);
+		break;
+	case K_KAFKA:
+		s = sl_sink_kafka_new(opts, mode, query_id, err);
 		break;
 	default:
 		sl_err_set(err, SL_EINVAL,

@@ -26,5 +26,9 @@ sl_sink *sl_sink_memory_new(sl_session *sess, const char *query_name,
 sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 			  sl_outmode mode, const char *query_id, sl_err *err);
 sl_sink *sl_sink_noop_new(sl_outmode mode, sl_err *err);
+/* kafka_sink.c: options kafka.bootstrap.servers (absent/"embedded": the
+ * embedded cluster), topic, kafka.* producer options, flushTimeoutMs. */
+sl_sink *sl_sink_kafka_new(const sl_options *opts, sl_outmode mode,
+			   const char *query_id, sl_err *err);
 
 #endif

@@ -314,6 +314,11 @@ sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 		rc = desc_rate(d, schema, err);
 	else if (strcmp(d->format, "socket") == 0)
 		rc = desc_socket(d, schema, err);
+	else if (strcmp(d->format, "kafka") == 0)
+		rc = (d->schema = sl_kafka_source_check(&d->opts, schema,
+							 err)) != NULL
+			     ? 0
+			     : (err ? err->code : SL_EINVAL);
 	else if (strcmp(d->format, "memory") == 0)
 		rc = sl_err_set(err, SL_EINVAL,
 				"readStream: the memory source is created with "
@@ -321,7 +326,7 @@ sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 	else
 		rc = sl_err_set(err, SL_EINVAL,
 				"readStream: unknown source format '%s' (known: "
-				"rate, socket, json, csv, text)",
+				"rate, socket, json, csv, text, kafka)",
 				format);
 	if (rc != 0) {
 		sl_source_desc_free(d);
@@ -397,6 +402,9 @@ sl_source *sl_source_open(const sl_source_desc *d, sl_clock *clock,
 			return NULL;
 		return sl_source_socket_open(&conf, d->schema, clock, err);
 	}
+	if (strcmp(d->format, "kafka") == 0)
+		return sl_source_kafka_open(&d->opts, d->schema, clock, metadir,
+					    err);
 	if (is_file_format(d->format)) {
 		sl_file_conf conf;
 		if (sl_file_conf_parse(&d->opts, &conf, err) != 0)

@@ -79,6 +79,11 @@ struct sl_source {
 	sl_type *schema; /* counted */
 	bool replayable;
 	void *impl;
+	/* The query's event feed (borrowed; NULL until the driver sets it
+	 * after sl_source_open): sources that have news of their own (kafka:
+	 * librdkafka logs, data loss, brokers unavailable) add SL_EV_LOG
+	 * events to it. */
+	struct sl_feed *feed;
 };
 
 /* ---- descriptions (what a DataStreamReader builds) ---- */

@@ -79,4 +79,19 @@ sl_source *sl_source_file_open(const char *format, const char *path,
 			       const sl_file_conf *conf, sl_clock *clock,
 			       const char *metadir, sl_err *err);
 
+/* ---- kafka (kafka_source.c) ---- */
+/* Validate the options of format("kafka") (Spark's messages for the
+ * subscribe strategies, unsupported kafka.* options, a user schema) and
+ * give the fixed schema (new reference; with headers when includeHeaders). */
+sl_type *sl_kafka_source_check(const sl_options *opts, sl_type *user_schema,
+			       sl_err *err);
+/* Open an instance: opts copied, schema referenced; metadir keeps the
+ * starting offsets resolved at the first start (may be NULL). */
+sl_source *sl_source_kafka_open(const sl_options *opts, sl_type *schema,
+				sl_clock *clock, const char *metadir,
+				sl_err *err);
+/* Offsets lost to retention so far (failOnDataLoss=false), for tests and
+ * progress. */
+int64_t sl_source_kafka_lost(const sl_source *s);
+
 #endif

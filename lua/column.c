@@ -694,10 +694,26 @@ static const fspec ftab[] = {
 	{NULL, NULL, NULL, 0, 0, 0}
 };
 
+/* PySpark's window(timeColumn, windowDuration, slideDuration=None,
+ * startTime=None): trailing nils are absent arguments, and a nil slide
+ * before a startTime means "tumbling" (slide = windowDuration). */
+static void window_defaults(lua_State *L)
+{
+	while (lua_gettop(L) > 2 && lua_isnil(L, -1))
+		lua_pop(L, 1);
+	if (lua_gettop(L) == 4 && lua_isnil(L, 3)) {
+		lua_pushvalue(L, 2);
+		lua_replace(L, 3);
+	}
+}
+
 static int l_F_call(lua_State *L)
 {
 	const fspec *f = lua_touserdata(L, lua_upvalueindex(1));
-	int n = lua_gettop(L), ud;
+	int n, ud;
+	if (strcmp(f->lname, "window") == 0)
+		window_defaults(L);
+	n = lua_gettop(L);
 	size_t sl = strlen(f->spec);
 	sl_expr **a;
 	char where[64];

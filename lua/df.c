@@ -374,33 +374,61 @@ static int l_df_join(lua_State *L)
 			     &err);
 }
 
-static int dedup_as(lua_State *L, const char *method)
+/* dropDuplicates("a", "b") or dropDuplicates{"a", "b"}; no names = all
+ * columns.  within: dropDuplicatesWithinWatermark (state kept until the
+ * watermark passes each key's event time + delay). */
+static int dedup_as(lua_State *L, const char *method, bool within)
 {
 	sl_plan *in = self(L, method);
 	int n, ud;
 	const char **names;
+	sl_plan *p;
 	sl_err err;
 	spread(L, 2);
 	n = lua_gettop(L) - 1;
 	names = names_arg(L, 2, n, method);
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
-	return sl_ldf_finish(L, ud, sl_plan_dedup(in, names, n, &err), &err);
+	p = within ? sl_plan_dedup_within_watermark(in, names, n, &err)
+		   : sl_plan_dedup(in, names, n, &err);
+	return sl_ldf_finish(L, ud, p, &err);
 }
 
 static int l_df_dropduplicates(lua_State *L)
 {
-	return dedup_as(L, "dropDuplicates");
+	return dedup_as(L, "dropDuplicates", false);
 }
 static int l_df_drop_duplicates(lua_State *L)
 {
-	return dedup_as(L, "drop_duplicates");
+	return dedup_as(L, "drop_duplicates", false);
+}
+static int l_df_dropduplicates_ww(lua_State *L)
+{
+	return dedup_as(L, "dropDuplicatesWithinWatermark", true);
 }
 static int l_df_distinct(lua_State *L)
 {
 	self(L, "distinct");
 	lua_settop(L, 1);
-	return dedup_as(L, "distinct");
+	return dedup_as(L, "distinct", false);
+}
+
+/* withWatermark(eventTime, delayThreshold): both strings, as PySpark.  The
+ * engine checks the column (unknown, not a timestamp) and the delay
+ * (negative, unparsable) with Spark's sentences. */
+static int l_df_withwatermark(lua_State *L)
+{
+	sl_plan *in = self(L, "withWatermark");
+	const char *col = sl_lerr_checkstr(L, 2, "withWatermark",
+					   "column name");
+	const char *delay = sl_lerr_checkstr(L, 3, "withWatermark",
+					     "delay string such as '10 minutes'");
+	int ud;
+	sl_err err;
+	sl_ldf_new(L);
+	ud = lua_gettop(L);
+	return sl_ldf_finish(L, ud, sl_plan_watermark(in, col, delay, &err),
+			     &err);
 }
 
 static int l_df_todf(lua_State *L)
@@ -923,7 +951,9 @@ static const luaL_Reg df_methods[] = {
 	{"unionAll", l_df_unionall}, {"join", l_df_join},
 	{"dropDuplicates", l_df_dropduplicates},
 	{"drop_duplicates", l_df_drop_duplicates},
+	{"dropDuplicatesWithinWatermark", l_df_dropduplicates_ww},
 	{"distinct", l_df_distinct}, {"toDF", l_df_todf},
+	{"withWatermark", l_df_withwatermark},
 	{"show", l_df_show}, {"collect", l_df_collect},
 	{"count", l_df_count}, {"first", l_df_first}, {"head", l_df_head},
 	{"take", l_df_take}, {"isEmpty", l_df_isempty},

@@ -155,4 +155,7 @@ void sl_lua_print(lua_State *L, const char *text, size_t len);
 int sl_lua_nofield(lua_State *L, const char *what, const char *name,
 		   const char *const *names, int n);
 
+/* The `kafka` global (kafka.c). */
+void sl_lkafka_open(lua_State *L);
+
 #endif

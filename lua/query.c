@@ -269,12 +269,55 @@ static int l_query_explain(lua_State *L)
 	return 0;
 }
 
+/* Defined by query.c (the late-row log); weak so the program links while
+ * that part lands. */
+extern sl_feed *sl_query_late(sl_query *q) __attribute__((weak));
+
+/* q:lateRows(n?): the newest n rows dropped as late (all the log holds when
+ * n is absent), newest first, each the table of its late-row event:
+ * {row=, eventTime=, windows={{start=, end=}...}, watermark=, batchId=,
+ * operator=}. */
+static int l_query_laterows(lua_State *L)
+{
+	sl_query *q = qself(L, "lateRows");
+	lua_Integer n = LUA_MAXINTEGER, k = 0;
+	uint64_t first, last;
+	sl_feed *f;
+	if (!lua_isnoneornil(L, 2)) {
+		if (!lua_isinteger(L, 2) || lua_tointeger(L, 2) < 0)
+			return sl_lerr_argerror(L, 2, "lateRows",
+						"non-negative integer expected");
+		n = lua_tointeger(L, 2);
+	}
+	lua_newtable(L);
+	/* NEEDSWORK: until query.c defines sl_query_late (weak until then),
+	 * read the late rows from the query's event feed, where they are
+	 * SL_EV_LATE_ROW events among the others (the ring may drop them
+	 * sooner than the dedicated log would). */
+	f = sl_query_late != NULL ? sl_query_late(q) : sl_query_feed(q);
+	if (f == NULL)
+		return 1;
+	sl_feed_range(f, &first, &last);
+	for (uint64_t seq = last; seq != 0 && seq >= first && k < n; seq--) {
+		const sl_event *e = sl_feed_get(f, seq);
+		if (e == NULL || e->kind != SL_EV_LATE_ROW || e->json == NULL)
+			continue;
+		if (!sl_ljson_push(L, e->json)) {
+			lua_pop(L, 1);
+			continue;
+		}
+		lua_rawseti(L, -2, ++k);
+	}
+	return 1;
+}
+
 static const luaL_Reg query_methods[] = {
 	{"stop", l_query_stop},
 	{"awaitTermination", l_query_awaittermination},
 	{"processAllAvailable", l_query_processallavailable},
 	{"explain", l_query_explain},
 	{"step", l_query_step},
+	{"lateRows", l_query_laterows},
 	{NULL, NULL}
 };
 

@@ -198,10 +198,13 @@ static void check_conf_value(lua_State *L, const confkey *c, const char *v)
 	    strcmp(v, "false") != 0)
 		sl_lerr_raisef(L, SL_EINVAL, NULL,
 			       "%s should be boolean, but was %s", c->key, v);
+	/* Spark's tests look for "valid values are 'min' and 'max'"
+	 * (EventTimeWatermarkSuite). */
 	if (strcmp(c->kind, "policy") == 0 && strcasecmp(v, "min") != 0 &&
 	    strcasecmp(v, "max") != 0)
 		sl_lerr_raisef(L, SL_EINVAL, NULL,
-			       "%s should be one of min, max, but was %s",
+			       "%s should be one of min, max, but was '%s'. "
+			       "Valid values are 'min' and 'max'",
 			       c->key, v);
 	if (strcmp(c->kind, "int") == 0) {
 		char *end;
@@ -574,5 +577,6 @@ int sl_lua_open(lua_State *L)
 	sl_lquery_open(L);
 	push_spark(L);
 	lua_setglobal(L, "spark");
+	sl_lkafka_open(L);
 	return 0;
 }

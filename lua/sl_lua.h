@@ -31,4 +31,10 @@ int sl_lua_tick(lua_State *L);
  * trigger polls its sources; a ProcessingTime one waits for its instant). */
 bool sl_lua_tick_due(lua_State *L);
 
+/* The engine session behind L's `spark` (borrowed; owned by the state).
+ * For the REPL's screen, which draws the session's queries.  Raises a Lua
+ * error only when the state is closing. */
+struct sl_session;
+struct sl_session *sl_lua_session(lua_State *L);
+
 #endif

@@ -3,11 +3,25 @@
  *
  * A command line is ":name args"; names may be abbreviated to any unique
  * prefix (":h" is ":help").  Adding a command is adding a row.
+ *
+ * Commands that act on a query (:step, :crash, :restart) run as Lua
+ * through the console, exactly what the learner could type (q:step(),
+ * q:crash("after-sink"), q:restart()), so errors read the same and Ctrl-C
+ * interrupts them.  The Lua handles of the queries the commands have seen
+ * are kept in package.loaded["streamlab.workbench"].queries (not a global:
+ * completion stays clean), so :restart still finds a query that crashed.
  */
+#include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cmd.h"
+#include "query.h"
+#include "session.h"
+#include "sl_lua.h"
 
 typedef struct cmd_entry {
 	const char *name; /* with its ':' */
@@ -17,25 +31,159 @@ typedef struct cmd_entry {
 } cmd_entry;
 
 static int cmd_help(sl_console *c, const char *args);
+static int cmd_lessons(sl_console *c, const char *args);
+static int cmd_lesson(sl_console *c, const char *args);
+static int cmd_load(sl_console *c, const char *args);
+static int cmd_queries(sl_console *c, const char *args);
+static int cmd_focus(sl_console *c, const char *args);
+static int cmd_step(sl_console *c, const char *args);
+static int cmd_tick(sl_console *c, const char *args);
+static int cmd_crash(sl_console *c, const char *args);
+static int cmd_restart(sl_console *c, const char *args);
+static int cmd_view(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
-	{ ":help", "", "show this help", cmd_help },
-	{ ":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
-	  cmd_quit },
+	{":help", "[topic]", "this help; topics: keys, views, or a Lua name",
+	 cmd_help},
+	{":lessons", "", "list the lessons", cmd_lessons},
+	{":lesson", "N", "run lesson N", cmd_lesson},
+	{":load", "FILE", "run a Lua file in this session", cmd_load},
+	{":queries", "", "the streaming queries, * marks the focused one",
+	 cmd_queries},
+	{":focus", "Q", "focus query Q (number, name or id prefix)", cmd_focus},
+	{":step", "", "run one micro-batch of the focused query", cmd_step},
+	{":tick", "DURATION", "advance the manual clock, e.g. :tick 10 seconds",
+	 cmd_tick},
+	{":crash", "POINT", "crash the focused query at POINT (after-sink, ...)",
+	 cmd_crash},
+	{":restart", "", "restart the crashed query from its checkpoint",
+	 cmd_restart},
+	{":view", "NAME", "main, scatter, state or kafka (or F2..F5)", cmd_view},
+	{":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
+	 cmd_quit},
 };
 #define CMD_COUNT ((int)(sizeof cmd_table / sizeof cmd_table[0]))
+
+const char *const sl_cmd_views[] = {"main", "scatter", "state", "kafka", NULL};
+
+static const sl_cmd_screen *screen;
+
+void sl_cmd_set_screen(const sl_cmd_screen *s)
+{
+	screen = s;
+}
 
 static void say(sl_console *c, int stream, const char *s)
 {
 	sl_console_write(sl_console_state(c), stream, s, strlen(s));
 }
 
+static int fail(sl_console *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int fail(sl_console *c, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	say(c, SL_CONSOLE_ERR, msg);
+	return SL_CMD_ERROR;
+}
+
+/* Append s as a Lua string literal. */
+static void lua_quote(sl_buf *b, const char *s)
+{
+	sl_buf_addc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sl_buf_addc(b, '\\');
+		if (*s == '\n')
+			sl_buf_adds(b, "\\n");
+		else
+			sl_buf_addc(b, *s);
+	}
+	sl_buf_addc(b, '"');
+}
+
+/* Run chunk through the console as the command's Lua. */
+static int run_lua(sl_console *c, sl_buf *chunk)
+{
+	int st = sl_buf_failed(chunk)
+		     ? SL_CONSOLE_ERROR
+		     : sl_console_eval_chunk(c, sl_buf_cstr(chunk), "=(command)");
+	sl_buf_release(chunk);
+	if (st == SL_CONSOLE_EXIT)
+		return SL_CMD_QUIT;
+	return st == SL_CONSOLE_OK ? SL_CMD_OK : SL_CMD_ERROR;
+}
+
+/* ---- :help ---- */
+
+static void help_add(void *ud, const char *cand)
+{
+	sl_buf *b = ud;
+	sl_buf_printf(b, "%s%s", b->len ? "  " : "  ", cand);
+	sl_buf_addc(b, '\n');
+}
+
+static int help_topic(sl_console *c, const char *topic)
+{
+	sl_buf b;
+	char word[200];
+	int n;
+
+	if (strcmp(topic, "keys") == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "Keys: Tab completes names (after '.' and ':' too), Up/Down recall\n"
+		    "  history, Ctrl-A/E/K/U/W and Alt-B/F edit, Ctrl-C cancels the line\n"
+		    "  or stops running Lua (never exits), Ctrl-D quits, PgUp/PgDn\n"
+		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka.\n");
+		return SL_CMD_OK;
+	}
+	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "Views (:view NAME):\n"
+		    "  main     Windows, Watermark, Late and Checkpoint panes\n"
+		    "  scatter  event time vs processing time: o on time, x dropped,\n"
+		    "           = the watermark (a step line), : max event time\n"
+		    "  state    state rows per batch, with the watermark\n"
+		    "  kafka    per-partition lanes of Kafka sources\n");
+		return SL_CMD_OK;
+	}
+	for (int i = 0; i < CMD_COUNT; i++)
+		if (strcmp(cmd_table[i].name + 1, topic + (topic[0] == ':')) ==
+		    0) {
+			snprintf(word, sizeof word, "%s %s: %s\n",
+				 cmd_table[i].name, cmd_table[i].args,
+				 cmd_table[i].help);
+			say(c, SL_CONSOLE_OUT, word);
+			return SL_CMD_OK;
+		}
+	/* A Lua name: its fields, then its methods, from completion's data. */
+	sl_buf_init(&b);
+	snprintf(word, sizeof word, "%s.", topic);
+	n = sl_console_complete(c, word, help_add, &b);
+	snprintf(word, sizeof word, "%s:", topic);
+	n += sl_console_complete(c, word, help_add, &b);
+	if (n == 0) {
+		sl_buf_release(&b);
+		return fail(c, "error: no help for '%s' (try :help)\n", topic);
+	}
+	say(c, SL_CONSOLE_OUT, sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	return SL_CMD_OK;
+}
+
 static int cmd_help(sl_console *c, const char *args)
 {
 	char line[160];
 
-	(void)args;
+	if (args[0])
+		return help_topic(c, args);
 	say(c, SL_CONSOLE_OUT,
 	    "Type Lua: an expression shows its value, e.g. 1+1 or spark.\n"
 	    "  df = spark.createDataFrame({{1, \"a\"}, {2, \"b\"}}, \"id INT, name STRING\")\n"
@@ -55,6 +203,256 @@ static int cmd_help(sl_console *c, const char *args)
 	    "history,\n"
 	    "  Ctrl-C cancels the line or stops running code, Ctrl-D quits.\n"
 	    "Scripts: streamlab run FILE.lua.  More: README.md, TUTORIAL.md.\n");
+	return SL_CMD_OK;
+}
+
+/* ---- lessons and files ---- */
+
+static int lesson_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lesson directories (lessons/NN-name), sorted; returns the count. */
+static int lesson_dirs(char **out, int max)
+{
+	DIR *d = opendir("lessons");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL && n < max)
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9' &&
+		    e->d_name[1] >= '0' && e->d_name[1] <= '9' &&
+		    e->d_name[2] == '-')
+			out[n++] = strdup(e->d_name);
+	closedir(d);
+	qsort(out, (size_t)n, sizeof *out, lesson_cmp);
+	return n;
+}
+
+static int cmd_lessons(sl_console *c, const char *args)
+{
+	char *dirs[64];
+	int n = lesson_dirs(dirs, 64);
+
+	(void)args;
+	if (n == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "no lessons here yet (lessons/NN-name/ directories; see "
+		    "lessons/README.md)\n");
+		return SL_CMD_OK;
+	}
+	for (int i = 0; i < n; i++) {
+		char line[300];
+		snprintf(line, sizeof line, "  %s\n", dirs[i]);
+		say(c, SL_CONSOLE_OUT, line);
+		free(dirs[i]);
+	}
+	return SL_CMD_OK;
+}
+
+static int load_file(sl_console *c, const char *path)
+{
+	sl_buf b;
+
+	sl_buf_init(&b);
+	sl_buf_adds(&b, "dofile(");
+	lua_quote(&b, path);
+	sl_buf_adds(&b, ")");
+	return run_lua(c, &b);
+}
+
+static int cmd_lesson(sl_console *c, const char *args)
+{
+	char *dirs[64], path[600];
+	int n = lesson_dirs(dirs, 64), want = atoi(args), rc = -1;
+
+	if (args[0] == '\0' || want <= 0) {
+		for (int i = 0; i < n; i++)
+			free(dirs[i]);
+		return fail(c, "error: :lesson needs a lesson number%s\n",
+			    " (try :lessons)");
+	}
+	for (int i = 0; i < n; i++) {
+		if (rc < 0 && atoi(dirs[i]) == want) {
+			snprintf(path, sizeof path, "lessons/%s/lesson.lua",
+				 dirs[i]);
+			rc = load_file(c, path);
+		}
+		free(dirs[i]);
+	}
+	if (rc < 0)
+		return fail(c, "error: no lesson %s (try :lessons)\n", args);
+	return rc;
+}
+
+static int cmd_load(sl_console *c, const char *args)
+{
+	if (args[0] == '\0')
+		return fail(c, "error: :load needs a FILE%s\n", "");
+	return load_file(c, args);
+}
+
+/* ---- queries ---- */
+
+/* The focused query's id: the screen's choice, else the newest active. */
+static const char *focus_id(sl_console *c)
+{
+	sl_session *s = sl_lua_session(sl_console_state(c));
+	int n = sl_session_active_count(s);
+
+	if (screen && screen->focus_id)
+		return screen->focus_id(screen->ud);
+	return n > 0 ? sl_query_id(sl_session_active(s, n - 1)) : NULL;
+}
+
+static int cmd_queries(sl_console *c, const char *args)
+{
+	sl_session *s = sl_lua_session(sl_console_state(c));
+	int n = sl_session_active_count(s);
+	const char *fid = focus_id(c);
+	char line[300];
+
+	(void)args;
+	if (n == 0) {
+		say(c, SL_CONSOLE_OUT, "no active queries\n");
+		return SL_CMD_OK;
+	}
+	for (int i = 0; i < n; i++) {
+		sl_query *q = sl_session_active(s, i);
+		const char *name = sl_query_name(q);
+		snprintf(line, sizeof line, "%s%d  %.8s  %-16s batch %lld\n",
+			 fid && strcmp(fid, sl_query_id(q)) == 0 ? "*" : " ",
+			 i + 1, sl_query_id(q), name ? name : "(unnamed)",
+			 (long long)sl_query_last_batch_id(q));
+		say(c, SL_CONSOLE_OUT, line);
+	}
+	return SL_CMD_OK;
+}
+
+static int cmd_focus(sl_console *c, const char *args)
+{
+	if (screen == NULL || screen->focus == NULL)
+		return fail(c, "error: :focus works in the workbench screen%s\n",
+			    "");
+	if (!screen->focus(screen->ud, args))
+		return fail(c, "error: no query '%s' (try :queries)\n", args);
+	return SL_CMD_OK;
+}
+
+/* The chunk prologue: W.queries[id] for every active query, then `q` the
+ * focused one (by id), or an error naming what is missing. */
+static bool query_prologue(sl_console *c, sl_buf *b, const char *cmd)
+{
+	const char *id = focus_id(c);
+
+	if (id == NULL) {
+		fail(c, "error: %s: no query to act on (start one with "
+			"writeStream...start())\n",
+		     cmd);
+		return false;
+	}
+	sl_buf_init(b);
+	sl_buf_adds(b,
+		    "local W = package.loaded['streamlab.workbench'] or "
+		    "{queries = {}}\n"
+		    "package.loaded['streamlab.workbench'] = W\n"
+		    "for _, a in ipairs(spark.streams.active) do "
+		    "W.queries[a.id] = a end\n"
+		    "local q = W.queries[");
+	lua_quote(b, id);
+	sl_buf_adds(b, "]\nif q == nil then error('no query with id ' .. ");
+	lua_quote(b, id);
+	sl_buf_adds(b, ", 0) end\n");
+	return true;
+}
+
+static int cmd_step(sl_console *c, const char *args)
+{
+	sl_buf b;
+
+	(void)args;
+	if (!query_prologue(c, &b, ":step"))
+		return SL_CMD_ERROR;
+	sl_buf_adds(&b, "if not q:step() then print('step: no new data, no "
+			"batch ran') end\n");
+	return run_lua(c, &b);
+}
+
+static int cmd_tick(sl_console *c, const char *args)
+{
+	sl_buf b;
+
+	if (args[0] == '\0')
+		return fail(c, "error: :tick needs a DURATION%s\n",
+			    " (e.g. :tick 10 seconds)");
+	sl_buf_init(&b);
+	sl_buf_adds(&b, "spark.clock:advance(");
+	lua_quote(&b, args);
+	sl_buf_adds(&b, ")\nprint('clock: ' .. spark.clock:now())\n");
+	return run_lua(c, &b);
+}
+
+/* Has the StreamingQuery binding got this method yet? */
+#define METHOD_CHECK \
+    "local ok, f = pcall(function() return q.%s end)\n" \
+    "if not ok or type(f) ~= 'function' then\n" \
+    "  print(':%s: not available yet (q:%s comes with the checkpoint " \
+    "milestone)')\n" \
+    "  return\n" \
+    "end\n"
+
+static int cmd_crash(sl_console *c, const char *args)
+{
+	sl_buf b;
+
+	if (args[0] == '\0')
+		return fail(c, "error: :crash needs a POINT%s\n",
+			    " (after-offsets, mid-state, after-state, mid-sink, "
+			    "after-sink, before-commit, mid-commit, "
+			    "after-commit)");
+	if (!query_prologue(c, &b, ":crash"))
+		return SL_CMD_ERROR;
+	sl_buf_printf(&b, METHOD_CHECK, "crash", "crash", "crash");
+	sl_buf_adds(&b, "q:crash(");
+	lua_quote(&b, args);
+	sl_buf_adds(&b, ")\nprint('crash armed at ");
+	sl_buf_adds(&b, "' .. ");
+	lua_quote(&b, args);
+	sl_buf_adds(&b, " .. ' for the next batch')\n");
+	return run_lua(c, &b);
+}
+
+static int cmd_restart(sl_console *c, const char *args)
+{
+	sl_buf b;
+
+	(void)args;
+	if (!query_prologue(c, &b, ":restart"))
+		return SL_CMD_ERROR;
+	sl_buf_printf(&b, METHOD_CHECK, "restart", "restart", "restart");
+	sl_buf_adds(&b,
+		    "local n = q:restart()\n"
+		    "W.queries[n.id] = n\n"
+		    "for k, v in pairs(_G) do if rawequal(v, q) then "
+		    "_G[k] = n end end\n"
+		    "print('restarted ' .. (n.name or n.id) .. ': new run ' .. "
+		    "n.runId)\n");
+	return run_lua(c, &b);
+}
+
+static int cmd_view(sl_console *c, const char *args)
+{
+	if (screen == NULL || screen->view == NULL)
+		return fail(c, "error: :view works in the workbench screen%s\n",
+			    "");
+	if (!screen->view(screen->ud, args[0] ? args : "main"))
+		return fail(c,
+			    "error: unknown view '%s' (main, scatter, state, "
+			    "kafka)\n",
+			    args);
 	return SL_CMD_OK;
 }
 
@@ -78,13 +476,16 @@ const char *sl_cmd_name(int i)
 
 int sl_cmd_run(sl_console *c, const char *line)
 {
-	const cmd_entry *found = NULL;
+	const cmd_entry *found = NULL, *alias = NULL;
 	size_t n;
-	char msg[200];
+	char msg[200], args[600];
 
 	line += strspn(line, " \t");
 	n = strcspn(line, " \t");
-	for (int i = 0; i < CMD_COUNT; i++) {
+	/* the short forms people type without thinking */
+	if (n == 2 && (line[1] == 'q' || line[1] == 'h'))
+		alias = &cmd_table[line[1] == 'q' ? CMD_COUNT - 1 : 0];
+	for (int i = 0; i < CMD_COUNT && alias == NULL; i++) {
 		if (strncmp(cmd_table[i].name, line, n) != 0)
 			continue;
 		if (cmd_table[i].name[n] == '\0') {
@@ -101,6 +502,8 @@ int sl_cmd_run(sl_console *c, const char *line)
 		}
 		found = &cmd_table[i];
 	}
+	if (alias)
+		found = alias;
 	if (found == NULL || n < 2) {
 		snprintf(msg, sizeof msg,
 			 "error: unknown command '%.*s' (try :help)\n", (int)n,
@@ -109,5 +512,10 @@ int sl_cmd_run(sl_console *c, const char *line)
 		return SL_CMD_ERROR;
 	}
 	line += n;
-	return found->fn(c, line + strspn(line, " \t"));
+	line += strspn(line, " \t");
+	/* arguments without trailing blanks */
+	snprintf(args, sizeof args, "%s", line);
+	for (n = strlen(args); n > 0 && (args[n - 1] == ' ' || args[n - 1] == '\t');)
+		args[--n] = '\0';
+	return found->fn(c, args);
 }

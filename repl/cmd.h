@@ -1,7 +1,7 @@
 /*
  * cmd: the REPL's ':' commands, one table of entries as tmux keeps them
  * (name, arguments, help text, function).  Shared by the readline REPL and
- * plain line mode; later milestones add :lesson, :queries, :step, ... here.
+ * plain line mode.
  *
  * Commands write through the console's writer (sl_console_write), so they
  * land wherever the mode sends Lua output.
@@ -18,6 +18,25 @@ enum {
 	SL_CMD_ERROR = 1, /* unknown command or bad arguments (written) */
 	SL_CMD_QUIT = 2   /* the loop should end with exit code 0 */
 };
+
+/* What only the workbench screen can do (:focus, :view, which query is
+ * focused).  Registered by the screen; NULL in plain mode, where those
+ * commands say they need the screen and the focus is the newest active
+ * query. */
+typedef struct sl_cmd_screen {
+	void *ud;
+	/* Focus by index, id prefix or name; false when none matches. */
+	bool (*focus)(void *ud, const char *which);
+	/* Switch the view; false for an unknown name. */
+	bool (*view)(void *ud, const char *name);
+	/* The focused query's id, or NULL. */
+	const char *(*focus_id)(void *ud);
+} sl_cmd_screen;
+
+/* Borrowed until replaced; NULL unregisters. */
+void sl_cmd_set_screen(const sl_cmd_screen *s);
+/* The view names :view accepts, NULL-terminated. */
+extern const char *const sl_cmd_views[];
 
 /* Is line a command (its first non-blank character is ':')?  Only asked
  * when no Lua chunk is pending. */

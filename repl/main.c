@@ -3,6 +3,7 @@
  *
  *   streamlab                 interactive REPL (stdin and stdout terminals)
  *   streamlab --plain         line mode (also when stdin is not a terminal)
+ *   streamlab --line          the readline REPL without the screen
  *   streamlab run FILE [ARG]  run a script headless
  *   streamlab -e CHUNK ...    run chunks in order, then exit
  *
@@ -11,6 +12,7 @@
  * Usage errors are one line on stderr naming the offending word.
  */
 #include <locale.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,23 +23,28 @@
 #include <lua.h>
 
 #include "console.h"
+#include "kafka.h"
+#include "engine.h"
 #include "plain.h"
 #include "rl.h"
+#include "screen.h"
 
 #define SL_VERSION "0.1.0"
 #define MAX_CHUNKS 64
 
 static const char usage_text[] =
-    "usage: streamlab [--plain] [-e CHUNK]...\n"
+    "usage: streamlab [--plain|--line] [-e CHUNK]...\n"
     "       streamlab run FILE.lua [ARG]...\n"
     "       streamlab lesson N|FILE [--check]               (coming)\n"
-    "       streamlab kafka [--topic NAME:PARTITIONS]...    (coming)\n"
+    "       streamlab kafka [--topic NAME:PARTITIONS]...\n"
     "\n"
     "Learn Spark Structured Streaming in a terminal, in Lua.\n"
     "\n"
     "modes:\n"
     "  streamlab            interactive REPL when stdin and stdout are a\n"
     "                       terminal; otherwise line mode\n"
+    "  --line               the readline REPL on a terminal, without the\n"
+    "                       workbench screen\n"
     "  --plain              line mode: read Lua lines from stdin, print\n"
     "                       results and errors to stdout, no prompts\n"
     "  run FILE.lua [ARG]   run a script; ARGs are in the global 'arg';\n"
@@ -45,7 +52,7 @@ static const char usage_text[] =
     "  -e CHUNK             run a Lua chunk (repeatable, in order), print\n"
     "                       what it returns, then exit\n"
     "  lesson N|FILE        (coming) run a lesson; --check runs it as a test\n"
-    "  kafka                (coming) serve the embedded Kafka cluster and\n"
+    "  kafka                serve the embedded Kafka cluster and\n"
     "                       print bootstrap.servers=...\n"
     "  --help               this text\n"
     "  --version            versions of streamlab, Lua and librdkafka\n"
@@ -66,6 +73,50 @@ static int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputs(" (try 'streamlab --help')\n", stderr);
 	return 2;
+}
+
+/* streamlab kafka [--topic NAME:PARTITIONS]...: serve the embedded Kafka
+ * cluster in the foreground on loopback, print the broker list, wait for
+ * Ctrl-C (SIGINT) or SIGTERM, then tear down (clients, then cluster). */
+static int kafka_serve(int argc, char **argv, int first)
+{
+	const char *bs;
+	sl_err err;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	/* blocked before librdkafka starts its threads, so they inherit it */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (sl_kafka_embedded(&bs, &err) != 0) {
+		fprintf(stderr, "streamlab: kafka: %s\n", err.msg);
+		return 1;
+	}
+	for (int i = first; i < argc; i++) {
+		char name[256], *colon;
+		long parts = 1;
+
+		if (strcmp(argv[i], "--topic") != 0 || i + 1 >= argc)
+			return usage_error("kafka: expected --topic "
+					   "NAME:PARTITIONS, got '%s'",
+					   argv[i]);
+		snprintf(name, sizeof name, "%s", argv[++i]);
+		if ((colon = strrchr(name, ':')) != NULL) {
+			*colon = '\0';
+			parts = strtol(colon + 1, NULL, 10);
+		}
+		if (sl_kafka_create_topic(NULL, name, (int)parts, &err) != 0) {
+			fprintf(stderr, "streamlab: %s\n", err.msg);
+			return 2;
+		}
+	}
+	printf("bootstrap.servers=%s\n", bs);
+	fflush(stdout);
+	sigwait(&set, &sig);
+	sl_kafka_shutdown();
+	return 0;
 }
 
 static bool want_tty(bool plain)
@@ -95,9 +146,12 @@ int main(int argc, char **argv)
 {
 	char *chunks[MAX_CHUNKS];
 	int nchunks = 0, script = 0, code;
-	bool plain = false;
+	bool plain = false, line = false;
 	sl_console *c;
 
+	/* Before the first allocation: see engine.h (freed column buffers
+	 * stay in the heap instead of going back to the kernel each batch). */
+	sl_engine_tune_malloc();
 	/* Character classes for readline; numbers stay in the C locale. */
 	setlocale(LC_CTYPE, "");
 	for (int i = 1; i < argc && script == 0; i++) {
@@ -112,6 +166,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (strcmp(a, "--plain") == 0) {
 			plain = true;
+		} else if (strcmp(a, "--line") == 0) {
+			line = true;
 		} else if (strcmp(a, "-e") == 0) {
 			if (i + 1 >= argc)
 				return usage_error(
@@ -123,8 +179,9 @@ int main(int argc, char **argv)
 			if (i + 1 >= argc)
 				return usage_error("run: missing FILE.lua");
 			script = i + 1;
-		} else if (strcmp(a, "lesson") == 0 ||
-			   strcmp(a, "kafka") == 0) {
+		} else if (strcmp(a, "kafka") == 0) {
+			return kafka_serve(argc, argv, i + 1);
+		} else if (strcmp(a, "lesson") == 0) {
 			fprintf(
 			    stderr,
 			    "streamlab: '%s' is coming in a later version\n",
@@ -144,7 +201,7 @@ int main(int argc, char **argv)
 	if (nchunks > 0 || script > 0)
 		code = run_batch(c, chunks, nchunks, argc, argv, script);
 	else if (want_tty(plain))
-		code = sl_rl_run(c);
+		code = line ? sl_rl_run(c) : sl_screen_run(c);
 	else
 		code = sl_plain_run(c, stdin);
 	sl_console_free(c);

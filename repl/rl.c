@@ -34,6 +34,10 @@
 
 struct sl_rl {
 	sl_console *con;
+	bool screen; /* inside the workbench: hooks, no terminal */
+	sl_rl_hooks h;
+	bool asking; /* "quit anyway?" is on the input line */
+	const char *prompt;
 	char *histfile;
 	char *line; /* parked by line_done, owned */
 	bool have_line;
@@ -45,6 +49,8 @@ struct sl_rl {
 /* readline's callbacks take no user pointer: the one open REPL. */
 static sl_rl *the_rl;
 static volatile sig_atomic_t idle_sigint;
+/* The screen's one-byte mailbox (TERMINAL-LUA-KAFKA.md 1.2 step 7). */
+static int mailbox = -1;
 
 /* ---- completion ---- */
 
@@ -153,12 +159,44 @@ static void line_done(char *line)
 	r->installed = false;
 }
 
+#define QUIT_QUESTION "queries are running: quit anyway? (y/n) "
+
 static void line_prompt(sl_rl *r)
 {
-	fflush(stdout);
-	rl_callback_handler_install(sl_console_pending(r->con) ? ">> " : "> ",
-				    line_done);
+	if (!r->screen)
+		fflush(stdout);
+	r->prompt = r->asking			 ? QUIT_QUESTION
+		    : sl_console_pending(r->con) ? ">> "
+						 : "> ";
+	rl_callback_handler_install(r->prompt, line_done);
 	r->installed = true;
+}
+
+static void line_busy(sl_rl *r, bool on)
+{
+	if (r->screen && r->h.busy)
+		r->h.busy(r->h.ud, on);
+}
+
+/* Quit now, or first ask when queries run (screen only)?  True: quit. */
+static bool line_quit(sl_rl *r)
+{
+	if (r->screen && r->h.running && r->h.running(r->h.ud) > 0) {
+		r->asking = true;
+		return false;
+	}
+	return true;
+}
+
+static bool line_answer(sl_rl *r, const char *line)
+{
+	r->asking = false;
+	line += strspn(line, " \t");
+	if (line[0] == 'y' || line[0] == 'Y')
+		return false;
+	sl_console_write(sl_console_state(r->con), SL_CONSOLE_OUT,
+			 "(still here)\n", 13);
+	return true;
 }
 
 /* Evaluate one accepted line; false when the session should end. */
@@ -166,11 +204,25 @@ static bool line_accept(sl_rl *r, const char *line)
 {
 	int status;
 
+	if (r->screen && r->h.echo) {
+		char *e;
+		if (asprintf(&e, "%s%s", r->asking ? "" : r->prompt, line) >= 0) {
+			r->h.echo(r->h.ud, r->asking ? "" : e);
+			free(e);
+		}
+	}
+	if (r->asking)
+		return line_answer(r, line);
 	if (!sl_console_pending(r->con) && sl_cmd_is(line)) {
 		line_history_add(r, line);
-		return sl_cmd_run(r->con, line) != SL_CMD_QUIT;
+		line_busy(r, true);
+		status = sl_cmd_run(r->con, line);
+		line_busy(r, false);
+		return status != SL_CMD_QUIT || !line_quit(r);
 	}
+	line_busy(r, true);
 	status = sl_console_eval_line(r->con, line);
+	line_busy(r, false);
 	if (status != SL_CONSOLE_MORE)
 		line_history_add(r, sl_console_chunk(r->con));
 	if (status == SL_CONSOLE_EXIT) {
@@ -204,6 +256,139 @@ sl_rl *sl_rl_open(sl_console *c, const char *histfile)
 	return r;
 }
 
+/* ---- inside the screen ---- */
+
+static int screen_getc(FILE *f)
+{
+	int c = mailbox;
+
+	(void)f;
+	mailbox = -1;
+	return c < 0 ? EOF : c;
+}
+
+static int screen_input_available(void)
+{
+	return mailbox >= 0;
+}
+
+static void screen_redisplay(void)
+{
+	if (the_rl && the_rl->h.redisplay)
+		the_rl->h.redisplay(the_rl->h.ud);
+}
+
+static void screen_noprep(int meta)
+{
+	(void)meta;
+}
+
+static void screen_nodeprep(void)
+{
+}
+
+static void screen_matches(char **m, int n, int max)
+{
+	(void)max;
+	if (the_rl && the_rl->h.matches)
+		the_rl->h.matches(the_rl->h.ud, m + 1, n);
+}
+
+static int screen_key(const char *name)
+{
+	if (the_rl && the_rl->h.key)
+		the_rl->h.key(the_rl->h.ud, name);
+	return 0;
+}
+
+static int key_pgup(int count, int key)
+{
+	(void)count, (void)key;
+	return screen_key("PgUp");
+}
+static int key_pgdn(int count, int key)
+{
+	(void)count, (void)key;
+	return screen_key("PgDn");
+}
+static int key_f2(int count, int key)
+{
+	(void)count, (void)key;
+	return screen_key("F2");
+}
+static int key_f3(int count, int key)
+{
+	(void)count, (void)key;
+	return screen_key("F3");
+}
+static int key_f4(int count, int key)
+{
+	(void)count, (void)key;
+	return screen_key("F4");
+}
+static int key_f5(int count, int key)
+{
+	(void)count, (void)key;
+	return screen_key("F5");
+}
+
+sl_rl *sl_rl_open_screen(sl_console *c, const char *histfile,
+			 const sl_rl_hooks *hooks)
+{
+	static const struct {
+		const char *seq;
+		rl_command_func_t *fn;
+	} keys[] = {
+		{"\\e[5~", key_pgup}, {"\\e[6~", key_pgdn},
+		{"\\eOQ", key_f2},    {"\\eOR", key_f3},
+		{"\\eOS", key_f4},    {"\\e[15~", key_f5},
+		{"\\e[12~", key_f2},  {"\\e[13~", key_f3},
+		{"\\e[14~", key_f4},
+	};
+	static FILE *devnull;
+	sl_rl *r;
+
+	if (devnull == NULL)
+		devnull = fopen("/dev/null", "w");
+	rl_outstream = devnull;
+	rl_getc_function = screen_getc;
+	rl_input_available_hook = screen_input_available;
+	rl_redisplay_function = screen_redisplay;
+	rl_prep_term_function = screen_noprep;
+	rl_deprep_term_function = screen_nodeprep;
+	rl_catch_sigwinch = 0;
+	rl_completion_display_matches_hook = screen_matches;
+	rl_variable_bind("bell-style", "none");
+	rl_variable_bind("show-all-if-ambiguous", "on");
+	rl_variable_bind("enable-bracketed-paste", "off");
+	if ((r = sl_rl_open(c, histfile)) == NULL)
+		return NULL;
+	r->screen = true;
+	r->h = *hooks;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		rl_bind_keyseq(keys[i].seq, keys[i].fn);
+	return r;
+}
+
+bool sl_rl_feed_byte(sl_rl *r, int byte)
+{
+	mailbox = byte & 0xff;
+	return sl_rl_feed(r);
+}
+
+void sl_rl_view(const sl_rl *r, const char **prompt, const char **text,
+		int *point)
+{
+	*prompt = r->installed && r->prompt ? r->prompt : "";
+	*text = r->installed && rl_line_buffer ? rl_line_buffer : "";
+	*point = r->installed ? rl_point : 0;
+}
+
+bool sl_rl_asking(const sl_rl *r)
+{
+	return r->asking;
+}
+
 bool sl_rl_feed(sl_rl *r)
 {
 	rl_callback_read_char();
@@ -211,7 +396,12 @@ bool sl_rl_feed(sl_rl *r)
 		return true;
 	r->have_line = false;
 	if (r->line == NULL) { /* Ctrl-D on an empty line */
-		fputs("\n", stdout);
+		if (!r->screen) {
+			fputs("\n", stdout);
+		} else if (!r->asking && !line_quit(r)) {
+			line_prompt(r);
+			return true;
+		}
 		r->done = true;
 		return false;
 	}
@@ -224,8 +414,36 @@ bool sl_rl_feed(sl_rl *r)
 	return !r->done;
 }
 
+static void screen_interrupt(sl_rl *r)
+{
+	if (r->h.echo) {
+		char *e;
+		if (asprintf(&e, "%s%s^C", r->prompt ? r->prompt : "",
+			     r->installed && rl_line_buffer ? rl_line_buffer
+							    : "") >= 0) {
+			r->h.echo(r->h.ud, e);
+			free(e);
+		}
+	}
+	if (r->installed) {
+		rl_free_line_state();
+		rl_callback_sigcleanup();
+		rl_replace_line("", 0);
+		rl_point = rl_end = rl_mark = 0;
+		rl_callback_handler_remove();
+		r->installed = false;
+	}
+	r->asking = false;
+	sl_console_cancel(r->con);
+	line_prompt(r);
+}
+
 void sl_rl_interrupt(sl_rl *r)
 {
+	if (r->screen) {
+		screen_interrupt(r);
+		return;
+	}
 	if (r->installed) {
 		/* ^C after the text, before readline's deprep sends "\r" */
 		rl_point = rl_end;

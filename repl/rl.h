@@ -12,6 +12,13 @@
  *   sl_rl_close     write history, restore the terminal
  * sl_rl_run is the plain-terminal loop over them (pselect on stdin).
  *
+ * Inside the workbench screen (screen.c) readline owns no terminal: it
+ * gets its bytes from sl_rl_feed_byte (ncurses read them), never prints
+ * (rl_outstream is /dev/null, prep/deprep are no-ops, no signal handlers),
+ * and the screen draws the input line from sl_rl_view.  The hooks tell the
+ * screen when to redraw, what Tab found, which view keys were pressed, and
+ * when Lua starts and stops running (so the panes keep updating).
+ *
  * History: whole chunks (multi-line ones as one entry) in
  * $HOME/.streamlab_history, at most 1000, appended after each entry.
  * Completion: Lua names via sl_console_complete, ':' commands at the start
@@ -37,6 +44,30 @@ void sl_rl_interrupt(sl_rl *r);
 int sl_rl_exit_code(const sl_rl *r);
 /* Remove the prompt, trim the history file, free; accepts NULL. */
 void sl_rl_close(sl_rl *r);
+
+/* The screen's side of readline (all callbacks get ud). */
+typedef struct sl_rl_hooks {
+	void *ud;
+	void (*redisplay)(void *ud);               /* the line changed */
+	void (*matches)(void *ud, char **m, int n); /* Tab: n candidates */
+	void (*key)(void *ud, const char *name);    /* "PgUp" "PgDn" "F2".. */
+	void (*busy)(void *ud, bool running);       /* around evaluation */
+	void (*echo)(void *ud, const char *text);   /* accepted input */
+	int (*running)(void *ud);                   /* active queries */
+} sl_rl_hooks;
+
+/* As sl_rl_open, for the screen: hooks (copied) replace the terminal. */
+sl_rl *sl_rl_open_screen(sl_console *c, const char *histfile,
+			 const sl_rl_hooks *hooks);
+/* The screen read one byte: readline edits with it (may evaluate a line).
+ * Returns false when the session ended. */
+bool sl_rl_feed_byte(sl_rl *r, int byte);
+/* What the input line shows: prompt, text (UTF-8) and the cursor as a
+ * byte offset into text.  Borrowed until the next feed. */
+void sl_rl_view(const sl_rl *r, const char **prompt, const char **text,
+		int *point);
+/* True while a "quit anyway? (y/n)" question is on the input line. */
+bool sl_rl_asking(const sl_rl *r);
 
 /* Welcome, then read-eval-print on stdin/stdout until the session ends;
  * returns the exit status (0 for Ctrl-D and :quit). */

@@ -4,6 +4,7 @@
 #            wall clock (time, gettimeofday, clock_gettime) except in
 #            engine/clock.c; never prints (printf, puts, putchar, perror,
 #            stdout, stderr).
+#            librdkafka headers only in engine/kafka_*.[ch].
 #   lua/     never includes curses or readline.
 #   at most one file includes <curses.h>/<ncurses.h>, at most one readline.
 # Usage: sh tests/layers.sh [ROOT]   (default: the tree this script is in)
@@ -44,6 +45,9 @@ for my $f (sort(glob("engine/*.[ch]"), glob("lua/*.[ch]"), glob("repl/*.[ch]")))
 		my ($n, $h) = @$i;
 		$curses{$f}++ if $h =~ $cur;
 		$readline{$f}++ if $h =~ $rl;
+		if ($dir eq "engine" && $h =~ m{^librdkafka/} && $f !~ m{^engine/kafka_\w+\.[ch]$}) {
+			fail($f, $n, "engine includes <$h> (librdkafka only in engine/kafka_*.c)");
+		}
 		if ($dir eq "engine" && ($h =~ $lua || $h =~ $cur || $h =~ $rl)) {
 			fail($f, $n, "engine includes <$h> (engine must not use Lua, curses or readline)");
 		} elsif ($dir eq "lua" && ($h =~ $cur || $h =~ $rl)) {

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The real interactive REPL (readline) in a private tmux server: welcome,
+# The readline REPL without the screen (--line) in a private tmux server: welcome,
 # evaluation, continuation, history, completion, Ctrl-C, Ctrl-D.
 # Core modules only.  Polls capture-pane every 50 ms; never a bare sleep.
 use strict;
@@ -38,7 +38,7 @@ END { system(@tmux, 'kill-server') if defined $sock; }
 
 # HOME is private, so the history file is ours.
 tmux('new-session', '-d', '-s', 't', '-x', 100, '-y', 30, '-c', $home,
-     "env HOME=$home TERM=tmux-256color LANG=C.UTF-8 INPUTRC=/dev/null $bin; echo __EXIT=\$?; sleep 30");
+     "env HOME=$home TERM=tmux-256color LANG=C.UTF-8 INPUTRC=/dev/null $bin --line; echo __EXIT=\$?; sleep 30");
 
 ok(wait_for(qr/Try:.*\n.*createDataFrame.*\n.*show\(\).*\n.*:help/s), 'welcome says what to type first');
 ok(wait_for(qr/^> ?$/m), 'prompt shown');

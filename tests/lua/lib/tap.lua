@@ -242,6 +242,132 @@ function T.batches()
   return function(df, id) seen[#seen + 1] = {id = id, rows = T.sorted_rows(df)} end, seen
 end
 
+-- T.is on the result of fn(), where fn may raise: an error is a failed
+-- test (with the error as a diagnostic), not the end of the script.
+function T.check(fn, want, name)
+  local ok, got = pcall(fn)
+  if not ok then
+    report(false, name)
+    T.diag("   error: " .. tostring(got))
+    T.diag("    want: " .. repr(want))
+    return false
+  end
+  local pass = deep_eq(got, want)
+  report(pass, name)
+  if not pass then
+    T.diag("     got: " .. repr(got))
+    T.diag("    want: " .. repr(want))
+  end
+  return pass
+end
+
+-- ---- StreamTest-style runners for the event-time tests (2NN) ----
+
+local function copy_rows(rows)
+  local out = {}
+  for i, r in ipairs(rows) do out[i] = r end
+  return out
+end
+
+-- Start df.writeStream with a foreachBatch that keeps every row the sink
+-- takes.  opts: mode ("append"), trigger (a table for :trigger), name.
+-- Returns s with s.q (the query), s:new() (sorted rows emitted since the
+-- last s:new(), Spark's CheckNewAnswer), s:last() (sorted rows of the last
+-- batch, CheckLastBatch), s.batches ({id=, rows=} per batch, in order).
+function T.stream(df, opts)
+  opts = opts or {}
+  local s = {batches = {}, pending = {}}
+  local w = df.writeStream:outputMode(opts.mode or "append")
+  if opts.trigger then w = w:trigger(opts.trigger) end
+  if opts.name then w = w:queryName(opts.name) end
+  w = w:foreachBatch(function(d, id)
+    local rows = T.rows(d)
+    s.batches[#s.batches + 1] = {id = id, rows = T.sorted(copy_rows(rows))}
+    for _, r in ipairs(rows) do s.pending[#s.pending + 1] = r end
+  end)
+  s.q = w:start()
+  function s:new()
+    local r = T.sorted(self.pending)
+    self.pending = {}
+    return r
+  end
+  function s:last()
+    local b = self.batches[#self.batches]
+    return b and copy_rows(b.rows) or {}
+  end
+  -- AddData + processAllAvailable: add each block to its stream, then run
+  -- everything due (data and no-data batches).
+  function s:add(ms, ...)
+    for _, block in ipairs{...} do ms:addData(block) end
+    self.q:processAllAvailable()
+    return self
+  end
+  return s
+end
+
+-- The last progress that read input (Spark's tests skip no-data batches:
+-- "recentProgress.filter(_.numInputRows > 0).lastOption").
+function T.progress_with_data(q)
+  local rp, found = q.recentProgress, nil
+  for _, p in ipairs(rp) do
+    if (p.numInputRows or 0) > 0 then found = p end
+  end
+  return found
+end
+
+-- StateStoreMetricsTest.assertNumStateRows: numRowsTotal of the last
+-- progress; numRowsUpdated, numRowsDroppedByWatermark and numRowsRemoved
+-- summed over the progresses since the previous check.  Returns a function
+-- giving {total=, updated=, dropped=, removed=} (numbers for one stateful
+-- operator, arrays in plan order for several).
+function T.state_rows(q)
+  local seen = -1
+  return function()
+    local rp = q.recentProgress
+    local lastp = rp[#rp]
+    if not lastp then return nil end
+    local ops = lastp.stateOperators or {}
+    local r = {total = {}, updated = {}, dropped = {}, removed = {}}
+    for i, so in ipairs(ops) do
+      r.total[i] = so.numRowsTotal
+      r.updated[i], r.dropped[i], r.removed[i] = 0, 0, 0
+    end
+    for _, p in ipairs(rp) do
+      if p.batchId > seen then
+        for i, so in ipairs(p.stateOperators or {}) do
+          if r.updated[i] then
+            r.updated[i] = r.updated[i] + (so.numRowsUpdated or 0)
+            r.dropped[i] = r.dropped[i] + (so.numRowsDroppedByWatermark or 0)
+            r.removed[i] = r.removed[i] + (so.numRowsRemoved or 0)
+          end
+        end
+      end
+    end
+    seen = lastp.batchId
+    if #ops == 1 then
+      return {total = r.total[1], updated = r.updated[1],
+              dropped = r.dropped[1], removed = r.removed[1]}
+    end
+    return r
+  end
+end
+
+-- Spark's watermark text for a number of seconds since the epoch, as the
+-- progress prints it: 5 -> "1970-01-01T00:00:05.000Z".
+function T.iso(sec)
+  return os.date("!%Y-%m-%dT%H:%M:%S", sec) .. ".000Z"
+end
+
+-- Run body(conf_value) once per value of a boolean conf, restoring it.
+function T.each_conf(key, values, body)
+  local saved = spark.conf:get(key)
+  for _, v in ipairs(values) do
+    spark.conf:set(key, v)
+    body(v)
+  end
+  spark.conf:set(key, saved)
+end
+
 function T.done()
   for _, d in ipairs(tempdirs) do os.execute("rm -rf '" .. d .. "'") end
   if planned == nil then

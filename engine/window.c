@@ -1,0 +1,456 @@
+/*
+ * window: sliding time windows (Spark's TimeWindowing rule).
+ *
+ * window(ts, size, slide, startTime) with slide < size puts a row into
+ * ceil(size / slide) candidate windows; the planner rewrites such a call
+ * (sl_window_rewrite, called by the project and aggregate constructors)
+ * into an EXPAND node below the node that used it, which adds the
+ * `window` struct column (start, end) with one output row per window that
+ * holds the row, and the call becomes a reference to that column.  So a
+ * sliding window is a column like any other for the operators above it,
+ * in batch and streaming plans alike.  Tumbling windows (slide == size)
+ * are evaluated in place by func.c.
+ *
+ * Windows are half-open [start, end), aligned to the epoch shifted by
+ * startTime: the latest start for ts is ts - floormod(ts - startTime,
+ * slide), and the candidates go back by slide; a candidate is kept when
+ * start <= ts < end.  Null timestamps give no row (Spark filters them).
+ * Everything is in microseconds, so negative times and sub-millisecond
+ * windows work.
+ */
+#include "exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeutil.h"
+#include "window.h"
+
+int64_t sl_window_first_start(int64_t ts, int64_t slide, int64_t start)
+{
+	return ts - sl_floormod(ts - start, slide);
+}
+
+/* ------------------------------------------------------------- node */
+
+static bool is_window_call(const sl_expr *e)
+{
+	return e->kind == SL_X_CALL && e->name != NULL &&
+	       strcmp(e->name, "window") == 0 && e->nargs >= 3;
+}
+
+/* The first sliding window() call in e (unresolved), resolved, or NULL.
+ * *bad on a resolution error. */
+static sl_expr *find_sliding(const sl_expr *e, const sl_type *st,
+			     const char *method, int *rc, sl_err *err)
+{
+	sl_expr *r;
+	int64_t size, slide, start;
+	int i;
+	if (e == NULL || *rc < 0)
+		return NULL;
+	if (is_window_call(e)) {
+		if ((r = sl_plan_resolve(e, st, method, err)) == NULL) {
+			*rc = err ? err->code : SL_EANALYSIS;
+			return NULL;
+		}
+		if (sl_window_params(r, &size, &slide, &start, NULL) == 0 &&
+		    slide < size)
+			return r;
+		sl_expr_free(r);
+		return NULL;
+	}
+	for (i = 0; i < e->nargs; i++) {
+		r = find_sliding(e->args[i], st, method, rc, err);
+		if (r != NULL || *rc < 0)
+			return r;
+	}
+	return NULL;
+}
+
+static void expand_release(sl_plan *p)
+{
+	(void)p; /* exprs[0] (the time expression) is freed by plan.c */
+}
+
+/* EXPAND over in for the resolved sliding call w (borrowed). */
+static sl_plan *expand_node(sl_plan *in, const sl_expr *w, sl_err *err)
+{
+	sl_plan *p = sl_plan_node_new(SL_P_EXPAND, err);
+	const sl_type *st = in->schema;
+	sl_type *t;
+	int i;
+	if (p == NULL)
+		return NULL;
+	p->release = expand_release;
+	p->nchild = 1;
+	p->child[0] = sl_plan_ref(in);
+	p->streaming = in->streaming;
+	sl_window_params(w, &p->win_size, &p->win_slide, &p->win_start, NULL);
+	p->exprs = calloc(1, sizeof *p->exprs);
+	t = sl_type_struct_new(st->nfields + 1);
+	if (p->exprs == NULL || t == NULL)
+		goto oom;
+	p->exprs[0] = sl_expr_ref(w->args[0]);
+	p->nexprs = 1;
+	p->win_ts = w->args[0]->kind == SL_X_COL ? w->args[0]->idx : -1;
+	p->schema = t;
+	for (i = 0; i < st->nfields; i++)
+		if (sl_type_set_field(t, i, st->fields[i].name,
+				      sl_type_ref(st->fields[i].type),
+				      st->fields[i].nullable) < 0)
+			goto oom;
+	if (sl_type_set_field(t, i, "window", sl_type_ref(w->rtype), false) < 0)
+		goto oom;
+	return p;
+oom:
+	sl_plan_free(p);
+	sl_err_nomem(err);
+	return NULL;
+}
+
+/* Same spec (size, slide, start and the same time column)? */
+static bool same_window(const sl_expr *a, const sl_expr *b)
+{
+	int64_t s1, l1, t1, s2, l2, t2;
+	sl_buf x, y;
+	bool eq;
+	sl_window_params(a, &s1, &l1, &t1, NULL);
+	sl_window_params(b, &s2, &l2, &t2, NULL);
+	if (s1 != s2 || l1 != l2 || t1 != t2)
+		return false;
+	sl_buf_init(&x);
+	sl_buf_init(&y);
+	sl_expr_sql(a->args[0], &x);
+	sl_expr_sql(b->args[0], &y);
+	eq = strcmp(sl_buf_cstr(&x), sl_buf_cstr(&y)) == 0;
+	sl_buf_release(&x);
+	sl_buf_release(&y);
+	return eq;
+}
+
+/* e with every sliding window() call replaced by the column `window`
+ * (new reference), or NULL (out of memory / unsupported node). */
+static sl_expr *replace(const sl_expr *e, const sl_type *st, sl_err *err)
+{
+	sl_expr *a[2] = { NULL, NULL }, **args, *r = NULL;
+	int i, rc = 0;
+	sl_expr *w = NULL;
+	if (is_window_call(e) &&
+	    (w = find_sliding(e, st, NULL, &rc, NULL)) != NULL) {
+		sl_expr_free(w);
+		return sl_expr_col("window");
+	}
+	w = find_sliding(e, st, NULL, &rc, NULL);
+	if (w == NULL)
+		return sl_expr_ref((sl_expr *)e);
+	sl_expr_free(w);
+	switch (e->kind) {
+	case SL_X_ALIAS:
+	case SL_X_FIELD:
+	case SL_X_CAST:
+	case SL_X_NOT:
+	case SL_X_NEG:
+	case SL_X_ISNULL:
+	case SL_X_ISNOTNULL:
+	case SL_X_SORT:
+		if ((a[0] = replace(e->args[0], st, err)) == NULL)
+			return NULL;
+		r = e->kind == SL_X_ALIAS   ? sl_expr_alias(a[0], e->name)
+		    : e->kind == SL_X_FIELD ? sl_expr_field(a[0], e->name)
+		    : e->kind == SL_X_CAST ? sl_expr_cast(a[0], e->type)
+		    : e->kind == SL_X_SORT ? sl_expr_sort(a[0], e->op)
+					   : sl_expr_unary(e->kind, a[0]);
+		break;
+	case SL_X_BINOP:
+		if ((a[0] = replace(e->args[0], st, err)) == NULL)
+			return NULL;
+		if ((a[1] = replace(e->args[1], st, err)) == NULL) {
+			sl_expr_free(a[0]);
+			return NULL;
+		}
+		r = sl_expr_binop(e->op, a[0], a[1]);
+		break;
+	case SL_X_CALL:
+		if ((args = calloc((size_t)e->nargs + 1, sizeof *args)) == NULL)
+			break;
+		for (i = 0; i < e->nargs; i++)
+			if ((args[i] = replace(e->args[i], st, err)) == NULL) {
+				while (i-- > 0)
+					sl_expr_free(args[i]);
+				free(args);
+				return NULL;
+			}
+		r = e->distinct ? sl_expr_call_distinct(e->name, args, e->nargs)
+				: sl_expr_call(e->name, args, e->nargs);
+		free(args);
+		break;
+	default:
+		sl_err_set(err, SL_EANALYSIS,
+			   "window: a sliding window() is not supported inside this expression");
+		return NULL;
+	}
+	if (r == NULL && (err == NULL || err->code == 0))
+		sl_err_nomem(err);
+	return r;
+}
+
+int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n,
+		      const char *method, sl_err *err)
+{
+	sl_expr *w = NULL, *x;
+	const sl_type *st = (*in)->schema;
+	sl_plan *ex;
+	int i, rc = 0;
+	for (i = 0; i < n && rc == 0; i++) {
+		x = find_sliding(exprs[i], st, method, &rc, err);
+		if (x == NULL)
+			continue;
+		if (w == NULL) {
+			w = x;
+		} else {
+			bool same = same_window(w, x);
+			sl_expr_free(x);
+			if (!same)
+				rc = sl_err_set(err, SL_EANALYSIS,
+						"Multiple time/session window expressions would result in a cartesian product of rows, therefore they are currently not supported.");
+		}
+	}
+	if (rc < 0 || w == NULL) {
+		sl_expr_free(w);
+		return rc;
+	}
+	/* replace against the input schema before the node exists */
+	for (i = 0; i < n; i++) {
+		if ((x = replace(exprs[i], st, err)) == NULL) {
+			sl_expr_free(w);
+			return err && err->code ? err->code : SL_ENOMEM;
+		}
+		sl_expr_free(exprs[i]);
+		exprs[i] = x;
+	}
+	ex = expand_node(*in, w, err);
+	sl_expr_free(w);
+	if (ex == NULL)
+		return err ? err->code : SL_ENOMEM;
+	sl_plan_free(*in);
+	*in = ex;
+	return 0;
+}
+
+/* --------------------------------------------------------- operator */
+
+/* One input batch: the time column, then rows x windows. */
+static int expand_push(sl_op *op, int side, sl_batch *in, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	sl_col *tc = sl_expr_eval(p->exprs[0], in, err), *wc = NULL, **cols;
+	int64_t n = in->nrows, k = (p->win_size + p->win_slide - 1) /
+				   p->win_slide, i, j, m = 0;
+	int64_t *idx = NULL, *ws = NULL;
+	sl_batch *o = NULL;
+	int c, rc = SL_ENOMEM;
+	(void)side;
+	if (tc == NULL)
+		return err ? err->code : SL_EINTERNAL;
+	cols = calloc((size_t)in->ncols + 2, sizeof *cols);
+	idx = malloc((size_t)(n * k + 1) * sizeof *idx);
+	ws = malloc((size_t)(n * k + 1) * sizeof *ws);
+	if (cols == NULL || idx == NULL || ws == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		int64_t ts = sl_col_i64(tc)[i], last;
+		if (sl_col_isnull(tc, i))
+			continue;
+		last = sl_window_first_start(ts, p->win_slide, p->win_start);
+		for (j = 0; j < k; j++) {
+			int64_t s = last - j * p->win_slide;
+			if (ts < s + p->win_size) {
+				idx[m] = i;
+				ws[m++] = s;
+			}
+		}
+	}
+	wc = sl_col_new(p->schema->fields[in->ncols].type, m);
+	if (wc == NULL || wc->nchild < 2)
+		goto out;
+	for (i = 0; i < m; i++) {
+		sl_col_i64(wc->child[0])[i] = ws[i];
+		sl_col_i64(wc->child[1])[i] = ws[i] + p->win_size;
+	}
+	for (c = 0; c < in->ncols; c++)
+		if ((cols[c] = sl_col_take(in->cols[c], idx, m)) == NULL)
+			goto out;
+	cols[c] = wc;
+	wc = NULL;
+	o = sl_batch_new(p->schema, m, cols);
+	if (o == NULL) /* sl_batch_new owns cols now */
+		goto out2;
+	rc = sl_op_emit(op, o, err);
+	sl_batch_free(o);
+	goto out2;
+out:
+	for (c = 0; cols != NULL && c <= in->ncols; c++)
+		sl_col_free(cols[c]);
+out2:
+	if (rc == SL_ENOMEM)
+		sl_err_nomem(err);
+	sl_col_free(wc);
+	sl_col_free(tc);
+	free(cols);
+	free(idx);
+	free(ws);
+	return rc;
+}
+
+static const struct sl_op_ops expand_ops = {
+	.name = "Expand",
+	.push = expand_push,
+	.finish = sl_op_finish_default,
+	.free = NULL,
+};
+
+sl_op *sl_op_expand_new(const sl_plan *p, sl_err *err)
+{
+	return sl_op_new(&expand_ops, p, err);
+}
+
+/* ------------------------------------------------------ event-time index */
+
+struct sl_win_ent {
+	int64_t t;
+	size_t off;
+	size_t len;
+};
+
+void sl_win_index_init(sl_win_index *x)
+{
+	memset(x, 0, sizeof *x);
+}
+
+void sl_win_index_release(sl_win_index *x)
+{
+	free(x->e);
+	free(x->keys);
+	sl_win_index_init(x);
+}
+
+void sl_win_index_clear(sl_win_index *x)
+{
+	x->n = 0;
+	x->klen = x->klive = 0;
+	x->valid = true;
+}
+
+static bool ent_less(const struct sl_win_ent *a, const struct sl_win_ent *b)
+{
+	return a->t < b->t;
+}
+
+static void sift_up(struct sl_win_ent *e, int64_t i)
+{
+	struct sl_win_ent v = e[i];
+	while (i > 0) {
+		int64_t p = (i - 1) / 2;
+		if (!ent_less(&v, &e[p]))
+			break;
+		e[i] = e[p];
+		i = p;
+	}
+	e[i] = v;
+}
+
+static void sift_down(struct sl_win_ent *e, int64_t n, int64_t i)
+{
+	struct sl_win_ent v = e[i];
+	for (;;) {
+		int64_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ent_less(&e[c + 1], &e[c]))
+			c++;
+		if (!ent_less(&e[c], &v))
+			break;
+		e[i] = e[c];
+		i = c;
+	}
+	e[i] = v;
+}
+
+/* Drop the bytes of popped keys when they are most of the buffer. */
+static int compact(sl_win_index *x)
+{
+	char *nk;
+	size_t at = 0;
+	int64_t i;
+	if (x->klen < 65536 || x->klive * 2 > x->klen)
+		return 0;
+	if ((nk = malloc(x->klive + 1)) == NULL)
+		return SL_ENOMEM;
+	for (i = 0; i < x->n; i++) {
+		memcpy(nk + at, x->keys + x->e[i].off, x->e[i].len);
+		x->e[i].off = at;
+		at += x->e[i].len;
+	}
+	free(x->keys);
+	x->keys = nk;
+	x->klen = at;
+	x->kcap = x->klive + 1;
+	return 0;
+}
+
+int sl_win_index_push(sl_win_index *x, int64_t t, const void *key,
+		      size_t klen, sl_err *err)
+{
+	if (compact(x) < 0)
+		return sl_err_nomem(err);
+	if (x->n == x->cap) {
+		int64_t cap = x->cap ? 2 * x->cap : 256;
+		struct sl_win_ent *m = realloc(x->e, (size_t)cap * sizeof *m);
+		if (m == NULL)
+			return sl_err_nomem(err);
+		x->e = m;
+		x->cap = cap;
+	}
+	if (x->klen + klen > x->kcap) {
+		size_t cap = x->kcap ? 2 * x->kcap : 4096;
+		char *m;
+		while (cap < x->klen + klen)
+			cap *= 2;
+		if ((m = realloc(x->keys, cap)) == NULL)
+			return sl_err_nomem(err);
+		x->keys = m;
+		x->kcap = cap;
+	}
+	if (klen > 0)
+		memcpy(x->keys + x->klen, key, klen);
+	x->e[x->n].t = t;
+	x->e[x->n].off = x->klen;
+	x->e[x->n].len = klen;
+	x->klen += klen;
+	x->klive += klen;
+	sift_up(x->e, x->n++);
+	return 0;
+}
+
+bool sl_win_index_pop(sl_win_index *x, int64_t limit, int64_t *t,
+		      const void **key, size_t *klen)
+{
+	struct sl_win_ent top;
+	if (x->n == 0 || x->e[0].t > limit)
+		return false;
+	top = x->e[0];
+	x->e[0] = x->e[--x->n];
+	if (x->n > 0)
+		sift_down(x->e, x->n, 0);
+	x->klive -= top.len;
+	*t = top.t;
+	*key = x->keys + top.off;
+	*klen = top.len;
+	return true;
+}
+
+int64_t sl_win_index_min(const sl_win_index *x)
+{
+	return x->n > 0 ? x->e[0].t : INT64_MAX;
+}

@@ -1,0 +1,176 @@
+/*
+ * model: what the workbench screen shows, built from engine data and never
+ * from curses (tmux's split: model, layout, draw).  The screen refreshes
+ * it from the engine every ~100 ms and after each command or batch; the
+ * panes (pane_*.c) only read it.  A resize therefore needs no engine call:
+ * the panes are drawn again from the model.
+ *
+ * Sources, all read-only: the session's active queries (engine/session.h),
+ * each query's status and progress JSON and its event feed
+ * (engine/query.h, engine/feed.h: BATCH_START, OFFSETS, STATE_ROW, SINK,
+ * BATCH_END, WATERMARK, LATE_ROW, BAD_RECORD, ERROR, CRASH, REPLAY, LOG).
+ * A query's data is kept by its id, so a restarted query (same id, new
+ * run) continues the same Checkpoint timeline.  Nothing is invented: a
+ * pane with nothing to show says "(no data yet)".
+ *
+ * The Output pane's scrollback lives here too (P7: curses windows lose
+ * their text on resize; this buffer does not).
+ *
+ * Ownership: the model holds one reference to every query it has seen
+ * (sl_query_ref) until sl_model_free.  Strings in the structs below are
+ * owned by the model and valid until the next sl_model_refresh.
+ */
+#ifndef SL_MODEL_H
+#define SL_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+
+#define MODEL_MAX_QUERIES 16
+#define MODEL_MAX_ROWS 256    /* window/state rows per query */
+#define MODEL_MAX_LATE 128    /* late and bad rows kept per query */
+#define MODEL_MAX_BATCHES 256 /* checkpoint timeline entries */
+#define MODEL_MAX_SRC 4       /* sources shown per batch */
+#define MODEL_MAX_LANES 16    /* Kafka partitions */
+#define MODEL_NONE INT64_MIN  /* "no value" for times and ids */
+
+typedef struct model_row {
+	char *window;      /* "12:00:00-12:10:00", or "" for keys without one */
+	char *key;         /* the rest of the key */
+	char *value;
+	char state[12];    /* OPEN, UPDATED, EMITTED, EVICTED */
+	int64_t batch;     /* batch of the last change */
+	int64_t wstart_us; /* window bounds, MODEL_NONE when not a window */
+	int64_t wend_us;
+} model_row;
+
+/* Late rows counted per window they missed (the window may be gone). */
+typedef struct model_wlate {
+	int64_t start_us, end_us;
+	int64_t count;
+} model_wlate;
+#define MODEL_MAX_WLATE 32
+
+typedef struct model_late {
+	int64_t batch;
+	bool bad;          /* a bad record, not a late one */
+	int64_t event_us;  /* MODEL_NONE for bad records */
+	char *text;        /* the engine's one-line description */
+	char *row;         /* the row as JSON (or the record) */
+	char *windows;     /* the windows it missed, "[start,end) ..." */
+	char *watermark;   /* the watermark that excluded it (time text) */
+} model_late;
+
+typedef struct model_batch {
+	int64_t id;
+	int64_t ts_us;              /* batch timestamp (processing time) */
+	int nsrc;
+	char *offsets[MODEL_MAX_SRC]; /* "start -> end" per source */
+	char *watermark;            /* eventTime.watermark, or NULL */
+	int64_t in_rows, out_rows;
+	int64_t state_rows;         /* -1 when no stateful operator */
+	int64_t state_version;      /* -1 when no stateful operator */
+	int64_t late;               /* rows dropped in this batch */
+	int64_t ev_min_us, ev_max_us, ev_avg_us; /* MODEL_NONE when none */
+	int64_t wm_us;              /* watermark used by the batch */
+	char *sink;                 /* the SINK event text, or NULL */
+	bool sink_skipped;
+	int writes;                 /* sink writes not skipped (replays too) */
+	int64_t rows_written;       /* rows of those writes */
+	bool committed;             /* BATCH_END seen */
+	bool replayed;              /* a REPLAY event names this batch */
+	char *crash;                /* the CRASH event text, or NULL */
+} model_batch;
+
+typedef struct model_lane {
+	char *name;                 /* "topic/partition" */
+	int64_t end;                /* last end offset */
+	int64_t rows;               /* rows in the last batch */
+	int64_t batch;              /* batch that last moved it */
+} model_lane;
+
+typedef struct model_query {
+	char *id, *run_id, *name;
+	bool active, failed;
+	char *exception;            /* first line, or NULL */
+	char *status;               /* status message */
+	int64_t batch;              /* last batch id, -1 before the first */
+	int64_t in_rows;            /* numInputRows of the last batch */
+	double rows_per_s;          /* processedRowsPerSecond */
+	int64_t state_rows;         /* numRowsTotal (sum over operators) */
+	int64_t late_total;         /* rows dropped as late, all batches */
+	int64_t bad_total;
+	char *watermark;            /* eventTime.watermark text or NULL */
+	char *max_event;            /* eventTime.max text or NULL */
+	int64_t wm_evict_us;        /* watermark for eviction, next batch */
+	int64_t wm_late_us;         /* late cutoff, next batch */
+	int64_t max_event_us;       /* max event time seen, all batches */
+	int64_t window_us;          /* widest window seen, for the axis */
+	char *mode;                 /* output mode, from the sink text */
+	model_row rows[MODEL_MAX_ROWS];
+	int nrows;
+	model_wlate wlate[MODEL_MAX_WLATE];
+	int nwlate;
+	model_late late[MODEL_MAX_LATE]; /* ring: newest at (late_head-1) */
+	int nlate, late_head;
+	model_batch batches[MODEL_MAX_BATCHES]; /* ring by arrival */
+	int nbatches, batch_head;
+	char *ckpt_note[8];         /* crash/replay lines, newest last */
+	int nnotes;
+	bool restarted;             /* a new run of this id was seen */
+	model_lane lanes[MODEL_MAX_LANES];
+	int nlanes;
+	/* engine side */
+	void *q;                    /* sl_query *, referenced */
+	uint64_t seq;               /* last feed event read */
+	bool seen;                  /* still known to the session */
+	bool wm_moved;              /* a WATERMARK event in this batch */
+} model_query;
+
+typedef struct sl_model sl_model;
+
+/* Where engine log lines (feed LOG and ERROR events) go: the Output pane. */
+typedef void (*model_log_fn)(void *ud, const char *line);
+
+sl_model *sl_model_new(void);
+void sl_model_free(sl_model *m);
+void sl_model_set_log(sl_model *m, model_log_fn fn, void *ud);
+
+/* Read what is new from the engine.  Cheap when nothing changed.  Never
+ * calls Lua, so it is safe from a Lua hook. Returns true when something
+ * changed. */
+bool sl_model_refresh(sl_model *m, sl_session *s);
+
+int sl_model_count(const sl_model *m);
+model_query *sl_model_query(sl_model *m, int i);
+/* The focused query (the newest active one unless :focus chose), or NULL. */
+model_query *sl_model_focus(sl_model *m);
+/* Focus by index (1-based), id prefix or name; false when none matches. */
+bool sl_model_set_focus(sl_model *m, const char *which);
+
+/* i-th batch of q, oldest first (0 .. nbatches-1). */
+const model_batch *sl_model_batch(const model_query *q, int i);
+/* i-th late/bad row, newest first. */
+const model_late *sl_model_late(const model_query *q, int i);
+
+/* ---- the Output pane's scrollback ---- */
+#define MODEL_OUT_LINES 4000
+/* Append text (may hold several lines; a partial last line is kept open). */
+void sl_model_out(sl_model *m, int stream, const char *s, size_t n);
+int sl_model_out_count(const sl_model *m);
+/* Line i (0 = oldest kept); *err says it came from the error stream. */
+const char *sl_model_out_line(const sl_model *m, int i, bool *err);
+/* Scroll position: lines up from the bottom (0 = following the end). */
+int sl_model_out_scroll(const sl_model *m);
+void sl_model_out_scroll_by(sl_model *m, int delta, int page);
+
+/* Times as the panes print them: "12:04:00" (or the date too when it is
+ * not the day of the clock's epoch base); out has room for 32 bytes. */
+void sl_model_hms(int64_t us, char *out, size_t n);
+/* "2026-01-01 12:04:00" or "2026-01-01T12:04:00.000Z" -> us; MODEL_NONE. */
+int64_t sl_model_parse_time(const char *s);
+
+#endif

@@ -1,0 +1,456 @@
+/*
+ * model_feed: turn a query's feed events into the screen model (see
+ * model.h for what each pane needs).  One function per event kind.
+ *
+ * Window rows: a STATE_ROW's key is Spark's Row text, and a windowed key
+ * starts with the window struct: "[{2026-01-01 12:00:00, 2026-01-01
+ * 12:10:00}, dog]".  The window part becomes the row's window column and
+ * its bounds; anything else is shown as the key as given.  "UPDATED" means
+ * this batch only: the next BATCH_START turns it into OPEN (the guide's
+ * purple rows are the ones that changed in the current trigger).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_int.h"
+#include "timeutil.h"
+
+static char *dup0(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = dup0(s);
+}
+
+const char *model_status_message(sl_query *q)
+{
+	static char msg[160];
+
+	if (!mjson_text(mjson_get(sl_query_status_json(q), "message"), msg,
+			sizeof msg))
+		snprintf(msg, sizeof msg, "active");
+	return msg;
+}
+
+/* The timeline entry of batch id (created at the newest end). */
+static model_batch *batch_of(model_query *q, int64_t id)
+{
+	model_batch *b;
+
+	for (int i = q->nbatches - 1; i >= 0; i--) {
+		b = (model_batch *)sl_model_batch(q, i);
+		if (b->id == id)
+			return b;
+	}
+	b = &q->batches[q->batch_head];
+	for (int i = 0; i < MODEL_MAX_SRC; i++)
+		free(b->offsets[i]);
+	free(b->watermark);
+	free(b->sink);
+	free(b->crash);
+	memset(b, 0, sizeof *b);
+	b->id = id;
+	b->state_rows = b->state_version = -1;
+	b->ev_min_us = b->ev_max_us = b->ev_avg_us = MODEL_NONE;
+	b->wm_us = MODEL_NONE;
+	q->batch_head = (q->batch_head + 1) % MODEL_MAX_BATCHES;
+	if (q->nbatches < MODEL_MAX_BATCHES)
+		q->nbatches++;
+	return b;
+}
+
+static void note(model_query *q, const char *text)
+{
+	if (q->nnotes == 8) {
+		free(q->ckpt_note[0]);
+		memmove(q->ckpt_note, q->ckpt_note + 1, 7 * sizeof(char *));
+		q->nnotes--;
+	}
+	q->ckpt_note[q->nnotes++] = dup0(text);
+}
+
+/* ---- BATCH_START ---- */
+
+static void on_batch_start(model_query *q, const sl_event *ev)
+{
+	model_batch *b = batch_of(q, ev->batch_id);
+	int i, k = 0;
+
+	b->ts_us = ev->ts_us;
+	q->wm_moved = false;
+	for (i = 0; i < q->nrows; i++) {
+		model_row *r = &q->rows[i];
+		if (strcmp(r->state, "EVICTED") == 0 &&
+		    r->batch < ev->batch_id - 1) {
+			free(r->window);
+			free(r->key);
+			free(r->value);
+			continue;
+		}
+		if (strcmp(r->state, "UPDATED") == 0)
+			strcpy(r->state, "OPEN");
+		q->rows[k++] = *r;
+	}
+	q->nrows = k;
+}
+
+/* ---- OFFSETS: "start -> end" per source; Kafka lanes ---- */
+
+static void kafka_lanes(model_query *q, const char *start, const char *end,
+			int64_t batch)
+{
+	char topic[64], part[16], name[96];
+	const char *t, *v;
+
+	/* {"topic":{"0":5,"1":7}}: topics, then partitions */
+	for (int i = 0; (t = mjson_member_at(end, i, topic, sizeof topic)); i++)
+		for (int k = 0; (v = mjson_member_at(t, k, part, sizeof part));
+		     k++) {
+			char path[100];
+			model_lane *l = NULL;
+			int64_t from;
+
+			snprintf(name, sizeof name, "%s/%s", topic, part);
+			snprintf(path, sizeof path, "%s.%s", topic, part);
+			from = start ? (int64_t)mjson_num(mjson_get(start, path),
+							  0)
+				     : 0;
+			for (int j = 0; j < q->nlanes && l == NULL; j++)
+				if (strcmp(q->lanes[j].name, name) == 0)
+					l = &q->lanes[j];
+			if (l == NULL && q->nlanes < MODEL_MAX_LANES) {
+				l = &q->lanes[q->nlanes++];
+				l->name = dup0(name);
+			}
+			if (l == NULL)
+				continue;
+			l->end = (int64_t)mjson_num(v, 0);
+			l->rows = l->end - from;
+			l->batch = batch;
+		}
+}
+
+static void on_offsets(model_query *q, const sl_event *ev)
+{
+	model_batch *b = batch_of(q, ev->batch_id);
+	const char *js = ev->json ? ev->json : "{}";
+	int src = (int)mjson_num(mjson_get(js, "source"), 0);
+	char s[200], e[200], text[420];
+
+	if (!mjson_text(mjson_get(js, "start"), s, sizeof s))
+		snprintf(s, sizeof s, "-");
+	if (!mjson_text(mjson_get(js, "end"), e, sizeof e))
+		snprintf(e, sizeof e, "-");
+	snprintf(text, sizeof text, "%s -> %s", s, e);
+	if (src >= 0 && src < MODEL_MAX_SRC) {
+		set_str(&b->offsets[src], text);
+		if (src + 1 > b->nsrc)
+			b->nsrc = src + 1;
+	}
+	if (e[0] == '{')
+		kafka_lanes(q, s[0] == '{' ? s : NULL, e, ev->batch_id);
+}
+
+/* ---- STATE_ROW ---- */
+
+static void split_key(const char *key, model_row *r)
+{
+	const char *open = key[0] == '[' && key[1] == '{' ? key + 1 : NULL;
+	const char *close = open ? strchr(open, '}') : NULL;
+	const char *comma = close ? strstr(open, ", ") : NULL;
+
+	r->wstart_us = r->wend_us = MODEL_NONE;
+	if (close && comma && comma < close) {
+		char a[40], b[40], sa[12], sb[12], w[40];
+		const char *rest = close + 1;
+		size_t n;
+
+		snprintf(a, sizeof a, "%.*s", (int)(comma - open - 1), open + 1);
+		snprintf(b, sizeof b, "%.*s", (int)(close - comma - 2),
+			 comma + 2);
+		r->wstart_us = sl_model_parse_time(a);
+		r->wend_us = sl_model_parse_time(b);
+		sl_model_hms(r->wstart_us, sa, sizeof sa);
+		sl_model_hms(r->wend_us, sb, sizeof sb);
+		snprintf(w, sizeof w, "%s-%s", sa, sb);
+		r->window = dup0(w);
+		rest += strspn(rest, ", ");
+		n = strlen(rest);
+		if (n > 0 && rest[n - 1] == ']')
+			n--;
+		r->key = strndup(rest, n);
+		return;
+	}
+	r->window = dup0("");
+	r->key = dup0(key);
+}
+
+static void on_state_row(model_query *q, const sl_event *ev)
+{
+	char key[256], val[256], st[12];
+	model_row *r = NULL;
+	model_row tmp;
+	const char *js = ev->json ? ev->json : "{}";
+
+	if (!mjson_text(mjson_get(js, "key"), key, sizeof key))
+		return;
+	mjson_text(mjson_get(js, "value"), val, sizeof val);
+	if (!mjson_text(mjson_get(js, "state"), st, sizeof st))
+		snprintf(st, sizeof st, "UPDATED");
+	memset(&tmp, 0, sizeof tmp);
+	split_key(key, &tmp);
+	for (int i = 0; i < q->nrows && r == NULL; i++)
+		if (strcmp(q->rows[i].key, tmp.key) == 0 &&
+		    strcmp(q->rows[i].window, tmp.window) == 0)
+			r = &q->rows[i];
+	if (r == NULL && q->nrows == MODEL_MAX_ROWS) {
+		free(q->rows[0].window); /* the oldest gives way */
+		free(q->rows[0].key);
+		free(q->rows[0].value);
+		memmove(q->rows, q->rows + 1,
+			(MODEL_MAX_ROWS - 1) * sizeof q->rows[0]);
+		q->nrows--;
+	}
+	if (r == NULL) {
+		r = &q->rows[q->nrows++];
+		*r = tmp;
+	} else {
+		free(tmp.window);
+		free(tmp.key);
+	}
+	set_str(&r->value, val);
+	snprintf(r->state, sizeof r->state, "%s", st);
+	r->batch = ev->batch_id;
+	if (r->wend_us != MODEL_NONE && r->wend_us - r->wstart_us > q->window_us)
+		q->window_us = r->wend_us - r->wstart_us;
+}
+
+/* ---- LATE_ROW / BAD_RECORD ---- */
+
+static model_late *late_slot(model_query *q)
+{
+	model_late *l = &q->late[q->late_head];
+
+	free(l->text);
+	free(l->row);
+	free(l->windows);
+	free(l->watermark);
+	memset(l, 0, sizeof *l);
+	q->late_head = (q->late_head + 1) % MODEL_MAX_LATE;
+	if (q->nlate < MODEL_MAX_LATE)
+		q->nlate++;
+	return l;
+}
+
+static void count_window(model_query *q, int64_t s, int64_t e)
+{
+	for (int i = 0; i < q->nwlate; i++)
+		if (q->wlate[i].start_us == s && q->wlate[i].end_us == e) {
+			q->wlate[i].count++;
+			return;
+		}
+	if (q->nwlate == MODEL_MAX_WLATE) {
+		memmove(q->wlate, q->wlate + 1,
+			(MODEL_MAX_WLATE - 1) * sizeof q->wlate[0]);
+		q->nwlate--;
+	}
+	q->wlate[q->nwlate].start_us = s;
+	q->wlate[q->nwlate].end_us = e;
+	q->wlate[q->nwlate++].count = 1;
+}
+
+static void on_late(model_query *q, const sl_event *ev)
+{
+	model_late *l = late_slot(q);
+	const char *js = ev->json ? ev->json : "{}";
+	const char *w = mjson_get(js, "windows");
+	char buf[512], wins[400] = "";
+	size_t used = 0;
+
+	l->batch = ev->batch_id;
+	l->text = dup0(ev->text);
+	if (mjson_text(mjson_get(js, "eventTime"), buf, sizeof buf))
+		l->event_us = sl_model_parse_time(buf);
+	else
+		l->event_us = MODEL_NONE;
+	if (mjson_text(mjson_get(js, "row"), buf, sizeof buf))
+		l->row = dup0(buf);
+	if (mjson_text(mjson_get(js, "watermark"), buf, sizeof buf)) {
+		int64_t us = sl_model_parse_time(buf);
+		char hms[16];
+		sl_model_hms(us, hms, sizeof hms);
+		l->watermark = dup0(us == MODEL_NONE ? buf : hms);
+	}
+	for (int i = 0; w; i++) {
+		char path[32], a[40], b[40], sa[16], sb[16];
+		int64_t s, e;
+		snprintf(path, sizeof path, "%d", i);
+		if (!mjson_get(w, path))
+			break;
+		snprintf(path, sizeof path, "%d.start", i);
+		mjson_text(mjson_get(w, path), a, sizeof a);
+		snprintf(path, sizeof path, "%d.end", i);
+		mjson_text(mjson_get(w, path), b, sizeof b);
+		s = sl_model_parse_time(a);
+		e = sl_model_parse_time(b);
+		count_window(q, s, e);
+		sl_model_hms(s, sa, sizeof sa);
+		sl_model_hms(e, sb, sizeof sb);
+		if (used < sizeof wins)
+			used += (size_t)snprintf(wins + used, sizeof wins - used,
+						 "%s[%s,%s)", used ? " " : "",
+						 sa, sb);
+	}
+	l->windows = dup0(wins);
+	q->late_total++;
+	batch_of(q, ev->batch_id)->late++;
+}
+
+static void on_bad(model_query *q, const sl_event *ev)
+{
+	model_late *l = late_slot(q);
+
+	l->bad = true;
+	l->batch = ev->batch_id;
+	l->event_us = MODEL_NONE;
+	l->text = dup0(ev->text);
+	l->row = dup0(ev->json);
+	q->bad_total++;
+}
+
+/* ---- SINK / BATCH_END / WATERMARK ---- */
+
+static void on_sink(model_query *q, const sl_event *ev)
+{
+	model_batch *b = batch_of(q, ev->batch_id);
+	const char *js = ev->json ? ev->json : "{}";
+	const char *sk = mjson_get(js, "skipped");
+
+	set_str(&b->sink, ev->text);
+	b->sink_skipped = sk && strncmp(sk, "true", 4) == 0;
+	b->out_rows = (int64_t)mjson_num(mjson_get(js, "rows"), 0);
+	if (!b->sink_skipped) {
+		b->writes++;
+		b->rows_written += b->out_rows;
+	}
+}
+
+static void on_batch_end(model_query *q, const sl_event *ev)
+{
+	model_batch *b = batch_of(q, ev->batch_id);
+	const char *js = ev->json ? ev->json : "{}";
+	const char *ops = mjson_get(js, "stateOperators");
+	char buf[64];
+
+	b->committed = true;
+	q->batch = ev->batch_id;
+	q->in_rows = b->in_rows = (int64_t)mjson_num(
+	    mjson_get(js, "numInputRows"), 0);
+	q->rows_per_s = mjson_num(mjson_get(js, "processedRowsPerSecond"), 0);
+	if (ops && *ops == '[' && mjson_get(ops, "0")) {
+		int64_t total = 0;
+		for (int i = 0;; i++) {
+			char path[40];
+			snprintf(path, sizeof path, "%d", i);
+			if (!mjson_get(ops, path))
+				break;
+			snprintf(path, sizeof path, "%d.numRowsTotal", i);
+			total += (int64_t)mjson_num(mjson_get(ops, path), 0);
+		}
+		q->state_rows = b->state_rows = total;
+		b->state_version = ev->batch_id + 1;
+	}
+	if (mjson_text(mjson_get(js, "eventTime.watermark"), buf, sizeof buf)) {
+		set_str(&q->watermark, buf);
+		set_str(&b->watermark, buf);
+		b->wm_us = sl_model_parse_time(buf);
+	}
+	if (mjson_text(mjson_get(js, "eventTime.min"), buf, sizeof buf))
+		b->ev_min_us = sl_model_parse_time(buf);
+	if (mjson_text(mjson_get(js, "eventTime.avg"), buf, sizeof buf))
+		b->ev_avg_us = sl_model_parse_time(buf);
+	if (mjson_text(mjson_get(js, "eventTime.max"), buf, sizeof buf)) {
+		b->ev_max_us = sl_model_parse_time(buf);
+		if (b->ev_max_us != MODEL_NONE &&
+		    (q->max_event_us == MODEL_NONE ||
+		     b->ev_max_us > q->max_event_us)) {
+			char hms[16];
+			q->max_event_us = b->ev_max_us;
+			sl_model_hms(q->max_event_us, hms, sizeof hms);
+			set_str(&q->max_event, hms);
+		}
+	}
+	if (!q->wm_moved)
+		q->wm_late_us = q->wm_evict_us;
+}
+
+static void on_watermark(model_query *q, const sl_event *ev)
+{
+	const char *js = ev->json ? ev->json : "{}";
+
+	q->wm_evict_us = (int64_t)mjson_num(mjson_get(js, "to"), 0) * 1000;
+	q->wm_late_us = (int64_t)mjson_num(mjson_get(js, "from"), 0) * 1000;
+	q->wm_moved = true;
+}
+
+/* ---- the loop ---- */
+
+static void on_event(sl_model *m, model_query *q, const sl_event *ev)
+{
+	char line[600];
+	model_batch *b;
+
+	switch (ev->kind) {
+	case SL_EV_BATCH_START: on_batch_start(q, ev); break;
+	case SL_EV_OFFSETS: on_offsets(q, ev); break;
+	case SL_EV_STATE_ROW: on_state_row(q, ev); break;
+	case SL_EV_LATE_ROW: on_late(q, ev); break;
+	case SL_EV_BAD_RECORD: on_bad(q, ev); break;
+	case SL_EV_SINK: on_sink(q, ev); break;
+	case SL_EV_BATCH_END: on_batch_end(q, ev); break;
+	case SL_EV_WATERMARK: on_watermark(q, ev); break;
+	case SL_EV_CRASH:
+		b = batch_of(q, ev->batch_id);
+		set_str(&b->crash, ev->text ? ev->text : "crash");
+		note(q, ev->text);
+		break;
+	case SL_EV_REPLAY:
+		batch_of(q, ev->batch_id)->replayed = true;
+		note(q, ev->text);
+		break;
+	case SL_EV_QUERY_START:
+		if (q->restarted)
+			note(q, ev->text);
+		break;
+	case SL_EV_ERROR:
+	case SL_EV_LOG:
+		snprintf(line, sizeof line, "[%s] %s",
+			 q->name ? q->name : "query", ev->text ? ev->text : "");
+		model_log(m, line);
+		break;
+	default: break;
+	}
+}
+
+bool model_feed_read(sl_model *m, model_query *q, sl_feed *f)
+{
+	uint64_t first, last, s;
+
+	if (f == NULL)
+		return false;
+	sl_feed_range(f, &first, &last);
+	if (last == 0 || last <= q->seq)
+		return false;
+	for (s = q->seq + 1 > first ? q->seq + 1 : first; s <= last; s++) {
+		const sl_event *ev = sl_feed_get(f, s);
+		if (ev != NULL)
+			on_event(m, q, ev);
+	}
+	q->seq = last;
+	return true;
+}

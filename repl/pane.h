@@ -1,0 +1,59 @@
+/*
+ * pane: layout and drawing of the workbench's panes, one file each
+ * (pane_windows.c, pane_watermark.c, pane_late.c, pane_ckpt.c,
+ * pane_output.c, pane_views.c).  A pane reads the model and draws inside
+ * its rectangle through ui.h; it never calls the engine or Lua, so the
+ * screen can redraw at any moment (a resize, a Lua hook).
+ *
+ * Titles are the names the issue and the lessons use ("windows",
+ * "watermark", "late / bad records", "checkpoint"): tests look for them.
+ */
+#ifndef SL_PANE_H
+#define SL_PANE_H
+
+#include "model.h"
+#include "ui.h"
+
+/* The views :view and F2..F5 switch between. */
+typedef enum pane_view {
+	VIEW_MAIN = 0,
+	VIEW_SCATTER,
+	VIEW_STATE,
+	VIEW_KAFKA
+} pane_view;
+
+/* Where every pane goes for a terminal of rows x cols. */
+typedef struct pane_layout {
+	ui_rect strip;     /* the queries strip, one row */
+	ui_rect windows, watermark, late, ckpt; /* VIEW_MAIN */
+	ui_rect view;      /* the other views: the four panes' area */
+	ui_rect progress;  /* one row */
+	ui_rect output;
+	ui_rect input;     /* one row */
+} pane_layout;
+
+void pane_layout_for(int rows, int cols, pane_layout *l);
+
+void pane_strip(ui_rect r, sl_model *m);
+void pane_windows(ui_rect r, model_query *q);
+void pane_watermark(ui_rect r, model_query *q);
+void pane_late(ui_rect r, model_query *q);
+void pane_ckpt(ui_rect r, model_query *q);
+void pane_progress(ui_rect r, model_query *q);
+void pane_output(ui_rect r, sl_model *m);
+/* The input line; places the cursor.  point is a byte offset in text. */
+void pane_input(ui_rect r, const char *prompt, const char *text, int point);
+void pane_scatter(ui_rect r, model_query *q);
+void pane_state(ui_rect r, model_query *q);
+void pane_kafka(ui_rect r, model_query *q);
+
+/* Shared helpers (pane_output.c). */
+/* "(no data yet)" (or why) inside r, dimmed. */
+void pane_empty(ui_rect r, const char *why);
+/* "2026-01-01T12:15:00.000Z" -> "12:15:00" into out (32 bytes); "-"
+ * for NULL. */
+const char *pane_short_time(const char *iso, char *out);
+/* The inside of a boxed pane. */
+ui_rect pane_inner(ui_rect r);
+
+#endif

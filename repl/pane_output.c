@@ -1,0 +1,151 @@
+/*
+ * pane_output: the layout, the queries strip, the progress line, the
+ * Output pane (scrollback from the model) and the input line.
+ *
+ * Layout, top to bottom: strip (1 row); the four panes (Watermark |
+ * Windows over Checkpoint | Late) or one view; progress (1 row); Output
+ * (a quarter of the screen, at least 5 rows); input (1 row).  At 120x40
+ * every pane has room for its title and a dozen rows; at 80x24 all still
+ * fit, smaller.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pane.h"
+
+void pane_layout_for(int rows, int cols, pane_layout *l)
+{
+	int out_h = rows / 4 < 5 ? 5 : rows / 4;
+	int area_h = rows - 3 - out_h, top_h, left_w = cols * 52 / 100;
+
+	if (area_h < 4) { /* tiny terminal: output and input only */
+		area_h = 0;
+		out_h = rows - 3 > 1 ? rows - 3 : 1;
+	}
+	top_h = (area_h + 1) / 2;
+	memset(l, 0, sizeof *l);
+	l->strip = (ui_rect){0, 0, 1, cols};
+	l->view = (ui_rect){1, 0, area_h, cols};
+	l->watermark = (ui_rect){1, 0, top_h, left_w};
+	l->windows = (ui_rect){1, left_w, top_h, cols - left_w};
+	l->ckpt = (ui_rect){1 + top_h, 0, area_h - top_h, left_w};
+	l->late = (ui_rect){1 + top_h, left_w, area_h - top_h, cols - left_w};
+	l->progress = (ui_rect){1 + area_h, 0, 1, cols};
+	l->output = (ui_rect){2 + area_h, 0, out_h, cols};
+	l->input = (ui_rect){rows - 1, 0, 1, cols};
+}
+
+ui_rect pane_inner(ui_rect r)
+{
+	return (ui_rect){r.y + 1, r.x + 1, r.h - 2 > 0 ? r.h - 2 : 0,
+			 r.w - 2 > 0 ? r.w - 2 : 0};
+}
+
+const char *pane_short_time(const char *iso, char *out)
+{
+	int64_t us = sl_model_parse_time(iso);
+
+	if (us == MODEL_NONE)
+		snprintf(out, 32, "%s", iso ? iso : "-");
+	else
+		sl_model_hms(us, out, 32);
+	return out;
+}
+
+void pane_empty(ui_rect r, const char *why)
+{
+	ui_put(r.y, r.x + 1, UI_DIM, why ? why : "(no data yet)", r.w - 1);
+}
+
+void pane_strip(ui_rect r, sl_model *m)
+{
+	model_query *f = sl_model_focus(m);
+	int x = r.x, n = sl_model_count(m);
+
+	x += ui_put(r.y, x, UI_TITLE, "queries:", r.w);
+	if (n == 0)
+		ui_put(r.y, x + 1, UI_DIM,
+		       "(none yet: start one with df.writeStream...:start())",
+		       r.w - x - 1);
+	for (int i = 0; i < n && x < r.w; i++) {
+		model_query *q = sl_model_query(m, i);
+		char item[160];
+		int attr = q == f ? UI_REVERSE : q->failed ? UI_BAD : UI_NORMAL;
+
+		snprintf(item, sizeof item, "%d%s %s [%s] batch %lld", i + 1,
+			 q == f ? "*" : "", q->name ? q->name : q->id,
+			 q->failed ? "failed" : q->active ? "active" : "stopped",
+			 (long long)q->batch);
+		x += 1;
+		x += ui_put(r.y, x, attr, item, r.w - x);
+	}
+	ui_put(r.y, r.w - 20 > x ? r.w - 20 : r.w, UI_DIM, "  :help  Tab  F2-F5",
+	       20);
+}
+
+void pane_progress(ui_rect r, model_query *q)
+{
+	char line[512], wm[32];
+
+	ui_hline(r.y, r.x, UI_REVERSE, " ", r.w);
+	if (q == NULL) {
+		ui_put(r.y, r.x, UI_REVERSE, " progress: no query", r.w);
+		return;
+	}
+	snprintf(line, sizeof line,
+		 " %s  %.8s  batch %lld  in %lld rows  %.1f rows/s  state %lld "
+		 "rows  wm %s  late dropped %lld  bad %lld  %s",
+		 q->name ? q->name : "query", q->id, (long long)q->batch,
+		 (long long)q->in_rows, q->rows_per_s,
+		 (long long)q->state_rows, pane_short_time(q->watermark, wm),
+		 (long long)q->late_total, (long long)q->bad_total,
+		 q->failed && q->exception ? q->exception
+					   : q->status ? q->status : "");
+	ui_put(r.y, r.x, UI_REVERSE, line, r.w);
+}
+
+void pane_output(ui_rect r, sl_model *m)
+{
+	ui_rect in = pane_inner(r);
+	int n = sl_model_out_count(m), scroll = sl_model_out_scroll(m);
+	int last = n - scroll, first = last - in.h;
+	char title[80];
+
+	if (scroll > 0)
+		snprintf(title, sizeof title,
+			 "output (%d lines up: PgDn goes back)", scroll);
+	else
+		snprintf(title, sizeof title, "output");
+	ui_box(r, title);
+	if (first < 0)
+		first = 0;
+	for (int i = first, y = in.y; i < last && y < in.y + in.h; i++, y++) {
+		bool err = false;
+		const char *s = sl_model_out_line(m, i, &err);
+		if (s)
+			ui_put(y, in.x, err ? UI_BAD : UI_NORMAL, s, in.w);
+	}
+}
+
+void pane_input(ui_rect r, const char *prompt, const char *text, int point)
+{
+	int pw = ui_width(prompt, -1), cw = ui_width(text, point);
+	int room = r.w - pw - 1, skip = 0;
+	const char *shown = text;
+
+	ui_put(r.y, r.x, UI_BOLD, prompt, r.w);
+	/* scroll sideways: show the tail so the cursor stays on screen */
+	if (room > 2 && cw > room) {
+		while (*shown && ui_width(shown, point - (int)(shown - text)) >
+					 room - 1) {
+			shown++;
+			while ((*shown & 0xC0) == 0x80)
+				shown++;
+		}
+		skip = 1;
+		ui_put(r.y, r.x + pw, UI_DIM, "<", 1);
+	}
+	ui_put(r.y, r.x + pw + skip, UI_NORMAL, shown, r.w - pw - skip);
+	ui_cursor(r.y, r.x + pw + skip +
+			   ui_width(shown, point - (int)(shown - text)));
+}

@@ -1,0 +1,106 @@
+/*
+ * pane_windows: the focused query's result/state rows (LESSONS.md 5 V2):
+ * window, key, value (the aggregates as the engine's Row text), and the
+ * row's state: UPDATED (changed in this batch), OPEN, EMITTED, EVICTED;
+ * then the late-dropped count of each window that lost rows.  Rows are
+ * sorted by window start, then key, so the picture does not jump.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pane.h"
+
+static int row_cmp(const void *a, const void *b)
+{
+	const model_row *x = *(model_row *const *)a;
+	const model_row *y = *(model_row *const *)b;
+
+	if (x->wstart_us != y->wstart_us)
+		return x->wstart_us < y->wstart_us ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static int state_attr(const char *st)
+{
+	if (strcmp(st, "UPDATED") == 0)
+		return UI_WARN;
+	if (strcmp(st, "EVICTED") == 0)
+		return UI_DIM;
+	if (strcmp(st, "EMITTED") == 0)
+		return UI_GOOD;
+	return UI_NORMAL;
+}
+
+static int64_t late_of(const model_query *q, const model_row *r)
+{
+	for (int i = 0; i < q->nwlate; i++)
+		if (q->wlate[i].start_us == r->wstart_us &&
+		    q->wlate[i].end_us == r->wend_us)
+			return q->wlate[i].count;
+	return 0;
+}
+
+void pane_windows(ui_rect r, model_query *q)
+{
+	ui_rect in = pane_inner(r);
+	model_row *sorted[MODEL_MAX_ROWS];
+	char title[120], line[400], wm[32];
+	int y = in.y, kw = 10, vw = 8, n, bottom = in.y + in.h;
+
+	snprintf(title, sizeof title, "windows%s%s",
+		 q && q->watermark ? "  watermark " : "",
+		 q && q->watermark ? pane_short_time(q->watermark, wm) : "");
+	ui_box(r, title);
+	if (q == NULL || (q->nrows == 0 && q->nwlate == 0)) {
+		pane_empty(in, NULL);
+		return;
+	}
+	n = q->nrows;
+	for (int i = 0; i < n; i++) {
+		sorted[i] = &q->rows[i];
+		if ((int)strlen(q->rows[i].key) > kw)
+			kw = (int)strlen(q->rows[i].key);
+		if ((int)strlen(q->rows[i].value) > vw)
+			vw = (int)strlen(q->rows[i].value);
+	}
+	if (kw > 16)
+		kw = 16;
+	if (vw > 14)
+		vw = 14;
+	qsort(sorted, (size_t)n, sizeof sorted[0], row_cmp);
+	snprintf(line, sizeof line, "%-17s %-*s %-*s %-8s late", "window", kw,
+		 "key", vw, "value", "state");
+	ui_put(y++, in.x, UI_BOLD, line, in.w);
+	if (q->nwlate > 0)
+		bottom -= 1;
+	/* more rows than room: keep the newest windows (the end) */
+	for (int i = n - (bottom - y) > 0 ? n - (bottom - y) : 0;
+	     i < n && y < bottom; i++) {
+		const model_row *w = sorted[i];
+		int64_t late = late_of(q, w);
+		int x;
+
+		snprintf(line, sizeof line, "%-17.17s %-*.*s %-*.*s ",
+			 w->window[0] ? w->window : "-", kw, kw, w->key, vw, vw,
+			 w->value);
+		x = ui_put(y, in.x, UI_NORMAL, line, in.w);
+		x += ui_printf(y, in.x + x, state_attr(w->state), in.w - x,
+			       "%-8s", w->state);
+		if (late > 0)
+			ui_printf(y, in.x + x, UI_BAD, in.w - x, " %lld",
+				  (long long)late);
+		y++;
+	}
+	if (q->nwlate > 0) {
+		int x = ui_put(bottom, in.x, UI_BAD, "late dropped:", in.w);
+		for (int i = 0; i < q->nwlate && x < in.w; i++) {
+			char a[16], b[16];
+			sl_model_hms(q->wlate[i].start_us, a, sizeof a);
+			sl_model_hms(q->wlate[i].end_us, b, sizeof b);
+			x += ui_printf(bottom, in.x + x, UI_NORMAL, in.w - x,
+				       " [%s,%s) %lld", a, b,
+				       (long long)q->wlate[i].count);
+		}
+	}
+}

@@ -1,0 +1,431 @@
+/*
+ * screen: the workbench loop (see screen.h).  Ties together the model
+ * (model.c: what to draw), the panes (pane_*.c: how), the input line
+ * (rl.c: readline), the commands (cmd.c) and curses (ui.c).
+ *
+ * Why a pipe behind fd 1 and 2: curses draws to a duplicate of the
+ * terminal, and anything else that writes to stdout or stderr (a C
+ * library's log line, Lua's io.write) goes into the pipe and from there,
+ * line by line, into the Output pane.  The write end is non-blocking: a
+ * flood that fills the pipe while Lua runs loses bytes instead of hanging
+ * the program that is the pipe's only reader.
+ *
+ * Resize: curses turns SIGWINCH into UI_KEY_RESIZE; the layout is
+ * recomputed and everything redrawn from the model (no text lives only in
+ * curses).  While Lua runs the hook polls for it too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "cmd.h"
+#include "model.h"
+#include "pane.h"
+#include "rl.h"
+#include "screen.h"
+#include "session.h"
+#include "sl_lua.h"
+#include "ui.h"
+
+#define TICK_MS 100
+#define HOOK_COUNT 10000
+#define KEYQ 4096
+
+typedef struct screen {
+	sl_console *con;
+	lua_State *L;
+	sl_model *m;
+	sl_rl *rl;
+	pane_view view;
+	pane_layout lay;
+	int rows, cols;
+	int64_t next_tick_ms;
+	int pipe_rd;          /* stdout/stderr of the process, or -1 */
+	int saved_out, saved_err;
+	FILE *tty;            /* where curses draws */
+	unsigned char keyq[KEYQ]; /* bytes typed while Lua ran */
+	int kq_head, kq_n;
+	bool busy;
+} screen;
+
+static screen *the_screen;
+static volatile sig_atomic_t idle_sigint;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- drawing ---- */
+
+static void relayout(screen *s)
+{
+	ui_size(&s->rows, &s->cols);
+	pane_layout_for(s->rows, s->cols, &s->lay);
+	/* Not rl_set_screen_size: it rewrites the size in the terminfo data
+	 * curses shares (measured: after a resize curses saw 3 rows).  Our
+	 * redisplay draws the line, so readline needs no width. */
+}
+
+static void draw(screen *s)
+{
+	model_query *q = sl_model_focus(s->m);
+	const char *prompt, *text;
+	int point;
+
+	ui_clear();
+	pane_strip(s->lay.strip, s->m);
+	if (s->lay.view.h > 0) {
+		switch (s->view) {
+		case VIEW_SCATTER: pane_scatter(s->lay.view, q); break;
+		case VIEW_STATE: pane_state(s->lay.view, q); break;
+		case VIEW_KAFKA: pane_kafka(s->lay.view, q); break;
+		default:
+			pane_watermark(s->lay.watermark, q);
+			pane_windows(s->lay.windows, q);
+			pane_ckpt(s->lay.ckpt, q);
+			pane_late(s->lay.late, q);
+		}
+	}
+	pane_progress(s->lay.progress, q);
+	pane_output(s->lay.output, s->m);
+	if (s->busy) {
+		ui_put(s->lay.input.y, 0, UI_DIM,
+		       "(running: Ctrl-C stops it)", s->cols);
+		ui_cursor(s->lay.input.y, 0);
+	} else {
+		sl_rl_view(s->rl, &prompt, &text, &point);
+		pane_input(s->lay.input, prompt, text, point);
+	}
+	ui_flush();
+}
+
+/* ---- output ---- */
+
+static void out_write(void *ud, int stream, const char *str, size_t n)
+{
+	screen *s = ud;
+	sl_model_out(s->m, stream, str, n);
+}
+
+static void drain_pipe(screen *s)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (s->pipe_rd < 0)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	while ((n = read(s->pipe_rd, buf, sizeof buf)) > 0)
+		sl_model_out(s->m, SL_CONSOLE_OUT, buf, (size_t)n);
+}
+
+static void log_line(void *ud, const char *line)
+{
+	screen *s = ud;
+	sl_model_out(s->m, SL_CONSOLE_ERR, line, strlen(line));
+	sl_model_out(s->m, SL_CONSOLE_ERR, "\n", 1);
+}
+
+static void refresh(screen *s)
+{
+	drain_pipe(s);
+	sl_model_refresh(s->m, sl_lua_session(s->L));
+}
+
+/* ---- Lua running: keep the panes alive ---- */
+
+static void queue_key(screen *s, int c)
+{
+	if (s->kq_n < KEYQ)
+		s->keyq[(s->kq_head + s->kq_n++) % KEYQ] = (unsigned char)c;
+}
+
+static void pump(lua_State *L, lua_Debug *ar)
+{
+	screen *s = the_screen;
+	int c;
+
+	(void)L;
+	(void)ar;
+	if (s == NULL || now_ms() < s->next_tick_ms)
+		return;
+	s->next_tick_ms = now_ms() + TICK_MS;
+	while ((c = ui_getkey(0)) != UI_KEY_NONE)
+		if (c == UI_KEY_RESIZE)
+			relayout(s);
+		else
+			queue_key(s, c);
+	refresh(s);
+	draw(s);
+}
+
+/* ---- readline hooks ---- */
+
+static void h_redisplay(void *ud)
+{
+	(void)ud;
+}
+
+static void h_matches(void *ud, char **m, int n)
+{
+	screen *s = ud;
+	sl_buf b;
+
+	sl_buf_init(&b);
+	for (int i = 0; i < n; i++) {
+		if (b.len > 0 && (int)(b.len + strlen(m[i]) + 2) > s->cols - 2) {
+			sl_model_out(s->m, SL_CONSOLE_OUT, b.p, b.len);
+			sl_model_out(s->m, SL_CONSOLE_OUT, "\n", 1);
+			sl_buf_clear(&b);
+		}
+		sl_buf_printf(&b, "%s%s", b.len ? "  " : "", m[i]);
+	}
+	if (b.len > 0) {
+		sl_model_out(s->m, SL_CONSOLE_OUT, b.p, b.len);
+		sl_model_out(s->m, SL_CONSOLE_OUT, "\n", 1);
+	}
+	sl_buf_release(&b);
+}
+
+static bool set_view(void *ud, const char *name)
+{
+	screen *s = ud;
+
+	for (int i = 0; sl_cmd_views[i]; i++)
+		if (strcmp(sl_cmd_views[i], name) == 0) {
+			s->view = (pane_view)i;
+			return true;
+		}
+	return false;
+}
+
+static void h_key(void *ud, const char *name)
+{
+	screen *s = ud;
+	int page = s->lay.output.h - 2 > 1 ? s->lay.output.h - 3 : 1;
+
+	if (strcmp(name, "PgUp") == 0)
+		sl_model_out_scroll_by(s->m, page, s->lay.output.h - 2);
+	else if (strcmp(name, "PgDn") == 0)
+		sl_model_out_scroll_by(s->m, -page, s->lay.output.h - 2);
+	else if (name[0] == 'F')
+		s->view = (pane_view)(name[1] - '2');
+}
+
+static void h_busy(void *ud, bool running)
+{
+	screen *s = ud;
+
+	s->busy = running;
+	if (running) {
+		sl_model_out_scroll_by(s->m, -sl_model_out_scroll(s->m), 1);
+		s->next_tick_ms = now_ms() + TICK_MS;
+		lua_sethook(s->L, pump, LUA_MASKCOUNT, HOOK_COUNT);
+	} else if (lua_gethook(s->L) == pump) {
+		lua_sethook(s->L, NULL, 0, 0);
+	}
+}
+
+static void h_echo(void *ud, const char *text)
+{
+	screen *s = ud;
+
+	sl_model_out_scroll_by(s->m, -sl_model_out_scroll(s->m), 1);
+	sl_model_out(s->m, SL_CONSOLE_OUT, text, strlen(text));
+	sl_model_out(s->m, SL_CONSOLE_OUT, "\n", 1);
+}
+
+static int h_running(void *ud)
+{
+	screen *s = ud;
+	return sl_session_active_count(sl_lua_session(s->L));
+}
+
+/* ---- :focus / :view ---- */
+
+static bool c_focus(void *ud, const char *which)
+{
+	screen *s = ud;
+	refresh(s);
+	return sl_model_set_focus(s->m, which);
+}
+
+static const char *c_focus_id(void *ud)
+{
+	screen *s = ud;
+	model_query *q;
+
+	refresh(s);
+	q = sl_model_focus(s->m);
+	return q ? q->id : NULL;
+}
+
+/* ---- setup ---- */
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	idle_sigint = 1;
+}
+
+/* fd 1 and 2 into a pipe; curses gets a duplicate of the terminal. */
+static bool capture_output(screen *s)
+{
+	int p[2], fd;
+
+	s->pipe_rd = s->saved_out = s->saved_err = -1;
+	fflush(stdout);
+	fflush(stderr);
+	if ((fd = dup(1)) < 0 || (s->tty = fdopen(fd, "w")) == NULL)
+		return false;
+	if (pipe(p) < 0)
+		return true; /* draw anyway; stray output may show */
+	s->saved_out = dup(1);
+	s->saved_err = dup(2);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	dup2(p[1], 1);
+	dup2(p[1], 2);
+	close(p[1]);
+	s->pipe_rd = p[0];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return true;
+}
+
+static void release_output(screen *s)
+{
+	fflush(stdout);
+	fflush(stderr);
+	if (s->saved_out >= 0) {
+		dup2(s->saved_out, 1);
+		dup2(s->saved_err, 2);
+		close(s->saved_out);
+		close(s->saved_err);
+	}
+	if (s->pipe_rd >= 0)
+		close(s->pipe_rd);
+	if (s->tty)
+		fclose(s->tty);
+}
+
+static char *history_path(void)
+{
+	const char *home = getenv("HOME");
+	char *p;
+
+	if (home == NULL || home[0] == '\0')
+		return NULL;
+	if (asprintf(&p, "%s/.streamlab_history", home) < 0)
+		return NULL;
+	return p;
+}
+
+static const char welcome[] =
+    "streamlab 0.1.0: Spark Structured Streaming, in Lua. Try:\n"
+    "  df = spark.createDataFrame({{1, \"a\"}, {2, \"b\"}}, \"id INT, name STRING\")\n"
+    "  df:show()\n"
+    "Type :help for help, Tab to complete, Ctrl-D to quit.\n";
+
+/* One pass of the loop; false when the session ended. */
+static bool step(screen *s)
+{
+	int c = UI_KEY_NONE;
+	int64_t wait = s->next_tick_ms - now_ms();
+
+	if (idle_sigint) {
+		idle_sigint = 0;
+		s->kq_n = 0;
+		sl_rl_interrupt(s->rl);
+		return true;
+	}
+	if (s->kq_n > 0) {
+		c = s->keyq[s->kq_head];
+		s->kq_head = (s->kq_head + 1) % KEYQ;
+		s->kq_n--;
+	} else {
+		c = ui_getkey(wait < 0 ? 0 : wait > TICK_MS ? TICK_MS : (int)wait);
+	}
+	if (c == UI_KEY_RESIZE)
+		relayout(s);
+	else if (c >= 0 && !sl_rl_feed_byte(s->rl, c))
+		return false;
+	if (now_ms() >= s->next_tick_ms) {
+		s->next_tick_ms = now_ms() + TICK_MS;
+		if (sl_lua_tick_due(s->L))
+			sl_lua_tick(s->L);
+		refresh(s);
+	} else if (c >= 0) {
+		refresh(s);
+	}
+	if (s->kq_n == 0)
+		draw(s);
+	return true;
+}
+
+static const sl_rl_hooks *hooks_for(screen *s)
+{
+	static sl_rl_hooks h;
+
+	h = (sl_rl_hooks){s, h_redisplay, h_matches, h_key, h_busy, h_echo,
+			  h_running};
+	return &h;
+}
+
+int sl_screen_run(sl_console *c)
+{
+	static screen s;
+	static sl_cmd_screen cs;
+	struct sigaction sa, old;
+	char *hist;
+	int code;
+
+	memset(&s, 0, sizeof s);
+	s.con = c;
+	s.L = sl_console_state(c);
+	if (!capture_output(&s) || (s.m = sl_model_new()) == NULL ||
+	    !ui_open(s.tty)) {
+		release_output(&s);
+		sl_model_free(s.m);
+		return sl_rl_run(c);
+	}
+	the_screen = &s;
+	sl_model_set_log(s.m, log_line, &s);
+	sl_console_set_writer(c, out_write, &s);
+	cs = (sl_cmd_screen){&s, c_focus, set_view, c_focus_id};
+	sl_cmd_set_screen(&cs);
+	sl_model_out(s.m, SL_CONSOLE_OUT, welcome, strlen(welcome));
+	hist = history_path();
+	s.rl = sl_rl_open_screen(c, hist, hooks_for(&s));
+	free(hist);
+	relayout(&s);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	refresh(&s);
+	draw(&s);
+	while (s.rl && step(&s))
+		;
+	code = s.rl ? sl_rl_exit_code(s.rl) : 1;
+	sigaction(SIGINT, &old, NULL);
+	sl_rl_close(s.rl);
+	sl_cmd_set_screen(NULL);
+	sl_console_set_writer(c, NULL, NULL);
+	ui_close();
+	release_output(&s);
+	sl_model_free(s.m);
+	the_screen = NULL;
+	return code;
+}

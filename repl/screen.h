@@ -1,0 +1,28 @@
+/*
+ * screen: the workbench, an ncurses screen where the focused query's
+ * windows, watermark, late rows and checkpoint live, with the Output pane
+ * and a readline input line (TERMINAL-LUA-KAFKA.md 1; LESSONS.md 5).
+ *
+ * One thread.  The loop waits for a key at most until the next 100 ms
+ * tick; a tick runs the streaming triggers that are due (sl_lua_tick),
+ * refreshes the model from the engine and redraws.  While Lua runs (a
+ * typed chunk, a :command), a count hook refreshes and redraws every
+ * 100 ms without running batches or Lua, so the panes stay alive and
+ * Ctrl-C (SIGINT, the console's lstop) still interrupts.
+ *
+ * Everything the program writes lands in the Output pane: console output
+ * through the console's writer, and stdout/stderr of anything else (a
+ * library's log, io.write) through a pipe drained every tick; nothing
+ * writes over the screen.
+ */
+#ifndef SL_SCREEN_H
+#define SL_SCREEN_H
+
+#include "console.h"
+
+/* Run the workbench on the terminal until :quit, Ctrl-D or os.exit;
+ * returns the exit status.  When the terminal cannot host the screen,
+ * falls back to the readline REPL (sl_rl_run). */
+int sl_screen_run(sl_console *c);
+
+#endif

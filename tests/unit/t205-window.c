@@ -1,0 +1,201 @@
+/*
+ * t205-window: window() on batch DataFrames (DataFrameTimeWindowingSuite
+ * cases): tumbling and sliding windows, startTime, negative timestamps,
+ * microsecond precision, the windows of one row, null times, and a
+ * sliding window in a watermarked streaming aggregation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileformat.h"
+#include "plan.h"
+#include "sqlexpr.h"
+#include "tap.h"
+
+static sl_err err;
+
+static sl_plan *local(const char *ddl, const char *json)
+{
+	sl_type *t = sl_type_parse_ddl(ddl, &err);
+	sl_options o;
+	sl_batch *b;
+	sl_plan *p = NULL;
+	sl_options_init(&o);
+	b = t ? sl_format_read_buf("json", "t", json, strlen(json), t, &o, &err) : NULL;
+	if (b != NULL)
+		p = sl_plan_local(b, &err);
+	sl_batch_free(b);
+	sl_type_free(t);
+	return p;
+}
+
+static sl_plan *select_n(sl_plan *in, const char *const *ex, int n)
+{
+	sl_expr *e[8];
+	sl_plan *p;
+	int i;
+	for (i = 0; i < n; i++)
+		e[i] = sl_sqlexpr_parse(ex[i], &err);
+	p = in ? sl_plan_project(in, e, n, &err) : NULL;
+	if (p == NULL)
+		diag("select: %s", err.msg);
+	sl_plan_free(in);
+	return p;
+}
+
+static sl_plan *group(sl_plan *in, const char *key, const char *agg)
+{
+	sl_expr *k[1], *a[1];
+	sl_plan *p;
+	k[0] = sl_sqlexpr_parse(key, &err);
+	a[0] = sl_sqlexpr_parse(agg, &err);
+	p = in ? sl_plan_aggregate(in, k, 1, a, 1, &err) : NULL;
+	if (p == NULL)
+		diag("groupBy: %s", err.msg);
+	sl_plan_free(in);
+	return p;
+}
+
+static char tbuf[8192];
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+/* Run p, rows sorted as text "a,b;c,d". */
+static const char *rows(sl_plan *p)
+{
+	sl_batch *b = p ? sl_plan_collect(p, &err) : NULL;
+	char *r[512];
+	sl_buf out, row;
+	int64_t i, n;
+	int j;
+	sl_plan_free(p);
+	if (b == NULL)
+		return err.msg;
+	n = b->nrows < 512 ? b->nrows : 512;
+	sl_buf_init(&out);
+	sl_buf_init(&row);
+	for (i = 0; i < n; i++) {
+		sl_buf_clear(&row);
+		for (j = 0; j < b->ncols; j++) {
+			if (j)
+				sl_buf_addc(&row, ',');
+			sl_value_show(b->cols[j], i, &row);
+		}
+		r[i] = strdup(sl_buf_cstr(&row));
+	}
+	qsort(r, (size_t)n, sizeof *r, cmpstr);
+	for (i = 0; i < n; i++) {
+		sl_buf_printf(&out, "%s%s", i ? ";" : "", r[i]);
+		free(r[i]);
+	}
+	snprintf(tbuf, sizeof tbuf, "%s", sl_buf_cstr(&out));
+	sl_buf_release(&out);
+	sl_buf_release(&row);
+	sl_batch_free(b);
+	return tbuf;
+}
+
+static const char *SE[] = { "window.start", "window.end", "counts" };
+
+static void test_sliding_grouping(void)
+{
+	sl_plan *p = local("time TIMESTAMP, value INT, id STRING",
+			   "{\"time\":\"2016-03-27 19:39:34\",\"value\":1,\"id\":\"a\"}\n"
+			   "{\"time\":\"2016-03-27 19:39:56\",\"value\":2,\"id\":\"a\"}\n"
+			   "{\"time\":\"2016-03-27 19:39:27\",\"value\":4,\"id\":\"b\"}\n");
+	p = group(p, "window(time, '10 seconds', '3 seconds', '0 second')",
+		  "count(*) AS counts");
+	is_str(rows(select_n(p, SE, 3)),
+	       "2016-03-27 19:39:18,2016-03-27 19:39:28,1;"
+	       "2016-03-27 19:39:21,2016-03-27 19:39:31,1;"
+	       "2016-03-27 19:39:24,2016-03-27 19:39:34,1;"
+	       "2016-03-27 19:39:27,2016-03-27 19:39:37,2;"
+	       "2016-03-27 19:39:30,2016-03-27 19:39:40,1;"
+	       "2016-03-27 19:39:33,2016-03-27 19:39:43,1;"
+	       "2016-03-27 19:39:48,2016-03-27 19:39:58,1;"
+	       "2016-03-27 19:39:51,2016-03-27 19:40:01,1;"
+	       "2016-03-27 19:39:54,2016-03-27 19:40:04,1",
+	       "sliding window grouping (DataFrameTimeWindowingSuite)");
+}
+
+static void test_tumbling(void)
+{
+	static const char *ex[] = { "window(time, '10 seconds').start AS s",
+				    "window(time, '10 seconds').end AS e", "value" };
+	sl_plan *p = local("time TIMESTAMP, value INT",
+			   "{\"time\":\"2016-03-27 19:39:30\",\"value\":1}\n");
+	is_str(rows(select_n(p, ex, 3)), "2016-03-27 19:39:30,2016-03-27 19:39:40,1",
+	       "a record at a window start belongs to it");
+}
+
+static void test_negative(void)
+{
+	static const char *ex[] = { "window(time, '10 seconds', '10 seconds', '5 seconds') AS window",
+				    "value" };
+	static const char *out[] = { "window.start", "window.end", "value" };
+	sl_plan *p = local("time TIMESTAMP, value INT",
+			   "{\"time\":\"1970-01-01 00:00:02\",\"value\":1}\n"
+			   "{\"time\":\"1970-01-01 00:00:12\",\"value\":2}\n");
+	p = select_n(p, ex, 2);
+	is_str(rows(select_n(p, out, 3)),
+	       "1969-12-31 23:59:55,1970-01-01 00:00:05,1;"
+	       "1970-01-01 00:00:05,1970-01-01 00:00:15,2",
+	       "negative timestamps with startTime (tumbling)");
+}
+
+static void test_windows_of_a_row(void)
+{
+	static const char *ex[] = { "window(time, '10 seconds', '5 seconds', '-2 seconds') AS window",
+				    "value" };
+	static const char *out[] = { "window.start", "window.end", "value" };
+	sl_plan *p = local("time TIMESTAMP, value INT",
+			   "{\"time\":\"1970-01-01 00:00:02\",\"value\":1}\n"
+			   "{\"time\":null,\"value\":2}\n");
+	p = select_n(p, ex, 2);
+	is_str(rows(select_n(p, out, 3)),
+	       "1969-12-31 23:59:53,1970-01-01 00:00:03,1;"
+	       "1969-12-31 23:59:58,1970-01-01 00:00:08,1",
+	       "a row in every sliding window that holds it; negative startTime; null time: no row");
+}
+
+static void test_micro(void)
+{
+	static const char *ex[] = { "window(time, '10 microseconds', '4 microseconds') AS window" };
+	static const char *out[] = { "window.start", "window.end" };
+	sl_plan *p = local("time TIMESTAMP",
+			   "{\"time\":\"2016-03-27 09:00:00.000011\"}\n");
+	p = select_n(p, ex, 1);
+	is_str(rows(select_n(p, out, 2)),
+	       "2016-03-27 09:00:00.000004,2016-03-27 09:00:00.000014;"
+	       "2016-03-27 09:00:00.000008,2016-03-27 09:00:00.000018",
+	       "microsecond precision: ceil(10/4) = 3 candidates, 2 hold the row");
+}
+
+static void test_errors(void)
+{
+	static const char *ex[] = { "window(time, '10 seconds', '5 seconds') AS a",
+				    "window(time, '10 seconds', '3 seconds') AS b" };
+	sl_plan *p = local("time TIMESTAMP", "{\"time\":\"2016-03-27 09:00:00\"}\n");
+	sl_expr *e[2];
+	sl_plan *q;
+	e[0] = sl_sqlexpr_parse(ex[0], &err);
+	e[1] = sl_sqlexpr_parse(ex[1], &err);
+	q = sl_plan_project(p, e, 2, &err);
+	ok(q == NULL && strstr(err.msg, "Multiple time/session window expressions") != NULL,
+	   "two different sliding windows: Spark's error");
+	sl_plan_free(q);
+	sl_plan_free(p);
+}
+
+int main(void)
+{
+	test_sliding_grouping();
+	test_tumbling();
+	test_negative();
+	test_windows_of_a_row();
+	test_micro();
+	test_errors();
+	return done_testing();
+}

@@ -1,0 +1,439 @@
+/*
+ * t206-watermark: withWatermark end to end (EventTimeWatermarkSuite and
+ * StreamingAggregationSuite cases): Spark's errors, the watermark of every
+ * batch under both allowMultiple modes, late groups counted, append output
+ * exactly once, update with eviction, complete unaffected, no-data
+ * batches, the multiple-watermark policy over a union of two streams.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileformat.h"
+#include "plan.h"
+#include "query.h"
+#include "source.h"
+#include "sqlexpr.h"
+#include "tap.h"
+#include "timeutil.h"
+
+static sl_err err;
+
+static void add_ints(sl_memstream *ms, const char *csv)
+{
+	char buf[1024], *tok, *save = NULL;
+	sl_buf j;
+	sl_options o;
+	sl_batch *b;
+	snprintf(buf, sizeof buf, "%s", csv);
+	sl_buf_init(&j);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		sl_buf_printf(&j, "{\"value\":%s}\n", tok);
+	sl_options_init(&o);
+	b = sl_format_read_buf("json", "t", sl_buf_cstr(&j), j.len,
+			       sl_memstream_schema(ms), &o, &err);
+	if (b == NULL || sl_memstream_add(ms, b, &err) < 0)
+		diag("addData failed: %s", err.msg);
+	sl_batch_free(b);
+	sl_buf_release(&j);
+}
+
+static sl_plan *sel(sl_plan *in, const char *e1, const char *e2)
+{
+	sl_expr *e[2];
+	int n = 0;
+	sl_plan *p;
+	e[n++] = sl_sqlexpr_parse(e1, &err);
+	if (e2 != NULL)
+		e[n++] = sl_sqlexpr_parse(e2, &err);
+	p = in ? sl_plan_project(in, e, n, &err) : NULL;
+	sl_plan_free(in);
+	return p;
+}
+
+/* value INT -> eventTime = timestamp_seconds(value) [withWatermark] */
+static sl_plan *events(sl_memstream *ms, const char *delay)
+{
+	sl_source_desc *d = sl_source_desc_memory(ms, &err);
+	sl_plan *p = d ? sl_plan_stream(d, &err) : NULL, *w;
+	sl_source_desc_free(d);
+	p = sel(p, "value", "timestamp_seconds(value) AS eventTime");
+	if (p == NULL || delay == NULL)
+		return p;
+	w = sl_plan_watermark(p, "eventTime", delay, &err);
+	sl_plan_free(p);
+	return w;
+}
+
+/* groupBy(window(eventTime, size) AS window).agg(count(*) AS count)
+ * .select(window.start cast long, count) */
+static sl_plan *windowed(sl_plan *in, const char *size)
+{
+	char w[128];
+	sl_expr *k[1], *a[1];
+	sl_plan *p;
+	snprintf(w, sizeof w, "window(eventTime, '%s') AS window", size);
+	k[0] = sl_sqlexpr_parse(w, &err);
+	a[0] = sl_sqlexpr_parse("count(*) AS count", &err);
+	p = in ? sl_plan_aggregate(in, k, 1, a, 1, &err) : NULL;
+	sl_plan_free(in);
+	return sel(p, "CAST(window.start AS BIGINT) AS start", "count");
+}
+
+static char tbuf[4096];
+static const char *table(sl_session *s, const char *name)
+{
+	sl_batch *b = sl_catalog_get(sl_session_catalog(s), name, &err);
+	sl_buf out;
+	int64_t i;
+	int j;
+	if (b == NULL)
+		return err.msg;
+	sl_buf_init(&out);
+	for (i = 0; i < b->nrows; i++) {
+		if (i)
+			sl_buf_addc(&out, ';');
+		for (j = 0; j < b->ncols; j++) {
+			if (j)
+				sl_buf_addc(&out, ',');
+			sl_value_show(b->cols[j], i, &out);
+		}
+	}
+	snprintf(tbuf, sizeof tbuf, "%s", sl_buf_cstr(&out));
+	sl_buf_release(&out);
+	sl_batch_free(b);
+	return tbuf;
+}
+
+static bool has(const char *json, const char *part)
+{
+	if (json == NULL || strstr(json, part) == NULL) {
+		diag("'%s' not in %s", part, json ? json : "(null)");
+		return false;
+	}
+	return true;
+}
+
+static sl_query *start(sl_session *s, sl_plan *p, sl_outmode mode,
+		       const char *name)
+{
+	sl_query_opts o;
+	sl_query *q;
+	memset(&o, 0, sizeof o);
+	o.name = name;
+	o.mode = mode;
+	o.format = "memory";
+	q = sl_query_start(s, p, &o, &err);
+	if (q == NULL)
+		diag("start failed: %s", err.msg);
+	sl_plan_free(p);
+	return q;
+}
+
+static const char *wm(sl_query *q)
+{
+	const char *j = sl_query_last_progress_json(q), *w;
+	static char out[64];
+	if (j == NULL || (w = strstr(j, "\"watermark\":\"")) == NULL)
+		return "none";
+	snprintf(out, sizeof out, "%.24s", w + 13);
+	return out;
+}
+
+static long long num(sl_query *q, const char *key)
+{
+	const char *j = sl_query_last_progress_json(q), *w;
+	char k[64];
+	snprintf(k, sizeof k, "\"%s\":", key);
+	if (j == NULL || (w = strstr(j, k)) == NULL)
+		return -1;
+	return atoll(w + strlen(k));
+}
+
+static sl_session *new_session(void)
+{
+	sl_session *s = sl_session_new();
+	sl_clock_set_manual(sl_session_clock(s), 0);
+	return s;
+}
+
+/* ------------------------------------------------------------ errors */
+
+static void test_errors(void)
+{
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_plan *p = events(ms, NULL), *w;
+	static const char *neg[] = { "-1 year", "1 year -13 months",
+				     "1 month -40 days", "-10 seconds" };
+	int i;
+	w = sl_plan_watermark(p, "missing", "10 seconds", &err);
+	ok(w == NULL && strstr(err.msg, "'missing'") && err.code == SL_EANALYSIS,
+	   "unknown column names it: %s", err.msg);
+	w = sl_plan_watermark(p, "value", "10 seconds", &err);
+	is_str(err.msg, "Event time must be defined on a window or a timestamp, but value is of type int",
+	       "non-timestamp column: Spark's sentence with the type");
+	for (i = 0; i < 4; i++) {
+		w = sl_plan_watermark(p, "eventTime", neg[i], &err);
+		ok(w == NULL && strstr(err.msg, "should not be negative.") != NULL,
+		   "negative delay '%s': %s", neg[i], err.msg);
+	}
+	w = sl_plan_watermark(p, "eventTime", "1 foo", &err);
+	ok(w == NULL && err.code == SL_EANALYSIS, "'1 foo' is an analysis error: %s", err.msg);
+	w = sl_plan_watermark(p, "eventTime", "interva 2 day", &err);
+	ok(w == NULL && err.code == SL_EANALYSIS, "'interva 2 day' is an analysis error");
+	w = sl_plan_watermark(p, "eventTime", "1 month", &err);
+	ok(w != NULL, "1 month is fine");
+	sl_plan_free(w);
+	sl_plan_free(p);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* Append without a watermarked key is refused, with one it starts; a
+ * watermark defined after the aggregation does not count. */
+static void test_append_check(void)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_query *q;
+	q = start(s, windowed(events(ms, NULL), "5 seconds"), SL_MODE_APPEND, "a1");
+	ok(q == NULL && strcmp(err.msg, "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark") == 0,
+	   "append without watermark: Spark's sentence");
+	q = start(s, windowed(events(ms, "10 seconds"), "5 seconds"), SL_MODE_APPEND, "a2");
+	ok(q != NULL, "append with a watermarked window key starts");
+	sl_query_stop(q);
+	sl_query_free(q);
+	sl_session_free(s);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* EventTimeWatermarkSuite "append mode". */
+static void test_append(bool multiple)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_query *q;
+	const char *tag = multiple ? "[two wm]" : "[one wm]";
+	if (!multiple)
+		sl_session_conf_set(s, "spark.sql.streaming.statefulOperator.allowMultiple", "false", &err);
+	q = start(s, windowed(events(ms, "10 seconds"), "5 seconds"), SL_MODE_APPEND, "app");
+	if (q == NULL)
+		goto out;
+	add_ints(ms, "10,11,12,13,14,15");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "app"), "", "%s batch 0: nothing yet", tag);
+	is_int(sl_query_last_batch_id(q), 1, "%s a no-data batch ran after batch 0", tag);
+	is_str(wm(q), "1970-01-01T00:00:05.000Z", "%s the no-data batch used watermark 5 s", tag);
+	is_int(num(q, "numInputRows"), 0, "%s no-data batch: numInputRows 0", tag);
+	add_ints(ms, "25");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "app"), "10,5", "%s watermark 15 s emits [10,15) once", tag);
+	is_int(num(q, "numRowsTotal"), 2, "%s 2 state rows", tag);
+	is_str(wm(q), "1970-01-01T00:00:15.000Z", "%s watermark 15 s", tag);
+	add_ints(ms, "10");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "app"), "10,5", "%s the late row changes nothing", tag);
+	is_int(num(q, "numRowsDroppedByWatermark"), 1, "%s one late group dropped", tag);
+	is_int(num(q, "numRowsTotal"), 2, "%s still 2 state rows", tag);
+	add_ints(ms, "10,11,12");
+	sl_query_process_all_available(q, &err);
+	is_int(num(q, "numRowsDroppedByWatermark"), 1,
+	       "%s three late rows of one window count 1", tag);
+	ok(has(sl_query_last_progress_json(q),
+	       "\"eventTime\":{\"avg\":\"1970-01-01T00:00:11.000Z\",\"max\":\"1970-01-01T00:00:12.000Z\","
+	       "\"min\":\"1970-01-01T00:00:10.000Z\",\"watermark\":\"1970-01-01T00:00:15.000Z\"}"),
+	   "%s eventTime avg/max/min/watermark", tag);
+	sl_query_stop(q);
+	sl_query_free(q);
+out:
+	sl_session_free(s);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* The two watermarks differ without no-data batches. */
+static void test_two_watermarks(bool multiple)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_query *q;
+	const char *tag = multiple ? "[two wm]" : "[one wm]";
+	sl_session_conf_set(s, "spark.sql.streaming.noDataMicroBatches.enabled", "false", &err);
+	if (!multiple)
+		sl_session_conf_set(s, "spark.sql.streaming.statefulOperator.allowMultiple", "false", &err);
+	q = start(s, windowed(events(ms, "5 seconds"), "5 seconds"), SL_MODE_APPEND, "two");
+	if (q == NULL)
+		goto out;
+	add_ints(ms, "12");
+	sl_query_process_all_available(q, &err);
+	is_int(sl_query_last_batch_id(q), 0, "%s no no-data batch with the flag off", tag);
+	add_ints(ms, "30");              /* batch 1 uses wm 7 s */
+	sl_query_process_all_available(q, &err);
+	add_ints(ms, "14,26");           /* batch 2 uses wm 25 s; late by 7 s or 25 s */
+	sl_query_process_all_available(q, &err);
+	is_str(wm(q), "1970-01-01T00:00:25.000Z", "%s batch 2 watermark", tag);
+	is_int(num(q, "numRowsDroppedByWatermark"), multiple ? 0 : 1,
+	       "%s [10,15) judged by %s", tag, multiple ? "the previous batch's 7 s: kept"
+						       : "this batch's 25 s: late");
+	is_str(table(s, "two"), multiple ? "10,2" : "10,1",
+	       "%s evicted by 25 s, emitted once", tag);
+	sl_query_stop(q);
+	sl_query_free(q);
+out:
+	sl_session_free(s);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* EventTimeWatermarkSuite "update mode". */
+static void test_update(void)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_query *q = start(s, windowed(events(ms, "10 seconds"), "5 seconds"),
+			    SL_MODE_UPDATE, "upd");
+	if (q == NULL)
+		goto out;
+	add_ints(ms, "10,11,12,13,14,15");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "upd"), "10,5;15,1", "update: both windows");
+	add_ints(ms, "25");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "upd"), "10,5;15,1;25,1", "update: (25, 1)");
+	is_int(num(q, "numRowsTotal"), 2, "update: [10,15) evicted, 2 state rows");
+	add_ints(ms, "10,25,26,27");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "upd"), "10,5;15,1;25,1;25,4", "update: 10 ignored, (25, 4)");
+	is_int(num(q, "numRowsTotal"), 2, "update: 2 state rows");
+	add_ints(ms, "25");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "upd"), "10,5;15,1;25,1;25,4;25,5", "update: (25, 5)");
+	sl_query_stop(q);
+	sl_query_free(q);
+out:
+	sl_session_free(s);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* Complete mode: no late rows, no eviction. */
+static void test_complete(void)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_query *q = start(s, windowed(events(ms, "10 seconds"), "5 seconds"),
+			    SL_MODE_COMPLETE, "cmp");
+	if (q == NULL)
+		goto out;
+	add_ints(ms, "10,11,12,13,14,15");
+	sl_query_process_all_available(q, &err);
+	add_ints(ms, "25");
+	sl_query_process_all_available(q, &err);
+	is_int(sl_query_last_batch_id(q), 1, "complete: no no-data batches");
+	add_ints(ms, "10");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "cmp"), "10,6;15,1;25,1", "complete: late row counted, nothing evicted");
+	is_int(num(q, "numRowsDroppedByWatermark"), 0, "complete: nothing dropped");
+	is_int(num(q, "numRowsTotal"), 3, "complete: 3 state rows");
+	sl_query_stop(q);
+	sl_query_free(q);
+out:
+	sl_session_free(s);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* Grouping by the raw event time. */
+static void test_raw_key(void)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_expr *k[1], *a[1];
+	sl_plan *p = events(ms, "10 seconds"), *g;
+	sl_query *q;
+	k[0] = sl_sqlexpr_parse("eventTime", &err);
+	a[0] = sl_sqlexpr_parse("count(*) AS count", &err);
+	g = sl_plan_aggregate(p, k, 1, a, 1, &err);
+	sl_plan_free(p);
+	q = start(s, sel(g, "CAST(eventTime AS BIGINT) AS t", "count"), SL_MODE_APPEND, "raw");
+	if (q == NULL)
+		goto out;
+	add_ints(ms, "10,10,11,20");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "raw"), "10,2", "raw key: wm 10 s emits t=10 (<= wm)");
+	add_ints(ms, "10,25");
+	sl_query_process_all_available(q, &err);
+	is_str(table(s, "raw"), "10,2;11,1", "raw key: wm 15 s emits 11; late 10 dropped");
+	sl_query_stop(q);
+	sl_query_free(q);
+out:
+	sl_session_free(s);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* Two watermarked streams in a union: min (default) and max policies. */
+static void test_policy(bool use_max)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *m1 = sl_memstream_new(t, &err), *m2 = sl_memstream_new(t, &err);
+	sl_plan *a, *b, *u;
+	sl_query *q;
+	const char *tag = use_max ? "[max]" : "[min]";
+	if (use_max)
+		sl_session_conf_set(s, "spark.sql.streaming.multipleWatermarkPolicy", "max", &err);
+	a = events(m1, "10 seconds");
+	b = events(m2, "5 seconds");
+	u = sl_plan_union(a, b, &err);
+	sl_plan_free(a);
+	sl_plan_free(b);
+	q = start(s, sel(u, "value", NULL), SL_MODE_APPEND, "uni");
+	if (q == NULL)
+		goto out;
+	add_ints(m1, "20");
+	sl_query_process_all_available(q, &err);
+	add_ints(m1, "21");
+	sl_query_process_all_available(q, &err);
+	is_str(wm(q), use_max ? "1970-01-01T00:00:10.000Z" : "1970-01-01T00:00:00.000Z",
+	       "%s one input without data counts 0", tag);
+	add_ints(m2, "30");
+	sl_query_process_all_available(q, &err);
+	add_ints(m2, "31");
+	sl_query_process_all_available(q, &err);
+	is_str(wm(q), use_max ? "1970-01-01T00:00:25.000Z" : "1970-01-01T00:00:11.000Z",
+	       "%s both inputs: %s of 11 s and 25 s", tag, use_max ? "max" : "min");
+	ok(has(sl_query_last_progress_json(q), "\"eventTime\":{\"avg\":\"1970-01-01T00:00:31.000Z\""),
+	   "%s stateless query still reports eventTime", tag);
+	sl_query_stop(q);
+	sl_query_free(q);
+out:
+	sl_session_free(s);
+	sl_memstream_free(m1);
+	sl_memstream_free(m2);
+	sl_type_free(t);
+}
+
+int main(void)
+{
+	test_errors();
+	test_append_check();
+	test_append(true);
+	test_append(false);
+	test_two_watermarks(true);
+	test_two_watermarks(false);
+	test_update();
+	test_complete();
+	test_raw_key();
+	test_policy(false);
+	test_policy(true);
+	return done_testing();
+}

@@ -1,0 +1,283 @@
+/*
+ * t408-csv-fast: the CSV reader's fast path (unquoted single-line records,
+ * csv.c) must give exactly what the tokenizer gives.  Every case is read
+ * with the fast path (the default) and with option fastPath=false, in the
+ * three modes, with and without a header and a nullValue, and the batches
+ * are compared value by value along with the error messages; then the
+ * same over generated and mutated lines.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileformat.h"
+#include "tap.h"
+
+static const char *const modes[] = {"PERMISSIVE", "DROPMALFORMED", "FAILFAST"};
+static const char *opt_header, *opt_null, *opt_comment;
+
+static sl_batch *rd(const char *text, size_t len, const char *ddl,
+		    const char *mode, bool fast, sl_err *err)
+{
+	sl_options o;
+	sl_type *t = sl_type_parse_ddl(ddl, err);
+	sl_batch *b;
+	if (t == NULL)
+		return NULL;
+	sl_options_init(&o);
+	sl_options_set(&o, "mode", mode);
+	if (opt_header)
+		sl_options_set(&o, "header", opt_header);
+	if (opt_null)
+		sl_options_set(&o, "nullValue", opt_null);
+	if (opt_comment)
+		sl_options_set(&o, "comment", opt_comment);
+	if (!fast)
+		sl_options_set(&o, "fastPath", "false");
+	b = sl_format_read_buf("csv", "data/f.csv", text, len, t, &o, err);
+	sl_options_release(&o);
+	sl_type_free(t);
+	return b;
+}
+
+/* Column equality, down into structs and arrays; why says where not. */
+static bool col_eq(const sl_col *a, const sl_col *b, int64_t n, char *why,
+		   size_t wn)
+{
+	int64_t i;
+	int w = sl_type_width(a->type);
+	for (i = 0; i < n; i++) {
+		bool na = sl_col_isnull(a, i), nb = sl_col_isnull(b, i);
+		if (na != nb) {
+			snprintf(why, wn, "row %lld: null %d vs %d", (long long)i,
+				 na, nb);
+			return false;
+		}
+		if (na)
+			continue;
+		switch (a->type->kind) {
+		case SL_STRING:
+		case SL_BINARY: {
+			sl_str x = sl_col_str(a)[i], y = sl_col_str(b)[i];
+			if (x.len != y.len || memcmp(x.p, y.p, x.len) != 0) {
+				snprintf(why, wn, "row %lld: '%.*s' vs '%.*s'",
+					 (long long)i, (int)x.len, x.p, (int)y.len,
+					 y.p);
+				return false;
+			}
+			break;
+		}
+		case SL_STRUCT:
+		case SL_ARRAY:
+		case SL_NULLTYPE:
+			break;
+		default:
+			if (memcmp((const char *)a->data + i * w,
+				   (const char *)b->data + i * w, (size_t)w) != 0) {
+				snprintf(why, wn, "row %lld: value bits differ",
+					 (long long)i);
+				return false;
+			}
+		}
+	}
+	if (a->type->kind == SL_STRUCT)
+		for (int k = 0; k < a->nchild; k++)
+			if (!col_eq(a->child[k], b->child[k], n, why, wn))
+				return false;
+	if (a->type->kind == SL_ARRAY) {
+		if (memcmp(a->offsets, b->offsets, (size_t)(n + 1) * 4) != 0) {
+			snprintf(why, wn, "array offsets differ");
+			return false;
+		}
+		return col_eq(a->child[0], b->child[0], a->offsets[n], why, wn);
+	}
+	return true;
+}
+
+/* Read text both ways in mode; true if the results are identical. */
+static bool same(const char *text, size_t len, const char *ddl,
+		 const char *mode, char *why, size_t wn)
+{
+	sl_err e1, e2;
+	sl_batch *a, *b;
+	bool eq = true;
+	sl_err_clear(&e1);
+	sl_err_clear(&e2);
+	a = rd(text, len, ddl, mode, true, &e1);
+	b = rd(text, len, ddl, mode, false, &e2);
+	why[0] = '\0';
+	if ((a == NULL) != (b == NULL) || strcmp(e1.msg, e2.msg) != 0) {
+		snprintf(why, wn, "fast: %.200s / general: %.200s",
+			 a ? "ok" : e1.msg, b ? "ok" : e2.msg);
+		eq = false;
+	} else if (a != NULL && a->nrows != b->nrows) {
+		snprintf(why, wn, "rows %lld vs %lld", (long long)a->nrows,
+			 (long long)b->nrows);
+		eq = false;
+	} else if (a != NULL) {
+		for (int k = 0; k < a->ncols && eq; k++) {
+			eq = col_eq(a->cols[k], b->cols[k], a->nrows, why, wn);
+			if (!eq) {
+				size_t u = strlen(why);
+				snprintf(why + u, wn - u, " (column %s)",
+					 a->schema->fields[k].name);
+			}
+		}
+	}
+	sl_batch_free(a);
+	sl_batch_free(b);
+	return eq;
+}
+
+static void both(const char *text, const char *ddl, const char *name)
+{
+	char why[512];
+	for (int m = 0; m < 3; m++)
+		if (!ok(same(text, strlen(text), ddl, modes[m], why, sizeof why),
+			"%s (%s)", name, modes[m]))
+			printf("#   %s\n", why);
+}
+
+#define W2 "ts TIMESTAMP, product_id STRING, amount INT"
+#define ALL "ts TIMESTAMP, s STRING, i INT, l BIGINT, d DOUBLE, b BOOLEAN, " \
+	    "_corrupt_record STRING"
+
+static void all_opts(const char *text, const char *ddl, const char *name)
+{
+	opt_header = NULL;
+	opt_null = NULL;
+	both(text, ddl, name);
+	opt_header = "true";
+	both(text, ddl, name);
+	opt_header = NULL;
+	opt_null = "NA";
+	both(text, ddl, name);
+	opt_null = "0";
+	both(text, ddl, name);
+	opt_null = NULL;
+	opt_comment = "#";
+	both(text, ddl, name);
+	opt_comment = NULL;
+}
+
+static void test_cases(void)
+{
+	all_opts("2026-01-01 12:00:03,p17,12\n2026-01-01 12:00:04,p18,13\n",
+		 W2, "plain lines");
+	all_opts("2026-01-01 12:00:03,\"p,17\",12\n\"2026-01-01 12:00:04\",p18,13\n"
+		 "2026-01-01 12:00:03,p\"1,1\n2026-01-01 12:00:03,\"a\"\"b\",2\n"
+		 "2026-01-01 12:00:03,\"multi\nline\",3\n",
+		 W2, "quotes");
+	all_opts("2026-01-01 12:00:03,p17\n2026-01-01 12:00:03,p17,1,2\n"
+		 ",,\n,p,\n2026-01-01 12:00:03,,5\nNA,NA,NA\n0,0,0\n\n\r\n"
+		 "2026-01-01 12:00:03,p17,12\r\n2026-01-01 12:00:03,p17\r,12\n",
+		 W2, "token counts, empty tokens, null values, crlf");
+	all_opts("x,a,1,1,1.5,true\nx,a,+1,-0,-0,FALSE\nx,a,1.0,1e3,1e3,yes\n"
+		 "x,a,2147483648,9223372036854775807,.5,TRUE\n"
+		 "x,a,-2147483648,9223372036854775808,5.,t\n"
+		 "x,a, 1,1 ,-.5, true\nx,a,0x1,1,1.5d,false\n"
+		 "x,a,1,123456789012345678,0.1234567890123456789,true\n"
+		 "x,a,1,1,9007199254740993,true\nx,a,1,1,NaN,true\n"
+		 "x,a,1,1,-Infinity,true\nx,a,1,1,1.2.3,true\nx,a,1,1,-,true\n",
+		 ALL, "numbers and booleans");
+	all_opts("2026-01-01 12:00:03,a\n2026-01-01 12:00:0a,a\n"
+		 "2026-01-01 12:60:00,a\n2026-01-01T12:00:00,a\n"
+		 "2026-01-01 12:00:00.5,a\n2026-02-30 00:00:00,a\n"
+		 "2026-01-02 00:00:00,a\n2026-01-01,a\n 2026-01-01 12:00:03,a\n",
+		 "ts TIMESTAMP, s STRING", "timestamps");
+	all_opts("a,1\n#c,2\nb,3", "s STRING, i INT", "last line without newline");
+	all_opts("1,a\r\n2,b\r\n3,\r\n4,c\r\r\n", "i INT, s STRING",
+		 "crlf after a string token");
+	all_opts("1,9999999999999999999\n2,-9223372036854775809\n"
+		 "3,18446744073709551617\n4,-9223372036854775808\n",
+		 "i INT, l BIGINT", "19 and 20 digit integers");
+}
+
+static uint64_t rng = 88172645463325252u;
+
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+static const char *const tss[] = {"2026-01-01 12:00:03", "2026-03-04 23:59:59",
+	"", "NA", "x"};
+static const char *const strs[] = {"p17", "", "\"q,x\"", "NA", "a b", "\"\""};
+static const char *const ints[] = {"12", "-7", "0", "2147483647", "99999999999",
+	"", "+3", "1.5"};
+static const char *const longs[] = {"-123456789012", "123456789012345678",
+	"1234567890123456789", "", "0", "x"};
+static const char *const dbls[] = {"1.25", "-0.5", "3", "1e3", "0.1234567",
+	"", ".5", "NaN", "-0"};
+static const char *const bools[] = {"true", "false", "", "TRUE", "no"};
+
+#define PICK(a) a[rnd(sizeof a / sizeof a[0])]
+
+static void gen_line(sl_buf *out)
+{
+	int n = 6 + (rnd(12) == 0 ? (int)rnd(3) - 1 : 0);
+	for (int k = 0; k < n; k++) {
+		if (k > 0)
+			sl_buf_addc(out, ',');
+		switch (k) {
+		case 0: sl_buf_adds(out, PICK(tss)); break;
+		case 1: sl_buf_adds(out, PICK(strs)); break;
+		case 2: sl_buf_adds(out, PICK(ints)); break;
+		case 3: sl_buf_adds(out, PICK(longs)); break;
+		case 4: sl_buf_adds(out, PICK(dbls)); break;
+		default: sl_buf_adds(out, PICK(bools)); break;
+		}
+	}
+}
+
+static void mutate(sl_buf *b, size_t start)
+{
+	static const char ins[] = "\",\r 0-.eE#x";
+	size_t n = b->len - start, at;
+	if (n == 0)
+		return;
+	at = start + rnd((unsigned)n);
+	if (rnd(2) == 0) {
+		b->p[at] = ins[rnd(sizeof ins - 1)];
+	} else {
+		memmove(b->p + at, b->p + at + 1, b->len - at - 1);
+		b->len--;
+	}
+}
+
+static void test_differential(void)
+{
+	char why[512];
+	int bad[3] = {0, 0, 0}, round;
+	for (round = 0; round < 60; round++) {
+		sl_buf b;
+		sl_buf_init(&b);
+		opt_header = round % 3 == 1 ? "true" : NULL;
+		opt_null = round % 3 == 2 ? "NA" : NULL;
+		for (int k = 0; k < 200; k++) {
+			size_t start = b.len;
+			gen_line(&b);
+			if (rnd(8) == 0)
+				mutate(&b, start);
+			sl_buf_adds(&b, rnd(20) == 0 ? "\r\n" : "\n");
+		}
+		for (int m = 0; m < 3; m++)
+			if (!same(b.p, b.len, ALL, modes[m], why, sizeof why) &&
+			    bad[m]++ == 0)
+				printf("#   round %d %s: %s\n", round, modes[m], why);
+		sl_buf_release(&b);
+	}
+	opt_header = opt_null = NULL;
+	for (int m = 0; m < 3; m++)
+		is_int(bad[m], 0, "differential, %s: 60 buffers of 200 lines",
+		       modes[m]);
+}
+
+int main(void)
+{
+	test_cases();
+	test_differential();
+	return done_testing();
+}
