@@ -402,14 +402,25 @@ int sl_exec_stream_commit(sl_op *root, sl_err *err)
 	return 0;
 }
 
-void sl_exec_stream_abort(sl_op *root)
+int sl_exec_stream_nstores(sl_op *root)
 {
 	sroot *r = root_of(root, NULL);
+	return r != NULL ? r->nstateful : 0;
+}
+
+sl_state *sl_exec_stream_store(sl_op *root, int i)
+{
+	sroot *r = root_of(root, NULL);
+	if (r == NULL || i < 0 || i >= r->nstateful)
+		return NULL;
+	return r->stateful[i]->sf->store;
+}
+
+/* Every operator's reset hook: buffered rows dropped, derived indexes
+ * marked stale (rebuilt from the store on next use). */
+static void reset_all(sl_op *root, sroot *r)
+{
 	int i;
-	if (r == NULL)
-		return;
-	for (i = 0; i < r->nstateful; i++)
-		sl_state_abort(r->stateful[i]->sf->store);
 	for (i = 0; i < r->nops; i++) {
 		sl_op *op = r->ops[i];
 		op->nfinished = 0;
@@ -418,4 +429,22 @@ void sl_exec_stream_abort(sl_op *root)
 	}
 	root->nfinished = 0;
 	clear_counters(r);
+}
+
+void sl_exec_stream_restored(sl_op *root)
+{
+	sroot *r = root_of(root, NULL);
+	if (r != NULL)
+		reset_all(root, r);
+}
+
+void sl_exec_stream_abort(sl_op *root)
+{
+	sroot *r = root_of(root, NULL);
+	int i;
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nstateful; i++)
+		sl_state_abort(r->stateful[i]->sf->store);
+	reset_all(root, r);
 }

@@ -61,6 +61,19 @@ int sl_exec_stream_watermarks(sl_op *root, sl_wm_stats *out, int max);
  * register a hook (sl_op_ops.wants_no_data) decide for themselves. */
 bool sl_exec_stream_wants_no_data(sl_op *root, int64_t new_wm_us);
 
+/* The checkpoint's view of the stores (the driver saves and loads them;
+ * this layer never touches files): the stateful operators in a stable
+ * order, sink side first as compiled from the plan, so store i is always
+ * the same operator of the same plan (state/<i>/0/ in the checkpoint).
+ * sl_exec_stream_store returns NULL past the end.  Borrowed. */
+int sl_exec_stream_nstores(sl_op *root);
+sl_state *sl_exec_stream_store(sl_op *root, int i);
+/* After the driver replaced the stores' contents (loaded a checkpoint
+ * version): every operator forgets what it derived from the old contents
+ * (eviction indexes, join indexes, session maps, limit counts) and
+ * rebuilds it from the store before its next use, as after an abort. */
+void sl_exec_stream_restored(sl_op *root);
+
 /* Make this batch's state changes permanent / throw them away. */
 int sl_exec_stream_commit(sl_op *root, sl_err *err);
 void sl_exec_stream_abort(sl_op *root);

@@ -97,7 +97,13 @@ sl_plan *sl_plan_watermark(sl_plan *in, const char *col, const char *delay,
 	sl_plan *p;
 	const sl_type *ct;
 	int64_t us = 0;
-	int k = col ? find_col(in->schema, col) : -1;
+	int k;
+	/* Spark's Dataset.withWatermark parses and checks the delay before
+	 * the analyzer sees the column: a negative delay on an INT column
+	 * still says "should not be negative." */
+	if (parse_delay(delay, &us, err) < 0)
+		return NULL;
+	k = col ? find_col(in->schema, col) : -1;
 	if (k < 0) {
 		unknown_col(in->schema, col ? col : "null", err);
 		return NULL;
@@ -115,8 +121,6 @@ sl_plan *sl_plan_watermark(sl_plan *in, const char *col, const char *delay,
 		sl_buf_release(&t);
 		return NULL;
 	}
-	if (parse_delay(delay, &us, err) < 0)
-		return NULL;
 	if ((p = sl_plan_node_new(SL_P_WATERMARK, err)) == NULL)
 		return NULL;
 	p->nchild = 1;
@@ -335,6 +339,37 @@ bool sl_plan_has_watermark(const sl_plan *p)
 		if (sl_plan_has_watermark(p->child[i]))
 			return true;
 	return false;
+}
+
+/* A streaming withWatermark strictly below p (through any node, as
+ * Spark's WatermarkPropagator: stateful operators pass a watermark on). */
+static bool wm_below(const sl_plan *p)
+{
+	int i;
+	for (i = 0; i < p->nchild; i++) {
+		const sl_plan *c = p->child[i];
+		if ((c->kind == SL_P_WATERMARK && c->streaming) || wm_below(c))
+			return true;
+	}
+	return false;
+}
+
+int sl_plan_check_watermarks(const sl_plan *p, sl_err *err)
+{
+	int i, rc;
+	if (p == NULL)
+		return 0;
+	if (p->kind == SL_P_WATERMARK && p->streaming && wm_below(p))
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Redefining watermark is disallowed. You can set the config "
+		    "'spark.sql.streaming.statefulOperator.allowMultiple' to "
+		    "'false' to restore the previous behavior. Note that "
+		    "multiple stateful operators will be disallowed.");
+	for (i = 0; i < p->nchild; i++)
+		if ((rc = sl_plan_check_watermarks(p->child[i], err)) < 0)
+			return rc;
+	return 0;
 }
 
 /* One key of an AGGREGATE: how its event time is found. */

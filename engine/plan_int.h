@@ -176,6 +176,13 @@ typedef struct sl_plan_et {
 int sl_plan_event_time(const sl_plan *p, sl_plan_et *out, int max);
 /* True when a withWatermark node is at or below p. */
 bool sl_plan_has_watermark(const sl_plan *p);
+/* Spark 3.4+'s rule for statefulOperator.allowMultiple=true (the
+ * default; the driver calls it when a query starts running, not with
+ * allowMultiple=false): a streaming withWatermark node with another one
+ * below it fails with SL_EANALYSIS "Redefining watermark is disallowed.
+ * You can set the config 'spark.sql.streaming.statefulOperator.
+ * allowMultiple' to 'false' ...".  0 otherwise. */
+int sl_plan_check_watermarks(const sl_plan *p, sl_err *err);
 
 /* How a watermarked AGGREGATE finds the event time of a group / an input
  * row: key `key` is the event-time column itself (RAW: compare the value),

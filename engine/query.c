@@ -30,6 +30,7 @@
 #include "timeutil.h"
 
 #define FEED_EVENTS 2048
+#define LATE_EVENTS 1000 /* q:lateRows keeps the newest 1000 */
 
 /* ------------------------------------------------------ small helpers */
 
@@ -118,6 +119,7 @@ static void destroy(sl_query *q)
 	free(q->sink_desc);
 	sl_plan_free(q->plan);
 	sl_feed_free(q->feed);
+	sl_feed_free(q->ctx.late);
 	free(q->name);
 	free(q->checkpoint);
 	free(q->exception);
@@ -197,6 +199,11 @@ const char *sl_query_exception(const sl_query *q)
 sl_feed *sl_query_feed(sl_query *q)
 {
 	return q->feed;
+}
+
+sl_feed *sl_query_late(sl_query *q)
+{
+	return q->ctx.late;
 }
 
 int64_t sl_query_last_batch_id(const sl_query *q)
@@ -293,6 +300,8 @@ static int open_sources(sl_query *q, sl_err *err)
 		/* NEEDSWORK: the checkpoint milestone passes
 		 * <checkpoint>/sources/<i> as the source's metadata dir. */
 		q->src[i] = sl_source_open(d[i], q->clock, NULL, err);
+		if (q->src[i] != NULL) /* source notes (Kafka) reach the feed */
+			q->src[i]->feed = q->feed;
 		if (q->src[i] == NULL) {
 			free(d);
 			return err ? err->code : SL_EINTERNAL;
@@ -414,7 +423,8 @@ static sl_query *query_new(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 	q->ctx.wm_late_us = INT64_MIN;
 	q->ctx.wm_evict_us = INT64_MIN;
 	q->ctx.feed = q->feed;
-	if (oom || q->feed == NULL) {
+	q->ctx.late = sl_feed_new(LATE_EVENTS);
+	if (oom || q->feed == NULL || q->ctx.late == NULL) {
 		destroy(q);
 		sl_err_nomem(err);
 		return NULL;

@@ -100,4 +100,26 @@ int64_t sl_query_next_due(const sl_query *q);
  * onQueryTerminated. */
 void sl_query_stop(sl_query *q);
 
+/* ---- checkpoint and crash (the checkpoint milestone) ---- */
+/* Arm an in-process crash point for the next batch that reaches it
+ * (crash.h names the points).  The batch stops there as if the process
+ * died: files stay as they are, the query's memory is thrown away, the
+ * query becomes inactive with exception "simulated crash at 'P' in batch
+ * N", and SL_EV_CRASH is recorded. */
+int sl_query_crash(sl_query *q, const char *point, sl_err *err);
+/* Start the query again from its checkpoint (same id, new runId), with the
+ * same plan, sink and options; q must be inactive.  The new query replays
+ * an uncommitted batch exactly (SL_EV_REPLAY: "re-ran batch 5 with
+ * offsets/5"; a sink batch already committed is skipped: "sink batch 5
+ * already committed: skipped"). */
+sl_query *sl_query_restart(sl_query *q, sl_err *err);
+/* The checkpoint log as JSON, for q:checkpoint() and the screen:
+ * {"location":"/abs","id":"...","batches":[{"batchId":0,"offsets":[...],
+ *  "watermarkMs":..,"timestampMs":..,"stateVersion":1,"sinkLog":true|false,
+ *  "committed":true}, ...]} (offsets as the JSON values of offsets/N). */
+const char *sl_query_checkpoint_json(sl_query *q);
+/* The checkpoint directory in use (a temporary one when the user gave
+ * none), or NULL. */
+const char *sl_query_checkpoint_dir(const sl_query *q);
+
 #endif

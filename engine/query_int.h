@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "buf.h"
+#include "ckpt.h"
 #include "clock.h"
+#include "crash.h"
 #include "exec.h"
 #include "feed.h"
 #include "query.h"
@@ -130,6 +132,27 @@ struct sl_query {
 	bool data_available, trigger_active;
 	sl_buf status_buf;
 
+	/* the checkpoint (query_ckpt.c) */
+	sl_ckpt *ck;          /* open and locked while the query runs */
+	char *ckdir;          /* the directory in use (absolute) */
+	bool ck_temp;         /* a temporary one: removed at a normal stop */
+	bool ck_fresh;        /* no metadata yet: written when start succeeds */
+	char fingerprint[17]; /* the plan's (metadata "fingerprint") */
+	sl_crash *crash;      /* in-process crash points (sl_query_crash) */
+	bool crashed;         /* stopped by a (simulated) crash */
+	int64_t retain;       /* minBatchesToRetain */
+	int64_t snap_every;   /* minDeltasForSnapshot */
+	bool replay;          /* the next batch re-runs replay_id */
+	int64_t replay_id;
+	sl_ckpt_offsets replay_off; /* offsets/replay_id as logged */
+	char *ckpt_json;      /* sl_query_checkpoint_json's last answer */
+	int64_t us_ckpt;      /* the last batch's checkpoint time */
+	/* what sl_query_restart needs to start the query again */
+	char *format;
+	sl_options sink_opts;
+	sl_sink *kept_sink;   /* a crashed query's memory/foreachBatch sink,
+				 handed to the restarted query */
+
 	char *last_progress;
 	int recent_keep;                      /* numRecentProgressUpdates */
 	int recent_cap, nrecent, recent_head; /* ring, head = oldest */
@@ -161,6 +184,32 @@ void sl_query_idle_status(sl_query *q);
 int sl_query_poll_latest(sl_query *q, char **out, sl_err *err);
 void sl_query_stop_now(sl_query *q, const char *why);
 void sl_query_fail(sl_query *q, int64_t batch_id, const sl_err *e);
+
+/* query_ckpt.c: the checkpoint side of start, stop and restart */
+/* Before the sink opens: where the checkpoint is (checkpointLocation, the
+ * session's spark.sql.streaming.checkpointLocation/<name or id>, or a
+ * temporary one), open and lock it, validate it (sl_ckpt_recover), and
+ * adopt its query id.  Refuses another query's checkpoint.  Never writes
+ * into an existing checkpoint. */
+int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o, sl_err *err);
+/* The directory of source i's metadata (<dir>/sources/<i>), into out. */
+void sl_query_ckpt_source_dir(const sl_query *q, int i, char *out, size_t n);
+/* After the operators are compiled: restore offsets, watermark, confs and
+ * the state stores (the version the next batch starts from), and the
+ * batch to re-run if the last one was not committed. */
+int sl_query_ckpt_restore(sl_query *q, sl_err *err);
+/* Start succeeded: write metadata of a fresh checkpoint, sweep temp
+ * files. */
+int sl_query_ckpt_started(sl_query *q, sl_err *err);
+/* Unlock; a temporary checkpoint is removed unless the query crashed. */
+void sl_query_ckpt_close(sl_query *q);
+/* The batch protocol's checkpoint steps (query_batch.c calls them). */
+int sl_query_ckpt_offsets(sl_query *q, int64_t id, int64_t ts_us,
+			  int64_t wm_ms, char *const *end, sl_err *err);
+int sl_query_ckpt_state(sl_query *q, int64_t id, sl_err *err);
+int sl_query_ckpt_commit(sl_query *q, int64_t id, int64_t next_wm_ms,
+			 sl_err *err);
+void sl_query_ckpt_purge(sl_query *q, int64_t id);
 
 /* query_batch.c */
 /* Set up q->wm from the plan and the session's confs (at start). */

@@ -197,86 +197,234 @@ static const struct {
 	{"year", 12 * 31 * SL_US_PER_DAY},
 };
 
-/* "interval '1 2:3:4' day to second" */
-static int parse_day_to_second(const char *q, int64_t *us)
+/* ---- Spark's interval literal (IntervalUtils.fromIntervalString) ----
+ *
+ * Without the INTERVAL keyword the text is a unit list ("1 day 2 hours").
+ * With it, the SQL literal forms are accepted too: every value of a unit
+ * list may be quoted ("interval '1' day '2' hours"), and a quoted string
+ * followed by "<unit> to <unit>" is the ANSI unit-to-unit form ("interval
+ * '1-2' year to month", "interval '1 2:3:4' day to second"), whose string
+ * must have exactly the fields the two units name. */
+
+static const char *skip_ws(const char *p)
 {
-	long long dd = 0, hh = 0, mm = 0;
-	double ss = 0;
-	int sign = 1;
-	while (isspace((unsigned char)*q))
-		q++;
-	if (*q == '-') {
-		sign = -1;
-		q++;
+	while (isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* A lower-case word of letters at p into w (n bytes); returns past it. */
+static const char *read_word(const char *p, char *w, size_t n)
+{
+	size_t k = 0;
+	while (isalpha((unsigned char)*p) && k + 1 < n)
+		w[k++] = (char)tolower((unsigned char)*p++);
+	w[k] = '\0';
+	return isalpha((unsigned char)*p) ? p - k : p; /* too long: no word */
+}
+
+/* Digits at *pp into *v (at most 18 of them); false when there are none. */
+static bool read_digits(const char **pp, int64_t *v)
+{
+	const char *p = *pp;
+	int64_t x = 0;
+	int k = 0;
+	while (isdigit((unsigned char)*p)) {
+		if (++k > 18)
+			return false;
+		x = x * 10 + (*p++ - '0');
 	}
-	if (sscanf(q, "%lld %lld:%lld:%lf", &dd, &hh, &mm, &ss) != 4)
+	*v = x;
+	*pp = p;
+	return k > 0;
+}
+
+/* The ANSI field units in order; -1 for another word. */
+static int ansi_unit(const char *w)
+{
+	static const char *const names[] = {"year", "month", "day", "hour",
+					    "minute", "second"};
+	int i;
+	for (i = 0; i < 6; i++)
+		if (strcmp(w, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* "[+|-]y-m" (YEAR TO MONTH, months 0..11), months as 31 days. */
+static int parse_year_month(const char *q, int64_t *us)
+{
+	int64_t y, m, sign = 1;
+	q = skip_ws(q);
+	if (*q == '+' || *q == '-')
+		sign = *q++ == '-' ? -1 : 1;
+	if (!read_digits(&q, &y) || *q++ != '-' || !read_digits(&q, &m) ||
+	    m > 11 || *skip_ws(q) != '\0' || y > 100000000)
 		return -1;
-	*us = sign * (dd * SL_US_PER_DAY + hh * SL_US_PER_HOUR +
-		      mm * SL_US_PER_MIN + (int64_t)(ss * 1e6 + 0.5));
+	*us = sign * (y * 12 + m) * 31 * SL_US_PER_DAY;
 	return 0;
+}
+
+/* "[+|-]d h:m:s.f" cut to the fields from..to (2 = day .. 5 = second);
+ * the leading field is unbounded, the others must be in range. */
+static int parse_day_time(const char *q, int from, int to, int64_t *us)
+{
+	static const int64_t mul[] = {SL_US_PER_DAY, SL_US_PER_HOUR,
+				      SL_US_PER_MIN, SL_US_PER_SEC};
+	static const int64_t lim[] = {0, 23, 59, 59};
+	int64_t total = 0, sign = 1, v;
+	int f;
+	q = skip_ws(q);
+	if (*q == '+' || *q == '-')
+		sign = *q++ == '-' ? -1 : 1;
+	for (f = from - 2; f <= to - 2; f++) {
+		if (f > from - 2) {
+			if (f == 1 && *q == ' ')
+				q = skip_ws(q);
+			else if (f > 1 && *q == ':')
+				q++;
+			else
+				return -1;
+		}
+		if (!read_digits(&q, &v) || (f > from - 2 && v > lim[f]) ||
+		    v > INT64_MAX / mul[f] / 2)
+			return -1;
+		total += v * mul[f];
+	}
+	if (to == 5 && *q == '.') {
+		int64_t frac = 0, scale = 100000;
+		q++;
+		if (!isdigit((unsigned char)*q))
+			return -1;
+		for (; isdigit((unsigned char)*q); q++, scale /= 10)
+			frac += scale > 0 ? (*q - '0') * scale : 0;
+		total += frac;
+	}
+	if (*skip_ws(q) != '\0')
+		return -1;
+	*us = sign * total;
+	return 0;
+}
+
+/* p just past a quote: the quoted text into buf (n bytes) and *after past
+ * the closing quote.  Returns -1 without a closing quote. */
+static int read_quoted(const char *p, char *buf, size_t n, const char **after)
+{
+	const char *q = strchr(p, '\'');
+	size_t len;
+	if (q == NULL || (len = (size_t)(q - p)) >= n)
+		return -1;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	*after = q + 1;
+	return 0;
+}
+
+/* After INTERVAL: "[+|-]'str' unit TO unit".  1 when p has that form (*us
+ * set), 0 when it has not, -1 when it has but the string does not fit. */
+static int parse_unit_to_unit(const char *p, int64_t *us)
+{
+	char str[128], w1[16], w2[16], w3[16];
+	const char *q;
+	int64_t sign = 1;
+	int from, to;
+	if (*p == '+' || *p == '-') {
+		sign = *p == '-' ? -1 : 1;
+		p = skip_ws(p + 1);
+	}
+	if (*p != '\'' || read_quoted(p + 1, str, sizeof str, &q) < 0)
+		return 0;
+	q = read_word(skip_ws(q), w1, sizeof w1);
+	q = read_word(skip_ws(q), w2, sizeof w2);
+	if (strcmp(w2, "to") != 0)
+		return 0;
+	q = read_word(skip_ws(q), w3, sizeof w3);
+	from = ansi_unit(w1);
+	to = ansi_unit(w3);
+	if (*skip_ws(q) != '\0' || from < 0 || to <= from ||
+	    (from <= 1) != (to <= 1))
+		return -1;
+	if ((from == 0 ? parse_year_month(str, us)
+		       : parse_day_time(str, from, to, us)) < 0)
+		return -1;
+	*us *= sign;
+	return 1;
+}
+
+/* One value of a unit list at *pp: a number, or with INTERVAL also a
+ * [+|-]'quoted number'.  false when there is none. */
+static bool read_value(const char **pp, bool quoted_ok, double *v)
+{
+	const char *p = *pp;
+	char *end, str[64];
+	double sign = 1;
+	if (quoted_ok && (*p == '+' || *p == '-') &&
+	    *skip_ws(p + 1) == '\'') {
+		sign = *p == '-' ? -1 : 1;
+		p = skip_ws(p + 1);
+	}
+	if (quoted_ok && *p == '\'') {
+		const char *after;
+		if (read_quoted(p + 1, str, sizeof str, &after) < 0)
+			return false;
+		*v = strtod(str, &end);
+		if (end == str || *skip_ws(end) != '\0')
+			return false;
+		*v *= sign;
+		*pp = after;
+		return true;
+	}
+	*v = strtod(p, &end);
+	if (end == p)
+		return false;
+	*pp = end;
+	return true;
+}
+
+/* The microseconds of a unit word, or -1. */
+static int64_t unit_us(const char *unit)
+{
+	size_t i;
+	for (i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(unit, units[i].name) == 0)
+			return units[i].us;
+	return -1;
 }
 
 int sl_duration_parse(const char *s, int64_t *us, sl_err *err)
 {
-	const char *p = s;
+	const char *p = skip_ws(s);
 	int64_t total = 0;
-	int parts = 0;
-	while (isspace((unsigned char)*p))
-		p++;
+	int parts = 0, rc;
+	bool prefixed = false;
 	if (strncasecmp(p, "interval", 8) == 0 &&
-	    (p[8] == '\0' || isspace((unsigned char)p[8]))) {
-		p += 8;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (*p == '\'') {
-			const char *q = strchr(p + 1, '\'');
-			if (q != NULL && strstr(q, "to second") != NULL) {
-				char tmp[64];
-				size_t n = (size_t)(q - p - 1);
-				if (n >= sizeof tmp)
-					n = sizeof tmp - 1;
-				memcpy(tmp, p + 1, n);
-				tmp[n] = '\0';
-				if (parse_day_to_second(tmp, us) == 0)
-					return 0;
-			}
-			return sl_err_set(err, SL_EPARSE,
-					  "invalid interval '%s'", s);
-		}
+	    (p[8] == '\0' || isspace((unsigned char)p[8]) || p[8] == '\'')) {
+		p = skip_ws(p + 8);
+		prefixed = true;
+		if ((rc = parse_unit_to_unit(p, us)) != 0)
+			return rc > 0 ? 0
+				      : sl_err_set(err, SL_EPARSE,
+						   "invalid interval '%s': the string does not match the unit-to-unit form",
+						   s);
 	}
 	while (*p != '\0') {
-		char *end;
 		double v;
 		char unit[32];
-		size_t k = 0, i;
-		bool found = false;
-		v = strtod(p, &end);
-		if (end == p)
+		int64_t u;
+		if (!read_value(&p, prefixed, &v))
 			return sl_err_set(err, SL_EPARSE,
 					  "invalid interval '%s': expected a number at col %d",
 					  s, (int)(p - s) + 1);
-		p = end;
-		while (isspace((unsigned char)*p))
-			p++;
-		while (isalpha((unsigned char)*p) && k + 1 < sizeof unit)
-			unit[k++] = (char)tolower((unsigned char)*p++);
-		unit[k] = '\0';
-		if (k == 0)
+		p = read_word(skip_ws(p), unit, sizeof unit);
+		if (unit[0] == '\0')
 			return sl_err_set(err, SL_EPARSE,
 					  "invalid interval '%s': missing unit at col %d",
 					  s, (int)(p - s) + 1);
-		for (i = 0; i < sizeof units / sizeof units[0]; i++) {
-			if (strcmp(unit, units[i].name) == 0) {
-				total += (int64_t)(v * (double)units[i].us +
-						   (v < 0 ? -0.5 : 0.5));
-				found = true;
-				break;
-			}
-		}
-		if (!found)
+		if ((u = unit_us(unit)) < 0)
 			return sl_err_set(err, SL_EPARSE,
 					  "invalid interval '%s': unknown unit '%s'",
 					  s, unit);
+		total += (int64_t)(v * (double)u + (v < 0 ? -0.5 : 0.5));
 		parts++;
 		while (isspace((unsigned char)*p) || *p == ',')
 			p++;

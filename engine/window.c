@@ -36,13 +36,14 @@ int64_t sl_window_first_start(int64_t ts, int64_t slide, int64_t start)
 static bool is_window_call(const sl_expr *e)
 {
 	return e->kind == SL_X_CALL && e->name != NULL &&
-	       strcmp(e->name, "window") == 0 && e->nargs >= 3;
+	       strcmp(e->name, "window") == 0 && e->nargs >= 2;
 }
 
-/* The first sliding window() call in e (unresolved), resolved, or NULL.
- * *bad on a resolution error. */
-static sl_expr *find_sliding(const sl_expr *e, const sl_type *st,
-			     const char *method, int *rc, sl_err *err)
+/* The first window() call in e (unresolved), resolved, or NULL; only a
+ * sliding one when `sliding`.  *rc < 0 on a resolution error. */
+static sl_expr *find_window(const sl_expr *e, const sl_type *st,
+			    const char *method, bool sliding, int *rc,
+			    sl_err *err)
 {
 	sl_expr *r;
 	int64_t size, slide, start;
@@ -55,17 +56,23 @@ static sl_expr *find_sliding(const sl_expr *e, const sl_type *st,
 			return NULL;
 		}
 		if (sl_window_params(r, &size, &slide, &start, NULL) == 0 &&
-		    slide < size)
+		    (!sliding || slide < size))
 			return r;
 		sl_expr_free(r);
 		return NULL;
 	}
 	for (i = 0; i < e->nargs; i++) {
-		r = find_sliding(e->args[i], st, method, rc, err);
+		r = find_window(e->args[i], st, method, sliding, rc, err);
 		if (r != NULL || *rc < 0)
 			return r;
 	}
 	return NULL;
+}
+
+static sl_expr *find_sliding(const sl_expr *e, const sl_type *st,
+			     const char *method, int *rc, sl_err *err)
+{
+	return find_window(e, st, method, true, rc, err);
 }
 
 static void expand_release(sl_plan *p)
@@ -195,28 +202,76 @@ static sl_expr *replace(const sl_expr *e, const sl_type *st, sl_err *err)
 	return r;
 }
 
+/* Every window() call in e against the first one found (*w resolved,
+ * *orig the unresolved call): Spark's error for a second, different spec
+ * (TimeWindowing would need a cartesian product). */
+static int collect(const sl_expr *e, const sl_type *st, const char *method,
+		   sl_expr **w, const sl_expr **orig, sl_err *err)
+{
+	int i, rc = 0;
+	sl_expr *x;
+	if (e == NULL)
+		return 0;
+	if (!is_window_call(e)) {
+		for (i = 0; i < e->nargs && rc == 0; i++)
+			rc = collect(e->args[i], st, method, w, orig, err);
+		return rc;
+	}
+	if ((x = find_window(e, st, method, false, &rc, err)) == NULL)
+		return rc;
+	if (*w == NULL) {
+		*w = x;
+		*orig = e;
+		return 0;
+	}
+	rc = same_window(*w, x)
+		 ? 0
+		 : sl_err_set(err, SL_EANALYSIS,
+			      "Multiple time/session window expressions would result in a cartesian product of rows, therefore they are currently not supported.");
+	sl_expr_free(x);
+	return rc;
+}
+
+/* Tumbling: a FILTER isnotnull(time) over *in (Spark's TimeWindowing
+ * keeps the call and drops rows without a time "for backwards
+ * compatibility"); func.c evaluates the window() in place.  The time is
+ * filtered as the window sees it: a string cast to a timestamp. */
+static int tumbling_filter(sl_plan **in, const sl_expr *w,
+			   const sl_expr *orig, sl_err *err)
+{
+	const sl_expr *t = w->args[0];
+	sl_expr *a = sl_expr_ref(orig->args[0]), *cond;
+	sl_plan *f;
+	if (a != NULL && t->kind == SL_X_CAST)
+		a = sl_expr_cast(a, sl_type_prim(SL_TIMESTAMP));
+	cond = a ? sl_expr_unary(SL_X_ISNOTNULL, a) : NULL;
+	if (cond == NULL)
+		return sl_err_nomem(err);
+	if ((f = sl_plan_filter(*in, cond, err)) == NULL)
+		return err && err->code ? err->code : SL_ENOMEM;
+	sl_plan_free(*in);
+	*in = f;
+	return 0;
+}
+
 int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n,
 		      const char *method, sl_err *err)
 {
 	sl_expr *w = NULL, *x;
+	const sl_expr *orig = NULL;
 	const sl_type *st = (*in)->schema;
+	int64_t size, slide, start;
 	sl_plan *ex;
 	int i, rc = 0;
-	for (i = 0; i < n && rc == 0; i++) {
-		x = find_sliding(exprs[i], st, method, &rc, err);
-		if (x == NULL)
-			continue;
-		if (w == NULL) {
-			w = x;
-		} else {
-			bool same = same_window(w, x);
-			sl_expr_free(x);
-			if (!same)
-				rc = sl_err_set(err, SL_EANALYSIS,
-						"Multiple time/session window expressions would result in a cartesian product of rows, therefore they are currently not supported.");
-		}
-	}
+	for (i = 0; i < n && rc == 0; i++)
+		rc = collect(exprs[i], st, method, &w, &orig, err);
 	if (rc < 0 || w == NULL) {
+		sl_expr_free(w);
+		return rc;
+	}
+	sl_window_params(w, &size, &slide, &start, NULL);
+	if (slide >= size) {
+		rc = tumbling_filter(in, w, orig, err);
 		sl_expr_free(w);
 		return rc;
 	}

@@ -19,6 +19,7 @@
 
 #include "buf.h"
 #include "cmd.h"
+#include "lesson.h"
 #include "query.h"
 #include "session.h"
 #include "sl_lua.h"
@@ -213,7 +214,7 @@ static int lesson_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The lesson directories (lessons/NN-name), sorted; returns the count. */
+/* The lessons (lessons/NN-name.lua), sorted; returns the count. */
 static int lesson_dirs(char **out, int max)
 {
 	DIR *d = opendir("lessons");
@@ -240,7 +241,8 @@ static int cmd_lessons(sl_console *c, const char *args)
 	(void)args;
 	if (n == 0) {
 		say(c, SL_CONSOLE_OUT,
-		    "no lessons here yet (lessons/NN-name/ directories; see "
+		    "no lessons here (lessons/NN-name.lua under the current "
+		    "directory; see "
 		    "lessons/README.md)\n");
 		return SL_CMD_OK;
 	}
@@ -264,28 +266,21 @@ static int load_file(sl_console *c, const char *path)
 	return run_lua(c, &b);
 }
 
+/* The lesson runs as `streamlab lesson N` runs it (lesson.h). */
 static int cmd_lesson(sl_console *c, const char *args)
 {
-	char *dirs[64], path[600];
-	int n = lesson_dirs(dirs, 64), want = atoi(args), rc = -1;
+	char msg[300], *path;
+	sl_buf b;
 
-	if (args[0] == '\0' || want <= 0) {
-		for (int i = 0; i < n; i++)
-			free(dirs[i]);
+	if (args[0] == '\0')
 		return fail(c, "error: :lesson needs a lesson number%s\n",
 			    " (try :lessons)");
-	}
-	for (int i = 0; i < n; i++) {
-		if (rc < 0 && atoi(dirs[i]) == want) {
-			snprintf(path, sizeof path, "lessons/%s/lesson.lua",
-				 dirs[i]);
-			rc = load_file(c, path);
-		}
-		free(dirs[i]);
-	}
-	if (rc < 0)
-		return fail(c, "error: no lesson %s (try :lessons)\n", args);
-	return rc;
+	if ((path = sl_lesson_find(args, msg, sizeof msg)) == NULL)
+		return fail(c, "error: %s\n", msg);
+	sl_buf_init(&b);
+	sl_lesson_chunk(path, screen ? "screen" : "plain", &b);
+	free(path);
+	return run_lua(c, &b);
 }
 
 static int cmd_load(sl_console *c, const char *args)

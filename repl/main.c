@@ -6,12 +6,14 @@
  *   streamlab --line          the readline REPL without the screen
  *   streamlab run FILE [ARG]  run a script headless
  *   streamlab -e CHUNK ...    run chunks in order, then exit
+ *   streamlab lesson N|FILE   a lesson in the workbench (--check: headless)
  *
  * Exit status: 0 success; 1 a Lua error in run/-e mode (or plain input
  * ending inside a chunk); 2 a usage error; otherwise the os.exit code.
  * Usage errors are one line on stderr naming the offending word.
  */
 #include <locale.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #include "console.h"
 #include "kafka.h"
 #include "engine.h"
+#include "lesson.h"
 #include "plain.h"
 #include "rl.h"
 #include "screen.h"
@@ -35,7 +38,7 @@
 static const char usage_text[] =
     "usage: streamlab [--plain|--line] [-e CHUNK]...\n"
     "       streamlab run FILE.lua [ARG]...\n"
-    "       streamlab lesson N|FILE [--check]               (coming)\n"
+    "       streamlab lesson N|FILE [--check]\n"
     "       streamlab kafka [--topic NAME:PARTITIONS]...\n"
     "\n"
     "Learn Spark Structured Streaming in a terminal, in Lua.\n"
@@ -51,7 +54,9 @@ static const char usage_text[] =
     "                       the first error is printed to stderr, exit 1\n"
     "  -e CHUNK             run a Lua chunk (repeatable, in order), print\n"
     "                       what it returns, then exit\n"
-    "  lesson N|FILE        (coming) run a lesson; --check runs it as a test\n"
+    "  lesson N|FILE        run lesson N (lessons/NN-*.lua) or FILE in the\n"
+    "                       workbench; --check runs it headless and exits\n"
+    "                       1 when an expected answer does not match\n"
     "  kafka                serve the embedded Kafka cluster and\n"
     "                       print bootstrap.servers=...\n"
     "  --help               this text\n"
@@ -127,6 +132,58 @@ static bool want_tty(bool plain)
 	       strcmp(term, "dumb") != 0;
 }
 
+/* streamlab lesson N|FILE [--check] [--plain]: --check runs the lesson
+ * headless (TAP on stdout, exit 1 when a check fails or a step errs); on a
+ * terminal the lesson runs in the workbench screen, which stays open
+ * afterwards; otherwise (a pipe, --plain) in line mode, Enter to go on. */
+static int lesson_run(int argc, char **argv, int first)
+{
+	const char *which = NULL, *mode;
+	bool check = false, plain = false;
+	char msg[300], *path;
+	sl_console *c;
+	sl_buf chunk;
+	int st, code;
+
+	for (int i = first; i < argc; i++) {
+		if (strcmp(argv[i], "--check") == 0)
+			check = true;
+		else if (strcmp(argv[i], "--plain") == 0)
+			plain = true;
+		else if (argv[i][0] == '-' || which != NULL)
+			return usage_error("lesson: unexpected '%s'", argv[i]);
+		else
+			which = argv[i];
+	}
+	if (which == NULL)
+		return usage_error("lesson: missing N or FILE");
+	if ((path = sl_lesson_find(which, msg, sizeof msg)) == NULL) {
+		fprintf(stderr, "streamlab: lesson: %s\n", msg);
+		return 2;
+	}
+	if ((c = sl_console_new()) == NULL) {
+		free(path);
+		fputs("streamlab: cannot create the Lua state\n", stderr);
+		return 1;
+	}
+	mode = check ? "check" : want_tty(plain) ? "screen" : "plain";
+	sl_buf_init(&chunk);
+	sl_lesson_chunk(path, mode, &chunk);
+	if (strcmp(mode, "screen") == 0) {
+		code = sl_screen_run_chunk(c, sl_buf_cstr(&chunk));
+	} else {
+		st = sl_console_eval_chunk(c, sl_buf_cstr(&chunk), "=(lesson)");
+		code = st == SL_CONSOLE_EXIT ? sl_console_exit_code(c)
+		       : st == SL_CONSOLE_OK ? 0
+					     : 1;
+	}
+	sl_buf_release(&chunk);
+	sl_console_free(c);
+	free(path);
+	fflush(stdout);
+	return code;
+}
+
 /* -e chunks, then the script if any; errors to stderr. */
 static int run_batch(sl_console *c, char **chunks, int nchunks, int argc,
 		     char **argv, int script)
@@ -182,11 +239,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "kafka") == 0) {
 			return kafka_serve(argc, argv, i + 1);
 		} else if (strcmp(a, "lesson") == 0) {
-			fprintf(
-			    stderr,
-			    "streamlab: '%s' is coming in a later version\n",
-			    a);
-			return 2;
+			return lesson_run(argc, argv, i + 1);
 		} else if (a[0] == '-') {
 			return usage_error("unknown option '%s'", a);
 		} else {

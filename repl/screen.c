@@ -53,6 +53,7 @@ typedef struct screen {
 	unsigned char keyq[KEYQ]; /* bytes typed while Lua ran */
 	int kq_head, kq_n;
 	bool busy;
+	char hint[200]; /* shown on the input line while waitkey waits */
 } screen;
 
 static screen *the_screen;
@@ -100,8 +101,9 @@ static void draw(screen *s)
 	pane_progress(s->lay.progress, q);
 	pane_output(s->lay.output, s->m);
 	if (s->busy) {
-		ui_put(s->lay.input.y, 0, UI_DIM,
-		       "(running: Ctrl-C stops it)", s->cols);
+		ui_put(s->lay.input.y, 0, s->hint[0] ? UI_BOLD : UI_DIM,
+		       s->hint[0] ? s->hint : "(running: Ctrl-C stops it)",
+		       s->cols);
 		ui_cursor(s->lay.input.y, 0);
 	} else {
 		sl_rl_view(s->rl, &prompt, &text, &point);
@@ -272,6 +274,91 @@ static const char *c_focus_id(void *ud)
 	return q ? q->id : NULL;
 }
 
+/* ---- Lua's side of the screen: waitkey and view (for lessons) ---- */
+
+static int l_waitkey(lua_State *L)
+{
+	screen *s = the_screen;
+	int c = UI_KEY_NONE;
+	char k[2];
+
+	if (s == NULL)
+		return 0;
+	snprintf(s->hint, sizeof s->hint, "%s", luaL_optstring(L, 1, ""));
+	if (s->kq_n > 0) {
+		c = s->keyq[s->kq_head];
+		s->kq_head = (s->kq_head + 1) % KEYQ;
+		s->kq_n--;
+	} else {
+		drain_pipe(s);
+		refresh(s);
+		draw(s);
+		c = ui_getkey(TICK_MS);
+		if (c == UI_KEY_RESIZE)
+			relayout(s);
+	}
+	s->next_tick_ms = now_ms() + TICK_MS;
+	if (c < 0)
+		return 0;
+	/* an escape sequence (an arrow, PgDn) is one key */
+	while (c == 27 && ui_getkey(0) >= 0)
+		;
+	s->hint[0] = '\0';
+	k[0] = (char)c;
+	k[1] = '\0';
+	lua_pushstring(L, k);
+	return 1;
+}
+
+static int l_view(lua_State *L)
+{
+	screen *s = the_screen;
+	bool ok;
+
+	if (s == NULL)
+		return 0;
+	ok = set_view(s, luaL_checkstring(L, 1));
+	if (ok) {
+		refresh(s);
+		draw(s);
+	}
+	lua_pushboolean(L, ok);
+	return 1;
+}
+
+/* W.waitkey and W.view in package.loaded["streamlab.workbench"]. */
+static void register_lua(lua_State *L)
+{
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+	if (lua_getfield(L, -1, "streamlab.workbench") != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_newtable(L);
+		lua_setfield(L, -2, "queries");
+		lua_pushvalue(L, -1);
+		lua_setfield(L, -3, "streamlab.workbench");
+	}
+	lua_pushcfunction(L, l_waitkey);
+	lua_setfield(L, -2, "waitkey");
+	lua_pushcfunction(L, l_view);
+	lua_setfield(L, -2, "view");
+	lua_pop(L, 2);
+}
+
+/* Run the start-up chunk as if typed, the panes alive meanwhile. */
+static bool run_start(screen *s, const char *chunk)
+{
+	int st;
+
+	h_busy(s, true);
+	st = sl_console_eval_chunk(s->con, chunk, "=(lesson)");
+	h_busy(s, false);
+	s->hint[0] = '\0';
+	refresh(s);
+	draw(s);
+	return st != SL_CONSOLE_EXIT;
+}
+
 /* ---- setup ---- */
 
 static void on_sigint(int sig)
@@ -385,6 +472,11 @@ static const sl_rl_hooks *hooks_for(screen *s)
 
 int sl_screen_run(sl_console *c)
 {
+	return sl_screen_run_chunk(c, NULL);
+}
+
+int sl_screen_run_chunk(sl_console *c, const char *chunk)
+{
 	static screen s;
 	static sl_cmd_screen cs;
 	struct sigaction sa, old;
@@ -414,11 +506,16 @@ int sl_screen_run(sl_console *c)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
+	register_lua(s.L);
 	refresh(&s);
 	draw(&s);
-	while (s.rl && step(&s))
-		;
-	code = s.rl ? sl_rl_exit_code(s.rl) : 1;
+	if (s.rl && chunk && !run_start(&s, chunk))
+		code = sl_console_exit_code(c);
+	else {
+		while (s.rl && step(&s))
+			;
+		code = s.rl ? sl_rl_exit_code(s.rl) : 1;
+	}
 	sigaction(SIGINT, &old, NULL);
 	sl_rl_close(s.rl);
 	sl_cmd_set_screen(NULL);

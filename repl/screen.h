@@ -25,4 +25,13 @@
  * falls back to the readline REPL (sl_rl_run). */
 int sl_screen_run(sl_console *c);
 
+/* As sl_screen_run; once the screen is up, chunk (borrowed; NULL for
+ * none) runs through the console as if typed, its output in the Output
+ * pane (`streamlab lesson N`).  While the screen runs, Lua code can call
+ * package.loaded["streamlab.workbench"].waitkey(hint): draw, show hint on
+ * the input line, wait at most 100 ms for a key and return it as a string
+ * (nil when none came: call again, so Ctrl-C can interrupt between waits),
+ * and .view(name): switch the view (false for an unknown name). */
+int sl_screen_run_chunk(sl_console *c, const char *chunk);
+
 #endif
