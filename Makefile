@@ -63,7 +63,7 @@ deps: $(BUILD)/.deps-ok
 # flags are read after a fresh install.
 streamlab: $(BUILD)/.deps-ok
 	@$(MAKE) --no-print-directory DEPS_READY=yes $(BUILD)/streamlab
-	@cp $(BUILD)/streamlab streamlab
+	@cp $(BUILD)/streamlab streamlab.tmp && mv -f streamlab.tmp streamlab
 
 $(BUILD)/streamlab: $(REPL_OBJ) $(LUA_OBJ) $(BUILD)/libengine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(REPL_OBJ) $(LUA_OBJ) $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)

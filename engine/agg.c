@@ -20,7 +20,7 @@
 
 typedef enum fkind {
 	F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX, F_FIRST, F_LAST, F_APPROX,
-	F_COLLECT
+	F_COLLECT, F_MINBY, F_MAXBY
 } fkind;
 
 struct sl_agg {
@@ -42,6 +42,7 @@ struct sl_agg {
 	int nchunks, ccap;
 	sl_col **chunks;
 	int32_t **cg;
+	sl_agg *ord; /* min_by/max_by: min/max over the ordering (arg 2) */
 };
 
 static const struct { const char *name; fkind fn; } fnames[] = {
@@ -49,7 +50,8 @@ static const struct { const char *name; fkind fn; } fnames[] = {
 	{ "mean", F_AVG }, { "min", F_MIN }, { "max", F_MAX },
 	{ "first", F_FIRST }, { "last", F_LAST },
 	{ "approx_count_distinct", F_APPROX }, { "collect_list", F_COLLECT },
-	{ "count_distinct", F_COUNT },
+	{ "count_distinct", F_COUNT }, { "min_by", F_MINBY },
+	{ "max_by", F_MAXBY },
 };
 
 static int fn_of(const char *name)
@@ -108,6 +110,18 @@ sl_type *sl_agg_result_type(const char *fname, sl_type *const *at, int nargs,
 			return sl_type_ref(at[0]);
 		return mismatch(sql, "streamlab supports it on primitive types only",
 				at[0], err);
+	case F_MINBY:
+	case F_MAXBY:
+		if (nargs != 2)
+			return mismatch(sql, "min_by/max_by take 2 arguments",
+					at[0], err);
+		if (!orderable(k))
+			return mismatch(sql, "streamlab supports it on primitive types only",
+					at[0], err);
+		if (!orderable(at[1]->kind))
+			return mismatch(sql, "the ordering must be of an orderable type",
+					at[1], err);
+		return sl_type_ref(at[0]);
 	case F_APPROX:
 		if (orderable(k))
 			return sl_type_prim(SL_BIGINT);
@@ -165,6 +179,12 @@ sl_agg *sl_agg_new(const char *fname, bool distinct, bool count_rows,
 		sl_agg_free(a);
 		return NULL;
 	}
+	if ((a->fn == F_MINBY || a->fn == F_MAXBY) &&
+	    (a->ord = sl_agg_new(a->fn == F_MAXBY ? "max" : "min", false,
+				 false, argtypes + 1, 1, 0, err)) == NULL) {
+		sl_agg_free(a);
+		return NULL;
+	}
 	a->arena = sl_arena_new();
 	if (a->arena == NULL)
 		goto nomem;
@@ -211,6 +231,7 @@ void sl_agg_free(sl_agg *a)
 	}
 	free(a->chunks);
 	free(a->cg);
+	sl_agg_free(a->ord);
 	free(a);
 }
 
@@ -225,7 +246,8 @@ size_t sl_agg_bytes(const sl_agg *a)
 	if (a->vnull) per += 1;
 	if (a->regs) per += (size_t)1 << a->p;
 	return sizeof *a + per * (size_t)a->cap + sl_arena_used(a->arena) +
-	       (a->dset ? sl_hash_groups_bytes(a->dset) : 0);
+	       (a->dset ? sl_hash_groups_bytes(a->dset) : 0) +
+	       (a->ord ? sl_agg_bytes(a->ord) : 0);
 }
 
 /* ------------------------------------------------------------ growth */
@@ -263,8 +285,12 @@ static int grow(sl_agg *a, int64_t ngroups)
 		rc = grow1(&a->dsum, 8, old, cap);
 		rc = rc < 0 ? rc : grow1(&a->cnt, 8, old, cap);
 		break;
+	case F_MINBY: case F_MAXBY: /* the ordering; the value as first */
+		rc = grow(a->ord, cap);
+		/* fall through */
 	case F_MIN: case F_MAX: case F_FIRST: case F_LAST:
-		rc = a->w > 0 ? grow1(&a->vals, (size_t)a->w, old, cap) : 0;
+		rc = rc < 0 ? rc
+		     : a->w > 0 ? grow1(&a->vals, (size_t)a->w, old, cap) : 0;
 		rc = rc < 0 ? rc : grow1(&a->has, 1, old, cap);
 		rc = rc < 0 ? rc : grow1(&a->vnull, 1, old, cap);
 		break;
@@ -484,6 +510,84 @@ static int upd_firstlast(sl_agg *a, const int32_t *g, int64_t n,
 	return 0;
 }
 
+/* Compare a value x (raw bytes of o's kind, or xs for a string) with
+ * group g's kept one: <0, 0, >0 (Spark's ordering; NaN largest). */
+static int cmp_kept(const sl_agg *o, int64_t g, const char *x, sl_str xs)
+{
+	const char *cur = o->vals + (size_t)g * (size_t)o->w;
+	switch (o->vk) {
+	case SL_BOOLEAN:
+		return (*(const uint8_t *)x > *(const uint8_t *)cur) -
+		       (*(const uint8_t *)x < *(const uint8_t *)cur);
+	case SL_INT: {
+		int32_t u, v;
+		memcpy(&u, x, 4);
+		memcpy(&v, cur, 4);
+		return (u > v) - (u < v);
+	}
+	case SL_BIGINT: {
+		int64_t u, v;
+		memcpy(&u, x, 8);
+		memcpy(&v, cur, 8);
+		return (u > v) - (u < v);
+	}
+	case SL_DOUBLE: {
+		double u, v;
+		memcpy(&u, x, 8);
+		memcpy(&v, cur, 8);
+		return dless(v, u) ? 1 : dless(u, v) ? -1 : 0;
+	}
+	case SL_STRING:
+		return scmp(xs, ((const sl_str *)o->vals)[g]);
+	default:
+		return 0;
+	}
+}
+
+/* Group g keeps the non-NULL value x (raw bytes, or xs for a string). */
+static int set_kept(sl_agg *o, int64_t g, const char *x, sl_str xs)
+{
+	o->has[g] = 1;
+	o->vnull[g] = 0;
+	if (o->w == 0)
+		return 0;
+	if (o->vk == SL_STRING)
+		return keep_str(o, &((sl_str *)o->vals)[g], xs);
+	memcpy(o->vals + (size_t)g * (size_t)o->w, x, (size_t)o->w);
+	return 0;
+}
+
+/* min_by(v, c) / max_by(v, c): rows with a NULL ordering are skipped; a
+ * tie takes the later row (Spark's MaxMinBy keeps the old value only
+ * when it is strictly better).  NEEDSWORK: one switch per row in
+ * cmp_kept; fine for these rarely hot aggregates. */
+static int upd_by(sl_agg *a, const int32_t *g, int64_t n, const sl_col *v,
+		  const sl_col *c)
+{
+	sl_agg *o = a->ord;
+	bool mx = a->fn == F_MAXBY;
+	int64_t i;
+	if (o->w == 0) /* a NULL-typed ordering never picks a row */
+		return 0;
+	for (i = 0; i < n; i++) {
+		int32_t gi = g[i];
+		const char *x = (const char *)c->data + (size_t)i * (size_t)o->w;
+		sl_str xs = { "", 0 };
+		if (sl_col_isnull(c, i))
+			continue;
+		if (o->vk == SL_STRING)
+			xs = sl_col_str(c)[i];
+		if (o->has[gi]) {
+			int cm = cmp_kept(o, gi, x, xs);
+			if (mx ? cm < 0 : cm > 0)
+				continue;
+		}
+		if (set_kept(o, gi, x, xs) < 0 || put_value(a, gi, v, i) < 0)
+			return SL_ENOMEM;
+	}
+	return 0;
+}
+
 static uint64_t value_hash(const sl_col *c, int64_t i)
 {
 	int32_t v32;
@@ -601,6 +705,10 @@ static int update_core(sl_agg *a, const int32_t *g, int64_t n,
 		break;
 	case F_COLLECT:
 		rc = upd_collect(a, g, n, args[0]);
+		break;
+	case F_MINBY:
+	case F_MAXBY:
+		rc = upd_by(a, g, n, args[0], args[1]);
 		break;
 	}
 	if (rc == SL_ENOMEM)
@@ -918,6 +1026,14 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 			sl_buf_pad(out, 0, m);
 		break;
 	}
+	case F_MINBY: case F_MAXBY: /* the value as first/last, then the
+				       ordering as min/max */
+		f = (uint8_t)((has && a->has[g]) |
+			      (has && a->vnull[g] ? 2 : 0));
+		sl_buf_addc(out, (char)f);
+		if (f == 1)
+			save_value(a, g, out);
+		return sl_agg_save(a->ord, g, out, err);
 	case F_COLLECT:
 		break;
 	}
@@ -950,41 +1066,8 @@ static int read_value(const sl_agg *a, const unsigned char *p, size_t n,
 /* Is the saved value x (raw bytes or string) better than group g's? */
 static bool better(const sl_agg *a, int64_t g, const char *x, sl_str xs)
 {
-	bool mx = a->fn == F_MAX;
-	const char *cur = a->vals + (size_t)g * (size_t)a->w;
-	int c;
-	switch (a->vk) {
-	case SL_BOOLEAN: c = (*(const uint8_t *)x > *(const uint8_t *)cur) -
-			     (*(const uint8_t *)x < *(const uint8_t *)cur); break;
-	case SL_INT: {
-		int32_t u, v;
-		memcpy(&u, x, 4);
-		memcpy(&v, cur, 4);
-		c = (u > v) - (u < v);
-		break;
-	}
-	case SL_BIGINT: {
-		int64_t u, v;
-		memcpy(&u, x, 8);
-		memcpy(&v, cur, 8);
-		c = (u > v) - (u < v);
-		break;
-	}
-	case SL_DOUBLE: {
-		double u, v;
-		memcpy(&u, x, 8);
-		memcpy(&v, cur, 8);
-		c = dless(v, u) ? 1 : dless(u, v) ? -1 : 0;
-		break;
-	}
-	case SL_STRING:
-		c = scmp(xs, ((const sl_str *)a->vals)[g]);
-		break;
-	default:
-		c = 0;
-		break;
-	}
-	return mx ? c > 0 : c < 0;
+	int c = cmp_kept(a, g, x, xs);
+	return a->fn == F_MAX ? c > 0 : c < 0;
 }
 
 static int merge_kept(sl_agg *a, int64_t g, const unsigned char *p,
@@ -1008,6 +1091,45 @@ static int merge_kept(sl_agg *a, int64_t g, const unsigned char *p,
 		take = !a->has[g] || (a->w > 0 && better(a, g, tmp, xs));
 	if (!take)
 		return 0;
+	a->has[g] = 1;
+	a->vnull[g] = (f & 2) != 0;
+	if (a->w == 0)
+		return 0;
+	if (a->vnull[g]) {
+		memset(a->vals + (size_t)g * (size_t)a->w, 0, (size_t)a->w);
+		return 0;
+	}
+	if (a->vk == SL_STRING)
+		return keep_str(a, &((sl_str *)a->vals)[g], xs);
+	memcpy(a->vals + (size_t)g * (size_t)a->w, tmp, (size_t)a->w);
+	return 0;
+}
+
+/* min_by/max_by: the saved buffer holds earlier rows, so it wins only
+ * when its ordering is strictly better (a tie keeps the later row). */
+static int merge_by(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
+		    size_t *at)
+{
+	sl_agg *o = a->ord;
+	uint8_t f, fo;
+	char tmp[8], otmp[8];
+	sl_str xs = { "", 0 }, oxs = { "", 0 };
+	if (*at + 1 > n)
+		return SL_EINTERNAL;
+	f = p[(*at)++];
+	if ((f & 1) && !(f & 2) && a->w > 0 &&
+	    read_value(a, p, n, at, tmp, &xs) < 0)
+		return SL_EINTERNAL;
+	if (*at + 1 > n)
+		return SL_EINTERNAL;
+	fo = p[(*at)++];
+	if ((fo & 1) && o->w > 0 && read_value(o, p, n, at, otmp, &oxs) < 0)
+		return SL_EINTERNAL;
+	if (!(fo & 1) || !(f & 1) ||
+	    (o->has[g] && (o->w == 0 || !better(o, g, otmp, oxs))))
+		return 0;
+	if (set_kept(o, g, otmp, oxs) < 0)
+		return SL_ENOMEM;
 	a->has[g] = 1;
 	a->vnull[g] = (f & 2) != 0;
 	if (a->w == 0)
@@ -1076,6 +1198,9 @@ static int merge_core(sl_agg *a, int64_t g, const unsigned char *p,
 		return 0;
 	case F_COLLECT:
 		return SL_EINTERNAL;
+	case F_MINBY:
+	case F_MAXBY:
+		return merge_by(a, g, p, n, at);
 	default:
 		return merge_kept(a, g, p, n, at);
 	}

@@ -56,6 +56,24 @@ sl_ckpt *sl_ckpt_open(const char *dir, sl_err *err)
 	return c;
 }
 
+sl_ckpt *sl_ckpt_open_ro(const char *dir, sl_err *err)
+{
+	sl_ckpt *c;
+	if (!sl_fs_exists(dir)) {
+		sl_err_set(err, SL_ECHECKPOINT,
+			   "checkpoint '%s' does not exist", dir);
+		return NULL;
+	}
+	c = calloc(1, sizeof *c);
+	if (c == NULL || (c->dir = strdup(dir)) == NULL) {
+		free(c);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	c->lockfd = -1;
+	return c;
+}
+
 void sl_ckpt_close(sl_ckpt *c)
 {
 	if (c == NULL)
@@ -506,13 +524,45 @@ static void purge_dir(const char *dir, int64_t keep_from, const char *suffix)
 	free(ids);
 }
 
+/* One operator's state directory: versions >= keep_from (the state
+ * batch keep_from starts from) must stay loadable. */
+static void purge_state(const char *dir, int64_t keep_from)
+{
+	int64_t *snaps = NULL, base = -1;
+	int n = 0, i;
+	if (sl_fs_list_ids(dir, ".snapshot", &snaps, &n, NULL) < 0)
+		return;
+	for (i = n - 1; i >= 0; i--)
+		if (snaps[i] <= keep_from) {
+			base = snaps[i];
+			break;
+		}
+	free(snaps);
+	if (base <= 0)
+		return; /* every delta from 1 is still needed */
+	purge_dir(dir, base, ".snapshot");
+	purge_dir(dir, base + 1, ".delta");
+}
+
 void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
 {
-	char dir[4200];
+	char dir[4200], p[4400];
+	int64_t *ops = NULL;
+	int nops = 0, i;
+	if (keep_from <= 0)
+		return;
 	sl_ckpt_path(c, "offsets", dir, sizeof dir);
 	purge_dir(dir, keep_from, NULL);
 	sl_ckpt_path(c, "commits", dir, sizeof dir);
 	purge_dir(dir, keep_from, NULL);
+	sl_ckpt_path(c, "state", dir, sizeof dir);
+	if (sl_fs_list_ids(dir, NULL, &ops, &nops, NULL) < 0)
+		return;
+	for (i = 0; i < nops; i++) {
+		snprintf(p, sizeof p, "%s/%lld/0", dir, (long long)ops[i]);
+		purge_state(p, keep_from);
+	}
+	free(ops);
 }
 
 static int sweep_tree(const char *dir, int depth)

@@ -43,6 +43,9 @@ typedef struct sl_ckpt sl_ckpt;
  * "checkpoint '<dir>' is in use by another running query". */
 sl_ckpt *sl_ckpt_open(const char *dir, sl_err *err);
 void sl_ckpt_close(sl_ckpt *c);
+/* Open for reading only (q:checkpoint() of a query that stopped): no
+ * lock, nothing created; SL_ECHECKPOINT when dir does not exist. */
+sl_ckpt *sl_ckpt_open_ro(const char *dir, sl_err *err);
 const char *sl_ckpt_dir(const sl_ckpt *c);
 
 /* metadata: *id / *fingerprint NULL when the file does not exist. */
@@ -85,8 +88,10 @@ typedef struct sl_ckpt_plan {
 /* Validate the logs and say where to start.  Never writes. */
 int sl_ckpt_recover(sl_ckpt *c, sl_ckpt_plan *plan, sl_err *err);
 
-/* Delete offsets/commits (and state versions) older than keep_from
- * (Spark's minBatchesToRetain).  Best effort. */
+/* Delete offsets/commits older than batch keep_from (Spark's
+ * minBatchesToRetain), and the state files no longer needed to load any
+ * version >= keep_from: per operator, everything older than the newest
+ * snapshot <= keep_from.  Best effort. */
 void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from);
 /* Remove leftover temp files everywhere in the checkpoint. */
 int sl_ckpt_sweep(sl_ckpt *c);

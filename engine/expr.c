@@ -389,8 +389,11 @@ static void args_text(const sl_expr *e, int from, bool pretty, sl_buf *out)
 
 static void call_text(const sl_expr *e, bool pretty, sl_buf *out)
 {
-	if (strcmp(e->name, "window") == 0 && pretty) {
-		sl_buf_adds(out, "window");
+	/* Spark's TimeWindowing / SessionWindowing rules alias the struct
+	 * they make to these names (so `session_window.start` resolves) */
+	if (pretty && (strcmp(e->name, "window") == 0 ||
+		       strcmp(e->name, "session_window") == 0)) {
+		sl_buf_adds(out, e->name);
 		return;
 	}
 	sl_buf_adds(out, e->name);
@@ -574,7 +577,8 @@ bool sl_func_is_agg(const char *fname)
 {
 	static const char *const aggs[] = {
 		"count", "sum", "avg", "mean", "min", "max", "first", "last",
-		"approx_count_distinct", "count_distinct", "collect_list", NULL
+		"approx_count_distinct", "count_distinct", "collect_list",
+		"min_by", "max_by", NULL
 	};
 	return name_in(fname, aggs);
 }

@@ -113,7 +113,13 @@ static const char *canon(const char *f, bool *distinct)
 static int spec_args(rw *r, sl_aggspec *s, const sl_expr *e, sl_err *err)
 {
 	int i, want = strcmp(s->fname, "approx_count_distinct") == 0 ? 2 : 1;
-	if (strcmp(s->fname, "count") != 0 &&
+	bool by = strcmp(s->fname, "min_by") == 0 ||
+		  strcmp(s->fname, "max_by") == 0;
+	if (by && e->nargs != 2)
+		return sl_err_set(err, SL_EANALYSIS,
+				  "%s: invalid number of arguments for function '%s': expected %d; found %d",
+				  r->method, e->name, 2, e->nargs);
+	if (strcmp(s->fname, "count") != 0 && !by &&
 	    (e->nargs < 1 || e->nargs > want)) {
 		return sl_err_set(err, SL_EANALYSIS,
 				  "%s: invalid number of arguments for function '%s': expected %d; found %d",

@@ -20,7 +20,8 @@
  * sl_plan_agg_event_time) and not in Complete mode, rows whose compared
  * value is <= ctx->wm_late_us are dropped before the partial aggregate:
  * aggregated apart to count late groups (numRowsDroppedByWatermark, as
- * Spark counts after its partial aggregate) and logged (sl_stream_late).
+ * Spark counts after its partial aggregate) and logged (sl_stream_late:
+ * one entry per input row, listing every window it missed).
  * At the end of the batch entries <= ctx->wm_evict_us leave the store; an
  * sl_win_index (window.h) finds them without scanning the store.
  * The store's pending version is made permanent by sl_exec_stream_commit
@@ -244,41 +245,98 @@ static int64_t row_event_time(const sl_op *op, const sl_batch *in,
 	return v;
 }
 
-/* One dropped row into the late log: the row, its windows, the
+/* The EXPAND right below a window-column aggregate, when it made the
+ * windows from a plain time column (so its rows can be told apart). */
+static const sl_plan *expand_child(const sl_op *op)
+{
+	const saggst *st = op->state;
+	const sl_plan *c = op->plan->child[0];
+	return st->et.kind == SL_ET_WCOL && c->kind == SL_P_EXPAND &&
+		       c->win_ts >= 0 && st->et.col == c->schema->nfields - 1
+		   ? c
+		   : NULL;
+}
+
+/* Rows [i, end) of an EXPAND's output that come from one input row: its
+ * windows are emitted together, the latest start first, each one slide
+ * before the previous, all with the row's time. */
+static int64_t segment_end(const sl_plan *x, const sl_batch *in, int64_t i)
+{
+	const sl_col *ts = in->cols[x->win_ts];
+	const int64_t *s = sl_col_i64(in->cols[x->schema->nfields - 1]->child[0]);
+	int64_t j = i + 1;
+	while (j < in->nrows && sl_col_i64(ts)[j] == sl_col_i64(ts)[i] &&
+	       s[j] == s[j - 1] - x->win_slide)
+		j++;
+	return j;
+}
+
+/* One dropped input row into the late log: the row, every window it
+ * missed (rows i..j-1 of `in`, one per window: a sliding window's EXPAND
+ * made them; the row is shown without that generated column), and the
  * watermark. */
-static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t v,
-		     sl_buf *row, sl_buf *win)
+static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
+		     const int64_t *v, sl_buf *row, sl_buf *win)
 {
 	saggst *st = op->state;
-	int k;
+	int k, skip = expand_child(op) != NULL ? st->et.col : -1;
+	int64_t r;
 	sl_buf_clear(row);
 	sl_buf_clear(win);
 	sl_buf_addc(row, '{');
 	for (k = 0; k < in->ncols; k++) {
 		const char *name = in->schema->fields[k].name;
-		if (k)
+		if (k == skip)
+			continue;
+		if (row->len > 1)
 			sl_buf_addc(row, ',');
 		sl_buf_json_str(row, name, strlen(name));
 		sl_buf_addc(row, ':');
 		sl_value_json(in->cols[k], i, row);
 	}
 	sl_buf_addc(row, '}');
-	if (st->et.kind == SL_ET_RAW) {
-		sl_buf_adds(win, "[]");
-	} else {
+	sl_buf_addc(win, '[');
+	for (r = j - 1; st->et.kind != SL_ET_RAW && r >= i; r--) {
 		int64_t s = st->et.kind == SL_ET_WCALL
-				? v - st->et.size
-				: sl_col_i64(in->cols[st->et.col]->child[0])[i];
-		sl_buf_adds(win, "[{\"start\":\"");
+				? v[r] - st->et.size
+				: sl_col_i64(in->cols[st->et.col]->child[0])[r];
+		sl_buf_adds(win, r < j - 1 ? ",{\"start\":\"" : "{\"start\":\"");
 		sl_ts_format(s, win);
 		sl_buf_adds(win, "\",\"end\":\"");
-		sl_ts_format(v, win);
-		sl_buf_adds(win, "\"}]");
+		sl_ts_format(v[r], win);
+		sl_buf_adds(win, "\"}");
 	}
+	sl_buf_addc(win, ']');
 	if (!sl_buf_failed(row) && !sl_buf_failed(win))
 		sl_stream_late(st->ctx, st->sf.name, sl_buf_cstr(row),
-			       row_event_time(op, in, i, v), sl_buf_cstr(win),
+			       row_event_time(op, in, i, v[i]), sl_buf_cstr(win),
 			       st->ctx->wm_late_us);
+}
+
+/* Log the late rows of `in`: one entry per input row, and with sliding
+ * windows only for a row whose every window is late (a row still counted
+ * in an open window was not dropped). */
+static void log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
+			  const uint8_t *late)
+{
+	saggst *st = op->state;
+	const sl_plan *x = expand_child(op);
+	sl_buf row, win;
+	int64_t i, j, r;
+	sl_buf_init(&row);
+	sl_buf_init(&win);
+	for (i = 0; i < in->nrows && st->logged < LATE_LOG_MAX; i = j) {
+		bool all = true;
+		j = x != NULL ? segment_end(x, in, i) : i + 1;
+		for (r = i; r < j; r++)
+			all = all && late[r];
+		if (all) {
+			log_late(op, in, i, j, v, &row, &win);
+			st->logged++;
+		}
+	}
+	sl_buf_release(&row);
+	sl_buf_release(&win);
 }
 
 /* Late rows are aggregated on their own (their groups are what Spark
@@ -289,7 +347,6 @@ static int split_late(sl_op *op, sl_batch *in, const int64_t *v,
 	saggst *st = op->state;
 	uint8_t *keep = malloc((size_t)in->nrows + 1);
 	sl_batch *good = NULL, *bad = NULL;
-	sl_buf row, win;
 	int64_t i;
 	int rc = 0;
 	if (keep == NULL)
@@ -306,15 +363,8 @@ static int split_late(sl_op *op, sl_batch *in, const int64_t *v,
 		rc = st->late->ops->push(st->late, 0, bad, err);
 	if (rc == 0 && good->nrows > 0)
 		rc = st->part->ops->push(st->part, 0, good, err);
-	sl_buf_init(&row);
-	sl_buf_init(&win);
-	for (i = 0; rc == 0 && i < in->nrows && st->logged < LATE_LOG_MAX; i++)
-		if (late[i]) {
-			log_late(op, in, i, v[i], &row, &win);
-			st->logged++;
-		}
-	sl_buf_release(&row);
-	sl_buf_release(&win);
+	if (rc == 0)
+		log_late_rows(op, in, v, late);
 	sl_batch_free(good);
 	sl_batch_free(bad);
 	free(keep);

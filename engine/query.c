@@ -82,6 +82,22 @@ static int64_t next_multiple(int64_t now, int64_t interval)
 
 /* ------------------------------------------------------ life cycle */
 
+/* Sinks whose state lives in this process (the session's table, the Lua
+ * function): sl_query_restart hands them to the restarted query. */
+static bool sink_kept(const sl_sink *k)
+{
+	return k != NULL && (strcmp(k->ops->name, "memory") == 0 ||
+			     strcmp(k->ops->name, "foreachBatch") == 0);
+}
+
+/* Kept at stop only after a (simulated) crash, for sl_query_restart: a
+ * stop or a failure releases them as before (a new start() opens a fresh
+ * table, as Spark's, and brings its own function). */
+static bool keep_at_stop(const sl_query *q)
+{
+	return sink_kept(q->sink) && q->crashed;
+}
+
 static void close_run(sl_query *q)
 {
 	int i;
@@ -90,10 +106,13 @@ static void close_run(sl_query *q)
 			sl_source_close(q->src[i]);
 			q->src[i] = NULL;
 		}
-	if (q->sink != NULL) {
+	if (q->sink != NULL && keep_at_stop(q) && q->kept_sink == NULL) {
+		q->sink->crash = NULL;
+		q->kept_sink = q->sink;
+	} else if (q->sink != NULL) {
 		sl_sink_close(q->sink);
-		q->sink = NULL;
 	}
+	q->sink = NULL;
 	if (q->collect != NULL) {
 		if (q->collect->nchild == 0)
 			sl_op_free(q->root); /* compile did not hang it below */
@@ -108,7 +127,16 @@ static void close_run(sl_query *q)
 static void destroy(sl_query *q)
 {
 	int i;
+	q->clean_stop = !q->crashed;
 	close_run(q);
+	sl_query_ckpt_close(q);
+	sl_sink_close(q->kept_sink);
+	sl_crash_free(q->crash);
+	sl_ckpt_offsets_release(&q->replay_off);
+	free(q->ckdir);
+	free(q->ckpt_json);
+	free(q->format);
+	sl_options_release(&q->sink_opts);
 	free(q->src);
 	if (q->desc != NULL)
 		for (i = 0; i < q->nsrc; i++)
@@ -297,9 +325,9 @@ static int open_sources(sl_query *q, sl_err *err)
 	}
 	q->nsrc = n;
 	for (i = 0; i < n; i++) {
-		/* NEEDSWORK: the checkpoint milestone passes
-		 * <checkpoint>/sources/<i> as the source's metadata dir. */
-		q->src[i] = sl_source_open(d[i], q->clock, NULL, err);
+		char meta[4200];
+		sl_query_ckpt_source_dir(q, i, meta, sizeof meta);
+		q->src[i] = sl_source_open(d[i], q->clock, meta, err);
 		if (q->src[i] != NULL) /* source notes (Kafka) reach the feed */
 			q->src[i]->feed = q->feed;
 		if (q->src[i] == NULL) {
@@ -320,10 +348,13 @@ static int open_sources(sl_query *q, sl_err *err)
 }
 
 static int open_sink(sl_query *q, const sl_query_opts *o, void **fe_ud,
-		     sl_err *err)
+		     sl_query *from, sl_err *err)
 {
 	sl_buf b;
-	if (o->foreach_fn != NULL) {
+	if (from != NULL && from->kept_sink != NULL) {
+		q->sink = from->kept_sink; /* its table / function carry on */
+		from->kept_sink = NULL;
+	} else if (o->foreach_fn != NULL) {
 		q->sink = sl_sink_foreach_new(o->foreach_fn, *fe_ud,
 					      o->foreach_free, o->mode, err);
 		if (q->sink != NULL)
@@ -338,6 +369,7 @@ static int open_sink(sl_query *q, const sl_query_opts *o, void **fe_ud,
 	}
 	if (q->sink == NULL)
 		return err ? err->code : SL_EINTERNAL;
+	q->sink->crash = q->crash;
 	sl_buf_init(&b);
 	q->sink->ops->describe(q->sink, &b);
 	if (sl_buf_failed(&b) || (q->sink_desc = sl_buf_detach(&b)) == NULL) {
@@ -373,6 +405,8 @@ static int setup_trigger(sl_query *q, sl_err *err)
 	for (i = 0; i < q->nsrc; i++)
 		if (!sl_query_same_offset(lat[i], q->start[i]))
 			any = true;
+	if (q->replay)
+		any = true;
 	sl_query_offsets_free(lat, q->nsrc);
 	if (!any)
 		q->next_due = next_multiple(now, q->trigger.interval_us);
@@ -407,6 +441,13 @@ static sl_query *query_new(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 	sl_stream_uuid(q->run_id);
 	q->name = sl_query_strdup(o->name, &oom);
 	q->checkpoint = sl_query_strdup(o->checkpoint, &oom);
+	q->format = sl_query_strdup(o->format, &oom);
+	q->home = s;
+	q->ck_torn_id = -1;
+	sl_ckpt_offsets_init(&q->replay_off);
+	sl_options_init(&q->sink_opts);
+	if (o->sink_opts != NULL && sl_options_copy(&q->sink_opts, o->sink_opts) != 0)
+		oom = true;
 	q->plan = sl_plan_ref(plan);
 	q->trigger = o->trigger;
 	if (q->trigger.kind == SL_TRIGGER_PROCESSING &&
@@ -432,8 +473,35 @@ static sl_query *query_new(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 	return q;
 }
 
-sl_query *sl_query_start(sl_session *s, sl_plan *plan,
-			 const sl_query_opts *opts, sl_err *err)
+/* The checkpoint, the sink, the sources and the operators, in the order
+ * query_ckpt.c describes; from: the query sl_query_restart restarts. */
+static int open_run(sl_query *q, const sl_query_opts *opts, void **fe_ud,
+		    sl_query *from, sl_err *err)
+{
+	int rc;
+	if ((rc = sl_query_ckpt_open(q, opts, from, err)) < 0 ||
+	    (rc = open_sink(q, opts, fe_ud, from, err)) < 0 ||
+	    (from == NULL &&
+	     (rc = sl_sink_prepare(q->sink, sl_plan_schema(q->plan), err)) < 0) ||
+	    (rc = sl_query_ckpt_check(q, err)) < 0 ||
+	    (rc = open_sources(q, err)) < 0 || (rc = recent_setup(q, err)) < 0)
+		return rc;
+	if ((q->collect = sl_query_collector_new(err)) == NULL)
+		return err ? err->code : SL_ENOMEM;
+	q->root = sl_exec_stream_compile(q->plan, q->collect, &q->ctx, err);
+	if (q->root == NULL)
+		return err ? err->code : SL_EINTERNAL;
+	if ((rc = sl_query_wm_init(q, err)) < 0 ||
+	    (rc = sl_query_ckpt_restore(q, err)) < 0 ||
+	    (rc = setup_trigger(q, err)) < 0 ||
+	    (rc = sl_query_ckpt_started(q, err)) < 0)
+		return rc;
+	return 0;
+}
+
+static sl_query *start_query(sl_session *s, sl_plan *plan,
+			     const sl_query_opts *opts, sl_query *from,
+			     sl_err *err)
 {
 	void *fe_ud = opts->foreach_ud;
 	sl_query *q = NULL;
@@ -443,15 +511,7 @@ sl_query *sl_query_start(sl_session *s, sl_plan *plan,
 		goto fail;
 	if ((q = query_new(s, plan, opts, err)) == NULL)
 		goto fail;
-	if ((rc = open_sink(q, opts, &fe_ud, err)) < 0 ||
-	    (rc = sl_sink_prepare(q->sink, sl_plan_schema(q->plan), err)) < 0 ||
-	    (rc = open_sources(q, err)) < 0 || (rc = recent_setup(q, err)) < 0)
-		goto fail;
-	if ((q->collect = sl_query_collector_new(err)) == NULL)
-		goto fail;
-	q->root = sl_exec_stream_compile(q->plan, q->collect, &q->ctx, err);
-	if (q->root == NULL || (rc = sl_query_wm_init(q, err)) < 0 ||
-	    (rc = setup_trigger(q, err)) < 0 ||
+	if ((rc = open_run(q, opts, &fe_ud, from, err)) < 0 ||
 	    (rc = sl_session_register(s, q, err)) < 0)
 		goto fail;
 	q->active = true;
@@ -467,9 +527,71 @@ sl_query *sl_query_start(sl_session *s, sl_plan *plan,
 fail:
 	if (fe_ud != NULL && opts->foreach_free != NULL)
 		opts->foreach_free(fe_ud);
+	if (q != NULL && from != NULL && q->sink != NULL &&
+	    from->kept_sink == NULL && sink_kept(q->sink)) {
+		q->sink->crash = NULL; /* back to the crashed query */
+		from->kept_sink = q->sink;
+		q->sink = NULL;
+	}
 	if (q != NULL)
 		destroy(q);
 	return NULL;
+}
+
+sl_query *sl_query_start(sl_session *s, sl_plan *plan,
+			 const sl_query_opts *opts, sl_err *err)
+{
+	return start_query(s, plan, opts, NULL, err);
+}
+
+/* The crashed query's feed continues in the restarted one. */
+static void copy_feed(sl_feed *to, const sl_feed *from)
+{
+	uint64_t first, last, i;
+	sl_feed_range(from, &first, &last);
+	sl_feed_set_detail(to, sl_feed_wants(from, SL_EV_STATE_ROW));
+	for (i = first; first != 0 && i <= last; i++) {
+		const sl_event *e = sl_feed_get(from, i);
+		if (e != NULL)
+			sl_feed_add(to, e->kind, e->batch_id, e->ts_us,
+				    e->text, e->json);
+	}
+}
+
+/* "restart: query 'x' <why>". */
+static sl_query *refuse(sl_err *err, const sl_query *q, const char *why)
+{
+	sl_err_set(err, SL_ESTATE, "restart: query '%s' %s",
+		   q->name ? q->name : q->id, why);
+	return NULL;
+}
+
+sl_query *sl_query_restart(sl_query *q, sl_err *err)
+{
+	sl_query_opts o;
+	sl_query *n;
+	if (q->active)
+		return refuse(err, q, "is still active (stop it, or crash it first)");
+	if (q->home == NULL || q->ckdir == NULL)
+		return refuse(err, q, "has no checkpoint to restart from");
+	memset(&o, 0, sizeof o);
+	o.name = q->name;
+	o.mode = q->ctx.mode;
+	o.trigger = q->trigger;
+	o.checkpoint = q->ckdir;
+	o.format = q->format;
+	o.sink_opts = &q->sink_opts;
+	if (q->kept_sink == NULL && q->format == NULL)
+		return refuse(err, q, "has lost its foreachBatch function");
+	if (q->kept_sink != NULL && q->format == NULL)
+		o.format = "foreachBatch"; /* the kept sink stands for it */
+	n = start_query(q->home, q->plan, &o, q, err);
+	if (n == NULL)
+		return NULL;
+	copy_feed(n->feed, q->feed);
+	sl_query_event(n, SL_EV_LOG, -1, "restarted from the checkpoint",
+		       NULL);
+	return n;
 }
 
 /* ------------------------------------------------------------- stop */
@@ -485,7 +607,9 @@ void sl_query_stop_now(sl_query *q, const char *why)
 	q->data_available = false;
 	q->trigger_active = false;
 	sl_query_set_status(q, "Stopped");
+	q->clean_stop = why == NULL && q->exception == NULL && !q->crashed;
 	close_run(q);
+	sl_query_ckpt_close(q);
 	sl_buf_init(&b);
 	if (why != NULL)
 		sl_buf_printf(&b, "query %s terminated with exception: %s",
@@ -539,6 +663,26 @@ void sl_query_fail(sl_query *q, int64_t batch_id, const sl_err *e)
 	sl_buf_json_str(&b, msg, strlen(msg));
 	sl_buf_addc(&b, '}');
 	sl_query_event(q, SL_EV_ERROR, batch_id, msg, sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	q->running = false;
+	sl_query_stop_now(q, msg);
+}
+
+/* A crash point was hit: the query stops as if the process died.  Files
+ * stay as they are; the operators and their state go with close_run. */
+void sl_query_crashed(sl_query *q, int64_t batch_id, const sl_err *e)
+{
+	const char *msg = e != NULL && e->msg[0] ? e->msg : "simulated crash";
+	sl_buf b;
+	free(q->exception);
+	q->exception = strdup(msg);
+	q->exc_code = SL_ECRASH;
+	q->crashed = true;
+	sl_buf_init(&b);
+	sl_buf_printf(&b, "{\"batchId\":%lld,\"message\":", (long long)batch_id);
+	sl_buf_json_str(&b, msg, strlen(msg));
+	sl_buf_addc(&b, '}');
+	sl_query_event(q, SL_EV_CRASH, batch_id, msg, sl_buf_cstr(&b));
 	sl_buf_release(&b);
 	q->running = false;
 	sl_query_stop_now(q, msg);

@@ -121,5 +121,8 @@ const char *sl_query_checkpoint_json(sl_query *q);
 /* The checkpoint directory in use (a temporary one when the user gave
  * none), or NULL. */
 const char *sl_query_checkpoint_dir(const sl_query *q);
+/* Microseconds of the engine clock the last batch spent writing its
+ * checkpoint files (offsets, state, commit): make bench's W4 figure. */
+int64_t sl_query_last_checkpoint_us(const sl_query *q);
 
 #endif

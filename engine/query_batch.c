@@ -27,6 +27,7 @@
 
 #include "exec_stream.h"
 #include "expr.h"
+#include "plan_int.h"
 #include "query_int.h"
 #include "source.h"
 #include "timeutil.h"
@@ -138,7 +139,8 @@ typedef struct mbatch {
 	sl_batch_list *in;
 	int64_t in_rows, out_rows;
 	bool skipped;
-	int64_t us_latest, us_wal, us_get, us_plan, us_add;
+	int64_t us_latest, us_wal, us_get, us_plan, us_add, us_state;
+	int64_t us_commit;
 	int nstate;
 	sl_progress_state st[MAX_STATEOPS];
 	sl_state *stp[MAX_STATEOPS];
@@ -285,7 +287,7 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 	sl_batch *out;
 	sl_buf t, j;
 	int i, k, rc;
-	int64_t t0 = sl_query_now(q);
+	int64_t t0 = sl_query_now(q), t1;
 	for (i = 0; i < q->nsrc; i++)
 		for (k = 0; k < m->in[i].n; k++)
 			if ((rc = sl_exec_stream_push(q->root, i, m->in[i].b[k],
@@ -293,20 +295,29 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 				return rc;
 	if ((rc = sl_exec_stream_end(q->root, err)) < 0)
 		return rc;
-	/* NEEDSWORK: the checkpoint milestone writes state version N+1
-	 * here, before the sink sees the batch. */
+	/* state version N+1 is durable before the sink sees the batch */
+	t1 = sl_query_now(q);
+	rc = sl_query_ckpt_state(q, m->id, err);
+	m->us_state = sl_query_now(q) - t1;
+	if (rc < 0)
+		return rc;
 	out = collect_take(q->collect, sl_plan_schema(q->plan), err);
 	if (out == NULL)
 		return err ? err->code : SL_ENOMEM;
 	m->out_rows = out->nrows;
 	rc = q->sink->ops->add_batch(q->sink, m->id, out, &m->skipped, err);
 	sl_batch_free(out);
+	/* sinks that cannot stop half way pass "mid-sink" after writing */
+	if (rc == 0)
+		rc = sl_crash_at(q->crash, "mid-sink", m->id, err);
+	if (rc == 0)
+		rc = sl_crash_at(q->crash, "after-sink", m->id, err);
 	if (rc < 0)
 		return rc;
 	sl_buf_init(&t);
 	sl_buf_init(&j);
 	if (m->skipped)
-		sl_buf_printf(&t, "skipped already committed batch %lld",
+		sl_buf_printf(&t, "sink batch %lld already committed: skipped",
 			      (long long)m->id);
 	else
 		sl_buf_printf(&t, "wrote %lld rows to %s",
@@ -316,7 +327,7 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 	sl_query_event(q, SL_EV_SINK, m->id, sl_buf_cstr(&t), sl_buf_cstr(&j));
 	sl_buf_release(&t);
 	sl_buf_release(&j);
-	m->us_add = sl_query_now(q) - t0;
+	m->us_add = sl_query_now(q) - t0 - m->us_state;
 	return 0;
 }
 
@@ -348,23 +359,32 @@ static void state_after(mbatch *m)
 		}
 }
 
-/* State commit, [commit log], the sources told what is committed. */
+static void advance_watermark(sl_query *q, const mbatch *m);
+
+/* commits/N (with the watermark for the next batch), then the in-memory
+ * state commit, retention, and the sources told what is committed. */
 static int commit_batch(sl_query *q, mbatch *m, sl_err *err)
 {
+	int64_t t0;
 	int i, rc;
 	state_before(q, m);
 	m->nwm = sl_exec_stream_watermarks(q->root, m->wst, MAX_WMS);
 	if (m->nwm > MAX_WMS)
 		m->nwm = MAX_WMS;
-	if ((rc = sl_exec_stream_commit(q->root, err)) < 0)
+	advance_watermark(q, m);
+	t0 = sl_query_now(q);
+	rc = sl_query_ckpt_commit(q, m->id, q->wm.global_ms, err);
+	m->us_commit = sl_query_now(q) - t0;
+	if (rc < 0 || (rc = sl_exec_stream_commit(q->root, err)) < 0)
 		return rc;
 	state_after(m);
-	/* NEEDSWORK: the checkpoint milestone writes commits/N here (with
-	 * the watermark for the next batch). */
+	q->last_batch_id = m->id;
+	if ((rc = sl_crash_at(q->crash, "after-commit", m->id, err)) < 0)
+		return rc;
+	sl_query_ckpt_purge(q, m->id);
 	for (i = 0; i < q->nsrc; i++)
 		if (m->end[i] != NULL && q->src[i]->ops->commit != NULL)
 			q->src[i]->ops->commit(q->src[i], m->end[i]);
-	q->last_batch_id = m->id;
 	return 0;
 }
 
@@ -477,6 +497,9 @@ int sl_query_wm_init(sl_query *q, sl_err *err)
 		w->policy_max = true;
 	}
 	w->allow_multiple = am == NULL || strcasecmp(am, "false") != 0;
+	/* Spark 3.4+: one watermark per path unless allowMultiple=false */
+	if (w->allow_multiple && sl_plan_check_watermarks(q->plan, err) < 0)
+		return err ? err->code : SL_EANALYSIS;
 	w->no_data_enabled = nd == NULL || strcasecmp(nd, "false") != 0;
 	w->n = sl_exec_stream_watermarks(q->root, NULL, 0);
 	if (w->n == 0)
@@ -577,49 +600,104 @@ static void event_time_report(const sl_query *q, const mbatch *m,
 		}
 }
 
-/* Plan, read, run, sink, commit: one trigger.  *ran says whether a batch
- * ran (no source moved: no batch).  A failure stops the query. */
+/* Recovery: the batch to re-run takes exactly its logged end offsets
+ * (also as "latest" for progress). */
+static int plan_replay(sl_query *q, mbatch *m, sl_err *err)
+{
+	int i;
+	bool oom = false;
+	for (i = 0; i < q->nsrc; i++) {
+		m->end[i] = sl_query_strdup(q->replay_off.src[i], &oom);
+		m->latest[i] = sl_query_strdup(q->replay_off.src[i], &oom);
+	}
+	return oom ? sl_err_nomem(err) : 0;
+}
+
+static void replay_event(sl_query *q, const mbatch *m)
+{
+	sl_buf t, j;
+	sl_buf_init(&t);
+	sl_buf_init(&j);
+	sl_buf_printf(&t, "re-ran batch %lld with offsets/%lld",
+		      (long long)m->id, (long long)m->id);
+	sl_buf_printf(&j, "{\"batchId\":%lld,\"watermarkMs\":%lld,\"timestampMs\":%lld}",
+		      (long long)m->id, (long long)q->replay_off.watermark_ms,
+		      (long long)q->replay_off.timestamp_ms);
+	sl_query_event(q, SL_EV_REPLAY, m->id, sl_buf_cstr(&t),
+		       sl_buf_cstr(&j));
+	sl_buf_release(&t);
+	sl_buf_release(&j);
+}
+
+/* The batch's id, timestamp and watermarks into the context operators
+ * read (a re-run batch: the logged ones). */
+static void begin_batch(sl_query *q, mbatch *m)
+{
+	int64_t ts = q->replay ? q->replay_off.timestamp_ms * 1000
+			       : sl_floordiv(m->t0, 1000) * 1000;
+	m->id = q->last_batch_id + 1;
+	q->ctx.batch_id = m->id;
+	q->ctx.batch_ts_us = ts;
+	q->ctx.no_data = m->no_data;
+	set_watermarks(q);
+	q->meta.batch_id = m->id;
+	q->meta.batch_ts_us = ts;
+	q->meta.watermark_ms = q->wm.global_ms;
+	q->meta.no_data = m->no_data;
+	sl_func_set_now(ts);
+}
+
+/* Plan, log, read, run, state, sink, commit: one trigger.  *ran says
+ * whether a batch ran (no source moved: no batch).  A failure stops the
+ * query. */
 static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
 			    bool use_limit, bool *ran, sl_err *err)
 {
 	int i, rc;
-	bool moved = false;
+	bool moved = false, replay = q->replay;
 	m->prev_trigger = q->last_trigger;
 	m->t0 = q->last_trigger = sl_query_now(q);
 	q->trigger_active = true;
-	if ((rc = plan_offsets(q, m, cap, use_limit, err)) < 0)
+	rc = replay ? plan_replay(q, m, err)
+		    : plan_offsets(q, m, cap, use_limit, err);
+	if (rc < 0)
 		return rc;
 	for (i = 0; i < q->nsrc; i++)
 		if (!sl_query_same_offset(q->start[i], m->end[i]))
 			moved = true;
 	q->data_available = moved;
-	if (!moved && !no_data_due(q))
+	if (!replay && !moved && !no_data_due(q))
 		return 0;
 	m->no_data = !moved;
 	q->wm.no_data_pending = false;
 	sl_query_set_status(q, moved ? "Processing new data"
 				     : "Processing a no-data batch");
-	m->id = q->last_batch_id + 1;
-	q->ctx.batch_id = m->id;
-	q->ctx.batch_ts_us = m->t0;
-	q->ctx.no_data = m->no_data;
-	set_watermarks(q);
-	q->meta.batch_id = m->id;
-	q->meta.batch_ts_us = m->t0;
-	q->meta.watermark_ms = q->wm.global_ms;
-	q->meta.no_data = m->no_data;
-	sl_func_set_now(m->t0);
+	begin_batch(q, m);
 	offsets_events(q, m);
 	m->us_wal = sl_query_now(q);
-	/* NEEDSWORK: the checkpoint milestone writes offsets/N here (the
-	 * write-ahead log: end offsets, batch timestamp, watermark, confs). */
+	/* the write-ahead log: end offsets, batch timestamp, watermark and
+	 * confs are durable before anything is read (a re-run batch finds
+	 * them logged already) */
+	if (replay) { /* offsets/N is durable: the same point as below */
+		replay_event(q, m);
+		if ((rc = sl_crash_at(q->crash, "after-offsets", m->id,
+				      err)) < 0)
+			return rc;
+	} else if ((rc = sl_query_ckpt_offsets(q, m->id, q->ctx.batch_ts_us,
+					     q->wm.global_ms, m->end,
+					     err)) < 0)
+		return rc;
 	m->us_wal = sl_query_now(q) - m->us_wal;
 	if ((rc = read_sources(q, m, err)) < 0 ||
 	    (rc = run_operators(q, m, err)) < 0 ||
 	    (rc = commit_batch(q, m, err)) < 0)
 		return rc;
+	if (replay) {
+		q->replay = false;
+		sl_ckpt_offsets_release(&q->replay_off);
+	}
+	q->us_ckpt = m->us_wal + m->us_state + m->us_commit;
 	*ran = true;
-	advance_watermark(q, m);
 	report(q, m);
 	move_offsets(q, m);
 	return 0;
@@ -633,6 +711,7 @@ int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
 	mbatch m;
 	sl_err local;
 	int rc;
+	bool replayed = q->replay;
 	*ran = false;
 	if (!q->active)
 		return 0;
@@ -644,6 +723,15 @@ int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
 	rc = mbatch_init(&m, q->nsrc, err);
 	if (rc == 0)
 		rc = run_batch_locked(q, &m, cap, use_limit, ran, err);
+	if (rc == SL_ECRASH) {
+		/* the process "died": no abort, no cleanup of files; the
+		 * operators' memory goes with the query */
+		*ran = false;
+		mbatch_release(&m, q->nsrc);
+		sl_query_crashed(q, m.id ? m.id : q->last_batch_id + 1, err);
+		sl_query_free(q);
+		return rc;
+	}
 	if (rc < 0) {
 		if (q->root != NULL)
 			sl_exec_stream_abort(q->root);
@@ -655,7 +743,8 @@ int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
 		sl_query_free(q);
 		return rc;
 	}
-	if (keep_latest != NULL && cap == NULL) {
+	/* a re-run batch planned nothing: the caller polls next time */
+	if (keep_latest != NULL && cap == NULL && !replayed) {
 		*keep_latest = m.latest;
 		m.latest = NULL;
 	}

@@ -137,9 +137,14 @@ struct sl_query {
 	char *ckdir;          /* the directory in use (absolute) */
 	bool ck_temp;         /* a temporary one: removed at a normal stop */
 	bool ck_fresh;        /* no metadata yet: written when start succeeds */
+	sl_ckpt_plan ckplan;  /* what sl_ckpt_recover found at start */
+	int64_t ck_torn_id;   /* offsets/<id> was torn: rewritten, or -1 */
+	sl_session *home;     /* the session it started in (restart) */
 	char fingerprint[17]; /* the plan's (metadata "fingerprint") */
+	char stored_fp[17];   /* the checkpoint's, "" when none */
 	sl_crash *crash;      /* in-process crash points (sl_query_crash) */
 	bool crashed;         /* stopped by a (simulated) crash */
+	bool clean_stop;      /* stopped without an exception */
 	int64_t retain;       /* minBatchesToRetain */
 	int64_t snap_every;   /* minDeltasForSnapshot */
 	bool replay;          /* the next batch re-runs replay_id */
@@ -184,14 +189,22 @@ void sl_query_idle_status(sl_query *q);
 int sl_query_poll_latest(sl_query *q, char **out, sl_err *err);
 void sl_query_stop_now(sl_query *q, const char *why);
 void sl_query_fail(sl_query *q, int64_t batch_id, const sl_err *e);
+/* A (simulated) crash: SL_EV_CRASH, exception, stop without cleanup. */
+void sl_query_crashed(sl_query *q, int64_t batch_id, const sl_err *e);
 
 /* query_ckpt.c: the checkpoint side of start, stop and restart */
-/* Before the sink opens: where the checkpoint is (checkpointLocation, the
+/* Before the sink opens (from: the crashed query of sl_query_restart, or
+ * NULL): where the checkpoint is (checkpointLocation, the
  * session's spark.sql.streaming.checkpointLocation/<name or id>, or a
  * temporary one), open and lock it, validate it (sl_ckpt_recover), and
  * adopt its query id.  Refuses another query's checkpoint.  Never writes
  * into an existing checkpoint. */
-int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o, sl_err *err);
+int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o,
+		       const sl_query *from, sl_err *err);
+/* After the sink opened: the plan fingerprint must match the
+ * checkpoint's ("checkpoint '<dir>/metadata' belongs to a different
+ * query (plan fingerprint mismatch)"). */
+int sl_query_ckpt_check(sl_query *q, sl_err *err);
 /* The directory of source i's metadata (<dir>/sources/<i>), into out. */
 void sl_query_ckpt_source_dir(const sl_query *q, int i, char *out, size_t n);
 /* After the operators are compiled: restore offsets, watermark, confs and

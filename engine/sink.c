@@ -55,6 +55,7 @@ sl_sink *sl_sink_alloc(const struct sl_sink_ops *ops, sl_outmode mode,
 	s->ops = ops;
 	s->mode = mode;
 	s->impl = impl;
+	s->crash = NULL;
 	return s;
 }
 

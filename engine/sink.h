@@ -26,6 +26,7 @@
 
 typedef struct sl_sink sl_sink;
 typedef struct sl_session sl_session;
+typedef struct sl_crash sl_crash;
 
 struct sl_sink_ops {
 	const char *name; /* "console", "memory", "json", "csv", "foreachBatch", "noop" */
@@ -42,6 +43,11 @@ struct sl_sink {
 	const struct sl_sink_ops *ops;
 	sl_outmode mode;
 	void *impl;
+	/* The query's crash points (crash.h; borrowed, NULL by default): a
+	 * sink that can stop half way ("mid-sink": the file sink leaves its
+	 * part file half written, the memory sink half the rows) does so
+	 * when the point is armed for the batch. */
+	sl_crash *crash;
 };
 
 /* The callback of foreachBatch: called with the micro-batch's rows and id.

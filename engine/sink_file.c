@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "fileformat.h"
 #include "sink_int.h"
 
@@ -189,7 +190,7 @@ static void add_uri(sl_buf *b, const char *path)
 
 /* Write the rows as the batch's part file and add its log line to log. */
 static int write_part(filesink *f, int64_t batch_id, const sl_batch *data,
-		      sl_buf *log, sl_err *err)
+		      sl_buf *log, sl_crash *crash, sl_err *err)
 {
 	char *part = NULL;
 	struct stat st;
@@ -208,6 +209,16 @@ static int write_part(filesink *f, int64_t batch_id, const sl_batch *data,
 		goto out;
 	if (stat(part, &st) != 0) {
 		rc = io_err(err, "stat", part);
+		goto out;
+	}
+	/* crash point "mid-sink": the process dies with the part file half
+	 * written and not logged (invisible; the re-run replaces it) */
+	if (sl_crash_hits(crash, "mid-sink", batch_id)) {
+		if (truncate(part, st.st_size / 2) != 0) {
+			rc = io_err(err, "truncate", part);
+			goto out;
+		}
+		rc = sl_crash_at(crash, "mid-sink", batch_id, err);
 		goto out;
 	}
 	sl_buf_adds(log, "{\"path\":\"");
@@ -239,9 +250,12 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data,
 	sl_buf_init(&log);
 	sl_buf_adds(&log, "v1\n");
 	if (data != NULL && data->nrows > 0)
-		rc = write_part(f, batch_id, data, &log, err);
+		rc = write_part(f, batch_id, data, &log, s->crash, err);
 	if (rc == 0 && sl_buf_failed(&log))
 		rc = sl_err_nomem(err);
+	/* "mid-sink" with no part file: the process dies before the log */
+	if (rc == 0)
+		rc = sl_crash_at(s->crash, "mid-sink", batch_id, err);
 	if (rc == 0 && asprintf(&entry, "%s/%lld", f->meta, (long long)batch_id) < 0) {
 		entry = NULL;
 		rc = sl_err_nomem(err);

@@ -9,7 +9,11 @@
  * holds the row, and the call becomes a reference to that column.  So a
  * sliding window is a column like any other for the operators above it,
  * in batch and streaming plans alike.  Tumbling windows (slide == size)
- * are evaluated in place by func.c.
+ * are evaluated in place by func.c; the rewrite puts a FILTER
+ * isnotnull(time) below the node instead, as Spark's rule does, so a row
+ * without a time has no window in select/withColumn/groupBy alike.  Two
+ * different window specs in one node are Spark's "cartesian product"
+ * error.
  *
  * Windows are half-open [start, end), aligned to the epoch shifted by
  * startTime: the latest start for ts is ts - floormod(ts - startTime,
@@ -242,7 +246,7 @@ static int tumbling_filter(sl_plan **in, const sl_expr *w,
 	const sl_expr *t = w->args[0];
 	sl_expr *a = sl_expr_ref(orig->args[0]), *cond;
 	sl_plan *f;
-	if (a != NULL && t->kind == SL_X_CAST)
+	if (a != NULL && t->kind == SL_X_CAST && t->op == 1) /* implicit */
 		a = sl_expr_cast(a, sl_type_prim(SL_TIMESTAMP));
 	cond = a ? sl_expr_unary(SL_X_ISNOTNULL, a) : NULL;
 	if (cond == NULL)

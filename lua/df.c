@@ -959,6 +959,7 @@ static const luaL_Reg df_methods[] = {
 	{"take", l_df_take}, {"isEmpty", l_df_isempty},
 	{"printSchema", l_df_printschema}, {"explain", l_df_explain},
 	{"createOrReplaceTempView", l_df_tempview},
+	{"toPySpark", sl_lpyspark_df},
 	{NULL, NULL}
 };
 

@@ -155,6 +155,17 @@ void sl_lua_print(lua_State *L, const char *text, size_t len);
 int sl_lua_nofield(lua_State *L, const char *what, const char *name,
 		   const char *const *names, int n);
 
+/* ---- pyspark.c: q:toPySpark() and df:toPySpark() ---- */
+struct sl_query_opts;
+/* Called by writeStream.start() once q is bound: writes q's PySpark
+ * program (plan p and the writer's settings o, both borrowed) and keeps
+ * it by q's id; honours STREAMLAB_PYSPARK_DIR.  Raises no Lua error. */
+void sl_lpyspark_started(lua_State *L, sl_query *q, sl_plan *p,
+			 const struct sl_query_opts *o);
+/* The methods StreamingQuery.toPySpark and DataFrame.toPySpark. */
+int sl_lpyspark_query(lua_State *L);
+int sl_lpyspark_df(lua_State *L);
+
 /* The `kafka` global (kafka.c). */
 void sl_lkafka_open(lua_State *L);
 

@@ -21,6 +21,14 @@
  * Progress, status and listener events are the engine's JSON decoded by
  * json.c, so their fields are Spark's names (q.lastProgress.numInputRows,
  * q.lastProgress.sources[1].endOffset).
+ *
+ * Crash and restart (ext; lessons/08, RELIABILITY.md 3.2): q:crash(point)
+ * arms an in-process crash point; the batch that reaches it fails the
+ * query as a killed process would.  q:restart() returns a new userdata for
+ * the new run (same id, new runId); the old one stays bound to the dead
+ * run, so its fields still tell what happened (exception, runId), and its
+ * q:checkpoint() still reads the directory.  q:checkpoint() is the
+ * engine's checkpoint JSON decoded (tests/lua/401-404).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -305,26 +313,6 @@ static int l_query_laterows(lua_State *L)
 
 /* ---- checkpoint and crash (ext) ---- */
 
-/* Weak until the driver's checkpoint part (engine/query.c) defines them,
- * so the program links meanwhile; the methods say so when absent.
- * NEEDSWORK: drop the weak declarations once query.c has them. */
-extern int sl_query_crash(sl_query *q, const char *point, sl_err *err)
-	__attribute__((weak));
-extern sl_query *sl_query_restart(sl_query *q, sl_err *err)
-	__attribute__((weak));
-extern const char *sl_query_checkpoint_json(sl_query *q)
-	__attribute__((weak));
-extern const char *sl_query_checkpoint_dir(const sl_query *q)
-	__attribute__((weak));
-
-static void need_engine(lua_State *L, const void *fn, const char *method)
-{
-	if (fn == NULL)
-		sl_lerr_raisef(L, SL_ESTATE, NULL,
-			       "%s: this build has no checkpoint driver yet",
-			       method);
-}
-
 /* q:crash(point): arm a simulated crash at point for the next batch that
  * reaches it (engine/crash.h lists the points; an unknown one is an error
  * naming them).  The batch that hits it fails the query with "simulated
@@ -335,7 +323,6 @@ static int l_query_crash(lua_State *L)
 	const char *point = sl_lerr_checkstr(L, 2, "crash",
 					     "crash point (\"after-sink\")");
 	sl_err err;
-	need_engine(L, (const void *)sl_query_crash, "crash");
 	if (sl_query_crash(q, point, &err) < 0)
 		return sl_lerr_raise(L, &err);
 	return 0;
@@ -350,7 +337,6 @@ static int l_query_restart(lua_State *L)
 	lua_State *prev;
 	sl_err err;
 	int ud;
-	need_engine(L, (const void *)sl_query_restart, "restart");
 	sl_lquery_new(L); /* the result, empty until the engine answers */
 	ud = lua_gettop(L);
 	/* no Lua error from here until the query is bound to ud */
@@ -369,7 +355,6 @@ static int l_query_restart(lua_State *L)
 static int l_query_checkpoint(lua_State *L)
 {
 	sl_query *q = qself(L, "checkpoint");
-	need_engine(L, (const void *)sl_query_checkpoint_json, "checkpoint");
 	sl_ljson_push(L, sl_query_checkpoint_json(q)); /* nil for NULL */
 	return 1;
 }
@@ -381,6 +366,7 @@ static const luaL_Reg query_methods[] = {
 	{"explain", l_query_explain},
 	{"step", l_query_step},
 	{"lateRows", l_query_laterows},
+	{"toPySpark", sl_lpyspark_query},
 	{"crash", l_query_crash},
 	{"restart", l_query_restart},
 	{"checkpoint", l_query_checkpoint},
@@ -422,9 +408,7 @@ static int push_query_field(lua_State *L, sl_query *q, const char *k)
 	else if (strcmp(k, "exception") == 0)
 		lua_pushstring(L, sl_query_exception(q));
 	else if (strcmp(k, "checkpointLocation") == 0)
-		lua_pushstring(L, sl_query_checkpoint_dir != NULL
-					  ? sl_query_checkpoint_dir(q)
-					  : NULL);
+		lua_pushstring(L, sl_query_checkpoint_dir(q)); /* NULL -> nil */
 	else
 		return 0;
 	return 1;

@@ -564,6 +564,7 @@ static int l_swriter_start(lua_State *L)
 	if (q == NULL)
 		return sl_lerr_raise(L, &err);
 	sl_lquery_bind(L, ud, q);
+	sl_lpyspark_started(L, q, w->p, &o);
 	return 1;
 }
 

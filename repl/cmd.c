@@ -42,6 +42,7 @@ static int cmd_tick(sl_console *c, const char *args);
 static int cmd_crash(sl_console *c, const char *args);
 static int cmd_restart(sl_console *c, const char *args);
 static int cmd_view(sl_console *c, const char *args);
+static int cmd_pyspark(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
@@ -61,6 +62,8 @@ static const cmd_entry cmd_table[] = {
 	{":restart", "", "restart the crashed query from its checkpoint",
 	 cmd_restart},
 	{":view", "NAME", "main, scatter, state or kafka (or F2..F5)", cmd_view},
+	{":pyspark", "", "the focused query as a PySpark program (for Spark)",
+	 cmd_pyspark},
 	{":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
 	 cmd_quit},
 };
@@ -449,6 +452,18 @@ static int cmd_view(sl_console *c, const char *args)
 			    "kafka)\n",
 			    args);
 	return SL_CMD_OK;
+}
+
+/* q:toPySpark() into the Output pane. */
+static int cmd_pyspark(sl_console *c, const char *args)
+{
+	sl_buf b;
+
+	(void)args;
+	if (!query_prologue(c, &b, ":pyspark"))
+		return SL_CMD_ERROR;
+	sl_buf_adds(&b, "print(q:toPySpark())\n");
+	return run_lua(c, &b);
 }
 
 static int cmd_quit(sl_console *c, const char *args)

@@ -111,6 +111,28 @@ function M.table(name)
   return M.rows(spark.table(name))
 end
 
+-- The oracle: compare what a sink holds with what it should hold.
+-- expected and got are arrays of record keys (strings or numbers); returns
+-- {expected=, got=, duplicates=, missing=, extra=} and the one-line verdict
+-- "expected N rows, got N, duplicates 0, missing 0".
+function M.oracle(expected, got)
+  local want, seen = {}, {}
+  for _, k in ipairs(expected) do want[k] = true end
+  local r = {expected = #expected, got = #got, duplicates = 0, missing = 0, extra = 0}
+  for _, k in ipairs(got) do
+    if seen[k] then r.duplicates = r.duplicates + 1
+    elseif not want[k] then r.extra = r.extra + 1 end
+    seen[k] = true
+  end
+  for _, k in ipairs(expected) do
+    if not seen[k] then r.missing = r.missing + 1 end
+  end
+  local line = string.format("expected %d rows, got %d, duplicates %d, missing %d",
+    r.expected, r.got, r.duplicates, r.missing)
+  if r.extra > 0 then line = line .. string.format(", unexpected %d", r.extra) end
+  return r, line
+end
+
 -- ---- the narrative ----
 
 -- Strip the first newline of a [[ ]] block and the trailing blanks.

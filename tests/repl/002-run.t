@@ -89,7 +89,7 @@ like($out, qr/^usage: streamlab/, '--help: usage');
 like($out, qr/^\s+streamlab run FILE\.lua/m, '--help: run mode');
 like($out, qr/--plain/, '--help: plain mode');
 like($out, qr/-e CHUNK/, '--help: -e');
-like($out, qr/lesson N\|FILE \[--check\]\s+\(coming\)/, '--help: lesson, marked coming');
+like($out, qr/lesson N\|FILE\s+run lesson N/, '--help: lesson documented');
 like($out, qr/kafka \[--topic NAME:PARTITIONS\]\.\.\.\s+\S/, '--help: kafka serves the embedded cluster');
 unlike($out, qr/kafka \[--topic NAME:PARTITIONS\]\.\.\.\s+\(coming\)/, '--help: kafka no longer marked coming');
 

@@ -4,10 +4,6 @@
 # :restart re-runs it from offsets/N, the sink skips the batch it already
 # has, and the Checkpoint pane shows the crash, the replay and a sink
 # check with no duplicate.
-#
-# q:crash / q:restart come with the checkpoint milestone.  Until the Lua
-# binding has them, :crash says "not available yet" and the assertions
-# that need them are TODO (they pass once the methods exist).
 use strict;
 use warnings;
 use FindBin;
@@ -29,24 +25,19 @@ $t->type_line(':step');
 ok($t->wait_for(qr/^\|\s+0 \S+ -> \S+\s+\S+\s+\S+\s+2 rows\s+commit/m), 'batch 0 committed');
 
 $t->type_line(':crash after-sink');
-my $s = $t->wait_for(qr/crash armed at after-sink|:crash: not available yet/);
-my $have = $s =~ /crash armed at after-sink/;
-ok($s, ':crash answers (armed, or not available yet)');
-
-TODO: {
-	local $TODO = 'q:crash / q:restart come with the checkpoint milestone' unless $have;
-	ok($have, ':crash after-sink arms the crash');
-	$t->type_line('ms:addData({3, 4})') if $have;
-	$t->type_line(':step') if $have;
-	ok($have && $t->wait_for(qr/^\|\s+1 .*CRASH/m, 5), 'the Checkpoint pane marks batch 1 with CRASH');
-	$t->type_line(':restart') if $have;
-	ok($have && $t->wait_for(qr/restarted numbers: new run/, 5), ':restart starts a new run');
-	$t->type_line(':step') if $have;
-	ok($have && $t->wait_for(qr/re-r\S* batch 1/, 5), 'the replay of batch 1 is shown');
-	ok($have && $t->wait_for(qr/^\|\s+1 .*commit/m, 5), 'batch 1 commits after the restart');
-	ok($have && $t->wait_for(qr/sink check: expected 4 rows, got 4, duplicates 0, missing 0/, 5),
-	   'the sink check: expected 4, got 4, no duplicates, nothing missing');
-}
+ok($t->wait_for(qr/crash armed at after-sink/), ':crash after-sink arms the crash');
+$t->type_line('ms:addData({3, 4})');
+$t->type_line(':step');
+ok($t->wait_for(qr/^\|\s+1 .*CRASH/m, 5), 'the Checkpoint pane marks batch 1 with CRASH');
+$t->type_line(':restart');
+ok($t->wait_for(qr/restarted numbers: new run/, 5), ':restart starts a new run');
+$t->type_line(':step');
+ok($t->wait_for(qr/re-r\S* batch 1/, 5), 'the replay of batch 1 is shown');
+ok($t->wait_for(qr/^\|\s+1 .*commit/m, 5), 'batch 1 commits after the restart');
+ok($t->wait_for(qr/sink check: expected 4 rows, got 4, duplicates 0, missing 0/, 5),
+   'the sink check: expected 4, got 4, no duplicates, nothing missing');
+$t->type_line('print(#spark.table("numbers"):collect())');
+ok($t->wait_for(qr/^\|?4\s*\|?\s*$/m, 5), 'the memory table holds the 4 rows once');
 
 $t->type_line('q:stop()');
 $t->type_line(':quit');

@@ -1,8 +1,9 @@
 /*
  * t205-window: window() on batch DataFrames (DataFrameTimeWindowingSuite
  * cases): tumbling and sliding windows, startTime, negative timestamps,
- * microsecond precision, the windows of one row, null times, and a
- * sliding window in a watermarked streaming aggregation.
+ * microsecond precision, the windows of one row, null times (dropped for
+ * tumbling windows too: the FILTER the rewrite adds), and a sliding window
+ * in a watermarked streaming aggregation.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "fileformat.h"
 #include "plan.h"
+#include "plan_int.h"
 #include "sqlexpr.h"
 #include "tap.h"
 
@@ -189,6 +191,73 @@ static void test_errors(void)
 	sl_plan_free(p);
 }
 
+/* DataFrameTimeWindowingSuite "null timestamps": Spark's TimeWindowing
+ * filters rows without a time for tumbling windows too (a FILTER below
+ * the node), in select, withColumn and groupBy; a string time that does
+ * not parse is NULL after the implicit cast and goes as well. */
+static void test_null_tumbling(void)
+{
+	static const char *ex[] = { "window(time, '10 seconds') AS window", "value" };
+	static const char *out[] = { "window.start", "value" };
+	const char *json = "{\"time\":\"2016-03-27 09:00:05\",\"value\":1}\n"
+			   "{\"time\":\"2016-03-27 09:00:32\",\"value\":2}\n"
+			   "{\"time\":null,\"value\":3}\n"
+			   "{\"time\":null,\"value\":4}\n";
+	sl_plan *p = local("time TIMESTAMP, value INT", json), *q;
+	sl_expr *e;
+	p = select_n(p, ex, 2);
+	ok(p != NULL && p->child[0]->kind == SL_P_FILTER,
+	   "select(window(time)): a FILTER below the projection");
+	is_str(rows(select_n(p, out, 2)),
+	       "2016-03-27 09:00:00,1;2016-03-27 09:00:30,2",
+	       "select: rows with a null time are dropped");
+	p = local("time STRING, value INT", json);
+	is_str(rows(select_n(p, ex, 2)),
+	       "{2016-03-27 09:00:00, 2016-03-27 09:00:10},1;"
+	       "{2016-03-27 09:00:30, 2016-03-27 09:00:40},2",
+	       "a string time: the same");
+	p = local("time STRING, value INT",
+		  "{\"time\":\"not a time\",\"value\":1}\n"
+		  "{\"time\":\"2016-03-27 09:00:05\",\"value\":2}\n");
+	is_str(rows(select_n(p, ex, 2)),
+	       "{2016-03-27 09:00:00, 2016-03-27 09:00:10},2",
+	       "a string that is no time is null after the cast: dropped");
+	p = local("time TIMESTAMP, value INT", json);
+	e = sl_sqlexpr_parse("window(time, '10 seconds')", &err);
+	q = p ? sl_plan_with_column(p, "w", e, &err) : NULL;
+	sl_plan_free(p);
+	ok(q != NULL && sl_plan_schema(q)->nfields == 3 &&
+	   strcmp(sl_plan_schema(q)->fields[2].name, "w") == 0,
+	   "withColumn(window): the columns are the input's plus w");
+	is_str(rows(select_n(q, out + 1, 1)), "1;2", "withColumn: the same rows");
+	p = local("time TIMESTAMP, value INT", json);
+	is_str(rows(group(p, "window(time, '10 seconds') AS window", "count(*) AS n")),
+	       "{2016-03-27 09:00:00, 2016-03-27 09:00:10},1;"
+	       "{2016-03-27 09:00:30, 2016-03-27 09:00:40},1",
+	       "groupBy(window): no group for the null times");
+	p = local("time TIMESTAMP, value INT", json);
+	is_str(rows(select_n(p, out + 1, 1)), "1;2;3;4",
+	       "without a window nothing is filtered");
+}
+
+static void test_two_tumbling(void)
+{
+	sl_plan *p = local("time TIMESTAMP", "{\"time\":\"2016-03-27 09:00:00\"}\n"), *q;
+	sl_expr *e[2];
+	e[0] = sl_sqlexpr_parse("window(time, '10 seconds') AS a", &err);
+	e[1] = sl_sqlexpr_parse("window(time, '20 seconds') AS b", &err);
+	q = sl_plan_project(p, e, 2, &err);
+	ok(q == NULL && strstr(err.msg, "Multiple time/session window expressions") != NULL,
+	   "two different tumbling windows: Spark's error");
+	sl_plan_free(q);
+	e[0] = sl_sqlexpr_parse("window(time, '10 seconds').start AS a", &err);
+	e[1] = sl_sqlexpr_parse("window(time, '10 seconds').end AS b", &err);
+	q = sl_plan_project(p, e, 2, &err);
+	is_str(rows(q), "2016-03-27 09:00:00,2016-03-27 09:00:10",
+	       "the same window twice is one window");
+	sl_plan_free(p);
+}
+
 int main(void)
 {
 	test_sliding_grouping();
@@ -197,5 +266,7 @@ int main(void)
 	test_windows_of_a_row();
 	test_micro();
 	test_errors();
+	test_null_tumbling();
+	test_two_tumbling();
 	return done_testing();
 }

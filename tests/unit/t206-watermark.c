@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "fileformat.h"
+#include "feed.h"
 #include "plan.h"
+#include "plan_int.h"
 #include "query.h"
 #include "source.h"
 #include "sqlexpr.h"
@@ -422,6 +424,145 @@ out:
 	sl_type_free(t);
 }
 
+/* ------------------------------------------- delays, redefinitions */
+
+/* SPARK-35815 (EventTimeWatermarkSuite): the interval forms Spark takes,
+ * the INTERVAL literal's quoted values and unit-to-unit strings among
+ * them, with their values (months are 31 days, as EventTimeWatermark). */
+static void test_delay_forms(void)
+{
+	static const struct {
+		const char *s;
+		int64_t sec;
+	} good[] = {
+		{ "inTerval '3' day", 3 * 86400 },
+		{ "interval '5' hour", 5 * 3600 },
+		{ "interval '10' second", 10 },
+		{ "\tinterval '1' day '2' hours '3' minutes '4' seconds", 93784 },
+		{ "interval '1 2:3:4' day to second", 93784 },
+		{ "interval '1 2:3:4.5' day to second", 93784 },
+		{ "interval '2:3' hour to minute", 2 * 3600 + 180 },
+		{ "interval '3:04' minute to second", 184 },
+		{ "interval '1 2' day to hour", 93600 },
+		{ "interval '1' year '2' month", 14 * 31 * 86400 },
+		{ "\tinterval '1-2' year to month", 14 * 31 * 86400 },
+		{ "interval -'1' day", -86400 },
+		{ "Interval 3 day", 3 * 86400 },
+		{ " 1 year 2 months", 14 * 31 * 86400 },
+	};
+	static const char *bad[] = {
+		"intrval '3' day", "interval '5' foo", "interval '1 2:3:4' day to hour",
+		"interval '1 2' year to month", "interval '1-12' year to month",
+		"interval '1 24:00:00' day to second", "interval '1' day to", "interval '3",
+		"interval '1 2:3:4' day",
+	};
+	size_t i;
+	int64_t us;
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		us = 0;
+		ok(sl_duration_parse(good[i].s, &us, &err) == 0 &&
+		   us == good[i].sec * SL_US_PER_SEC + (strstr(good[i].s, ".5") ? 500000 : 0),
+		   "delay \"%s\" = %lld s", good[i].s, (long long)good[i].sec);
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ok(sl_duration_parse(bad[i], &us, &err) == SL_EPARSE,
+		   "\"%s\" is rejected: %s", bad[i], err.msg);
+}
+
+/* Spark's Dataset.withWatermark checks the delay before the analyzer
+ * resolves the column: a negative delay on an INT column is about the
+ * delay. */
+static void test_delay_first(void)
+{
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_plan *p = events(ms, NULL), *w;
+	w = sl_plan_watermark(p, "value", "-10 seconds", &err);
+	ok(w == NULL && strstr(err.msg, "should not be negative.") != NULL,
+	   "negative delay on an INT column: %s", err.msg);
+	w = sl_plan_watermark(p, "nope", "interval 4 foo", &err);
+	ok(w == NULL && strstr(err.msg, "Unable to parse") != NULL,
+	   "a bad delay on an unknown column: the delay first");
+	sl_plan_free(p);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* Spark 3.4+'s WatermarkPropagator: a watermark over another one is
+ * refused (EventTimeWatermarkSuite "overriding watermark should not be
+ * allowed by default"); watermarks side by side (a union) are fine. */
+static void test_redefine(void)
+{
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_plan *a = events(ms, "1 minute"), *b, *u;
+	int rc;
+	b = sel(a ? sl_plan_ref(a) : NULL, "value", "eventTime AS second");
+	u = b ? sl_plan_watermark(b, "second", "2 minutes", &err) : NULL;
+	sl_plan_free(b);
+	rc = sl_plan_check_watermarks(u, &err);
+	ok(rc == SL_EANALYSIS &&
+	   strstr(err.msg, "Redefining watermark is disallowed.") != NULL &&
+	   strstr(err.msg, "'spark.sql.streaming.statefulOperator.allowMultiple' to 'false'") != NULL,
+	   "a watermark above another: %s", err.msg);
+	sl_plan_free(u);
+	is_int(sl_plan_check_watermarks(a, &err), 0, "one watermark is fine");
+	u = a ? sl_plan_union(a, a, &err) : NULL;
+	is_int(u ? sl_plan_check_watermarks(u, &err) : -1, 0,
+	       "two watermarks side by side (union) are fine");
+	sl_plan_free(u);
+	sl_plan_free(a);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
+/* A row late for all its sliding windows is ONE late-row entry listing
+ * every window it missed (the screen's Late pane, q:lateRows). */
+static void test_late_sliding(void)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_expr *k[1], *a[1];
+	sl_plan *p = events(ms, "5 seconds");
+	sl_query *q;
+	sl_feed *late;
+	uint64_t first = 0, last = 0;
+	const sl_event *ev;
+	k[0] = sl_sqlexpr_parse("window(eventTime, '10 seconds', '5 seconds') AS window", &err);
+	a[0] = sl_sqlexpr_parse("count(*) AS count", &err);
+	q = start(s, p ? sl_plan_aggregate(p, k, 1, a, 1, &err) : NULL, SL_MODE_UPDATE, "sl");
+	sl_plan_free(p);
+	if (q == NULL)
+		goto out;
+	add_ints(ms, "30");
+	sl_query_process_all_available(q, &err);
+	add_ints(ms, "22");
+	sl_query_process_all_available(q, &err);
+	late = sl_query_late(q);
+	sl_feed_range(late, &first, &last);
+	ok(late != NULL && last == 0,
+	   "22 still counts in the open [20, 30): not logged as dropped");
+	add_ints(ms, "12,12");
+	sl_query_process_all_available(q, &err);
+	sl_feed_range(late, &first, &last);
+	is_int((long long)(last - first + 1), 2, "two rows at 12: two entries, not four");
+	ev = sl_feed_get(late, last);
+	ok(ev != NULL &&
+	   has(ev->json, "\"row\":{\"value\":12,\"eventTime\":\"1970-01-01T00:00:12.000Z\"}") &&
+	   has(ev->json, "\"windows\":[{\"start\":\"1970-01-01 00:00:05\",\"end\":\"1970-01-01 00:00:15\"},"
+			 "{\"start\":\"1970-01-01 00:00:10\",\"end\":\"1970-01-01 00:00:20\"}]") &&
+	   has(ev->json, "\"watermark\":\"1970-01-01 00:00:25\""),
+	   "the entry: the input row, both windows in order, the watermark");
+	is_int(num(q, "numRowsDroppedByWatermark"), 2, "two late groups");
+	sl_query_stop(q);
+	sl_query_free(q);
+out:
+	sl_session_free(s);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
 int main(void)
 {
 	test_errors();
@@ -435,5 +576,9 @@ int main(void)
 	test_raw_key();
 	test_policy(false);
 	test_policy(true);
+	test_delay_forms();
+	test_delay_first();
+	test_redefine();
+	test_late_sliding();
 	return done_testing();
 }

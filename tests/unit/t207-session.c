@@ -2,12 +2,14 @@
  * t207-session: session_window (StreamingSessionWindowSuite): complete
  * and append modes with merging (a new event bridging stored sessions,
  * sessions placed before and after), late rows, Spark's errors for update
- * mode and a session window as the only key; a batch DataFrame too.
+ * mode and a session window as the only key; a batch DataFrame too (its
+ * column named session_window), and min_by/max_by.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg.h"
 #include "fileformat.h"
 #include "plan.h"
 #include "query.h"
@@ -264,11 +266,107 @@ static void test_batch(void)
 	sl_type_free(t);
 }
 
+/* The batch session_window column is named session_window, as Spark's
+ * SessionWindowing rule names it, so session_window.start resolves. */
+static void test_name(void)
+{
+	static const char *ex[] = { "CAST(session_window.start AS BIGINT) AS s", "n" };
+	sl_type *t = sl_type_parse_ddl("ts BIGINT", &err);
+	const char *json = "{\"ts\":30}\n{\"ts\":35}\n{\"ts\":60}\n";
+	sl_options o;
+	sl_batch *b;
+	sl_plan *p, *g;
+	sl_expr *k[1], *a[1];
+	sl_options_init(&o);
+	b = sl_format_read_buf("json", "t", json, strlen(json), t, &o, &err);
+	p = b ? sl_plan_local(b, &err) : NULL;
+	sl_batch_free(b);
+	k[0] = sl_sqlexpr_parse("session_window(CAST(ts AS TIMESTAMP), '10 seconds')", &err);
+	a[0] = sl_sqlexpr_parse("count(*) AS n", &err);
+	g = p ? sl_plan_aggregate(p, k, 1, a, 1, &err) : NULL;
+	sl_plan_free(p);
+	is_str(g ? sl_plan_schema(g)->fields[0].name : err.msg, "session_window",
+	       "the key column is named session_window");
+	g = project(g, ex, 2);
+	is_str(g ? sorted(sl_plan_collect(g, &err)) : err.msg, "30,2;60,1",
+	       "session_window.start resolves");
+	sl_plan_free(g);
+	sl_type_free(t);
+}
+
+/* min_by/max_by (StreamingSessionWindowSuite's "with min_by / max_by"):
+ * a NULL ordering is skipped, a tie takes the later row, and a group's
+ * buffer survives the state store: saved, then merged as EARLIER rows
+ * under newer ones (a saved tie loses to the current row). */
+static void test_min_max_by(void)
+{
+	sl_type *ti = sl_type_prim(SL_INT), *ts = sl_type_prim(SL_STRING);
+	sl_type *at[2] = { ts, ti };
+	sl_agg *mn = sl_agg_new("min_by", false, false, at, 2, 0, &err);
+	sl_agg *mx = sl_agg_new("max_by", false, false, at, 2, 0, &err);
+	sl_agg *m2 = sl_agg_new("max_by", false, false, at, 2, 0, &err);
+	sl_col *v = sl_col_new(ts, 4), *c = sl_col_new(ti, 4), *args[2], *r;
+	int32_t g[4] = { 0, 0, 0, 0 }, g2[1] = { 0 };
+	static const char *vs[] = { "x", "y", "z", "w" };
+	static const int32_t cs[] = { 1, 3, 3, 0 };
+	sl_buf buf, out;
+	size_t used = 0;
+	int i;
+	if (!mn || !mx || !m2 || !v || !c) {
+		ok(0, "min_by/max_by state: %s", err.msg);
+		return;
+	}
+	for (i = 0; i < 4; i++) {
+		sl_col_set_str(v, i, vs[i], 1);
+		sl_col_i32(c)[i] = cs[i];
+	}
+	sl_col_set_null(c, 3); /* w has no ordering */
+	args[0] = v;
+	args[1] = c;
+	sl_agg_update(mn, g, 4, 1, args, &err);
+	sl_agg_update(mx, g, 4, 1, args, &err);
+	sl_buf_init(&out);
+	r = sl_agg_result(mn, 0, 1, &err);
+	if (r)
+		sl_value_show(r, 0, &out);
+	sl_col_free(r);
+	sl_buf_addc(&out, ',');
+	r = sl_agg_result(mx, 0, 1, &err);
+	if (r)
+		sl_value_show(r, 0, &out);
+	sl_col_free(r);
+	is_str(sl_buf_cstr(&out), "x,z", "min_by x (1), max_by z (the later of two 3s), w ignored");
+	sl_buf_init(&buf);
+	ok(sl_agg_save(mx, 0, &buf, &err) == 0, "max_by saves its buffer");
+	/* a newer row with the same ordering: it wins over the saved one */
+	sl_col_set_str(v, 0, "n", 1);
+	sl_col_i32(c)[0] = 3;
+	args[0] = v;
+	sl_agg_update(m2, g2, 1, 1, args, &err);
+	ok(sl_agg_merge(m2, 0, buf.p, buf.len, &used, &err) == 0 && used == buf.len,
+	   "the saved buffer merges, every byte read");
+	sl_buf_clear(&out);
+	r = sl_agg_result(m2, 0, 1, &err);
+	if (r)
+		sl_value_show(r, 0, &out);
+	sl_col_free(r);
+	is_str(sl_buf_cstr(&out), "n", "a tie: the newer row wins over the stored one");
+	sl_buf_release(&buf);
+	sl_buf_release(&out);
+	sl_col_free(v);
+	sl_col_free(c);
+	sl_agg_free(mn);
+	sl_agg_free(mx);
+	sl_agg_free(m2);
+}
+
 int main(void)
 {
 	test_complete();
 	test_append();
 	test_errors();
 	test_batch();
+	test_name();
+	test_min_max_by();
 	return done_testing();
 }

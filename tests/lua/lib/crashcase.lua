@@ -4,7 +4,7 @@
 -- The query: json files dropped one at a time into a directory, a 10-minute
 -- tumbling count per word with a 10-minute watermark, append mode, into one
 -- of three sinks: the json file sink, the memory sink, or foreachBatch.
--- The manual clock moves one second per file; every file is followed by
+-- The manual clock moves one second before each file; every file is followed by
 -- q:step() until no batch runs, so the batch boundaries (a data batch per
 -- file, then a no-data batch when the watermark moved) are a function of
 -- the input and two runs can be compared batch by batch.
@@ -136,8 +136,10 @@ function C.run(opts)
   local q = query(opts.sink, ctx)
   local nextid, armed, again = 0, false, opts.again
   for i, text in ipairs(C.FILES) do
-    T.put(ctx.src, string.format("%02d.json", i), text, string.format("2026-01-01 11:00:%02d", i))
+    -- the clock first: advance() runs the triggers that became due, and
+    -- the batches must run from the steps below
     spark.clock:advance("1 second")
+    T.put(ctx.src, string.format("%02d.json", i), text, string.format("2026-01-01 11:00:%02d", i))
     local guard = 0
     while true do
       guard = guard + 1

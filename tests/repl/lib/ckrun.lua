@@ -1,5 +1,5 @@
 -- ckrun: the program the real-process recovery tests (tests/repl/02N-*.t)
--- run with `streamlab run ckrun.lua SRC OUT CKPT [hold STOPFILE]`.
+-- run with `streamlab run ckrun.lua SRC OUT CKPT [hold STOPFILE READYFILE]`.
 --
 -- Records {"id":N,"word":"kN","t":"2026-01-01 12:..."} in json files under
 -- SRC go one file per batch (maxFilesPerTrigger 1) through a 1-minute
@@ -10,9 +10,9 @@
 -- end with exactly the files an uncrashed run writes.
 -- It processes everything available, then stops and exits 0.  With
 -- "hold STOPFILE" it then keeps the query (and the checkpoint lock) open
--- until STOPFILE exists (the lock test).
-local src, out, ck, mode, stopfile = ...
-assert(src and out and ck, "usage: ckrun.lua SRC OUT CKPT [hold STOPFILE]")
+-- until STOPFILE exists (the lock test), after creating READYFILE.
+local src, out, ck, mode, stopfile, readyfile = ...
+assert(src and out and ck, "usage: ckrun.lua SRC OUT CKPT [hold STOPFILE READYFILE]")
 
 spark.clock:manual("2026-01-01 15:00:00")
 local df = spark.readStream:format("json"):schema("id BIGINT, word STRING, t TIMESTAMP")
@@ -27,6 +27,7 @@ q:processAllAvailable()
 print("done batch " .. tostring(q.lastProgress and q.lastProgress.batchId))
 io.stdout:flush()
 if mode == "hold" then
+  assert(io.open(readyfile, "w")):close()
   while true do
     local f = io.open(stopfile)
     if f then f:close() break end
