@@ -326,8 +326,9 @@ static int open_sources(sl_query *q, sl_err *err)
 	q->nsrc = n;
 	for (i = 0; i < n; i++) {
 		char meta[4200];
-		sl_query_ckpt_source_dir(q, i, meta, sizeof meta);
-		q->src[i] = sl_source_open(d[i], q->clock, meta, err);
+		q->src[i] = sl_source_open(
+		    d[i], q->clock,
+		    sl_query_ckpt_source_dir(q, i, meta, sizeof meta), err);
 		if (q->src[i] != NULL) /* source notes (Kafka) reach the feed */
 			q->src[i]->feed = q->feed;
 		if (q->src[i] == NULL) {
@@ -544,20 +545,6 @@ sl_query *sl_query_start(sl_session *s, sl_plan *plan,
 	return start_query(s, plan, opts, NULL, err);
 }
 
-/* The crashed query's feed continues in the restarted one. */
-static void copy_feed(sl_feed *to, const sl_feed *from)
-{
-	uint64_t first, last, i;
-	sl_feed_range(from, &first, &last);
-	sl_feed_set_detail(to, sl_feed_wants(from, SL_EV_STATE_ROW));
-	for (i = first; first != 0 && i <= last; i++) {
-		const sl_event *e = sl_feed_get(from, i);
-		if (e != NULL)
-			sl_feed_add(to, e->kind, e->batch_id, e->ts_us,
-				    e->text, e->json);
-	}
-}
-
 /* "restart: query 'x' <why>". */
 static sl_query *refuse(sl_err *err, const sl_query *q, const char *why)
 {
@@ -588,7 +575,9 @@ sl_query *sl_query_restart(sl_query *q, sl_err *err)
 	n = start_query(q->home, q->plan, &o, q, err);
 	if (n == NULL)
 		return NULL;
-	copy_feed(n->feed, q->feed);
+	/* the crash stays in q's feed; the new run's feed starts with the
+	 * recovery and the replay (the screen joins runs by query id) */
+	sl_feed_set_detail(n->feed, sl_feed_wants(q->feed, SL_EV_STATE_ROW));
 	sl_query_event(n, SL_EV_LOG, -1, "restarted from the checkpoint",
 		       NULL);
 	return n;

@@ -45,6 +45,10 @@ typedef struct sl_query_opts {
 	sl_foreach_fn foreach_fn;
 	void *foreach_ud;
 	void (*foreach_free)(void *);
+	/* Run without any checkpoint (make bench's W1..W3 baselines): no
+	 * files at all, no recovery, no crash restart.  Ignored for the file
+	 * and Kafka sinks, which always need one. */
+	bool no_checkpoint;
 } sl_query_opts;
 
 /* Check the plan (Spark's UnsupportedOperationChecker sentences, e.g.

@@ -39,6 +39,7 @@
  * timestamp), from offsets/L-1, on state version L (= after batch L-1).
  */
 #include <ftw.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,9 @@ int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o,
 	q->ck_torn_id = -1;
 	if ((q->crash = sl_crash_new()) == NULL)
 		return sl_err_nomem(err);
+	if (from == NULL && o->no_checkpoint && !needs_ckpt(o->format) &&
+	    (o->checkpoint == NULL || o->checkpoint[0] == '\0'))
+		return 0; /* q->ck stays NULL: no checkpoint */
 	if (from != NULL) {
 		temp = from->ck_temp;
 		if ((dir = strdup(from->ckdir)) == NULL)
@@ -261,6 +265,8 @@ static void fingerprint(sl_query *q)
 
 int sl_query_ckpt_check(sl_query *q, sl_err *err)
 {
+	if (q->ck == NULL)
+		return 0;
 	fingerprint(q);
 	if (q->stored_fp[0] != '\0' &&
 	    strcmp(q->stored_fp, q->fingerprint) != 0)
@@ -270,9 +276,13 @@ int sl_query_ckpt_check(sl_query *q, sl_err *err)
 	return 0;
 }
 
-void sl_query_ckpt_source_dir(const sl_query *q, int i, char *out, size_t n)
+const char *sl_query_ckpt_source_dir(const sl_query *q, int i, char *out,
+				     size_t n)
 {
+	if (q->ckdir == NULL)
+		return NULL;
 	snprintf(out, n, "%s/sources/%d", q->ckdir, i);
+	return out;
 }
 
 /* ------------------------------------------------------ restore */
@@ -379,6 +389,8 @@ int sl_query_ckpt_restore(sl_query *q, sl_err *err)
 	const sl_ckpt_plan *p = &q->ckplan;
 	sl_ckpt_offsets o;
 	int rc;
+	if (q->ck == NULL)
+		return 0;
 	if (p->torn_last)
 		q->ck_torn_id = p->last_offsets + 1;
 	if (p->last_offsets < 0)
@@ -396,14 +408,140 @@ int sl_query_ckpt_restore(sl_query *q, sl_err *err)
 	return rc;
 }
 
+/* ------------------------------------------------------ the sink log */
+
+static bool file_sink(const sl_query *q)
+{
+	return q->format != NULL && (strcasecmp(q->format, "json") == 0 ||
+				     strcasecmp(q->format, "csv") == 0);
+}
+
+/* "v1" then one {"path":"..",...} object per line. */
+static bool log_entry_ok(const char *t)
+{
+	const char *l, *nl;
+	if (strncmp(t, "v1", 2) != 0 || (t[2] != '\n' && t[2] != '\0'))
+		return false;
+	for (l = t[2] ? t + 3 : t + 2; *l; l = nl ? nl + 1 : l + strlen(l)) {
+		size_t n;
+		nl = strchr(l, '\n');
+		n = nl ? (size_t)(nl - l) : strlen(l);
+		if (n == 0)
+			continue;
+		if (l[0] != '{' || l[n - 1] != '}' ||
+		    memmem(l, n, "\"path\":\"", 8) == NULL)
+			return false;
+	}
+	return true;
+}
+
+/* _spark_metadata/<id> of a committed batch, rebuilt from its part file
+ * (written whole before the log entry; none when the batch had no rows). */
+static int rebuild_entry(sl_query *q, const char *dir, const char *entry,
+			 int64_t id, sl_err *err)
+{
+	char part[4400];
+	struct stat st;
+	sl_buf b;
+	const unsigned char *c;
+	int rc;
+	snprintf(part, sizeof part, "%s/part-00000-%s-%lld.c000.%s", dir,
+		 q->id, (long long)id,
+		 strcasecmp(q->format, "csv") == 0 ? "csv" : "json");
+	sl_buf_init(&b);
+	sl_buf_adds(&b, "v1\n");
+	if (stat(part, &st) == 0) {
+		sl_buf_adds(&b, "{\"path\":\"file://");
+		for (c = (const unsigned char *)part; *c; c++)
+			if (*c > ' ' && *c < 0x7f && *c != '"' && *c != '\\' &&
+			    *c != '%')
+				sl_buf_addc(&b, (char)*c);
+			else
+				sl_buf_printf(&b, "%%%02X", *c);
+		sl_buf_printf(&b, "\",\"size\":%lld,\"isDir\":false,\"modificationTime\":%lld,\"blockReplication\":1,\"blockSize\":33554432,\"action\":\"add\"}\n",
+			      (long long)st.st_size,
+			      (long long)st.st_mtim.tv_sec * 1000 +
+				  st.st_mtim.tv_nsec / 1000000);
+	}
+	rc = sl_buf_failed(&b) ? sl_err_nomem(err)
+			       : sl_fs_write_atomic(entry, b.p, b.len, true, NULL,
+						    NULL, id, err);
+	sl_buf_release(&b);
+	return rc;
+}
+
+/* Unreadable sink log entries: an uncommitted one is discarded (the re-run
+ * writes it again), a committed one is rebuilt from its part file.
+ * *changed when the sink must be reopened. */
+static int repair_sink_log(sl_query *q, bool *changed, sl_err *err)
+{
+	const char *path = sl_options_get(&q->sink_opts, "path");
+	char meta[4200], entry[4400], *dir, *text;
+	int64_t *ids = NULL;
+	int n = 0, i, rc = 0;
+	size_t len;
+	*changed = false;
+	if (!file_sink(q) || path == NULL || (dir = realpath(path, NULL)) == NULL)
+		return 0;
+	snprintf(meta, sizeof meta, "%s/_spark_metadata", dir);
+	sl_fs_list_ids(meta, NULL, &ids, &n, NULL);
+	for (i = 0; i < n && rc == 0; i++) {
+		bool bad;
+		snprintf(entry, sizeof entry, "%s/%lld", meta, (long long)ids[i]);
+		text = NULL;
+		bad = sl_fs_read(entry, &text, &len, NULL, NULL) < 0 ||
+		      strlen(text) != len || !log_entry_ok(text);
+		free(text);
+		if (!bad)
+			continue;
+		*changed = true;
+		if (ids[i] > q->ckplan.last_commit)
+			rc = unlink(entry) == 0 ? 0
+			     : sl_err_set(err, SL_EIO, "cannot remove '%s'", entry);
+		else
+			rc = rebuild_entry(q, dir, entry, ids[i], err);
+		if (rc == 0) {
+			sl_buf b;
+			sl_buf_init(&b);
+			sl_buf_printf(&b, ids[i] > q->ckplan.last_commit
+					      ? "discarded the unreadable sink log entry '%s' of uncommitted batch %lld"
+					      : "rebuilt the unreadable sink log entry '%s' of committed batch %lld from its part file",
+				      entry, (long long)ids[i]);
+			sl_query_event(q, SL_EV_LOG, ids[i], sl_buf_cstr(&b), NULL);
+			sl_buf_release(&b);
+		}
+	}
+	free(ids);
+	free(dir);
+	return rc;
+}
+
+static int reopen_sink(sl_query *q, sl_err *err)
+{
+	sl_sink *s = sl_sink_open(q->sess, q->format, &q->sink_opts, q->ctx.mode,
+				  q->name, q->id, err);
+	if (s == NULL)
+		return err ? err->code : SL_EIO;
+	sl_sink_close(q->sink);
+	q->sink = s;
+	s->crash = q->crash;
+	return 0;
+}
+
 int sl_query_ckpt_started(sl_query *q, sl_err *err)
 {
+	bool changed = false;
 	int rc = 0;
+	if (q->ck == NULL)
+		return 0;
 	if (q->ck_fresh &&
 	    (rc = sl_ckpt_write_metadata(q->ck, q->id, q->fingerprint, err)) < 0)
 		return rc;
 	q->ck_fresh = false;
 	sl_ckpt_sweep(q->ck);
+	if ((rc = repair_sink_log(q, &changed, err)) < 0 ||
+	    (changed && (rc = reopen_sink(q, err)) < 0))
+		return rc;
 	if (q->format != NULL && (strcasecmp(q->format, "json") == 0 ||
 				  strcasecmp(q->format, "csv") == 0)) {
 		const char *path = sl_options_get(&q->sink_opts, "path");
@@ -464,6 +602,8 @@ int sl_query_ckpt_offsets(sl_query *q, int64_t id, int64_t ts_us,
 {
 	sl_ckpt_offsets o;
 	int rc;
+	if (q->ck == NULL)
+		return sl_crash_at(q->crash, "after-offsets", id, err);
 	sl_ckpt_offsets_init(&o);
 	o.watermark_ms = wm_ms;
 	o.timestamp_ms = sl_floordiv(ts_us, 1000);
@@ -486,7 +626,7 @@ int sl_query_ckpt_offsets(sl_query *q, int64_t id, int64_t ts_us,
 
 int sl_query_ckpt_state(sl_query *q, int64_t id, sl_err *err)
 {
-	int i, rc, n = sl_exec_stream_nstores(q->root);
+	int i, rc, n = q->ck ? sl_exec_stream_nstores(q->root) : 0;
 	int64_t v = id + 1;
 	for (i = 0; i < n; i++)
 		if ((rc = sl_ckpt_state_save(q->ck, i,
@@ -504,6 +644,8 @@ int sl_query_ckpt_commit(sl_query *q, int64_t id, int64_t next_wm_ms,
 			 sl_err *err)
 {
 	int rc = sl_crash_at(q->crash, "before-commit", id, err);
+	if (rc == 0 && q->ck == NULL)
+		return sl_crash_at(q->crash, "mid-commit", id, err);
 	if (rc == 0)
 		rc = sl_ckpt_write_commit(q->ck, id, next_wm_ms, q->crash, err);
 	return rc;
@@ -511,7 +653,8 @@ int sl_query_ckpt_commit(sl_query *q, int64_t id, int64_t next_wm_ms,
 
 void sl_query_ckpt_purge(sl_query *q, int64_t id)
 {
-	sl_ckpt_purge(q->ck, id + 1 - q->retain);
+	if (q->ck != NULL)
+		sl_ckpt_purge(q->ck, id + 1 - q->retain);
 }
 
 /* ------------------------------------------------------ crash, log */

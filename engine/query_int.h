@@ -205,8 +205,10 @@ int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o,
  * checkpoint's ("checkpoint '<dir>/metadata' belongs to a different
  * query (plan fingerprint mismatch)"). */
 int sl_query_ckpt_check(sl_query *q, sl_err *err);
-/* The directory of source i's metadata (<dir>/sources/<i>), into out. */
-void sl_query_ckpt_source_dir(const sl_query *q, int i, char *out, size_t n);
+/* The directory of source i's metadata (<dir>/sources/<i>) into out;
+ * NULL when the query runs without a checkpoint. */
+const char *sl_query_ckpt_source_dir(const sl_query *q, int i, char *out,
+				     size_t n);
 /* After the operators are compiled: restore offsets, watermark, confs and
  * the state stores (the version the next batch starts from), and the
  * batch to re-run if the last one was not committed. */

@@ -36,8 +36,8 @@ static char *find_numbered(long n)
 	snprintf(prefix, sizeof prefix, "%02ld-", n);
 	while ((e = readdir(d)) != NULL) {
 		len = strlen(e->d_name);
-		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || len < 5 ||
-		    strcmp(e->d_name + len - 4, ".lua") != 0)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
+		    len < 5 || strcmp(e->d_name + len - 4, ".lua") != 0)
 			continue;
 		if (best == NULL || strcmp(e->d_name, best) < 0) {
 			free(best);
@@ -94,13 +94,12 @@ void sl_lesson_chunk(const char *path, const char *mode, sl_buf *out)
 	sl_buf_adds(out, ", ");
 	quote(out, mode);
 	sl_buf_adds(
-	    out,
-	    "\npackage.loaded['streamlab.lessonmode'] = mode\n"
-	    "package.loaded['lesson'] = nil\n"
-	    "local dir = path:match('^(.*)/[^/]*$') or '.'\n"
-	    "if not package.path:find(dir .. '/lib/?.lua', 1, true) then\n"
-	    "  package.path = dir .. '/lib/?.lua;' .. package.path\n"
-	    "end\n"
-	    "dofile(path)\n"
-	    "require('lesson').finish()\n");
+	    out, "\npackage.loaded['streamlab.lessonmode'] = mode\n"
+		 "package.loaded['lesson'] = nil\n"
+		 "local dir = path:match('^(.*)/[^/]*$') or '.'\n"
+		 "if not package.path:find(dir .. '/lib/?.lua', 1, true) then\n"
+		 "  package.path = dir .. '/lib/?.lua;' .. package.path\n"
+		 "end\n"
+		 "dofile(path)\n"
+		 "require('lesson').finish()\n");
 }

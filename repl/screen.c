@@ -231,6 +231,7 @@ static void h_busy(void *ud, bool running)
 	screen *s = ud;
 
 	s->busy = running;
+	s->hint[0] = '\0'; /* a lesson's "press a key" ends with its chunk */
 	if (running) {
 		sl_model_out_scroll_by(s->m, -sl_model_out_scroll(s->m), 1);
 		s->next_tick_ms = now_ms() + TICK_MS;
@@ -276,6 +277,26 @@ static const char *c_focus_id(void *ud)
 
 /* ---- Lua's side of the screen: waitkey and view (for lessons) ---- */
 
+/* After ESC: read the rest of the sequence; PgUp/PgDn scroll the Output
+ * pane (true: keep waiting), any other sequence is one key. */
+static bool waitkey_escape(screen *s)
+{
+	char seq[8];
+	int n = 0, c, page = s->lay.output.h - 2 > 1 ? s->lay.output.h - 3 : 1;
+
+	while (n < (int)sizeof seq - 1 && (c = ui_getkey(0)) >= 0)
+		seq[n++] = (char)c;
+	seq[n] = '\0';
+	if (strcmp(seq, "[5~") == 0)
+		sl_model_out_scroll_by(s->m, page, s->lay.output.h - 2);
+	else if (strcmp(seq, "[6~") == 0)
+		sl_model_out_scroll_by(s->m, -page, s->lay.output.h - 2);
+	else
+		return false;
+	draw(s);
+	return true;
+}
+
 static int l_waitkey(lua_State *L)
 {
 	screen *s = the_screen;
@@ -300,9 +321,9 @@ static int l_waitkey(lua_State *L)
 	s->next_tick_ms = now_ms() + TICK_MS;
 	if (c < 0)
 		return 0;
-	/* an escape sequence (an arrow, PgDn) is one key */
-	while (c == 27 && ui_getkey(0) >= 0)
-		;
+	if (c == 27 && waitkey_escape(s))
+		return 0; /* PgUp/PgDn scrolled the Output pane */
+	sl_model_out_scroll_by(s->m, -sl_model_out_scroll(s->m), 1);
 	s->hint[0] = '\0';
 	k[0] = (char)c;
 	k[1] = '\0';

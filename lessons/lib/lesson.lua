@@ -185,7 +185,9 @@ function M.pause(msg)
   local W = workbench()
   if W and W.waitkey then
     local k
-    repeat k = W.waitkey(msg or "-- press a key to go on (q stops the lesson) --") until k
+    repeat
+      k = W.waitkey(msg or "-- a key goes on, PgUp/PgDn scroll the output, q stops the lesson --")
+    until k
     if k == "q" then error(lesson_name .. ": stopped (the queries and variables stay)", 0) end
     return
   end
@@ -224,7 +226,8 @@ end
 
 function M.exercise(question, answer_fn)
   M.say("Exercise: " .. trim(question))
-  M.pause("-- think (or try it at the prompt later), then press a key for the answer --")
+  M.pause(workbench() and "-- think, then a key shows the answer (PgUp scrolls back, q stops) --"
+    or "-- think (or try it at the prompt later), then press Enter for the answer --")
   out("Answer:")
   answer_fn()
   out("")

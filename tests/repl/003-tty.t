@@ -24,7 +24,7 @@ sub send_keys { tmux('send-keys', '-t', 't', @_) }
 # Poll the pane until it matches re; returns the screen (or '' on timeout).
 sub wait_for {
 	my ($re, $timeout) = @_;
-	my $end = time + ($timeout // 5);
+	my $end = time + ($timeout // 5) * ($ENV{STREAMLAB_TUI_SLACK} // 4);
 	while (time < $end) {
 		my $s = screen();
 		return $s if $s =~ $re;

@@ -82,10 +82,12 @@ sub cursor {
 
 # Poll the screen until it matches re (every 50 ms, up to timeout
 # seconds); returns the screen, or '' after a timeout (printing what was
-# there as a diagnostic).
+# there as a diagnostic).  Timeouts are stretched by STREAMLAB_TUI_SLACK
+# (default 4): a match returns at once, so only a failure waits longer, and
+# `make test` runs these beside CPU-heavy kill tests.
 sub wait_for {
 	my ($self, $re, $timeout) = @_;
-	my $end = time + ($timeout // 5);
+	my $end = time + ($timeout // 5) * ($ENV{STREAMLAB_TUI_SLACK} // 4);
 	while (time < $end) {
 		my $s = $self->screen;
 		return $s if $s =~ $re;
