@@ -19,8 +19,17 @@
 #include "hash.h"
 
 typedef enum fkind {
-	F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX, F_FIRST, F_LAST, F_APPROX,
-	F_COLLECT, F_MINBY, F_MAXBY
+	F_COUNT,
+	F_SUM,
+	F_AVG,
+	F_MIN,
+	F_MAX,
+	F_FIRST,
+	F_LAST,
+	F_APPROX,
+	F_COLLECT,
+	F_MINBY,
+	F_MAXBY
 } fkind;
 
 struct sl_agg {
@@ -45,12 +54,22 @@ struct sl_agg {
 	sl_agg *ord; /* min_by/max_by: min/max over the ordering (arg 2) */
 };
 
-static const struct { const char *name; fkind fn; } fnames[] = {
-	{ "count", F_COUNT }, { "sum", F_SUM }, { "avg", F_AVG },
-	{ "mean", F_AVG }, { "min", F_MIN }, { "max", F_MAX },
-	{ "first", F_FIRST }, { "last", F_LAST },
-	{ "approx_count_distinct", F_APPROX }, { "collect_list", F_COLLECT },
-	{ "count_distinct", F_COUNT }, { "min_by", F_MINBY },
+static const struct {
+	const char *name;
+	fkind fn;
+} fnames[] = {
+	{ "count", F_COUNT },
+	{ "sum", F_SUM },
+	{ "avg", F_AVG },
+	{ "mean", F_AVG },
+	{ "min", F_MIN },
+	{ "max", F_MAX },
+	{ "first", F_FIRST },
+	{ "last", F_LAST },
+	{ "approx_count_distinct", F_APPROX },
+	{ "collect_list", F_COLLECT },
+	{ "count_distinct", F_COUNT },
+	{ "min_by", F_MINBY },
 	{ "max_by", F_MAXBY },
 };
 
@@ -76,9 +95,10 @@ static sl_type *mismatch(const char *sql, const char *want, sl_type *got,
 	sl_buf b;
 	sl_buf_init(&b);
 	sl_type_sql(got, &b);
-	sl_err_set(err, SL_EANALYSIS,
-		   "cannot resolve '%s' due to data type mismatch: function %s, not %s",
-		   sql, want, sl_buf_cstr(&b));
+	sl_err_set(
+	    err, SL_EANALYSIS,
+	    "cannot resolve '%s' due to data type mismatch: function %s, not %s",
+	    sql, want, sl_buf_cstr(&b));
 	sl_buf_release(&b);
 	return NULL;
 }
@@ -89,8 +109,7 @@ sl_type *sl_agg_result_type(const char *fname, sl_type *const *at, int nargs,
 	int fn = fn_of(fname);
 	sl_kind k = nargs > 0 ? at[0]->kind : SL_NULLTYPE;
 	switch (fn) {
-	case F_COUNT:
-		return sl_type_prim(SL_BIGINT);
+	case F_COUNT: return sl_type_prim(SL_BIGINT);
 	case F_SUM:
 		if (k == SL_INT || k == SL_BIGINT)
 			return sl_type_prim(SL_BIGINT);
@@ -108,7 +127,8 @@ sl_type *sl_agg_result_type(const char *fname, sl_type *const *at, int nargs,
 	case F_LAST:
 		if (orderable(k))
 			return sl_type_ref(at[0]);
-		return mismatch(sql, "streamlab supports it on primitive types only",
+		return mismatch(sql,
+				"streamlab supports it on primitive types only",
 				at[0], err);
 	case F_MINBY:
 	case F_MAXBY:
@@ -116,19 +136,22 @@ sl_type *sl_agg_result_type(const char *fname, sl_type *const *at, int nargs,
 			return mismatch(sql, "min_by/max_by take 2 arguments",
 					at[0], err);
 		if (!orderable(k))
-			return mismatch(sql, "streamlab supports it on primitive types only",
-					at[0], err);
+			return mismatch(
+			    sql,
+			    "streamlab supports it on primitive types only",
+			    at[0], err);
 		if (!orderable(at[1]->kind))
-			return mismatch(sql, "the ordering must be of an orderable type",
-					at[1], err);
+			return mismatch(
+			    sql, "the ordering must be of an orderable type",
+			    at[1], err);
 		return sl_type_ref(at[0]);
 	case F_APPROX:
 		if (orderable(k))
 			return sl_type_prim(SL_BIGINT);
-		return mismatch(sql, "approx_count_distinct requires a primitive type",
-				at[0], err);
-	case F_COLLECT:
-		return sl_type_array_new(sl_type_ref(at[0]));
+		return mismatch(
+		    sql, "approx_count_distinct requires a primitive type",
+		    at[0], err);
+	case F_COLLECT: return sl_type_array_new(sl_type_ref(at[0]));
 	default:
 		sl_err_set(err, SL_EANALYSIS, "undefined function '%s'", fname);
 		return NULL;
@@ -138,20 +161,37 @@ sl_type *sl_agg_result_type(const char *fname, sl_type *const *at, int nargs,
 static void value_kind(sl_agg *a)
 {
 	switch (a->atype ? a->atype->kind : SL_NULLTYPE) {
-	case SL_BOOLEAN: a->vk = SL_BOOLEAN; a->w = 1; break;
-	case SL_INT: a->vk = SL_INT; a->w = 4; break;
+	case SL_BOOLEAN:
+		a->vk = SL_BOOLEAN;
+		a->w = 1;
+		break;
+	case SL_INT:
+		a->vk = SL_INT;
+		a->w = 4;
+		break;
 	case SL_BIGINT:
-	case SL_TIMESTAMP: a->vk = SL_BIGINT; a->w = 8; break;
-	case SL_DOUBLE: a->vk = SL_DOUBLE; a->w = 8; break;
+	case SL_TIMESTAMP:
+		a->vk = SL_BIGINT;
+		a->w = 8;
+		break;
+	case SL_DOUBLE:
+		a->vk = SL_DOUBLE;
+		a->w = 8;
+		break;
 	case SL_STRING:
-	case SL_BINARY: a->vk = SL_STRING; a->w = (int)sizeof(sl_str); break;
-	default: a->vk = SL_NULLTYPE; a->w = 0; break;
+	case SL_BINARY:
+		a->vk = SL_STRING;
+		a->w = (int)sizeof(sl_str);
+		break;
+	default:
+		a->vk = SL_NULLTYPE;
+		a->w = 0;
+		break;
 	}
 }
 
 sl_agg *sl_agg_new(const char *fname, bool distinct, bool count_rows,
-		   sl_type *const *argtypes, int nargs, double rsd,
-		   sl_err *err)
+		   sl_type *const *argtypes, int nargs, double rsd, sl_err *err)
 {
 	sl_agg *a = calloc(1, sizeof *a);
 	int i;
@@ -164,11 +204,12 @@ sl_agg *sl_agg_new(const char *fname, bool distinct, bool count_rows,
 	a->atype = a->nargs > 0 ? sl_type_ref(argtypes[0]) : NULL;
 	value_kind(a);
 	if (a->fn == F_SUM || a->fn == F_AVG)
-		a->vk = a->atype && (a->atype->kind == SL_INT ||
-				     a->atype->kind == SL_BIGINT) &&
+		a->vk = a->atype &&
+				(a->atype->kind == SL_INT ||
+				 a->atype->kind == SL_BIGINT) &&
 				a->fn == F_SUM
-			? SL_BIGINT
-			: SL_DOUBLE;
+			    ? SL_BIGINT
+			    : SL_DOUBLE;
 	if (rsd <= 0)
 		rsd = 0.05;
 	a->p = (int)ceil(2.0 * log(1.106 / rsd) / log(2.0));
@@ -180,8 +221,8 @@ sl_agg *sl_agg_new(const char *fname, bool distinct, bool count_rows,
 		return NULL;
 	}
 	if ((a->fn == F_MINBY || a->fn == F_MAXBY) &&
-	    (a->ord = sl_agg_new(a->fn == F_MAXBY ? "max" : "min", false,
-				 false, argtypes + 1, 1, 0, err)) == NULL) {
+	    (a->ord = sl_agg_new(a->fn == F_MAXBY ? "max" : "min", false, false,
+				 argtypes + 1, 1, 0, err)) == NULL) {
 		sl_agg_free(a);
 		return NULL;
 	}
@@ -238,13 +279,20 @@ void sl_agg_free(sl_agg *a)
 size_t sl_agg_bytes(const sl_agg *a)
 {
 	size_t per = 0;
-	if (a->cnt) per += 8;
-	if (a->isum) per += 8;
-	if (a->dsum) per += 8;
-	if (a->vals) per += (size_t)a->w;
-	if (a->has) per += 1;
-	if (a->vnull) per += 1;
-	if (a->regs) per += (size_t)1 << a->p;
+	if (a->cnt)
+		per += 8;
+	if (a->isum)
+		per += 8;
+	if (a->dsum)
+		per += 8;
+	if (a->vals)
+		per += (size_t)a->w;
+	if (a->has)
+		per += 1;
+	if (a->vnull)
+		per += 1;
+	if (a->regs)
+		per += (size_t)1 << a->p;
 	return sizeof *a + per * (size_t)a->cap + sl_arena_used(a->arena) +
 	       (a->dset ? sl_hash_groups_bytes(a->dset) : 0) +
 	       (a->ord ? sl_agg_bytes(a->ord) : 0);
@@ -273,9 +321,7 @@ static int grow(sl_agg *a, int64_t ngroups)
 	if (cap < 16)
 		cap = 16;
 	switch (a->fn) {
-	case F_COUNT:
-		rc = grow1(&a->cnt, 8, old, cap);
-		break;
+	case F_COUNT: rc = grow1(&a->cnt, 8, old, cap); break;
 	case F_SUM:
 		rc = a->vk == SL_BIGINT ? grow1(&a->isum, 8, old, cap)
 					: grow1(&a->dsum, 8, old, cap);
@@ -285,20 +331,22 @@ static int grow(sl_agg *a, int64_t ngroups)
 		rc = grow1(&a->dsum, 8, old, cap);
 		rc = rc < 0 ? rc : grow1(&a->cnt, 8, old, cap);
 		break;
-	case F_MINBY: case F_MAXBY: /* the ordering; the value as first */
+	case F_MINBY:
+	case F_MAXBY: /* the ordering; the value as first */
 		rc = grow(a->ord, cap);
 		/* fall through */
-	case F_MIN: case F_MAX: case F_FIRST: case F_LAST:
-		rc = rc < 0 ? rc
-		     : a->w > 0 ? grow1(&a->vals, (size_t)a->w, old, cap) : 0;
+	case F_MIN:
+	case F_MAX:
+	case F_FIRST:
+	case F_LAST:
+		rc = rc < 0     ? rc
+		     : a->w > 0 ? grow1(&a->vals, (size_t)a->w, old, cap)
+				: 0;
 		rc = rc < 0 ? rc : grow1(&a->has, 1, old, cap);
 		rc = rc < 0 ? rc : grow1(&a->vnull, 1, old, cap);
 		break;
-	case F_APPROX:
-		rc = grow1(&a->regs, (size_t)1 << a->p, old, cap);
-		break;
-	case F_COLLECT:
-		break;
+	case F_APPROX: rc = grow1(&a->regs, (size_t)1 << a->p, old, cap); break;
+	case F_COLLECT: break;
 	}
 	if (rc == 0)
 		a->cap = cap;
@@ -329,24 +377,24 @@ static void upd_count(sl_agg *a, const int32_t *g, int64_t n,
 }
 
 /* The typed (group, value) loop: X reads row i, BODY uses x and gi. */
-#define ROWS(T, X, BODY)                                                 \
-	do {                                                             \
-		if (c->nulls == NULL) {                                  \
-			for (i = 0; i < n; i++) {                        \
-				int32_t gi = g[i];                       \
-				T x = (X);                               \
-				BODY;                                    \
-			}                                                \
-		} else {                                                 \
-			for (i = 0; i < n; i++) {                        \
-				int32_t gi = g[i];                       \
-				T x;                                     \
-				if (sl_col_isnull(c, i))                 \
-					continue;                        \
-				x = (X);                                 \
-				BODY;                                    \
-			}                                                \
-		}                                                        \
+#define ROWS(T, X, BODY)                                                       \
+	do {                                                                   \
+		if (c->nulls == NULL) {                                        \
+			for (i = 0; i < n; i++) {                              \
+				int32_t gi = g[i];                             \
+				T x = (X);                                     \
+				BODY;                                          \
+			}                                                      \
+		} else {                                                       \
+			for (i = 0; i < n; i++) {                              \
+				int32_t gi = g[i];                             \
+				T x;                                           \
+				if (sl_col_isnull(c, i))                       \
+					continue;                              \
+				x = (X);                                       \
+				BODY;                                          \
+			}                                                      \
+		}                                                              \
 	} while (0)
 
 static int upd_sum(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c0,
@@ -365,21 +413,27 @@ static int upd_sum(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c0,
 	}
 	if (a->fn == F_AVG) {
 		if (c->type->kind == SL_INT)
-			ROWS(double, sl_col_i32(c)[i], (a->dsum[gi] += x, a->cnt[gi]++));
+			ROWS(double, sl_col_i32(c)[i],
+			     (a->dsum[gi] += x, a->cnt[gi]++));
 		else if (c->type->kind == SL_BIGINT)
-			ROWS(double, (double)sl_col_i64(c)[i], (a->dsum[gi] += x, a->cnt[gi]++));
+			ROWS(double, (double)sl_col_i64(c)[i],
+			     (a->dsum[gi] += x, a->cnt[gi]++));
 		else
-			ROWS(double, sl_col_f64(c)[i], (a->dsum[gi] += x, a->cnt[gi]++));
+			ROWS(double, sl_col_f64(c)[i],
+			     (a->dsum[gi] += x, a->cnt[gi]++));
 	} else if (a->vk == SL_BIGINT && c->type->kind == SL_INT) {
 		ROWS(int64_t, sl_col_i32(c)[i],
-		     (a->isum[gi] = (int64_t)((uint64_t)a->isum[gi] + (uint64_t)x),
+		     (a->isum[gi] =
+			  (int64_t)((uint64_t)a->isum[gi] + (uint64_t)x),
 		      a->has[gi] = 1));
 	} else if (a->vk == SL_BIGINT) {
 		ROWS(int64_t, sl_col_i64(c)[i],
-		     (a->isum[gi] = (int64_t)((uint64_t)a->isum[gi] + (uint64_t)x),
+		     (a->isum[gi] =
+			  (int64_t)((uint64_t)a->isum[gi] + (uint64_t)x),
 		      a->has[gi] = 1));
 	} else {
-		ROWS(double, sl_col_f64(c)[i], (a->dsum[gi] += x, a->has[gi] = 1));
+		ROWS(double, sl_col_f64(c)[i],
+		     (a->dsum[gi] += x, a->has[gi] = 1));
 	}
 	sl_col_free(cast);
 	return 0;
@@ -412,15 +466,15 @@ static int keep_str(sl_agg *a, sl_str *dst, sl_str v)
 	return dst->p == NULL ? SL_ENOMEM : 0;
 }
 
-#define MINMAX(T, X, LESS)                                                 \
-	ROWS(T, X, {                                                       \
-		T *cur = &((T *)a->vals)[gi];                              \
-		if (!a->has[gi] || (mx ? LESS(*cur, x) : LESS(x, *cur))) { \
-			*cur = x;                                          \
-			a->has[gi] = 1;                                    \
-		}                                                          \
+#define MINMAX(T, X, LESS)                                                     \
+	ROWS(T, X, {                                                           \
+		T *cur = &((T *)a->vals)[gi];                                  \
+		if (!a->has[gi] || (mx ? LESS(*cur, x) : LESS(x, *cur))) {     \
+			*cur = x;                                              \
+			a->has[gi] = 1;                                        \
+		}                                                              \
 	})
-#define LT(x, y) ((x) < (y))
+#define LT(x, y)  ((x) < (y))
 #define SLT(x, y) (scmp((x), (y)) < 0)
 
 static int upd_minmax(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c)
@@ -458,8 +512,7 @@ static int upd_minmax(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c)
 		free(touched);
 		break;
 	}
-	default:
-		break;
+	default: break;
 	}
 	return 0;
 }
@@ -537,10 +590,8 @@ static int cmp_kept(const sl_agg *o, int64_t g, const char *x, sl_str xs)
 		memcpy(&v, cur, 8);
 		return dless(v, u) ? 1 : dless(u, v) ? -1 : 0;
 	}
-	case SL_STRING:
-		return scmp(xs, ((const sl_str *)o->vals)[g]);
-	default:
-		return 0;
+	case SL_STRING: return scmp(xs, ((const sl_str *)o->vals)[g]);
+	default: return 0;
 	}
 }
 
@@ -571,7 +622,8 @@ static int upd_by(sl_agg *a, const int32_t *g, int64_t n, const sl_col *v,
 		return 0;
 	for (i = 0; i < n; i++) {
 		int32_t gi = g[i];
-		const char *x = (const char *)c->data + (size_t)i * (size_t)o->w;
+		const char *x =
+		    (const char *)c->data + (size_t)i * (size_t)o->w;
 		sl_str xs = { "", 0 };
 		if (sl_col_isnull(c, i))
 			continue;
@@ -597,8 +649,7 @@ static uint64_t value_hash(const sl_col *c, int64_t i)
 	case SL_BOOLEAN:
 		v32 = sl_col_u8(c)[i];
 		return sl_hash_xxh64(&v32, 4, 42);
-	case SL_INT:
-		return sl_hash_xxh64(&sl_col_i32(c)[i], 4, 42);
+	case SL_INT: return sl_hash_xxh64(&sl_col_i32(c)[i], 4, 42);
 	case SL_DOUBLE:
 		d = sl_col_f64(c)[i];
 		if (d == 0)
@@ -608,14 +659,11 @@ static uint64_t value_hash(const sl_col *c, int64_t i)
 	case SL_BINARY:
 		return sl_hash_xxh64(sl_col_str(c)[i].p, sl_col_str(c)[i].len,
 				     42);
-	default:
-		v64 = sl_col_i64(c)[i];
-		return sl_hash_xxh64(&v64, 8, 42);
+	default: v64 = sl_col_i64(c)[i]; return sl_hash_xxh64(&v64, 8, 42);
 	}
 }
 
-static void upd_approx(sl_agg *a, const int32_t *g, int64_t n,
-		       const sl_col *c)
+static void upd_approx(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c)
 {
 	int64_t i;
 	int p = a->p;
@@ -638,8 +686,7 @@ static void upd_approx(sl_agg *a, const int32_t *g, int64_t n,
 	}
 }
 
-static int upd_collect(sl_agg *a, const int32_t *g, int64_t n,
-		       const sl_col *c)
+static int upd_collect(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c)
 {
 	int64_t i, k = 0;
 	int64_t *idx = malloc((size_t)(n + 1) * sizeof *idx);
@@ -680,36 +727,22 @@ nomem:
 	return SL_ENOMEM;
 }
 
-static int update_core(sl_agg *a, const int32_t *g, int64_t n,
-		       int64_t ngroups, sl_col *const *args, sl_err *err)
+static int update_core(sl_agg *a, const int32_t *g, int64_t n, int64_t ngroups,
+		       sl_col *const *args, sl_err *err)
 {
 	int rc = 0;
 	switch (a->fn) {
-	case F_COUNT:
-		upd_count(a, g, n, args);
-		break;
+	case F_COUNT: upd_count(a, g, n, args); break;
 	case F_SUM:
-	case F_AVG:
-		rc = upd_sum(a, g, n, args[0], err);
-		break;
+	case F_AVG: rc = upd_sum(a, g, n, args[0], err); break;
 	case F_MIN:
-	case F_MAX:
-		rc = upd_minmax(a, g, n, args[0]);
-		break;
+	case F_MAX: rc = upd_minmax(a, g, n, args[0]); break;
 	case F_FIRST:
-	case F_LAST:
-		rc = upd_firstlast(a, g, n, ngroups, args[0]);
-		break;
-	case F_APPROX:
-		upd_approx(a, g, n, args[0]);
-		break;
-	case F_COLLECT:
-		rc = upd_collect(a, g, n, args[0]);
-		break;
+	case F_LAST: rc = upd_firstlast(a, g, n, ngroups, args[0]); break;
+	case F_APPROX: upd_approx(a, g, n, args[0]); break;
+	case F_COLLECT: rc = upd_collect(a, g, n, args[0]); break;
 	case F_MINBY:
-	case F_MAXBY:
-		rc = upd_by(a, g, n, args[0], args[1]);
-		break;
+	case F_MAXBY: rc = upd_by(a, g, n, args[0], args[1]); break;
 	}
 	if (rc == SL_ENOMEM)
 		sl_err_nomem(err);
@@ -774,10 +807,9 @@ int sl_agg_update(sl_agg *a, const int32_t *gids, int64_t n, int64_t ngroups,
 
 /* ------------------------------------------------------------ results */
 
-static const double hll_thresholds[] = {
-	10, 20, 40, 80, 220, 400, 900, 1800, 3100, 6500, 11500, 20000, 50000,
-	120000, 350000
-};
+static const double hll_thresholds[] = { 10,    20,    40,    80,     220,
+					 400,   900,   1800,  3100,   6500,
+					 11500, 20000, 50000, 120000, 350000 };
 
 /* NEEDSWORK: HLL++'s empirical bias correction (Spark applies it for
  * e < 5m) is not implemented; see agg.h. */
@@ -791,8 +823,10 @@ static int64_t hll_estimate(const sl_agg *a, int64_t gi)
 		z += ldexp(1.0, -(int)r[j]);
 		v += r[j] == 0;
 	}
-	alpha = p == 4 ? 0.673 : p == 5 ? 0.697 : p == 6 ? 0.709
-			       : 0.7213 / (1.0 + 1.079 / m);
+	alpha = p == 4   ? 0.673
+		: p == 5 ? 0.697
+		: p == 6 ? 0.709
+			 : 0.7213 / (1.0 + 1.079 / m);
 	e = alpha * m * m / z;
 	if (v > 0) {
 		double h = m * log(m / v);
@@ -950,8 +984,7 @@ static void put_uvar(sl_buf *out, uint64_t v)
 	sl_buf_add(out, b, (size_t)n);
 }
 
-static int get_uvar(const unsigned char *p, size_t n, size_t *at,
-		    uint64_t *v)
+static int get_uvar(const unsigned char *p, size_t n, size_t *at, uint64_t *v)
 {
 	int shift = 0;
 	*v = 0;
@@ -992,13 +1025,12 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 	bool has = g < a->cap;
 	uint8_t f;
 	if (!sl_agg_streamable(a))
-		return sl_err_set(err, SL_EANALYSIS,
-				  "agg: %s is not supported in a streaming aggregation",
-				  a->distinct ? "a DISTINCT aggregate" : "collect_list");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "agg: %s is not supported in a streaming aggregation",
+		    a->distinct ? "a DISTINCT aggregate" : "collect_list");
 	switch (a->fn) {
-	case F_COUNT:
-		put_uvar(out, has ? (uint64_t)a->cnt[g] : 0);
-		break;
+	case F_COUNT: put_uvar(out, has ? (uint64_t)a->cnt[g] : 0); break;
 	case F_SUM:
 		f = has && a->has[g];
 		sl_buf_addc(out, (char)f);
@@ -1011,7 +1043,10 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 		sl_buf_add(out, has ? &a->dsum[g] : &(double){ 0 }, 8);
 		put_uvar(out, has ? (uint64_t)a->cnt[g] : 0);
 		break;
-	case F_MIN: case F_MAX: case F_FIRST: case F_LAST:
+	case F_MIN:
+	case F_MAX:
+	case F_FIRST:
+	case F_LAST:
 		f = (uint8_t)((has && a->has[g]) |
 			      (has && a->vnull[g] ? 2 : 0));
 		sl_buf_addc(out, (char)f);
@@ -1026,7 +1061,8 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 			sl_buf_pad(out, 0, m);
 		break;
 	}
-	case F_MINBY: case F_MAXBY: /* the value as first/last, then the
+	case F_MINBY:
+	case F_MAXBY: /* the value as first/last, then the
 				       ordering as min/max */
 		f = (uint8_t)((has && a->has[g]) |
 			      (has && a->vnull[g] ? 2 : 0));
@@ -1034,8 +1070,7 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 		if (f == 1)
 			save_value(a, g, out);
 		return sl_agg_save(a->ord, g, out, err);
-	case F_COLLECT:
-		break;
+	case F_COLLECT: break;
 	}
 	return sl_buf_failed(out) ? sl_err_nomem(err) : 0;
 }
@@ -1070,8 +1105,8 @@ static bool better(const sl_agg *a, int64_t g, const char *x, sl_str xs)
 	return a->fn == F_MAX ? c > 0 : c < 0;
 }
 
-static int merge_kept(sl_agg *a, int64_t g, const unsigned char *p,
-		      size_t n, size_t *at)
+static int merge_kept(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
+		      size_t *at)
 {
 	uint8_t f;
 	char tmp[8];
@@ -1144,8 +1179,8 @@ static int merge_by(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 	return 0;
 }
 
-static int merge_core(sl_agg *a, int64_t g, const unsigned char *p,
-		      size_t n, size_t *at)
+static int merge_core(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
+		      size_t *at)
 {
 	uint64_t u;
 	double d;
@@ -1196,25 +1231,23 @@ static int merge_core(sl_agg *a, int64_t g, const unsigned char *p,
 		}
 		*at += m;
 		return 0;
-	case F_COLLECT:
-		return SL_EINTERNAL;
+	case F_COLLECT: return SL_EINTERNAL;
 	case F_MINBY:
-	case F_MAXBY:
-		return merge_by(a, g, p, n, at);
-	default:
-		return merge_kept(a, g, p, n, at);
+	case F_MAXBY: return merge_by(a, g, p, n, at);
+	default: return merge_kept(a, g, p, n, at);
 	}
 }
 
-int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n,
-		 size_t *used, sl_err *err)
+int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n, size_t *used,
+		 sl_err *err)
 {
 	size_t at = 0;
 	int rc;
 	if (!sl_agg_streamable(a))
-		return sl_err_set(err, SL_EANALYSIS,
-				  "agg: %s is not supported in a streaming aggregation",
-				  a->distinct ? "a DISTINCT aggregate" : "collect_list");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "agg: %s is not supported in a streaming aggregation",
+		    a->distinct ? "a DISTINCT aggregate" : "collect_list");
 	if (grow(a, g + 1) < 0)
 		return sl_err_nomem(err);
 	rc = merge_core(a, g, p, n, &at);
@@ -1223,9 +1256,12 @@ int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n,
 	if (rc == SL_ENOMEM)
 		return sl_err_nomem(err);
 	if (rc < 0)
-		return sl_err_set(err, SL_EINTERNAL,
-				  "state: a stored aggregation buffer of %s is damaged",
-				  a->fn == F_COUNT ? "count" : a->fn == F_SUM ? "sum"
-				  : a->fn == F_AVG ? "avg" : "an aggregate");
+		return sl_err_set(
+		    err, SL_EINTERNAL,
+		    "state: a stored aggregation buffer of %s is damaged",
+		    a->fn == F_COUNT ? "count"
+		    : a->fn == F_SUM ? "sum"
+		    : a->fn == F_AVG ? "avg"
+				     : "an aggregate");
 	return 0;
 }

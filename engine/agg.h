@@ -76,7 +76,7 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err);
  * that came BEFORE the group's current rows (first keeps it, last keeps
  * the current value when there is one).  Merging into a group never
  * updated loads it.  *used = bytes read. */
-int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n,
-		 size_t *used, sl_err *err);
+int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n, size_t *used,
+		 sl_err *err);
 
 #endif

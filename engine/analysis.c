@@ -23,8 +23,8 @@
 
 static const char *join_name(sl_join_type t)
 {
-	static const char *const n[] = { "Inner", "LeftOuter", "RightOuter",
-					 "FullOuter", "LeftSemi", "LeftAnti",
+	static const char *const n[] = { "Inner",     "LeftOuter", "RightOuter",
+					 "FullOuter", "LeftSemi",  "LeftAnti",
 					 "Cross" };
 	return n[t];
 }
@@ -42,9 +42,10 @@ static int stream_stream_join(const sl_plan *p, sl_err *err)
 {
 	if (p->jtype == SL_JOIN_INNER || p->jtype == SL_JOIN_CROSS)
 		return 0;
-	return sl_err_set(err, SL_EANALYSIS,
-			  "Stream-stream %s join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
-			  join_name(p->jtype));
+	return sl_err_set(
+	    err, SL_EANALYSIS,
+	    "Stream-stream %s join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
+	    join_name(p->jtype));
 }
 
 /* The stream-static join matrix (SPARK-SEMANTICS.md 2.2). */
@@ -53,28 +54,36 @@ static int join_ok(const sl_plan *p, sl_err *err)
 	bool ls = p->child[0]->streaming, rs = p->child[1]->streaming;
 	switch (p->jtype) {
 	case SL_JOIN_INNER:
-	case SL_JOIN_CROSS:
-		break;
+	case SL_JOIN_CROSS: break;
 	case SL_JOIN_FULL:
 		if (ls && !rs)
-			return fail(err, "FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on the right is not supported");
+			return fail(
+			    err,
+			    "FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on the right is not supported");
 		if (!ls && rs)
-			return fail(err, "FullOuter joins with streaming DataFrames/Datasets on the right and a static DataFrame/Dataset on the left is not supported");
+			return fail(
+			    err,
+			    "FullOuter joins with streaming DataFrames/Datasets on the right and a static DataFrame/Dataset on the left is not supported");
 		break;
 	case SL_JOIN_ANTI:
 		if (rs)
-			return fail(err, "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported");
+			return fail(
+			    err,
+			    "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported");
 		break;
 	case SL_JOIN_LEFT:
 	case SL_JOIN_SEMI:
 		if (!ls && rs)
-			return sl_err_set(err, SL_EANALYSIS,
-					  "%s join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
-					  join_name(p->jtype));
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "%s join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
+			    join_name(p->jtype));
 		break;
 	case SL_JOIN_RIGHT:
 		if (ls && !rs)
-			return fail(err, "RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right not supported");
+			return fail(
+			    err,
+			    "RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right not supported");
 		break;
 	}
 	return ls && rs ? stream_stream_join(p, err) : 0;
@@ -86,7 +95,9 @@ int sl_exec_stream_node_ok(const sl_plan *p, sl_err *err)
 		return join_ok(p, err);
 	if (p->kind == SL_P_UNION &&
 	    p->child[0]->streaming != p->child[1]->streaming)
-		return fail(err, "Union between streaming and batch DataFrames/Datasets is not supported");
+		return fail(
+		    err,
+		    "Union between streaming and batch DataFrames/Datasets is not supported");
 	return 0;
 }
 
@@ -127,7 +138,9 @@ static int check_node(const sl_plan *p, sl_outmode mode, sl_err *err)
 	switch (p->kind) {
 	case SL_P_AGGREGATE:
 		if (has_distinct(p))
-			return fail(err, "Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.");
+			return fail(
+			    err,
+			    "Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.");
 		break;
 	case SL_P_JOIN:
 		/* node_ok reported stream-stream joins; Spark's mode sentence
@@ -135,18 +148,23 @@ static int check_node(const sl_plan *p, sl_outmode mode, sl_err *err)
 		break;
 	case SL_P_LIMIT:
 		if (mode == SL_MODE_UPDATE)
-			return fail(err, "Limits are not supported on streaming DataFrames/Datasets in Update output mode");
+			return fail(
+			    err,
+			    "Limits are not supported on streaming DataFrames/Datasets in Update output mode");
 		break;
 	case SL_P_SORT:
 		if (!(count_aggs(p) > 0 && mode == SL_MODE_COMPLETE))
-			return fail(err, "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode");
+			return fail(
+			    err,
+			    "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode");
 		break;
 	case SL_P_DEDUP:
 		if (p->within_wm && !has_event_time(p->child[0]))
-			return fail(err, "dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark");
+			return fail(
+			    err,
+			    "dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark");
 		break;
-	default:
-		break;
+	default: break;
 	}
 	return 0;
 }
@@ -159,9 +177,10 @@ static int check_tree(const sl_plan *p, sl_outmode mode, sl_err *err)
 			return rc;
 	if (p->kind == SL_P_JOIN && p->child[0]->streaming &&
 	    p->child[1]->streaming && mode != SL_MODE_APPEND)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "Join between two streaming DataFrames/Datasets is not supported in %s output mode, only in Append output mode",
-				  sl_outmode_name(mode));
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Join between two streaming DataFrames/Datasets is not supported in %s output mode, only in Append output mode",
+		    sl_outmode_name(mode));
 	return check_node(p, mode, err);
 }
 
@@ -185,8 +204,12 @@ static int check_chain(const sl_plan *p, sl_outmode mode, sl_err *err)
 		if (below > 0) {
 			/* Spark's one sentence is longer than SL_ERR_MSG: its
 			 * last part goes to the hint */
-			fail(err, "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are \"late rows\" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details.");
-			sl_err_hint(err, "If you understand the possible risk of correctness issue and still need to run the query, you can disable this check by setting the config `spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false.");
+			fail(
+			    err,
+			    "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are \"late rows\" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details.");
+			sl_err_hint(
+			    err,
+			    "If you understand the possible risk of correctness issue and still need to run the query, you can disable this check by setting the config `spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false.");
 			return SL_EANALYSIS;
 		}
 	}
@@ -228,7 +251,8 @@ static bool agg_session(const sl_plan *a)
 		const sl_expr *e = a->keys[k];
 		while (e->kind == SL_X_ALIAS)
 			e = e->args[0];
-		if (e->kind == SL_X_CALL && strcmp(e->name, "session_window") == 0)
+		if (e->kind == SL_X_CALL &&
+		    strcmp(e->name, "session_window") == 0)
 			return true;
 	}
 	return false;
@@ -238,16 +262,24 @@ int sl_exec_stream_check(const sl_plan *p, sl_outmode mode, sl_err *err)
 {
 	int naggs, rc;
 	if (!p->streaming)
-		return fail(err, "Queries without streaming sources cannot be executed with writeStream.start()");
+		return fail(
+		    err,
+		    "Queries without streaming sources cannot be executed with writeStream.start()");
 	naggs = count_aggs(p);
 	if (mode == SL_MODE_APPEND && naggs > 0 && !agg_watermarked(p)) {
 		/* Spark looks at the topmost aggregation's grouping keys */
-		return fail(err, "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark");
+		return fail(
+		    err,
+		    "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark");
 	}
 	if (mode == SL_MODE_UPDATE && naggs > 0 && agg_session(top_agg(p)))
-		return fail(err, "Update output mode not supported for session window on streaming DataFrames/DataSets");
+		return fail(
+		    err,
+		    "Update output mode not supported for session window on streaming DataFrames/DataSets");
 	if (mode == SL_MODE_COMPLETE && naggs == 0)
-		return fail(err, "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets");
+		return fail(
+		    err,
+		    "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets");
 	if ((rc = check_tree(p, mode, err)) < 0)
 		return rc;
 	return check_chain(p, mode, err);

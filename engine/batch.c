@@ -323,14 +323,17 @@ void sl_value_json(const sl_col *c, int64_t i, sl_buf *out)
 	case SL_BINARY: {
 		/* base64, as Spark writes binary in JSON */
 		static const char b64[] =
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-		const unsigned char *s = (const unsigned char *)sl_col_str(c)[i].p;
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		const unsigned char *s =
+		    (const unsigned char *)sl_col_str(c)[i].p;
 		uint32_t n = sl_col_str(c)[i].len, k;
 		sl_buf_addc(out, '"');
 		for (k = 0; k + 2 < n; k += 3) {
 			sl_buf_addc(out, b64[s[k] >> 2]);
-			sl_buf_addc(out, b64[((s[k] & 3) << 4) | (s[k + 1] >> 4)]);
-			sl_buf_addc(out, b64[((s[k + 1] & 15) << 2) | (s[k + 2] >> 6)]);
+			sl_buf_addc(out,
+				    b64[((s[k] & 3) << 4) | (s[k + 1] >> 4)]);
+			sl_buf_addc(
+			    out, b64[((s[k + 1] & 15) << 2) | (s[k + 2] >> 6)]);
 			sl_buf_addc(out, b64[s[k + 2] & 63]);
 		}
 		if (n - k == 1) {
@@ -339,7 +342,8 @@ void sl_value_json(const sl_col *c, int64_t i, sl_buf *out)
 			sl_buf_adds(out, "==");
 		} else if (n - k == 2) {
 			sl_buf_addc(out, b64[s[k] >> 2]);
-			sl_buf_addc(out, b64[((s[k] & 3) << 4) | (s[k + 1] >> 4)]);
+			sl_buf_addc(out,
+				    b64[((s[k] & 3) << 4) | (s[k + 1] >> 4)]);
 			sl_buf_addc(out, b64[(s[k + 1] & 15) << 2]);
 			sl_buf_addc(out, '=');
 		}
@@ -375,8 +379,7 @@ void sl_value_json(const sl_col *c, int64_t i, sl_buf *out)
 		sl_buf_addc(out, ']');
 		break;
 	}
-	default:
-		sl_value_show(c, i, out);
+	default: sl_value_show(c, i, out);
 	}
 }
 
@@ -410,10 +413,14 @@ void sl_batch_show(const sl_batch *b, int64_t numrows, int truncate,
 				sl_buf_adds(&cell, b->schema->fields[i].name);
 			else
 				sl_value_show(b->cols[i], r - 1, &cell);
-			if (truncate > 0 && sl_utf8_width(sl_buf_cstr(&cell), cell.len) > (size_t)truncate) {
-				size_t keep = truncate < 4 ? (size_t)truncate
-							   : (size_t)truncate - 3;
-				size_t cut = sl_utf8_prefix(sl_buf_cstr(&cell), cell.len, keep);
+			if (truncate > 0 &&
+			    sl_utf8_width(sl_buf_cstr(&cell), cell.len) >
+				(size_t)truncate) {
+				size_t keep = truncate < 4
+						  ? (size_t)truncate
+						  : (size_t)truncate - 3;
+				size_t cut = sl_utf8_prefix(sl_buf_cstr(&cell),
+							    cell.len, keep);
 				cell.len = cut;
 				if (cell.p)
 					cell.p[cut] = '\0';
@@ -424,7 +431,8 @@ void sl_batch_show(const sl_batch *b, int64_t numrows, int truncate,
 			if (cells[r][i] == NULL)
 				goto done;
 			{
-				size_t w = sl_utf8_width(cells[r][i], strlen(cells[r][i]));
+				size_t w = sl_utf8_width(cells[r][i],
+							 strlen(cells[r][i]));
 				if (w < 3)
 					w = 3;
 				if (w > width[i])

@@ -119,7 +119,8 @@ void sl_buf_json_str(sl_buf *b, const char *s, size_t n)
 		case '\f': sl_buf_add(b, "\\f", 2); break;
 		default:
 			if (c < 0x20) {
-				char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+				char e[6] = { '\\', 'u',         '0',
+					      '0',  hex[c >> 4], hex[c & 15] };
 				sl_buf_add(b, e, 6);
 			} else {
 				sl_buf_addc(b, (char)c);

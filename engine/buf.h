@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 typedef struct sl_buf {
-	char *p;    /* always NUL-terminated when len > 0 or after init */
+	char *p; /* always NUL-terminated when len > 0 or after init */
 	size_t len;
 	size_t cap;
 	bool oom;
@@ -27,9 +27,9 @@ void sl_buf_add(sl_buf *b, const void *p, size_t n);
 void sl_buf_adds(sl_buf *b, const char *s);
 void sl_buf_addc(sl_buf *b, char c);
 void sl_buf_printf(sl_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void sl_buf_vprintf(sl_buf *b, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+    __attribute__((format(printf, 2, 0)));
 /* Append c n times. */
 void sl_buf_pad(sl_buf *b, char c, size_t n);
 /* Append s as a JSON string literal with quotes and escapes. */

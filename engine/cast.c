@@ -34,18 +34,12 @@ static void row_text(const sl_col *c, int64_t i, sl_buf *b)
 	case SL_BOOLEAN:
 		sl_buf_adds(b, sl_col_u8(c)[i] ? "true" : "false");
 		break;
-	case SL_INT:
-		sl_buf_printf(b, "%d", sl_col_i32(c)[i]);
-		break;
+	case SL_INT: sl_buf_printf(b, "%d", sl_col_i32(c)[i]); break;
 	case SL_BIGINT:
 		sl_buf_printf(b, "%lld", (long long)sl_col_i64(c)[i]);
 		break;
-	case SL_DOUBLE:
-		sl_fmt_double(sl_col_f64(c)[i], b);
-		break;
-	case SL_TIMESTAMP:
-		sl_ts_format(sl_col_i64(c)[i], b);
-		break;
+	case SL_DOUBLE: sl_fmt_double(sl_col_f64(c)[i], b); break;
+	case SL_TIMESTAMP: sl_ts_format(sl_col_i64(c)[i], b); break;
 	default: /* STRUCT, ARRAY print as show() does: {a, b}, [a, b] */
 		sl_value_show(c, i, b);
 		break;
@@ -144,8 +138,8 @@ static bool parse_double(const char *p, const char *e, double *out)
 		*out = NAN;
 		return true;
 	}
-	if (ieq(p, n, "infinity") || ieq(p, n, "+infinity") || ieq(p, n, "inf") ||
-	    ieq(p, n, "+inf")) {
+	if (ieq(p, n, "infinity") || ieq(p, n, "+infinity") ||
+	    ieq(p, n, "inf") || ieq(p, n, "+inf")) {
 		*out = INFINITY;
 		return true;
 	}
@@ -188,21 +182,18 @@ static bool parse_row(const sl_str *s, sl_col *o, int64_t i)
 	const char *p = s->p ? s->p : "", *e = p + s->len;
 	int64_t v;
 	switch (o->type->kind) {
-	case SL_BOOLEAN:
-		return parse_bool(p, e, &sl_col_u8(o)[i]);
+	case SL_BOOLEAN: return parse_bool(p, e, &sl_col_u8(o)[i]);
 	case SL_INT:
 		if (!parse_long(p, e, INT32_MIN, INT32_MAX, &v))
 			return false;
 		sl_col_i32(o)[i] = (int32_t)v;
 		return true;
 	case SL_BIGINT:
-		return parse_long(p, e, INT64_MIN, INT64_MAX, &sl_col_i64(o)[i]);
-	case SL_DOUBLE:
-		return parse_double(p, e, &sl_col_f64(o)[i]);
-	case SL_TIMESTAMP:
-		return sl_ts_parse(p, s->len, &sl_col_i64(o)[i]);
-	default:
-		return false;
+		return parse_long(p, e, INT64_MIN, INT64_MAX,
+				  &sl_col_i64(o)[i]);
+	case SL_DOUBLE: return parse_double(p, e, &sl_col_f64(o)[i]);
+	case SL_TIMESTAMP: return sl_ts_parse(p, s->len, &sl_col_i64(o)[i]);
+	default: return false;
 	}
 }
 
@@ -293,7 +284,9 @@ static int conv_from_int(sl_kind f, const void *src, sl_kind t, void *dst,
 	}
 	switch (t) {
 	case SL_BOOLEAN: CONV(int64_t, v, uint8_t, dst, x != 0); break;
-	case SL_INT: CONV(int64_t, v, int32_t, dst, (int32_t)(uint32_t)(uint64_t)x); break;
+	case SL_INT:
+		CONV(int64_t, v, int32_t, dst, (int32_t)(uint32_t)(uint64_t)x);
+		break;
 	case SL_BIGINT: CONV(int64_t, v, int64_t, dst, x); break;
 	case SL_DOUBLE:
 		if (f == SL_TIMESTAMP)

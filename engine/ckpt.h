@@ -51,8 +51,8 @@ const char *sl_ckpt_dir(const sl_ckpt *c);
 /* metadata: *id / *fingerprint NULL when the file does not exist. */
 int sl_ckpt_read_metadata(sl_ckpt *c, char **id, char **fingerprint,
 			  sl_err *err);
-int sl_ckpt_write_metadata(sl_ckpt *c, const char *id,
-			   const char *fingerprint, sl_err *err);
+int sl_ckpt_write_metadata(sl_ckpt *c, const char *id, const char *fingerprint,
+			   sl_err *err);
 
 typedef struct sl_ckpt_offsets {
 	int64_t watermark_ms;
@@ -65,9 +65,8 @@ void sl_ckpt_offsets_init(sl_ckpt_offsets *o);
 void sl_ckpt_offsets_release(sl_ckpt_offsets *o);
 
 /* offsets/N: overwrite only allowed for a discarded torn file. */
-int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch,
-			  const sl_ckpt_offsets *o, bool overwrite,
-			  sl_crash *crash, sl_err *err);
+int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch, const sl_ckpt_offsets *o,
+			  bool overwrite, sl_crash *crash, sl_err *err);
 int sl_ckpt_read_offsets(sl_ckpt *c, int64_t batch, sl_ckpt_offsets *o,
 			 sl_err *err);
 /* commits/N ("mid-commit" crash point inside). */
@@ -77,10 +76,10 @@ int sl_ckpt_read_commit(sl_ckpt *c, int64_t batch, int64_t *next_wm_ms,
 			sl_err *err);
 
 typedef struct sl_ckpt_plan {
-	int64_t last_offsets; /* L, -1 when none */
-	int64_t last_commit;  /* C, -1 when none */
-	bool rerun;           /* batch L was planned but not committed */
-	bool torn_last;       /* offsets/L was torn and is discarded: L is
+	int64_t last_offsets;  /* L, -1 when none */
+	int64_t last_commit;   /* C, -1 when none */
+	bool rerun;            /* batch L was planned but not committed */
+	bool torn_last;        /* offsets/L was torn and is discarded: L is
 				 then the previous id, and the torn file must
 				 be rewritten (overwrite) */
 	int64_t first_offsets; /* oldest offsets id kept (retention) */

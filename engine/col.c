@@ -66,10 +66,10 @@ static sl_col *col_new(sl_type *type, int64_t len, bool zero)
 	default:
 		w = sl_type_width(type);
 		nb = (size_t)(len > 0 ? len : 1);
-		c->data = zero || type->kind == SL_STRING ||
-				  type->kind == SL_BINARY
-				  ? calloc(nb, (size_t)w)
-				  : malloc(nb * (size_t)w);
+		c->data =
+		    zero || type->kind == SL_STRING || type->kind == SL_BINARY
+			? calloc(nb, (size_t)w)
+			: malloc(nb * (size_t)w);
 		if (c->data == NULL)
 			goto fail;
 		break;
@@ -203,23 +203,24 @@ static void take_fixed(void *dst, const void *src, int w, const int64_t *idx,
 	case 1:
 		for (k = 0; k < n; k++)
 			((uint8_t *)dst)[k] =
-				idx[k] >= 0 ? ((const uint8_t *)src)[idx[k]] : 0;
+			    idx[k] >= 0 ? ((const uint8_t *)src)[idx[k]] : 0;
 		break;
 	case 4:
 		for (k = 0; k < n; k++)
 			((int32_t *)dst)[k] =
-				idx[k] >= 0 ? ((const int32_t *)src)[idx[k]] : 0;
+			    idx[k] >= 0 ? ((const int32_t *)src)[idx[k]] : 0;
 		break;
 	case 8:
 		for (k = 0; k < n; k++)
 			((int64_t *)dst)[k] =
-				idx[k] >= 0 ? ((const int64_t *)src)[idx[k]] : 0;
+			    idx[k] >= 0 ? ((const int64_t *)src)[idx[k]] : 0;
 		break;
 	default:
 		for (k = 0; k < n; k++) {
 			if (idx[k] >= 0)
 				memcpy((char *)dst + k * w,
-				       (const char *)src + idx[k] * w, (size_t)w);
+				       (const char *)src + idx[k] * w,
+				       (size_t)w);
 			else
 				memset((char *)dst + k * w, 0, (size_t)w);
 		}
@@ -241,7 +242,8 @@ sl_col *sl_col_take(const sl_col *c, const int64_t *idx, int64_t n)
 		off[0] = 0;
 		for (k = 0; k < n; k++) {
 			if (idx[k] >= 0)
-				ne += c->offsets[idx[k] + 1] - c->offsets[idx[k]];
+				ne +=
+				    c->offsets[idx[k] + 1] - c->offsets[idx[k]];
 			off[k + 1] = (int32_t)ne;
 		}
 		eidx = malloc(((size_t)ne + 1) * sizeof *eidx);
@@ -363,7 +365,8 @@ sl_col *sl_col_concat(sl_col *const *cols, int n)
 		off[0] = 0;
 		for (j = 0; j < n; j++) {
 			for (k = 0; k < cols[j]->len; k++)
-				off[at + k + 1] = base + cols[j]->offsets[k + 1];
+				off[at + k + 1] =
+				    base + cols[j]->offsets[k + 1];
 			at += cols[j]->len;
 			base += cols[j]->offsets[cols[j]->len];
 			el[j] = cols[j]->child[0];

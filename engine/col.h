@@ -77,11 +77,26 @@ int sl_col_set_null(sl_col *c, int64_t i);
 /* Number of null rows. */
 int64_t sl_col_null_count(const sl_col *c);
 
-static inline int32_t *sl_col_i32(const sl_col *c) { return (int32_t *)c->data; }
-static inline int64_t *sl_col_i64(const sl_col *c) { return (int64_t *)c->data; }
-static inline double *sl_col_f64(const sl_col *c) { return (double *)c->data; }
-static inline uint8_t *sl_col_u8(const sl_col *c) { return (uint8_t *)c->data; }
-static inline sl_str *sl_col_str(const sl_col *c) { return (sl_str *)c->data; }
+static inline int32_t *sl_col_i32(const sl_col *c)
+{
+	return (int32_t *)c->data;
+}
+static inline int64_t *sl_col_i64(const sl_col *c)
+{
+	return (int64_t *)c->data;
+}
+static inline double *sl_col_f64(const sl_col *c)
+{
+	return (double *)c->data;
+}
+static inline uint8_t *sl_col_u8(const sl_col *c)
+{
+	return (uint8_t *)c->data;
+}
+static inline sl_str *sl_col_str(const sl_col *c)
+{
+	return (sl_str *)c->data;
+}
 
 /* Copy n bytes into the column's arena and store them at row i (STRING or
  * BINARY).  Returns 0 or SL_ENOMEM. */

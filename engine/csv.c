@@ -45,8 +45,8 @@ typedef struct csvopt {
 typedef struct csvtok {
 	const csvopt *o;
 	const char *p, *end;
-	int64_t line;       /* line number of p */
-	sl_arena *arena;    /* decoded fields; NULL = decode into tmp */
+	int64_t line;    /* line number of p */
+	sl_arena *arena; /* decoded fields; NULL = decode into tmp */
 	sl_buf tmp;
 	sl_str *tok;
 	int ntok, cap;
@@ -72,9 +72,10 @@ static int opt_char(const sl_options *opts, const char *key, char def,
 		return 0;
 	}
 	if (strlen(v) != 1)
-		return sl_err_set(err, SL_EINVAL,
-				  "option '%s': expected a single character, got '%s'",
-				  key, v);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "option '%s': expected a single character, got '%s'", key,
+		    v);
 	*out = v[0];
 	return 0;
 }
@@ -199,7 +200,8 @@ static int quoted(csvtok *t)
 		return -1;
 	}
 	if (t->arena == NULL)
-		return tok_push(t, sl_buf_cstr(b), b->len); /* one per record only */
+		return tok_push(t, sl_buf_cstr(b),
+				b->len); /* one per record only */
 	d = sl_arena_dup(t->arena, sl_buf_cstr(b), b->len);
 	if (d == NULL) {
 		t->oom = true;
@@ -216,7 +218,8 @@ static bool tok_next(csvtok *t)
 	for (;;) {
 		if (t->p >= e)
 			return false;
-		if (*t->p == '\n' || (*t->p == '\r' && (t->p + 1 >= e || t->p[1] == '\n'))) {
+		if (*t->p == '\n' ||
+		    (*t->p == '\r' && (t->p + 1 >= e || t->p[1] == '\n'))) {
 			t->p += *t->p == '\r' ? (t->p + 1 < e ? 2 : 1) : 1;
 			t->line++;
 			continue;
@@ -282,9 +285,7 @@ static bool convert(sl_col *c, int64_t i, sl_str s, sl_format_tscache *tsc)
 	bool b;
 	switch (c->type->kind) {
 	case SL_STRING:
-	case SL_BINARY:
-		sl_col_str(c)[i] = s;
-		return true;
+	case SL_BINARY: sl_col_str(c)[i] = s; return true;
 	case SL_INT:
 		if (!sl_format_parse_i64(s.p, s.len, &v) || v < INT32_MIN ||
 		    v > INT32_MAX)
@@ -305,8 +306,7 @@ static bool convert(sl_col *c, int64_t i, sl_str s, sl_format_tscache *tsc)
 		return true;
 	case SL_TIMESTAMP:
 		return sl_format_parse_ts(s.p, s.len, &sl_col_i64(c)[i], tsc);
-	default:
-		return false;
+	default: return false;
 	}
 }
 
@@ -314,11 +314,11 @@ typedef struct cread {
 	const char *name;
 	csvopt o;
 	int corrupt;
-	int nf;        /* fields parsed from tokens (corrupt column excluded) */
-	int *map;      /* map[k] = schema field of the k-th token column */
+	int nf;   /* fields parsed from tokens (corrupt column excluded) */
+	int *map; /* map[k] = schema field of the k-th token column */
 	sl_col **cols;
 	sl_format_tscache tsc;
-	bool fast;     /* option fastPath (default true) */
+	bool fast; /* option fastPath (default true) */
 	char why[200];
 } cread;
 
@@ -342,15 +342,17 @@ static int fill_row(cread *r, const sl_type *schema, csvtok *t, int64_t i)
 		if (k < t->ntok && !is_null_tok(&r->o, (s = t->tok[k]))) {
 			if (convert(c, i, s, &r->tsc)) {
 				if (c->nulls != NULL)
-					c->nulls[i >> 3] &= (uint8_t)~(1u << (i & 7));
+					c->nulls[i >> 3] &=
+					    (uint8_t) ~(1u << (i & 7));
 				continue;
 			}
 			if (ok)
-				snprintf(r->why, sizeof r->why,
-					 "field '%s': cannot parse '%.*s' as %s",
-					 schema->fields[r->map[k]].name,
-					 (int)(s.len > 60 ? 60 : s.len), s.p,
-					 kind_name(c->type->kind));
+				snprintf(
+				    r->why, sizeof r->why,
+				    "field '%s': cannot parse '%.*s' as %s",
+				    schema->fields[r->map[k]].name,
+				    (int)(s.len > 60 ? 60 : s.len), s.p,
+				    kind_name(c->type->kind));
 			ok = 0;
 		}
 		if (sl_col_set_null(c, i) != 0)
@@ -395,8 +397,9 @@ static inline bool fast_int(const char *s, const char *e, int64_t *out)
  * 22 fraction digits): false if it needs convert(). */
 static inline bool fast_double(const char *s, const char *e, double *out)
 {
-	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
-		1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+	static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+				      1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+				      1e14, 1e15, 1e16, 1e17, 1e18 };
 	bool neg = false;
 	uint64_t m = 0;
 	int nd = 0, fd = -1;
@@ -448,13 +451,13 @@ static inline bool fast_convert(sl_col *c, int64_t i, const char *s,
 			return true;
 		break;
 	case SL_TIMESTAMP:
-		if (e - s == 19 && sl_format_ts_cached(s, &sl_col_i64(c)[i], tsc))
+		if (e - s == 19 &&
+		    sl_format_ts_cached(s, &sl_col_i64(c)[i], tsc))
 			return true;
 		break;
-	default:
-		break;
+	default: break;
 	}
-	return convert(c, i, (sl_str){s, (uint32_t)(e - s)}, tsc);
+	return convert(c, i, (sl_str){ s, (uint32_t)(e - s) }, tsc);
 }
 
 /* The first sep or '\n' from p on, 8 bytes a step while in bounds (the
@@ -511,7 +514,7 @@ static const char *fast_line(cread *r, const char *p, const char *end,
 		if (!fast_convert(c, i, s, e, &r->tsc))
 			return NULL;
 		if (c->nulls != NULL)
-			c->nulls[i >> 3] &= (uint8_t)~(1u << (i & 7));
+			c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 	}
 	if (r->corrupt >= 0 && sl_col_set_null(r->cols[r->corrupt], i) != 0)
 		return NULL;
@@ -538,9 +541,8 @@ static int64_t fast_run(cread *r, csvtok *t, const char *end, int64_t row)
 static int read_records(cread *r, const sl_type *schema, csvtok *t,
 			int64_t *nrows, sl_err *err)
 {
-	const char *safe = t->end > t->p ? memrchr(t->p, '\n',
-						   (size_t)(t->end - t->p))
-					 : NULL;
+	const char *safe =
+	    t->end > t->p ? memrchr(t->p, '\n', (size_t)(t->end - t->p)) : NULL;
 	int64_t row = 0;
 	bool first = true;
 	int rc;
@@ -564,10 +566,10 @@ static int read_records(cread *r, const sl_type *schema, csvtok *t,
 			return sl_err_nomem(err);
 		if (rc == 0) {
 			if (r->o.mode == SL_MODE_FAILFAST)
-				return sl_err_set(err, SL_EDATA,
-						  "csv: malformed record at %s:%lld: %s",
-						  r->name, (long long)t->rec_line,
-						  r->why);
+				return sl_err_set(
+				    err, SL_EDATA,
+				    "csv: malformed record at %s:%lld: %s",
+				    r->name, (long long)t->rec_line, r->why);
 			if (r->o.mode == SL_MODE_DROPMALFORMED)
 				continue;
 		}
@@ -575,9 +577,11 @@ static int read_records(cread *r, const sl_type *schema, csvtok *t,
 			sl_col *c = r->cols[r->corrupt];
 			if (rc == 0) {
 				sl_col_str(c)[row].p = t->rec;
-				sl_col_str(c)[row].len = (uint32_t)(t->rec_end - t->rec);
+				sl_col_str(c)[row].len =
+				    (uint32_t)(t->rec_end - t->rec);
 				if (c->nulls != NULL)
-					c->nulls[row >> 3] &= (uint8_t)~(1u << (row & 7));
+					c->nulls[row >> 3] &=
+					    (uint8_t) ~(1u << (row & 7));
 			} else if (sl_col_set_null(c, row) != 0) {
 				return sl_err_nomem(err);
 			}
@@ -599,11 +603,12 @@ static int check_types(const sl_type *schema, sl_err *err)
 			sl_buf b;
 			sl_buf_init(&b);
 			sl_type_sql(schema->fields[k].type, &b);
-			sl_err_set(err, SL_EANALYSIS,
-				   "[UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE] The CSV "
-				   "datasource doesn't support the column `%s` of "
-				   "the type \"%s\".",
-				   schema->fields[k].name, sl_buf_cstr(&b));
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "[UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE] The CSV "
+			    "datasource doesn't support the column `%s` of "
+			    "the type \"%s\".",
+			    schema->fields[k].name, sl_buf_cstr(&b));
 			sl_buf_release(&b);
 			return SL_EANALYSIS;
 		}
@@ -635,7 +640,8 @@ sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 	if (r.cols == NULL || r.map == NULL)
 		goto oom;
 	for (k = 0; k < nf; k++) {
-		if ((r.cols[k] = sl_col_new(schema->fields[k].type, cap)) == NULL)
+		if ((r.cols[k] = sl_col_new(schema->fields[k].type, cap)) ==
+		    NULL)
 			goto oom;
 		if (schema->fields[k].type->kind == SL_STRING ||
 		    schema->fields[k].type->kind == SL_BINARY)
@@ -725,7 +731,8 @@ static int set_names(sl_csv_infer *ci, const csvtok *t, bool header)
 			if (asprintf(&ci->names[k], "_c%d", k) < 0)
 				ci->names[k] = NULL;
 		} else if (dup) {
-			if (asprintf(&ci->names[k], "%.*s%d", (int)s.len, s.p, k) < 0)
+			if (asprintf(&ci->names[k], "%.*s%d", (int)s.len, s.p,
+				     k) < 0)
 				ci->names[k] = NULL;
 		} else
 			ci->names[k] = strndup(s.p, s.len);
@@ -782,9 +789,11 @@ int sl_csv_infer_add(sl_csv_infer *ci, const char *name, const char *data,
 		if (hdr || !ci->o.infer)
 			continue;
 		for (k = 0; k < ci->ncols && k < t.ntok; k++)
-			if (!is_null_tok(&ci->o, t.tok[k]) && ci->kind[k] != CK_STRING)
-				ci->kind[k] = merge(ci->kind[k],
-						    value_kind(ci->kind[k], t.tok[k]));
+			if (!is_null_tok(&ci->o, t.tok[k]) &&
+			    ci->kind[k] != CK_STRING)
+				ci->kind[k] =
+				    merge(ci->kind[k],
+					  value_kind(ci->kind[k], t.tok[k]));
 	}
 	if (t.oom)
 		goto oom;
@@ -797,14 +806,15 @@ oom:
 
 sl_type *sl_csv_infer_finish(sl_csv_infer *ci, sl_err *err)
 {
-	static const sl_kind kinds[] = {SL_INT, SL_BIGINT, SL_DOUBLE,
-					SL_TIMESTAMP, SL_BOOLEAN, SL_STRING};
+	static const sl_kind kinds[] = { SL_INT,       SL_BIGINT,  SL_DOUBLE,
+					 SL_TIMESTAMP, SL_BOOLEAN, SL_STRING };
 	sl_type *t = sl_type_struct_new(ci->ncols);
 	int k;
 	for (k = 0; t != NULL && k < ci->ncols; k++) {
-		int kd = ci->o.infer && ci->kind[k] >= 0 ? ci->kind[k] : CK_STRING;
-		if (sl_type_set_field(t, k, ci->names[k], sl_type_prim(kinds[kd]),
-				      true) != 0) {
+		int kd =
+		    ci->o.infer && ci->kind[k] >= 0 ? ci->kind[k] : CK_STRING;
+		if (sl_type_set_field(t, k, ci->names[k],
+				      sl_type_prim(kinds[kd]), true) != 0) {
 			sl_type_free(t);
 			t = NULL;
 		}
@@ -830,15 +840,17 @@ static void put_field(const csvopt *o, const char *p, size_t n, sl_buf *out)
 	}
 	sl_buf_addc(out, o->quote);
 	for (k = 0; k < n; k++) {
-		if (p[k] == o->quote || (p[k] == o->escape && o->escape != '\0'))
-			sl_buf_addc(out, o->escape != '\0' ? o->escape : o->quote);
+		if (p[k] == o->quote ||
+		    (p[k] == o->escape && o->escape != '\0'))
+			sl_buf_addc(out,
+				    o->escape != '\0' ? o->escape : o->quote);
 		sl_buf_addc(out, p[k]);
 	}
 	sl_buf_addc(out, o->quote);
 }
 
-static void put_value(const csvopt *o, const sl_col *c, int64_t i,
-		      sl_buf *out, sl_buf *tmp)
+static void put_value(const csvopt *o, const sl_col *c, int64_t i, sl_buf *out,
+		      sl_buf *tmp)
 {
 	if (sl_col_isnull(c, i))
 		return;
@@ -847,9 +859,7 @@ static void put_value(const csvopt *o, const sl_col *c, int64_t i,
 	case SL_BINARY:
 		put_field(o, sl_col_str(c)[i].p, sl_col_str(c)[i].len, out);
 		return;
-	case SL_TIMESTAMP:
-		sl_ts_iso(sl_col_i64(c)[i], out);
-		return;
+	case SL_TIMESTAMP: sl_ts_iso(sl_col_i64(c)[i], out); return;
 	default:
 		sl_buf_clear(tmp);
 		sl_value_show(c, i, tmp);

@@ -12,7 +12,7 @@
 
 #define MMAP_THRESHOLD (32 * 1024 * 1024)
 #define TRIM_THRESHOLD (128 * 1024 * 1024)
-#define TOP_PAD (16 * 1024 * 1024)
+#define TOP_PAD        (16 * 1024 * 1024)
 
 void sl_engine_tune_malloc(void)
 {

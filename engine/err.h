@@ -17,20 +17,20 @@
 
 enum {
 	SL_OK = 0,
-	SL_ENOMEM = -1,    /* allocation failed */
-	SL_EINVAL = -2,    /* bad argument or option value */
-	SL_EANALYSIS = -3, /* Spark AnalysisException: query is not valid */
-	SL_EPARSE = -4,    /* SQL expression, DDL, duration, JSON text */
-	SL_EIO = -5,       /* file or socket */
-	SL_EDATA = -6,     /* malformed record under FAILFAST */
-	SL_ESTATE = -7,    /* wrong lifecycle state (stopped query, ...) */
+	SL_ENOMEM = -1,      /* allocation failed */
+	SL_EINVAL = -2,      /* bad argument or option value */
+	SL_EANALYSIS = -3,   /* Spark AnalysisException: query is not valid */
+	SL_EPARSE = -4,      /* SQL expression, DDL, duration, JSON text */
+	SL_EIO = -5,         /* file or socket */
+	SL_EDATA = -6,       /* malformed record under FAILFAST */
+	SL_ESTATE = -7,      /* wrong lifecycle state (stopped query, ...) */
 	SL_ECHECKPOINT = -8, /* checkpoint unreadable / refused */
-	SL_EUSER = -9,     /* error raised by a user callback */
-	SL_ECRASH = -11,   /* a simulated crash point was hit (crash.h) */
-	SL_EINTERNAL = -10 /* invariant broken: a bug */
+	SL_EUSER = -9,       /* error raised by a user callback */
+	SL_ECRASH = -11,     /* a simulated crash point was hit (crash.h) */
+	SL_EINTERNAL = -10   /* invariant broken: a bug */
 };
 
-#define SL_ERR_MSG 512
+#define SL_ERR_MSG  512
 #define SL_ERR_HINT 256
 
 typedef struct sl_err {
@@ -42,13 +42,13 @@ typedef struct sl_err {
 /* Set *err (if not NULL) to code and a printf-formatted message; clears the
  * hint.  Returns code so callers can write `return sl_err_set(...)`. */
 int sl_err_set(sl_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 int sl_err_vset(sl_err *err, int code, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+    __attribute__((format(printf, 3, 0)));
 
 /* Set the hint of an already set error. */
 void sl_err_hint(sl_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Prefix the message with "prefix: " (e.g. the method name). */
 void sl_err_prefix(sl_err *err, const char *prefix);

@@ -177,34 +177,26 @@ static sl_op *op_for(const sl_plan *p, sl_err *err)
 {
 	switch (p->kind) {
 	case SL_P_LOCAL:
-	case SL_P_READ:
-		return sl_op_new(&scan_ops, p, err);
-	case SL_P_PROJECT:
-		return sl_op_project_new(p, err);
-	case SL_P_FILTER:
-		return sl_op_filter_new(p, err);
+	case SL_P_READ: return sl_op_new(&scan_ops, p, err);
+	case SL_P_PROJECT: return sl_op_project_new(p, err);
+	case SL_P_FILTER: return sl_op_filter_new(p, err);
 	case SL_P_AGGREGATE:
 		if (sl_plan_session_key(p) >= 0)
 			return sl_op_session_new(p, NULL, err);
 		return sl_op_agg_new(p, err);
-	case SL_P_SORT:
-		return sl_op_sort_new(p, err);
-	case SL_P_LIMIT:
-		return sl_op_limit_new(p, err);
-	case SL_P_UNION:
-		return sl_op_union_new(p, err);
-	case SL_P_JOIN:
-		return sl_op_join_new(p, err);
-	case SL_P_DEDUP:
-		return sl_op_dedup_new(p, err);
+	case SL_P_SORT: return sl_op_sort_new(p, err);
+	case SL_P_LIMIT: return sl_op_limit_new(p, err);
+	case SL_P_UNION: return sl_op_union_new(p, err);
+	case SL_P_JOIN: return sl_op_join_new(p, err);
+	case SL_P_DEDUP: return sl_op_dedup_new(p, err);
 	case SL_P_WATERMARK: /* a no-op on a batch plan, as Spark */
 		return sl_op_watermark_new(p, err);
-	case SL_P_EXPAND:
-		return sl_op_expand_new(p, err);
+	case SL_P_EXPAND: return sl_op_expand_new(p, err);
 	default:
-		sl_err_set(err, SL_EINTERNAL,
-			   "exec: plan node kind %d cannot run in a batch query",
-			   (int)p->kind);
+		sl_err_set(
+		    err, SL_EINTERNAL,
+		    "exec: plan node kind %d cannot run in a batch query",
+		    (int)p->kind);
 		return NULL;
 	}
 }
@@ -254,8 +246,8 @@ int sl_exec_run(sl_op *op, sl_err *err)
 	/* a join's build side (right) must be complete before probing */
 	if (p->kind == SL_P_JOIN)
 		return (rc = sl_exec_run(op->child[1], err)) < 0
-			       ? rc
-			       : sl_exec_run(op->child[0], err);
+			   ? rc
+			   : sl_exec_run(op->child[0], err);
 	for (i = 0; i < op->nchild; i++)
 		if ((rc = sl_exec_run(op->child[i], err)) < 0)
 			return rc;
@@ -269,8 +261,9 @@ sl_batch *sl_plan_collect(sl_plan *p, sl_err *err)
 	sl_op *sink, *root;
 	sl_batch *b = NULL;
 	if (p->streaming) {
-		sl_err_set(err, SL_EANALYSIS,
-			   "Queries with streaming sources must be executed with writeStream.start()");
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Queries with streaming sources must be executed with writeStream.start()");
 		return NULL;
 	}
 	sink = sl_exec_collector_new(err);
@@ -290,7 +283,8 @@ int sl_plan_write(sl_plan *p, const char *format, const char *path,
 	sl_options none;
 	int rc;
 	if (!sl_format_known(format)) {
-		sl_err_set(err, SL_EINVAL, "write: unknown format '%s'", format);
+		sl_err_set(err, SL_EINVAL, "write: unknown format '%s'",
+			   format);
 		sl_err_hint(err, "use json, csv or text");
 		return SL_EINVAL;
 	}

@@ -35,10 +35,10 @@ typedef struct sl_op sl_op;
  * other operator).  exec_stream.c lists these for progress, commits and
  * aborts their stores. */
 typedef struct sl_op_stateful {
-	const char *name;          /* progress operatorName */
-	sl_state *store;           /* owned by the operator */
-	int64_t dropped;           /* numRowsDroppedByWatermark, this batch */
-	int64_t dup_dropped;       /* numDroppedDuplicateRows, this batch */
+	const char *name;    /* progress operatorName */
+	sl_state *store;     /* owned by the operator */
+	int64_t dropped;     /* numRowsDroppedByWatermark, this batch */
+	int64_t dup_dropped; /* numDroppedDuplicateRows, this batch */
 } sl_op_stateful;
 
 struct sl_op_ops {
@@ -68,7 +68,7 @@ struct sl_op {
 	sl_op *child[2];
 	int nfinished;
 	int64_t rows_in, rows_out;
-	void *state; /* the operator's private state */
+	void *state;        /* the operator's private state */
 	sl_op_stateful *sf; /* stateful streaming operators only (borrowed
 			       from `state`) */
 };
@@ -120,8 +120,7 @@ sl_op *sl_op_join_side_new(const sl_plan *p, int build_side, sl_err *err);
 /* Streaming operators (op_stream.c), reading ctx (borrowed) at finish:
  * aggregation with a state store, emitting by ctx->mode; dropDuplicates
  * across micro-batches; limit over all micro-batches (append mode). */
-sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx,
-			    sl_err *err);
+sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err);
 sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx,
 			      sl_err *err);
 sl_op *sl_op_stream_limit_new(const sl_plan *p, sl_stream_ctx *ctx,
@@ -149,8 +148,7 @@ sl_op *sl_op_expand_new(const sl_plan *p, sl_err *err);
 
 /* Session windows (op_session.c): an AGGREGATE with a session_window()
  * key; ctx NULL for a batch query (everything in one finish). */
-sl_op *sl_op_session_new(const sl_plan *p, sl_stream_ctx *ctx,
-			 sl_err *err);
+sl_op *sl_op_session_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err);
 
 /* The hash aggregate's pieces, for the streaming aggregation (op_agg.c).
  * Groups of the rows pushed so far: count, table (NULL for a global

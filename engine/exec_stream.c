@@ -102,7 +102,8 @@ static int collect_sources(const sl_plan *p, sl_source_desc ***d, int *n,
 	if (p->kind == SL_P_STREAM_SOURCE) {
 		if ((*n & (*n - 1)) == 0) {
 			int cap = *n ? 2 * *n : 4;
-			sl_source_desc **m = realloc(*d, (size_t)cap * sizeof *m);
+			sl_source_desc **m =
+			    realloc(*d, (size_t)cap * sizeof *m);
 			if (m == NULL)
 				return sl_err_nomem(err);
 			*d = m;
@@ -136,38 +137,30 @@ int sl_exec_stream_sources(const sl_plan *p, sl_source_desc ***descs, int *n,
 static sl_op *stream_op_for(sroot *r, const sl_plan *p, sl_err *err)
 {
 	switch (p->kind) {
-	case SL_P_STREAM_SOURCE:
-		return sl_op_scan_new(p, err);
+	case SL_P_STREAM_SOURCE: return sl_op_scan_new(p, err);
 	case SL_P_AGGREGATE:
 		if (sl_plan_session_key(p) >= 0)
 			return sl_op_session_new(p, r->ctx, err);
 		return sl_op_stream_agg_new(p, r->ctx, err);
-	case SL_P_DEDUP:
-		return sl_op_stream_dedup_new(p, r->ctx, err);
-	case SL_P_LIMIT:
-		return sl_op_stream_limit_new(p, r->ctx, err);
+	case SL_P_DEDUP: return sl_op_stream_dedup_new(p, r->ctx, err);
+	case SL_P_LIMIT: return sl_op_stream_limit_new(p, r->ctx, err);
 	case SL_P_JOIN:
 		if (p->child[0]->streaming && p->child[1]->streaming)
 			return sl_op_ssjoin_new(p, r->ctx, err);
 		/* build on the static side; node_ok refused the rest */
 		return sl_op_join_side_new(p, p->child[1]->streaming ? 0 : 1,
 					   err);
-	case SL_P_PROJECT:
-		return sl_op_project_new(p, err);
-	case SL_P_FILTER:
-		return sl_op_filter_new(p, err);
-	case SL_P_SORT:
-		return sl_op_sort_new(p, err);
-	case SL_P_UNION:
-		return sl_op_union_new(p, err);
-	case SL_P_WATERMARK:
-		return sl_op_watermark_new(p, err);
-	case SL_P_EXPAND:
-		return sl_op_expand_new(p, err);
+	case SL_P_PROJECT: return sl_op_project_new(p, err);
+	case SL_P_FILTER: return sl_op_filter_new(p, err);
+	case SL_P_SORT: return sl_op_sort_new(p, err);
+	case SL_P_UNION: return sl_op_union_new(p, err);
+	case SL_P_WATERMARK: return sl_op_watermark_new(p, err);
+	case SL_P_EXPAND: return sl_op_expand_new(p, err);
 	default:
-		sl_err_set(err, SL_EINTERNAL,
-			   "exec_stream: plan node kind %d cannot run in a streaming query",
-			   (int)p->kind);
+		sl_err_set(
+		    err, SL_EINTERNAL,
+		    "exec_stream: plan node kind %d cannot run in a streaming query",
+		    (int)p->kind);
 		return NULL;
 	}
 }
@@ -178,7 +171,8 @@ static sl_op *scompile(sroot *r, const sl_plan *p, sl_err *err)
 	int i;
 	if (!p->streaming) {
 		op = sl_exec_compile(p, NULL, err);
-		if (op != NULL && list_add(&r->statics, &r->nstatics, op, err) < 0) {
+		if (op != NULL &&
+		    list_add(&r->statics, &r->nstatics, op, err) < 0) {
 			sl_op_free(op);
 			return NULL;
 		}
@@ -225,14 +219,15 @@ static int run_statics(sroot *r, sl_err *err)
 	return 0;
 }
 
-sl_op *sl_exec_stream_compile(const sl_plan *p, sl_op *sink,
-			      sl_stream_ctx *ctx, sl_err *err)
+sl_op *sl_exec_stream_compile(const sl_plan *p, sl_op *sink, sl_stream_ctx *ctx,
+			      sl_err *err)
 {
 	sl_op *root, *top;
 	sroot *r;
 	if (!p->streaming) {
-		sl_err_set(err, SL_EANALYSIS,
-			   "Queries without streaming sources cannot be executed with writeStream.start()");
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Queries without streaming sources cannot be executed with writeStream.start()");
 		return NULL;
 	}
 	root = sl_op_new(&root_ops, p, err);
@@ -277,16 +272,18 @@ static sl_batch *as_leaf(const sl_op *leaf, sl_batch *b, sl_err *err)
 	if (b->schema == st)
 		return sl_batch_ref(b);
 	if (b->ncols != st->nfields) {
-		sl_err_set(err, SL_EINTERNAL,
-			   "exec_stream: source batch has %d columns, the stream has %d",
-			   b->ncols, st->nfields);
+		sl_err_set(
+		    err, SL_EINTERNAL,
+		    "exec_stream: source batch has %d columns, the stream has %d",
+		    b->ncols, st->nfields);
 		return NULL;
 	}
 	for (i = 0; i < b->ncols; i++)
 		if (!sl_type_equal(b->cols[i]->type, st->fields[i].type)) {
-			sl_err_set(err, SL_EINTERNAL,
-				   "exec_stream: source column '%s' has the wrong type",
-				   st->fields[i].name);
+			sl_err_set(
+			    err, SL_EINTERNAL,
+			    "exec_stream: source column '%s' has the wrong type",
+			    st->fields[i].name);
 			return NULL;
 		}
 	for (i = 0; i < b->ncols; i++)
@@ -306,9 +303,10 @@ int sl_exec_stream_push(sl_op *root, int source, sl_batch *b, sl_err *err)
 	if (r == NULL)
 		return SL_EINTERNAL;
 	if (source < 0 || source >= r->nleaves)
-		return sl_err_set(err, SL_EINTERNAL,
-				  "exec_stream: no stream source %d (the plan has %d)",
-				  source, r->nleaves);
+		return sl_err_set(
+		    err, SL_EINTERNAL,
+		    "exec_stream: no stream source %d (the plan has %d)",
+		    source, r->nleaves);
 	leaf = r->leaves[source];
 	if (b->nrows == 0)
 		return 0;

@@ -26,8 +26,8 @@ int sl_exec_stream_sources(const sl_plan *p, sl_source_desc ***descs, int *n,
 			   sl_err *err);
 
 /* Compile for streaming; ctx is borrowed for the life of the operators. */
-sl_op *sl_exec_stream_compile(const sl_plan *p, sl_op *sink,
-			      sl_stream_ctx *ctx, sl_err *err);
+sl_op *sl_exec_stream_compile(const sl_plan *p, sl_op *sink, sl_stream_ctx *ctx,
+			      sl_err *err);
 /* Push rows of source i (borrowed). */
 int sl_exec_stream_push(sl_op *root, int source, sl_batch *b, sl_err *err);
 /* End the micro-batch (finish every stream leaf; operators reset for the
@@ -39,9 +39,9 @@ typedef struct sl_stateop_info {
 	const char *operator_name; /* "stateStoreSave", "dedupe", ... */
 	sl_state *state;           /* borrowed */
 	int64_t num_rows_dropped_by_watermark; /* this batch */
-	int64_t num_rows_updated;  /* this batch */
-	int64_t num_rows_removed;  /* this batch */
-	int64_t num_dropped_duplicate_rows; /* dedupe operators' custom
+	int64_t num_rows_updated;              /* this batch */
+	int64_t num_rows_removed;              /* this batch */
+	int64_t num_dropped_duplicate_rows;    /* dedupe operators' custom
 					       metric, this batch; -1 for
 					       the others */
 } sl_stateop_info;

@@ -335,12 +335,8 @@ static void lit_text(const sl_expr *e, bool pretty, sl_buf *out)
 		return;
 	}
 	switch (t->kind) {
-	case SL_BOOLEAN:
-		sl_buf_adds(out, e->lit.i ? "true" : "false");
-		break;
-	case SL_INT:
-		sl_buf_printf(out, "%lld", (long long)e->lit.i);
-		break;
+	case SL_BOOLEAN: sl_buf_adds(out, e->lit.i ? "true" : "false"); break;
+	case SL_INT: sl_buf_printf(out, "%lld", (long long)e->lit.i); break;
 	case SL_BIGINT:
 		if (e->op == 1 && !pretty) {
 			sl_buf_adds(out, "INTERVAL '");
@@ -351,9 +347,7 @@ static void lit_text(const sl_expr *e, bool pretty, sl_buf *out)
 				      (long long)e->lit.i);
 		}
 		break;
-	case SL_DOUBLE:
-		sl_fmt_double(e->lit.d, out);
-		break;
+	case SL_DOUBLE: sl_fmt_double(e->lit.d, out); break;
 	case SL_TIMESTAMP:
 		sl_buf_adds(out, "TIMESTAMP '");
 		sl_ts_format(e->lit.i, out);
@@ -458,15 +452,9 @@ static void text(const sl_expr *e, bool pretty, sl_buf *out)
 			sl_buf_printf(out, "%s.", e->name);
 		sl_buf_addc(out, '*');
 		break;
-	case SL_X_LIT:
-		lit_text(e, pretty, out);
-		break;
-	case SL_X_CALL:
-		call_text(e, pretty, out);
-		break;
-	case SL_X_BINOP:
-		binop_text(e, pretty, out);
-		break;
+	case SL_X_LIT: lit_text(e, pretty, out); break;
+	case SL_X_CALL: call_text(e, pretty, out); break;
+	case SL_X_BINOP: binop_text(e, pretty, out); break;
 	case SL_X_NOT:
 		sl_buf_adds(out, "(NOT ");
 		text(e->args[0], pretty, out);
@@ -499,15 +487,13 @@ static void text(const sl_expr *e, bool pretty, sl_buf *out)
 		if (!plain_ident(e->name))
 			sl_buf_printf(out, "`%s`", e->name);
 		break;
-	case SL_X_CASE:
-		case_text(e, pretty, out);
-		break;
+	case SL_X_CASE: case_text(e, pretty, out); break;
 	case SL_X_ISNULL:
 	case SL_X_ISNOTNULL:
 		sl_buf_addc(out, '(');
 		text(e->args[0], pretty, out);
 		sl_buf_adds(out, e->kind == SL_X_ISNULL ? " IS NULL)"
-							 : " IS NOT NULL)");
+							: " IS NOT NULL)");
 		break;
 	case SL_X_IN:
 		sl_buf_addc(out, '(');
@@ -523,7 +509,8 @@ static void text(const sl_expr *e, bool pretty, sl_buf *out)
 	case SL_X_SORT:
 		text(e->args[0], pretty, out);
 		if (!pretty) {
-			sl_buf_adds(out, e->op & SL_SORT_DESC ? " DESC" : " ASC");
+			sl_buf_adds(out,
+				    e->op & SL_SORT_DESC ? " DESC" : " ASC");
 			if (e->op & SL_SORT_NULLS_LAST)
 				sl_buf_adds(out, " NULLS LAST");
 			else if (e->op & SL_SORT_NULLS_FIRST)
@@ -544,7 +531,8 @@ void sl_expr_name(const sl_expr *e, sl_buf *out)
 		const sl_expr *a = e->args[0];
 		while (a->kind == SL_X_CAST)
 			a = a->args[0];
-		if (a->kind == SL_X_COL || (a->kind == SL_X_FIELD && a->op == 1))
+		if (a->kind == SL_X_COL ||
+		    (a->kind == SL_X_FIELD && a->op == 1))
 			e = a;
 	}
 	if (e->kind == SL_X_COL && (dot = strrchr(e->name, '.')) != NULL) {
@@ -575,11 +563,20 @@ static bool name_in(const char *name, const char *const *list)
 
 bool sl_func_is_agg(const char *fname)
 {
-	static const char *const aggs[] = {
-		"count", "sum", "avg", "mean", "min", "max", "first", "last",
-		"approx_count_distinct", "count_distinct", "collect_list",
-		"min_by", "max_by", NULL
-	};
+	static const char *const aggs[] = { "count",
+					    "sum",
+					    "avg",
+					    "mean",
+					    "min",
+					    "max",
+					    "first",
+					    "last",
+					    "approx_count_distinct",
+					    "count_distinct",
+					    "collect_list",
+					    "min_by",
+					    "max_by",
+					    NULL };
 	return name_in(fname, aggs);
 }
 
@@ -624,7 +621,8 @@ static int edit_distance(const char *a, const char *b)
 				best = d[i - 1][j] + 1;
 			if (d[i][j - 1] + 1 < best)
 				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			if (i > 1 && j > 1 &&
+			    ca == tolower((unsigned char)b[j - 2]) &&
 			    tolower((unsigned char)a[i - 2]) == cb &&
 			    d[i - 2][j - 2] + 1 < best)
 				best = d[i - 2][j - 2] + 1;
@@ -711,11 +709,11 @@ sl_type *sl_expr_common_type(sl_type *a, sl_type *b)
 	if (is_num(a->kind) && is_num(b->kind))
 		return a->kind > b->kind ? a : b;
 	/* Spark's string promotion: any other atomic with a string is a string */
-	if (a->kind == SL_STRING && is_atomic(b->kind) && b->kind != SL_BINARY &&
-	    b->kind != SL_BOOLEAN)
+	if (a->kind == SL_STRING && is_atomic(b->kind) &&
+	    b->kind != SL_BINARY && b->kind != SL_BOOLEAN)
 		return a;
-	if (b->kind == SL_STRING && is_atomic(a->kind) && a->kind != SL_BINARY &&
-	    a->kind != SL_BOOLEAN)
+	if (b->kind == SL_STRING && is_atomic(a->kind) &&
+	    a->kind != SL_BINARY && a->kind != SL_BOOLEAN)
 		return b;
 	return NULL;
 }
@@ -758,9 +756,10 @@ static bool implicit_ok(sl_kind from, sl_kind to)
 
 static const char *kind_word(sl_kind k)
 {
-	static const char *const w[] = { "void", "boolean", "int", "bigint",
-					 "double", "string", "binary",
-					 "timestamp", "struct", "array" };
+	static const char *const w[] = { "void",   "boolean",   "int",
+					 "bigint", "double",    "string",
+					 "binary", "timestamp", "struct",
+					 "array" };
 	return w[k];
 }
 
@@ -774,9 +773,9 @@ int sl_expr_arg_kind(sl_expr *call, int i, sl_kind k, sl_err *err)
 		sl_buf_init(&nb);
 		sl_expr_sql(a, &nb);
 		rc = sl_expr_mismatch(
-			err, call,
-			"argument %d requires %s type, however, '%s' is of %s type",
-			i + 1, kind_word(k), sl_buf_cstr(&nb), tname(a->rtype, &b));
+		    err, call,
+		    "argument %d requires %s type, however, '%s' is of %s type",
+		    i + 1, kind_word(k), sl_buf_cstr(&nb), tname(a->rtype, &b));
 		sl_buf_release(&b);
 		sl_buf_release(&nb);
 		return rc;
@@ -813,7 +812,8 @@ static void schema_names(const sl_type *schema, sl_buf *out)
 	int i;
 	sl_buf_addc(out, '[');
 	for (i = 0; i < schema->nfields; i++)
-		sl_buf_printf(out, "%s%s", i ? ", " : "", schema->fields[i].name);
+		sl_buf_printf(out, "%s%s", i ? ", " : "",
+			      schema->fields[i].name);
 	sl_buf_addc(out, ']');
 }
 
@@ -834,8 +834,9 @@ static int unknown_col(const char *name, const sl_type *schema, sl_err *err)
 	sl_buf b;
 	sl_buf_init(&b);
 	schema_names(schema, &b);
-	sl_err_set(err, SL_EANALYSIS, "cannot resolve '%s' given input columns: %s",
-		   name, sl_buf_cstr(&b));
+	sl_err_set(err, SL_EANALYSIS,
+		   "cannot resolve '%s' given input columns: %s", name,
+		   sl_buf_cstr(&b));
 	sl_buf_release(&b);
 	hint_nearest(err, name, schema);
 	return SL_EANALYSIS;
@@ -852,9 +853,10 @@ static sl_expr *field_of(sl_expr *s, const char *name, bool dotted, int pos,
 	int k;
 	if (st->kind != SL_STRUCT) {
 		sl_buf_init(&b);
-		sl_err_set(err, SL_EANALYSIS,
-			   "can't extract value from '%s': need struct type but got %s",
-			   s->name ? s->name : "?", tname(st, &b));
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "can't extract value from '%s': need struct type but got %s",
+		    s->name ? s->name : "?", tname(st, &b));
 		sl_buf_release(&b);
 		sl_expr_free(s);
 		return NULL;
@@ -893,7 +895,7 @@ static sl_expr *resolve_col(const sl_expr *e, const sl_type *schema,
 	size_t n;
 	if (k < 0 && (dot = strchr(p, '.')) != NULL) {
 		n = (size_t)(dot - p) < sizeof part - 1 ? (size_t)(dot - p)
-							 : sizeof part - 1;
+							: sizeof part - 1;
 		memcpy(part, p, n);
 		part[n] = '\0';
 		k = sl_type_field_index(schema, part);
@@ -1013,10 +1015,13 @@ static int resolve_binop(sl_expr *r, sl_err *err)
 	sl_type *t;
 	bool nul = r->args[0]->nullable || r->args[1]->nullable;
 	switch (r->op) {
-	case SL_OP_ADD: case SL_OP_SUB: case SL_OP_MUL: case SL_OP_DIV:
-	case SL_OP_MOD:
-		return resolve_arith(r, err);
-	case SL_OP_AND: case SL_OP_OR:
+	case SL_OP_ADD:
+	case SL_OP_SUB:
+	case SL_OP_MUL:
+	case SL_OP_DIV:
+	case SL_OP_MOD: return resolve_arith(r, err);
+	case SL_OP_AND:
+	case SL_OP_OR:
 		t = sl_type_prim(SL_BOOLEAN);
 		if (cmp_type(r->args[0]->rtype, t) != t ||
 		    cmp_type(r->args[1]->rtype, t) != t ||
@@ -1055,8 +1060,8 @@ static int unary_mismatch(sl_expr *r, const char *want, sl_err *err)
 	sl_buf_init(&b);
 	sl_expr_sql(r->args[0], &a);
 	rc = sl_expr_mismatch(
-		err, r, "argument 1 requires %s type, however, '%s' is of %s type",
-		want, sl_buf_cstr(&a), tname(r->args[0]->rtype, &b));
+	    err, r, "argument 1 requires %s type, however, '%s' is of %s type",
+	    want, sl_buf_cstr(&a), tname(r->args[0]->rtype, &b));
 	sl_buf_release(&a);
 	sl_buf_release(&b);
 	return rc;
@@ -1084,7 +1089,8 @@ static int resolve_case(sl_expr *r, sl_err *err)
 		if (r->args[i]->rtype->kind != SL_BOOLEAN &&
 		    r->args[i]->rtype->kind != SL_NULLTYPE)
 			return sl_expr_mismatch(
-				err, r, "WHEN expressions in CaseWhen should all be boolean type");
+			    err, r,
+			    "WHEN expressions in CaseWhen should all be boolean type");
 		if (cast_arg(r, i, sl_type_prim(SL_BOOLEAN), err) < 0)
 			return SL_ENOMEM;
 	}
@@ -1095,7 +1101,8 @@ static int resolve_case(sl_expr *r, sl_err *err)
 		nt = sl_expr_common_type(t, r->args[i]->rtype);
 		if (nt == NULL)
 			return sl_expr_mismatch(
-				err, r, "THEN and ELSE expressions should all be same type or coercible to a common type");
+			    err, r,
+			    "THEN and ELSE expressions should all be same type or coercible to a common type");
 		t = nt;
 		nul = nul || r->args[i]->nullable;
 	}
@@ -1119,8 +1126,8 @@ static int resolve_in(sl_expr *r, sl_err *err)
 		sl_type *nt = cmp_type(t, r->args[i]->rtype);
 		if (nt == NULL || !is_atomic(nt->kind))
 			return sl_expr_mismatch(
-				err, r, "arguments must be same type but were: %s",
-				kind_word(r->args[i]->rtype->kind));
+			    err, r, "arguments must be same type but were: %s",
+			    kind_word(r->args[i]->rtype->kind));
 		t = nt;
 	}
 	for (i = 0; i < r->nargs; i++) {
@@ -1137,7 +1144,8 @@ static int resolve_call(sl_expr *r, sl_err *err)
 	const char *near;
 	int i;
 	if (fn == NULL) {
-		sl_err_set(err, SL_EANALYSIS, "undefined function '%s'", r->name);
+		sl_err_set(err, SL_EANALYSIS, "undefined function '%s'",
+			   r->name);
 		near = sl_func_nearest(r->name);
 		if (near != NULL)
 			sl_err_hint(err, "did you mean '%s'?", near);
@@ -1146,22 +1154,26 @@ static int resolve_call(sl_expr *r, sl_err *err)
 	if (r->nargs < fn->min_args ||
 	    (fn->max_args >= 0 && r->nargs > fn->max_args)) {
 		if (fn->max_args == fn->min_args)
-			return sl_err_set(err, SL_EANALYSIS,
-					  "invalid number of arguments for function '%s': expected %d; found %d",
-					  r->name, fn->min_args, r->nargs);
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "invalid number of arguments for function '%s': expected %d; found %d",
+			    r->name, fn->min_args, r->nargs);
 		if (fn->max_args < 0)
-			return sl_err_set(err, SL_EANALYSIS,
-					  "invalid number of arguments for function '%s': expected at least %d; found %d",
-					  r->name, fn->min_args, r->nargs);
-		return sl_err_set(err, SL_EANALYSIS,
-				  "invalid number of arguments for function '%s': expected %d to %d; found %d",
-				  r->name, fn->min_args, fn->max_args, r->nargs);
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "invalid number of arguments for function '%s': expected at least %d; found %d",
+			    r->name, fn->min_args, r->nargs);
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "invalid number of arguments for function '%s': expected %d to %d; found %d",
+		    r->name, fn->min_args, fn->max_args, r->nargs);
 	}
 	if (fn->kind == SL_FN_AGG)
 		for (i = 0; i < r->nargs; i++)
 			if (sl_expr_has_agg(r->args[i]))
-				return sl_err_set(err, SL_EANALYSIS,
-						  "it is not allowed to use an aggregate function in the argument of another aggregate function");
+				return sl_err_set(
+				    err, SL_EANALYSIS,
+				    "it is not allowed to use an aggregate function in the argument of another aggregate function");
 	r->fn = fn;
 	return fn->resolve(r, err);
 }
@@ -1170,8 +1182,7 @@ static int resolve_node(sl_expr *r, sl_err *err)
 {
 	sl_type *t;
 	switch (r->kind) {
-	case SL_X_BINOP:
-		return resolve_binop(r, err);
+	case SL_X_BINOP: return resolve_binop(r, err);
 	case SL_X_NOT:
 		t = sl_type_prim(SL_BOOLEAN);
 		if (cmp_type(r->args[0]->rtype, t) != t ||
@@ -1204,22 +1215,20 @@ static int resolve_node(sl_expr *r, sl_err *err)
 		}
 		return set_rtype(r, r->type,
 				 r->args[0]->nullable ||
-					 r->args[0]->rtype->kind == SL_STRING ||
-					 r->type->kind == SL_TIMESTAMP);
+				     r->args[0]->rtype->kind == SL_STRING ||
+				     r->type->kind == SL_TIMESTAMP);
 	case SL_X_ALIAS:
 	case SL_X_SORT:
 		return set_rtype(r, r->args[0]->rtype, r->args[0]->nullable);
-	case SL_X_CASE:
-		return resolve_case(r, err);
+	case SL_X_CASE: return resolve_case(r, err);
 	case SL_X_ISNULL:
 	case SL_X_ISNOTNULL:
 		return set_rtype(r, sl_type_prim(SL_BOOLEAN), false);
-	case SL_X_IN:
-		return resolve_in(r, err);
-	case SL_X_CALL:
-		return resolve_call(r, err);
+	case SL_X_IN: return resolve_in(r, err);
+	case SL_X_CALL: return resolve_call(r, err);
 	default:
-		return sl_err_set(err, SL_EINTERNAL, "resolve: unexpected node");
+		return sl_err_set(err, SL_EINTERNAL,
+				  "resolve: unexpected node");
 	}
 }
 
@@ -1264,7 +1273,8 @@ static sl_expr *resolve(const sl_expr *e, const sl_type *schema, sl_err *err)
 sl_expr *sl_expr_resolve(const sl_expr *e, const sl_type *schema, sl_err *err)
 {
 	if (schema == NULL || schema->kind != SL_STRUCT) {
-		sl_err_set(err, SL_EINTERNAL, "resolve: schema is not a struct");
+		sl_err_set(err, SL_EINTERNAL,
+			   "resolve: schema is not a struct");
 		return NULL;
 	}
 	return resolve(e, schema, err);
@@ -1286,9 +1296,7 @@ sl_col *sl_expr_lit_col(const sl_expr *lit, int64_t n)
 	if (c == NULL)
 		return NULL;
 	switch (t->kind) {
-	case SL_BOOLEAN:
-		memset(c->data, lit->lit.i ? 1 : 0, (size_t)n);
-		break;
+	case SL_BOOLEAN: memset(c->data, lit->lit.i ? 1 : 0, (size_t)n); break;
 	case SL_INT:
 		for (i = 0; i < n; i++)
 			sl_col_i32(c)[i] = (int32_t)lit->lit.i;
@@ -1306,7 +1314,8 @@ sl_col *sl_expr_lit_col(const sl_expr *lit, int64_t n)
 	case SL_BINARY:
 		/* one copy of the bytes; every row points at it */
 		c->arena = sl_arena_new();
-		p = c->arena ? sl_arena_dup(c->arena, lit->lit.s, lit->lit.n) : NULL;
+		p = c->arena ? sl_arena_dup(c->arena, lit->lit.s, lit->lit.n)
+			     : NULL;
 		if (p == NULL) {
 			sl_col_free(c);
 			return NULL;
@@ -1316,8 +1325,7 @@ sl_col *sl_expr_lit_col(const sl_expr *lit, int64_t n)
 			sl_col_str(c)[i].len = (uint32_t)lit->lit.n;
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 	return c;
 }
@@ -1329,7 +1337,8 @@ static bool const_tree(const sl_expr *e)
 	int i;
 	if (e->kind == SL_X_COL || e->kind == SL_X_STAR)
 		return false;
-	if (e->kind == SL_X_CALL && (e->fn == NULL || e->fn->kind != SL_FN_SCALAR))
+	if (e->kind == SL_X_CALL &&
+	    (e->fn == NULL || e->fn->kind != SL_FN_SCALAR))
 		return false;
 	for (i = 0; i < e->nargs; i++)
 		if (!const_tree(e->args[i]))
@@ -1361,9 +1370,9 @@ static void value_at(const sl_col *c, int64_t i, sl_value *v)
 
 /* An operand of a binary kernel: a column, or a scalar (col kept alive). */
 struct operand {
-	sl_col *c;     /* owned reference */
+	sl_col *c; /* owned reference */
 	bool scalar;
-	sl_value v;    /* scalar value; strings borrowed from c */
+	sl_value v; /* scalar value; strings borrowed from c */
 };
 
 static int operand_get(const sl_expr *e, const sl_batch *b, struct operand *o,
@@ -1427,10 +1436,18 @@ static sl_col *result_col_raw(const sl_expr *e, int64_t n, sl_err *err)
 /* Integer kernels wrap like Java through unsigned arithmetic (no UB). */
 #define INT_ARITH(T, UT, XA, XS, YA, YS, OUT)                                  \
 	switch (op) {                                                          \
-	case SL_OP_ADD: BIN_LOOP(T, XA, XS, YA, YS, OUT, (T)((UT)x + (UT)y)); break; \
-	case SL_OP_SUB: BIN_LOOP(T, XA, XS, YA, YS, OUT, (T)((UT)x - (UT)y)); break; \
-	case SL_OP_MUL: BIN_LOOP(T, XA, XS, YA, YS, OUT, (T)((UT)x * (UT)y)); break; \
-	default: BIN_LOOP(T, XA, XS, YA, YS, OUT, (T)(y == 0 || y == -1 ? 0 : x % y)); \
+	case SL_OP_ADD:                                                        \
+		BIN_LOOP(T, XA, XS, YA, YS, OUT, (T)((UT)x + (UT)y));          \
+		break;                                                         \
+	case SL_OP_SUB:                                                        \
+		BIN_LOOP(T, XA, XS, YA, YS, OUT, (T)((UT)x - (UT)y));          \
+		break;                                                         \
+	case SL_OP_MUL:                                                        \
+		BIN_LOOP(T, XA, XS, YA, YS, OUT, (T)((UT)x * (UT)y));          \
+		break;                                                         \
+	default:                                                               \
+		BIN_LOOP(T, XA, XS, YA, YS, OUT,                               \
+			 (T)(y == 0 || y == -1 ? 0 : x % y));                  \
 	}
 
 /* Remainder by a constant divisor without a division per row (a 64-bit
@@ -1465,13 +1482,26 @@ static inline int64_t cmod_rem(const cmod *c, int64_t x)
 }
 
 /* x % y for a column x and a scalar y (not 0 or -1: handled before). */
-#define CMOD_LOOP(T, XA, YS, OUT)                                              	do {                                                                   		uint64_t ay = (YS) < 0 ? 0 - (uint64_t)(int64_t)(YS)           				       : (uint64_t)(int64_t)(YS);              		cmod c;                                                        		if (ay == 1) {                                                 			memset((OUT), 0, (size_t)n * sizeof(T));               			break;                                                 		}                                                              		c = cmod_new(ay);                                              		for (i = 0; i < n; i++)                                        			(OUT)[i] = (T)cmod_rem(&c, (XA)[i]);                   	} while (0)
+#define CMOD_LOOP(T, XA, YS, OUT)                                              \
+	do {                                                                   \
+		uint64_t ay = (YS) < 0 ? 0 - (uint64_t)(int64_t)(YS)           \
+				       : (uint64_t)(int64_t)(YS);              \
+		cmod c;                                                        \
+		if (ay == 1) {                                                 \
+			memset((OUT), 0, (size_t)n * sizeof(T));               \
+			break;                                                 \
+		}                                                              \
+		c = cmod_new(ay);                                              \
+		for (i = 0; i < n; i++)                                        \
+			(OUT)[i] = (T)cmod_rem(&c, (XA)[i]);                   \
+	} while (0)
 
 static void arith_i32(int op, const int32_t *xa, int32_t xs, const int32_t *ya,
 		      int32_t ys, int32_t *o, int64_t n)
 {
 	int64_t i;
-	if (op == SL_OP_MOD && xa != NULL && ya == NULL && ys != 0 && ys != -1) {
+	if (op == SL_OP_MOD && xa != NULL && ya == NULL && ys != 0 &&
+	    ys != -1) {
 		CMOD_LOOP(int32_t, xa, ys, o);
 		return;
 	}
@@ -1482,7 +1512,8 @@ static void arith_i64(int op, const int64_t *xa, int64_t xs, const int64_t *ya,
 		      int64_t ys, int64_t *o, int64_t n)
 {
 	int64_t i;
-	if (op == SL_OP_MOD && xa != NULL && ya == NULL && ys != 0 && ys != -1) {
+	if (op == SL_OP_MOD && xa != NULL && ya == NULL && ys != 0 &&
+	    ys != -1) {
 		CMOD_LOOP(int64_t, xa, ys, o);
 		return;
 	}
@@ -1496,9 +1527,13 @@ static void arith_f64(int op, const double *xa, double xs, const double *ya,
 	switch (op) {
 	case SL_OP_ADD: BIN_LOOP(double, xa, xs, ya, ys, o, x + y); break;
 	case SL_OP_SUB: BIN_LOOP(double, xa, xs, ya, ys, o, x - y); break;
-	case SL_OP_MUL: BIN_LOOP(double, xa, xs, ya, ys, o, x * y); break;
-	case SL_OP_DIV: BIN_LOOP(double, xa, xs, ya, ys, o, y == 0 ? 0 : x / y); break;
-	default: BIN_LOOP(double, xa, xs, ya, ys, o, y == 0 ? 0 : fmod(x, y)); break;
+	case SL_OP_MUL: BIN_LOOP(double, xa, xs, ya, ys, o, x *y); break;
+	case SL_OP_DIV:
+		BIN_LOOP(double, xa, xs, ya, ys, o, y == 0 ? 0 : x / y);
+		break;
+	default:
+		BIN_LOOP(double, xa, xs, ya, ys, o, y == 0 ? 0 : fmod(x, y));
+		break;
 	}
 }
 
@@ -1617,13 +1652,22 @@ static bool str_eq(sl_str a, sl_str b)
 
 #define CMP_OPS(T, XA, XS, YA, YS, OUT, EQ, CMP)                               \
 	switch (op) {                                                          \
-	case SL_OP_EQ: case SL_OP_EQNS:                                        \
-		BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)(EQ)); break;        \
-	case SL_OP_NE: BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)!(EQ)); break; \
-	case SL_OP_LT: BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)((CMP) < 0)); break; \
-	case SL_OP_LE: BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)((CMP) <= 0)); break; \
-	case SL_OP_GT: BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)((CMP) > 0)); break; \
-	default: BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)((CMP) >= 0)); break; \
+	case SL_OP_EQ:                                                         \
+	case SL_OP_EQNS: BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)(EQ));      \
+	    break;                                                             \
+	case SL_OP_NE: BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t) !(EQ));      \
+	    break;                                                             \
+	case SL_OP_LT:                                                         \
+		BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)((CMP) < 0));        \
+		break;                                                         \
+	case SL_OP_LE:                                                         \
+		BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)((CMP) <= 0));       \
+		break;                                                         \
+	case SL_OP_GT:                                                         \
+		BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)((CMP) > 0));        \
+		break;                                                         \
+	default: BIN_LOOP(T, XA, XS, YA, YS, OUT, (uint8_t)((CMP) >= 0));      \
+	    break;                                                             \
 	}
 
 #define NUM_CMP(x, y) (((x) > (y)) - ((x) < (y)))
@@ -1650,21 +1694,24 @@ static void cmp_kernel(int op, const struct operand *a, const struct operand *b,
 	case SL_DOUBLE: {
 		const double *xa = a->scalar ? NULL : sl_col_f64(a->c);
 		const double *ya = b->scalar ? NULL : sl_col_f64(b->c);
-		CMP_OPS(double, xa, a->v.d, ya, b->v.d, o, x == y, NUM_CMP(x, y))
+		CMP_OPS(double, xa, a->v.d, ya, b->v.d, o, x == y,
+			NUM_CMP(x, y))
 		break;
 	}
 	case SL_STRING:
 	case SL_BINARY: {
 		const sl_str *xa = a->scalar ? NULL : sl_col_str(a->c);
 		const sl_str *ya = b->scalar ? NULL : sl_col_str(b->c);
-		sl_str xs = { a->v.s, (uint32_t)a->v.n }, ys = { b->v.s, (uint32_t)b->v.n };
+		sl_str xs = { a->v.s, (uint32_t)a->v.n },
+		       ys = { b->v.s, (uint32_t)b->v.n };
 		CMP_OPS(sl_str, xa, xs, ya, ys, o, str_eq(x, y), str_cmp(x, y))
 		break;
 	}
 	default: { /* BIGINT, TIMESTAMP */
 		const int64_t *xa = a->scalar ? NULL : sl_col_i64(a->c);
 		const int64_t *ya = b->scalar ? NULL : sl_col_i64(b->c);
-		CMP_OPS(int64_t, xa, a->v.i, ya, b->v.i, o, x == y, NUM_CMP(x, y))
+		CMP_OPS(int64_t, xa, a->v.i, ya, b->v.i, o, x == y,
+			NUM_CMP(x, y))
 		break;
 	}
 	}
@@ -1684,8 +1731,8 @@ static int null_safe_fix(sl_col *o, const struct operand *x,
 	return 0;
 }
 
-static sl_col *compare(int op, struct operand *x, struct operand *y,
-		       int64_t n, sl_err *err)
+static sl_col *compare(int op, struct operand *x, struct operand *y, int64_t n,
+		       sl_err *err)
 {
 	sl_col *o, *ins[2];
 	bool xnull = x->scalar && x->v.null, ynull = y->scalar && y->v.null;
@@ -1739,7 +1786,8 @@ static sl_col *eval_logic(const sl_expr *e, const sl_batch *b, sl_err *err)
 		goto done;
 	for (i = 0; i < n; i++) {
 		bool xn = sl_col_isnull(x, i), yn = sl_col_isnull(y, i);
-		uint8_t xv = xn ? 0 : sl_col_u8(x)[i], yv = yn ? 0 : sl_col_u8(y)[i];
+		uint8_t xv = xn ? 0 : sl_col_u8(x)[i],
+			yv = yn ? 0 : sl_col_u8(y)[i];
 		bool decided = is_and ? ((!xn && !xv) || (!yn && !yv))
 				      : ((!xn && xv) || (!yn && yv));
 		if (decided)
@@ -1786,7 +1834,8 @@ static sl_col *eval_unary(const sl_expr *e, const sl_batch *b, sl_err *err)
 	}
 	if (e->kind == SL_X_ISNULL || e->kind == SL_X_ISNOTNULL) {
 		for (i = 0; i < n; i++)
-			sl_col_u8(o)[i] = (uint8_t)(sl_col_isnull(x, i) == isnull);
+			sl_col_u8(o)[i] =
+			    (uint8_t)(sl_col_isnull(x, i) == isnull);
 		sl_col_free(x);
 		return o;
 	}
@@ -1803,11 +1852,13 @@ static sl_col *eval_unary(const sl_expr *e, const sl_batch *b, sl_err *err)
 		break;
 	case SL_INT:
 		for (i = 0; i < n; i++)
-			sl_col_i32(o)[i] = (int32_t)(0u - (uint32_t)sl_col_i32(x)[i]);
+			sl_col_i32(o)[i] =
+			    (int32_t)(0u - (uint32_t)sl_col_i32(x)[i]);
 		break;
 	case SL_BIGINT:
 		for (i = 0; i < n; i++)
-			sl_col_i64(o)[i] = (int64_t)(0u - (uint64_t)sl_col_i64(x)[i]);
+			sl_col_i64(o)[i] =
+			    (int64_t)(0u - (uint64_t)sl_col_i64(x)[i]);
 		break;
 	default:
 		for (i = 0; i < n; i++)
@@ -1856,7 +1907,8 @@ static sl_col *eval_in(const sl_expr *e, const sl_batch *b, sl_err *err)
 		sl_col_free(t);
 	}
 	for (i = 0; i < n; i++)
-		if (!sl_col_u8(o)[i] && unknown[i] && sl_func_mark_null(o, i) < 0)
+		if (!sl_col_u8(o)[i] && unknown[i] &&
+		    sl_func_mark_null(o, i) < 0)
 			goto oom;
 	free(unknown);
 	operand_release(&v);
@@ -1882,8 +1934,7 @@ static int put_row(sl_col *o, int64_t i, const sl_col *src, int64_t r)
 		return sl_col_set_str(o, i, sl_col_str(src)[r].p,
 				      sl_col_str(src)[r].len);
 	case SL_STRUCT:
-	case SL_ARRAY:
-		return SL_EINVAL;
+	case SL_ARRAY: return SL_EINVAL;
 	default:
 		w = sl_type_width(o->type);
 		memcpy((char *)o->data + i * w, (const char *)src->data + r * w,
@@ -1970,15 +2021,18 @@ static sl_col *eval_call(const sl_expr *e, const sl_batch *b, sl_err *err)
 	int k;
 	if (e->fn->kind == SL_FN_AGG) {
 		sl_err_set(err, SL_EANALYSIS,
-			   "aggregate function '%s' is not allowed here", e->name);
+			   "aggregate function '%s' is not allowed here",
+			   e->name);
 		return NULL;
 	}
 	if (e->fn->kind == SL_FN_GENERATOR || e->fn->eval == NULL) {
 		sl_err_set(err, SL_EANALYSIS,
-			   "generator function '%s' is not allowed here", e->name);
+			   "generator function '%s' is not allowed here",
+			   e->name);
 		return NULL;
 	}
-	if (e->nargs > 16 && (av = calloc((size_t)e->nargs, sizeof *av)) == NULL) {
+	if (e->nargs > 16 &&
+	    (av = calloc((size_t)e->nargs, sizeof *av)) == NULL) {
 		sl_err_nomem(err);
 		return NULL;
 	}
@@ -2011,24 +2065,21 @@ static sl_col *eval(const sl_expr *e, const sl_batch *b, sl_err *err)
 {
 	sl_col *o;
 	if (e->rtype == NULL) {
-		sl_err_set(err, SL_EINTERNAL, "eval: expression is not resolved");
+		sl_err_set(err, SL_EINTERNAL,
+			   "eval: expression is not resolved");
 		return NULL;
 	}
 	switch (e->kind) {
-	case SL_X_COL:
-		return sl_col_ref(b->cols[e->idx]);
+	case SL_X_COL: return sl_col_ref(b->cols[e->idx]);
 	case SL_X_LIT:
 		o = sl_expr_lit_col(e, b->nrows);
 		if (o == NULL)
 			sl_err_nomem(err);
 		return o;
 	case SL_X_ALIAS:
-	case SL_X_SORT:
-		return eval(e->args[0], b, err);
-	case SL_X_FIELD:
-		return eval_field(e, b, err);
-	case SL_X_CAST:
-		return eval_cast(e, b, err);
+	case SL_X_SORT: return eval(e->args[0], b, err);
+	case SL_X_FIELD: return eval_field(e, b, err);
+	case SL_X_CAST: return eval_cast(e, b, err);
 	case SL_X_BINOP:
 		if (e->op <= SL_OP_MOD)
 			return eval_arith(e, b, err);
@@ -2040,14 +2091,10 @@ static sl_col *eval(const sl_expr *e, const sl_batch *b, sl_err *err)
 	case SL_X_NOT:
 	case SL_X_NEG:
 	case SL_X_ISNULL:
-	case SL_X_ISNOTNULL:
-		return eval_unary(e, b, err);
-	case SL_X_IN:
-		return eval_in(e, b, err);
-	case SL_X_CASE:
-		return eval_case(e, b, err);
-	case SL_X_CALL:
-		return eval_call(e, b, err);
+	case SL_X_ISNOTNULL: return eval_unary(e, b, err);
+	case SL_X_IN: return eval_in(e, b, err);
+	case SL_X_CASE: return eval_case(e, b, err);
+	case SL_X_CALL: return eval_call(e, b, err);
 	default:
 		sl_err_set(err, SL_EINTERNAL, "eval: unexpected node");
 		return NULL;

@@ -30,28 +30,38 @@
 #include "type.h"
 
 typedef enum sl_expr_kind {
-	SL_X_COL,    /* name: "a" or "window.start" (dots = struct fields) */
-	SL_X_STAR,   /* * (name NULL) or s.* (name "s") */
-	SL_X_LIT,    /* type + lit */
-	SL_X_CALL,   /* name: lower-case function name; args */
-	SL_X_BINOP,  /* op: SL_OP_*; args[0], args[1] */
-	SL_X_NOT,    /* NOT args[0] */
-	SL_X_NEG,    /* - args[0] */
-	SL_X_CAST,   /* args[0]; type = target */
-	SL_X_ALIAS,  /* args[0] AS name */
-	SL_X_CASE,   /* args: when0, then0, when1, then1, ..., [else] (nargs odd => else) */
+	SL_X_COL,   /* name: "a" or "window.start" (dots = struct fields) */
+	SL_X_STAR,  /* * (name NULL) or s.* (name "s") */
+	SL_X_LIT,   /* type + lit */
+	SL_X_CALL,  /* name: lower-case function name; args */
+	SL_X_BINOP, /* op: SL_OP_*; args[0], args[1] */
+	SL_X_NOT,   /* NOT args[0] */
+	SL_X_NEG,   /* - args[0] */
+	SL_X_CAST,  /* args[0]; type = target */
+	SL_X_ALIAS, /* args[0] AS name */
+	SL_X_CASE, /* args: when0, then0, when1, then1, ..., [else] (nargs odd => else) */
 	SL_X_ISNULL, /* args[0] IS NULL */
 	SL_X_ISNOTNULL,
-	SL_X_IN,     /* args[0] IN (args[1..]) */
-	SL_X_FIELD,  /* args[0].name (getField) */
-	SL_X_SORT    /* args[0]; op: SL_SORT_* flags */
+	SL_X_IN,    /* args[0] IN (args[1..]) */
+	SL_X_FIELD, /* args[0].name (getField) */
+	SL_X_SORT   /* args[0]; op: SL_SORT_* flags */
 } sl_expr_kind;
 
 enum {
-	SL_OP_ADD = 1, SL_OP_SUB, SL_OP_MUL, SL_OP_DIV, SL_OP_MOD,
-	SL_OP_EQ, SL_OP_NE, SL_OP_LT, SL_OP_LE, SL_OP_GT, SL_OP_GE,
+	SL_OP_ADD = 1,
+	SL_OP_SUB,
+	SL_OP_MUL,
+	SL_OP_DIV,
+	SL_OP_MOD,
+	SL_OP_EQ,
+	SL_OP_NE,
+	SL_OP_LT,
+	SL_OP_LE,
+	SL_OP_GT,
+	SL_OP_GE,
 	SL_OP_EQNS, /* <=> null-safe equality */
-	SL_OP_AND, SL_OP_OR,
+	SL_OP_AND,
+	SL_OP_OR,
 	SL_OP_CONCAT /* || */
 };
 
@@ -59,10 +69,10 @@ enum { SL_SORT_DESC = 1, SL_SORT_NULLS_LAST = 2, SL_SORT_NULLS_FIRST = 4 };
 
 typedef struct sl_value {
 	bool null;
-	int64_t i;      /* BOOLEAN (0/1), INT, BIGINT, TIMESTAMP */
-	double d;       /* DOUBLE */
-	char *s;        /* STRING/BINARY bytes (owned, NUL-terminated) */
-	size_t n;       /* length of s */
+	int64_t i; /* BOOLEAN (0/1), INT, BIGINT, TIMESTAMP */
+	double d;  /* DOUBLE */
+	char *s;   /* STRING/BINARY bytes (owned, NUL-terminated) */
+	size_t n;  /* length of s */
 } sl_value;
 
 typedef struct sl_func sl_func; /* function implementation (func.c) */
@@ -71,19 +81,19 @@ typedef struct sl_expr sl_expr;
 struct sl_expr {
 	sl_expr_kind kind;
 	int refs;
-	char *name;      /* see kinds above */
-	int op;          /* BINOP operator, SORT flags */
-	bool distinct;   /* count(DISTINCT x) */
+	char *name;    /* see kinds above */
+	int op;        /* BINOP operator, SORT flags */
+	bool distinct; /* count(DISTINCT x) */
 	int nargs;
 	sl_expr **args;
-	sl_type *type;   /* LIT value type, CAST target type */
+	sl_type *type; /* LIT value type, CAST target type */
 	sl_value lit;
 	/* set by resolve: */
-	sl_type *rtype;  /* result type */
+	sl_type *rtype; /* result type */
 	bool nullable;
-	int idx;         /* COL: input column index; FIELD: field index */
+	int idx; /* COL: input column index; FIELD: field index */
 	const sl_func *fn;
-	int pos;         /* column of this node in the SQL text, 0 if unknown */
+	int pos; /* column of this node in the SQL text, 0 if unknown */
 };
 
 /* ---- builders (return a new reference or NULL on out of memory) ---- */
@@ -99,8 +109,9 @@ sl_expr *sl_expr_lit_timestamp(int64_t us);
 sl_expr *sl_expr_call(const char *fname, sl_expr **args, int nargs);
 sl_expr *sl_expr_call_distinct(const char *fname, sl_expr **args, int nargs);
 sl_expr *sl_expr_binop(int op, sl_expr *a, sl_expr *b);
-sl_expr *sl_expr_unary(sl_expr_kind kind, sl_expr *a); /* NOT, NEG, ISNULL, ISNOTNULL */
-sl_expr *sl_expr_cast(sl_expr *a, sl_type *to);       /* takes a reference of `to` */
+sl_expr *sl_expr_unary(sl_expr_kind kind,
+		       sl_expr *a); /* NOT, NEG, ISNULL, ISNOTNULL */
+sl_expr *sl_expr_cast(sl_expr *a, sl_type *to); /* takes a reference of `to` */
 sl_expr *sl_expr_alias(sl_expr *a, const char *name);
 sl_expr *sl_expr_field(sl_expr *a, const char *name);
 sl_expr *sl_expr_sort(sl_expr *a, int flags);

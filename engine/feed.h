@@ -20,18 +20,18 @@
 typedef enum sl_event_kind {
 	SL_EV_QUERY_START = 1, /* text: "started query <id> run <runId>" */
 	SL_EV_BATCH_START,     /* a micro-batch begins */
-	SL_EV_OFFSETS,         /* per source: json {"source":i,"start":..,"end":..} */
-	SL_EV_READ,            /* rows read from a source */
-	SL_EV_STATE_ROW,       /* a state row changed: json {"op":..,"key":..,"value":..,"state":"UPDATED|EVICTED|EMITTED|OPEN"} */
-	SL_EV_LATE_ROW,        /* a row dropped as late (event 4 issue) */
-	SL_EV_BAD_RECORD,      /* a malformed input record */
-	SL_EV_SINK,            /* rows written to the sink (or skipped) */
-	SL_EV_BATCH_END,       /* json: the progress of the batch */
-	SL_EV_WATERMARK,       /* watermark moved */
-	SL_EV_ERROR,           /* the query failed */
-	SL_EV_CRASH,           /* simulated crash (checkpoint issue) */
-	SL_EV_REPLAY,          /* re-run of a batch after restart */
-	SL_EV_LOG,             /* a log line (librdkafka, engine notices) */
+	SL_EV_OFFSETS,   /* per source: json {"source":i,"start":..,"end":..} */
+	SL_EV_READ,      /* rows read from a source */
+	SL_EV_STATE_ROW, /* a state row changed: json {"op":..,"key":..,"value":..,"state":"UPDATED|EVICTED|EMITTED|OPEN"} */
+	SL_EV_LATE_ROW,  /* a row dropped as late (event 4 issue) */
+	SL_EV_BAD_RECORD, /* a malformed input record */
+	SL_EV_SINK,       /* rows written to the sink (or skipped) */
+	SL_EV_BATCH_END,  /* json: the progress of the batch */
+	SL_EV_WATERMARK,  /* watermark moved */
+	SL_EV_ERROR,      /* the query failed */
+	SL_EV_CRASH,      /* simulated crash (checkpoint issue) */
+	SL_EV_REPLAY,     /* re-run of a batch after restart */
+	SL_EV_LOG,        /* a log line (librdkafka, engine notices) */
 	SL_EV_QUERY_END
 } sl_event_kind;
 

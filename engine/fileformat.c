@@ -38,9 +38,9 @@
 
 bool sl_format_known(const char *format)
 {
-	return format != NULL &&
-	       (strcasecmp(format, "json") == 0 || strcasecmp(format, "csv") == 0 ||
-		strcasecmp(format, "text") == 0);
+	return format != NULL && (strcasecmp(format, "json") == 0 ||
+				  strcasecmp(format, "csv") == 0 ||
+				  strcasecmp(format, "text") == 0);
 }
 
 int sl_format_mode_get(const sl_options *opts, sl_format_mode *mode,
@@ -57,14 +57,15 @@ int sl_format_mode_get(const sl_options *opts, sl_format_mode *mode,
 	else
 		return sl_err_set(err, SL_EINVAL,
 				  "option 'mode': expected 'PERMISSIVE', "
-				  "'DROPMALFORMED' or 'FAILFAST', got '%s'", v);
+				  "'DROPMALFORMED' or 'FAILFAST', got '%s'",
+				  v);
 	return 0;
 }
 
 const char *sl_format_corrupt_name(const sl_options *opts)
 {
-	const char *v = opts ? sl_options_get(opts, "columnNameOfCorruptRecord")
-			     : NULL;
+	const char *v =
+	    opts ? sl_options_get(opts, "columnNameOfCorruptRecord") : NULL;
 	return v != NULL ? v : "_corrupt_record";
 }
 
@@ -74,7 +75,8 @@ int sl_format_corrupt_index(const sl_type *schema, const sl_options *opts)
 	int k;
 	for (k = 0; k < schema->nfields; k++)
 		if (strcmp(schema->fields[k].name, name) == 0)
-			return schema->fields[k].type->kind == SL_STRING ? k : -1;
+			return schema->fields[k].type->kind == SL_STRING ? k
+									 : -1;
 	return -1;
 }
 
@@ -183,8 +185,8 @@ bool sl_format_parse_ts(const char *s, size_t n, int64_t *us,
 	int h, mi, sec, mo, d, y1, y2, k;
 	int64_t frac = 0, scale = 100000;
 	size_t i = 19;
-	if (n < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
-	    s[13] != ':' || s[16] != ':')
+	if (n < 19 || s[4] != '-' || s[7] != '-' ||
+	    (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
 		return sl_ts_parse(s, n, us);
 	h = d2(s + 11);
 	mi = d2(s + 14);
@@ -412,7 +414,8 @@ static char *log_path(const char *dir, const char *p, size_t n)
 	for (k = 0; k < n; k++) {
 		if (p[k] == '%' && k + 2 < n && hexdig(p[k + 1]) >= 0 &&
 		    hexdig(p[k + 2]) >= 0) {
-			sl_buf_addc(&b, (char)(hexdig(p[k + 1]) * 16 + hexdig(p[k + 2])));
+			sl_buf_addc(&b, (char)(hexdig(p[k + 1]) * 16 +
+					       hexdig(p[k + 2])));
 			k += 2;
 		} else {
 			sl_buf_addc(&b, p[k]);
@@ -499,15 +502,17 @@ static int log_read(const char *dir, const char *file, sl_type *schema,
 	nl = memchr(data, '\n', len);
 	p = nl ? nl + 1 : e;
 	if (len < 2 || data[0] != 'v') {
-		rc = sl_err_set(err, SL_EIO, "file sink log '%s': no version line",
-				file);
+		rc = sl_err_set(err, SL_EIO,
+				"file sink log '%s': no version line", file);
 		goto out;
 	}
-	if (strtoll(data + 1, NULL, 10) > 1 || strtoll(data + 1, NULL, 10) < 1) {
-		rc = sl_err_set(err, SL_EIO,
-				"file sink log '%s': unsupported version '%.*s' "
-				"(maximum supported is v1)",
-				file, (int)((nl ? nl : e) - data), data);
+	if (strtoll(data + 1, NULL, 10) > 1 ||
+	    strtoll(data + 1, NULL, 10) < 1) {
+		rc =
+		    sl_err_set(err, SL_EIO,
+			       "file sink log '%s': unsupported version '%.*s' "
+			       "(maximum supported is v1)",
+			       file, (int)((nl ? nl : e) - data), data);
 		goto out;
 	}
 	for (; p < e; p = nl + 1) {
@@ -576,7 +581,7 @@ static int list_metadata(const char *dir, const char *meta, strvec *out,
 	struct dirent *de;
 	logbatch *bs = NULL;
 	int nb = 0, cb = 0, k, rc = 0;
-	entvec ev = {0};
+	entvec ev = { 0 };
 	sl_type *schema = NULL;
 	int64_t i;
 	if (d == NULL)
@@ -673,7 +678,7 @@ static int list_dir(const char *dir, strvec *out, sl_err *err)
 int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err)
 {
 	struct stat st;
-	strvec sv = {0};
+	strvec sv = { 0 };
 	char *meta;
 	int rc;
 	*files = NULL;
@@ -744,9 +749,11 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
 		return text_schema(err);
 	json = is_fmt(format, "json");
 	if (nfiles == 0) {
-		sl_err_set(err, SL_EANALYSIS,
-			   "[UNABLE_TO_INFER_SCHEMA] Unable to infer schema for %s. "
-			   "It must be specified manually.", json ? "JSON" : "CSV");
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "[UNABLE_TO_INFER_SCHEMA] Unable to infer schema for %s. "
+		    "It must be specified manually.",
+		    json ? "JSON" : "CSV");
 		return NULL;
 	}
 	if (json ? (ji = sl_json_infer_new(opts, err)) == NULL
@@ -762,8 +769,10 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
 		}
 		rc = slurp(files[k], a, &data, &len, err);
 		if (rc == 0)
-			rc = json ? sl_json_infer_add(ji, files[k], data, len, err)
-				  : sl_csv_infer_add(ci, files[k], data, len, err);
+			rc = json ? sl_json_infer_add(ji, files[k], data, len,
+						      err)
+				  : sl_csv_infer_add(ci, files[k], data, len,
+						     err);
 		sl_arena_free(a);
 	}
 	if (rc != 0) {
@@ -771,7 +780,8 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
 		sl_csv_infer_free(ci);
 		return NULL;
 	}
-	return json ? sl_json_infer_finish(ji, err) : sl_csv_infer_finish(ci, err);
+	return json ? sl_json_infer_finish(ji, err)
+		    : sl_csv_infer_finish(ci, err);
 }
 
 /* text: one row per line, "\n" or "\r\n" ends a line. */
@@ -782,7 +792,8 @@ static sl_batch *text_read(sl_arena *arena, const char *data, size_t len,
 	int64_t n = 0, cap = 1;
 	sl_col *c, *cols[1];
 	sl_batch *b;
-	for (nl = p; nl < e && (nl = memchr(nl, '\n', (size_t)(e - nl))) != NULL; nl++)
+	for (nl = p;
+	     nl < e && (nl = memchr(nl, '\n', (size_t)(e - nl))) != NULL; nl++)
 		cap++;
 	c = sl_col_new(schema->fields[0].type, cap);
 	if (c == NULL) {
@@ -810,7 +821,8 @@ static sl_batch *text_read(sl_arena *arena, const char *data, size_t len,
 
 static sl_batch *read_arena(const char *format, const char *name,
 			    sl_arena *arena, const char *data, size_t len,
-			    sl_type *schema, const sl_options *opts, sl_err *err)
+			    sl_type *schema, const sl_options *opts,
+			    sl_err *err)
 {
 	sl_batch *b;
 	if (!sl_format_known(format)) {
@@ -834,8 +846,9 @@ static sl_batch *read_arena(const char *format, const char *name,
 		return b;
 	}
 	if (schema == NULL || schema->kind != SL_STRUCT) {
-		sl_err_set(err, SL_EINVAL, "%s: a schema is required to read '%s'",
-			   format, name);
+		sl_err_set(err, SL_EINVAL,
+			   "%s: a schema is required to read '%s'", format,
+			   name);
 		return NULL;
 	}
 	if (is_fmt(format, "json"))
@@ -888,20 +901,22 @@ static int text_write(const sl_batch *b, sl_buf *out, sl_err *err)
 	const sl_col *c;
 	int64_t i;
 	if (b->ncols != 1 || b->schema->fields[0].type->kind != SL_STRING)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "text data source supports only a single column, "
-				  "and it must be of type string");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "text data source supports only a single column, "
+		    "and it must be of type string");
 	c = b->cols[0];
 	for (i = 0; i < b->nrows; i++) {
 		if (!sl_col_isnull(c, i))
-			sl_buf_add(out, sl_col_str(c)[i].p, sl_col_str(c)[i].len);
+			sl_buf_add(out, sl_col_str(c)[i].p,
+				   sl_col_str(c)[i].len);
 		sl_buf_addc(out, '\n');
 	}
 	return 0;
 }
 
-static int render(const char *format, const sl_batch *b,
-		  const sl_options *opts, sl_buf *out, sl_err *err)
+static int render(const char *format, const sl_batch *b, const sl_options *opts,
+		  sl_buf *out, sl_err *err)
 {
 	if (is_fmt(format, "json"))
 		return sl_json_write(b, out, err);
@@ -997,8 +1012,7 @@ out:
 }
 
 int sl_format_write_file(const char *format, const char *path,
-			 const sl_batch *b, const sl_options *opts,
-			 sl_err *err)
+			 const sl_batch *b, const sl_options *opts, sl_err *err)
 {
 	sl_buf out;
 	int rc;
@@ -1078,10 +1092,12 @@ static int save_mode_get(const char *mode, save_mode *m, sl_err *err)
 	else if (strcasecmp(mode, "ignore") == 0)
 		*m = SAVE_IGNORE;
 	else
-		return sl_err_set(err, SL_EINVAL,
-				  "unknown save mode: %s. Accepted save modes are "
-				  "'overwrite', 'append', 'ignore', 'error', "
-				  "'errorifexists', 'default'.", mode);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "unknown save mode: %s. Accepted save modes are "
+		    "'overwrite', 'append', 'ignore', 'error', "
+		    "'errorifexists', 'default'.",
+		    mode);
 	return 0;
 }
 
@@ -1126,15 +1142,17 @@ int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 			qualified(dir, &q);
 			sl_err_set(err, SL_EANALYSIS, "path %s already exists.",
 				   sl_buf_cstr(&q));
-			sl_err_hint(err, "set mode as \"overwrite\" to overwrite "
-					 "the existing path");
+			sl_err_hint(err,
+				    "set mode as \"overwrite\" to overwrite "
+				    "the existing path");
 			sl_buf_release(&q);
 			return SL_EANALYSIS;
 		}
 		if (m == SAVE_OVERWRITE) {
 			if (strcmp(dir, "/") == 0 || *dir == '\0')
 				return sl_err_set(err, SL_EINVAL,
-						  "refusing to overwrite '%s'", dir);
+						  "refusing to overwrite '%s'",
+						  dir);
 			if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 				return io_err(err, "overwrite", dir);
 		} else if (!S_ISDIR(st.st_mode)) {
@@ -1147,8 +1165,9 @@ int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 	if (b->nrows > 0) {
 		uuid4(uuid);
 		snprintf(name, sizeof name, "part-00000-%s-c000.%s", uuid,
-			 is_fmt(format, "text") ? "txt"
-			 : is_fmt(format, "json") ? "json" : "csv");
+			 is_fmt(format, "text")   ? "txt"
+			 : is_fmt(format, "json") ? "json"
+						  : "csv");
 		path = join(dir, name);
 		if (path == NULL)
 			return sl_err_nomem(err);

@@ -42,8 +42,8 @@ int sl_fs_sweep_tmp(const char *dir);
 /* Numeric file names in dir ("0", "1", "12"; optional suffix like
  * ".delta"): sorted ascending into a malloc'd array.  A missing dir is an
  * empty list. */
-int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids,
-		   int *n, sl_err *err);
+int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids, int *n,
+		   sl_err *err);
 /* CRC-32 (IEEE), for file trailers. */
 uint32_t sl_crc32(uint32_t crc, const void *p, size_t n);
 

@@ -43,7 +43,8 @@ int sl_func_nulls_merge(sl_col *out, sl_col *const *ins, int k)
 		if (c == NULL)
 			continue;
 		if (c->type->kind == SL_NULLTYPE) {
-			if (out->nulls == NULL && (out->nulls = malloc(nb)) == NULL)
+			if (out->nulls == NULL &&
+			    (out->nulls = malloc(nb)) == NULL)
 				return SL_ENOMEM;
 			memset(out->nulls, 0xff, nb);
 			return 0;
@@ -137,7 +138,8 @@ bool sl_func_row_null(sl_col *const *args, int nargs, int64_t i)
 {
 	int k;
 	for (k = 0; k < nargs; k++)
-		if (args[k]->type->kind == SL_NULLTYPE || sl_col_isnull(args[k], i))
+		if (args[k]->type->kind == SL_NULLTYPE ||
+		    sl_col_isnull(args[k], i))
 			return true;
 	return false;
 }
@@ -171,7 +173,8 @@ static int res_sum(sl_expr *call, sl_err *err)
 		return sl_expr_arg_kind(call, 0, SL_DOUBLE, err);
 	if (sl_expr_arg_kind(call, 0, k, err) < 0)
 		return SL_EANALYSIS;
-	return sl_func_rtype(call, k == SL_DOUBLE ? SL_DOUBLE : SL_BIGINT, true);
+	return sl_func_rtype(call, k == SL_DOUBLE ? SL_DOUBLE : SL_BIGINT,
+			     true);
 }
 
 static int res_avg(sl_expr *call, sl_err *err)
@@ -206,16 +209,17 @@ static int res_explode(sl_expr *call, sl_err *err)
 {
 	sl_type *t = call->args[0]->rtype, *st;
 	if (t->kind != SL_ARRAY)
-		return sl_expr_mismatch(err, call,
-					"input to function %s should be array type",
-					call->name);
+		return sl_expr_mismatch(
+		    err, call, "input to function %s should be array type",
+		    call->name);
 	if (strcmp(call->name, "posexplode") != 0) {
 		call->rtype = sl_type_ref(t->elem);
 		call->nullable = true;
 		return 0;
 	}
 	st = sl_type_struct_new(2);
-	if (st == NULL || sl_type_set_field(st, 0, "pos", sl_type_prim(SL_INT), false) < 0 ||
+	if (st == NULL ||
+	    sl_type_set_field(st, 0, "pos", sl_type_prim(SL_INT), false) < 0 ||
 	    sl_type_set_field(st, 1, "col", sl_type_ref(t->elem), true) < 0) {
 		sl_type_free(st);
 		return sl_err_nomem(err);
@@ -297,7 +301,8 @@ static sl_col *ev_length(const sl_expr *call, sl_col *const *args, int64_t n,
 	if (o == NULL)
 		return NULL;
 	for (i = 0; i < n; i++)
-		sl_col_i32(o)[i] = (int32_t)sl_utf8_count(s[i].p ? s[i].p : "", s[i].len);
+		sl_col_i32(o)[i] =
+		    (int32_t)sl_utf8_count(s[i].p ? s[i].p : "", s[i].len);
 	if (sl_func_nulls_merge(o, args, 1) < 0)
 		return sl_func_oom(o, err);
 	sl_func_zero_nulls(o);
@@ -574,18 +579,22 @@ static int split_row(const regex_t *rx, const sl_str *s, int32_t limit,
 		if (m.rm_eo == 0 && m.rm_so == 0) { /* empty match: step */
 			if (q == tmp + s->len)
 				break;
-			if (q == tmp) { /* Java drops a leading zero-width split */
+			if (q ==
+			    tmp) { /* Java drops a leading zero-width split */
 				q++;
 				continue;
 			}
-			if (piece_add(ps, p + (from - p), (size_t)(q - tmp) - (size_t)(from - p)) < 0)
+			if (piece_add(ps, p + (from - p),
+				      (size_t)(q - tmp) - (size_t)(from - p)) <
+			    0)
 				goto oom;
 			from = p + (q - tmp);
 			count++;
 			q++;
 			continue;
 		}
-		if (piece_add(ps, from, (size_t)((q - tmp) + m.rm_so - (from - p))) < 0)
+		if (piece_add(ps, from,
+			      (size_t)((q - tmp) + m.rm_so - (from - p))) < 0)
 			goto oom;
 		count++;
 		from = p + (q - tmp) + m.rm_eo;
@@ -630,7 +639,8 @@ static sl_col *ev_split(const sl_expr *call, sl_col *const *args, int64_t n,
 				have = true;
 			}
 			if (split_row(&rx, &sl_col_str(args[0])[i],
-				      call->nargs > 2 ? sl_col_i32(args[2])[i] : -1,
+				      call->nargs > 2 ? sl_col_i32(args[2])[i]
+						      : -1,
 				      &ps) < 0)
 				goto oom;
 		}
@@ -677,8 +687,7 @@ static int copy_row(sl_col *o, int64_t i, const sl_col *src, int64_t r)
 		return sl_col_set_str(o, i, sl_col_str(src)[r].p,
 				      sl_col_str(src)[r].len);
 	case SL_STRUCT:
-	case SL_ARRAY:
-		return SL_EINVAL;
+	case SL_ARRAY: return SL_EINVAL;
 	default:
 		w = sl_type_width(o->type);
 		memcpy((char *)o->data + i * w, (const char *)src->data + r * w,
@@ -696,8 +705,9 @@ static int res_common(sl_expr *call, int from, sl_err *err)
 		nt = sl_expr_common_type(t, call->args[i]->rtype);
 		if (nt == NULL || nt->kind == SL_STRUCT || nt->kind == SL_ARRAY)
 			return sl_expr_mismatch(
-				err, call, "input to function %s should all be the same type",
-				call->name);
+			    err, call,
+			    "input to function %s should all be the same type",
+			    call->name);
 		t = nt;
 	}
 	if (t->kind == SL_NULLTYPE)
@@ -806,21 +816,25 @@ static sl_col *extreme(const sl_expr *call, sl_col *const *args, int64_t n,
 			}
 			switch (kd) {
 			case SL_DOUBLE: {
-				double a = sl_col_f64(args[k])[i], b = sl_col_f64(args[best])[i];
+				double a = sl_col_f64(args[k])[i],
+				       b = sl_col_f64(args[best])[i];
 				c = (a > b) - (a < b);
 				break;
 			}
 			case SL_INT: {
-				int32_t a = sl_col_i32(args[k])[i], b = sl_col_i32(args[best])[i];
+				int32_t a = sl_col_i32(args[k])[i],
+					b = sl_col_i32(args[best])[i];
 				c = (a > b) - (a < b);
 				break;
 			}
 			case SL_BOOLEAN:
-				c = sl_col_u8(args[k])[i] - sl_col_u8(args[best])[i];
+				c = sl_col_u8(args[k])[i] -
+				    sl_col_u8(args[best])[i];
 				break;
 			case SL_STRING:
 			case SL_BINARY: {
-				sl_str a = sl_col_str(args[k])[i], b = sl_col_str(args[best])[i];
+				sl_str a = sl_col_str(args[k])[i],
+				       b = sl_col_str(args[best])[i];
 				uint32_t m = a.len < b.len ? a.len : b.len;
 				c = m ? memcmp(a.p, b.p, m) : 0;
 				if (c == 0)
@@ -828,7 +842,8 @@ static sl_col *extreme(const sl_expr *call, sl_col *const *args, int64_t n,
 				break;
 			}
 			default: {
-				int64_t a = sl_col_i64(args[k])[i], b = sl_col_i64(args[best])[i];
+				int64_t a = sl_col_i64(args[k])[i],
+					b = sl_col_i64(args[best])[i];
 				c = (a > b) - (a < b);
 				break;
 			}
@@ -877,13 +892,15 @@ static sl_col *ev_abs(const sl_expr *call, sl_col *const *args, int64_t n,
 	case SL_INT:
 		for (i = 0; i < n; i++) {
 			int32_t x = sl_col_i32(args[0])[i];
-			sl_col_i32(o)[i] = x < 0 ? (int32_t)(0u - (uint32_t)x) : x;
+			sl_col_i32(o)[i] =
+			    x < 0 ? (int32_t)(0u - (uint32_t)x) : x;
 		}
 		break;
 	case SL_BIGINT:
 		for (i = 0; i < n; i++) {
 			int64_t x = sl_col_i64(args[0])[i];
-			sl_col_i64(o)[i] = x < 0 ? (int64_t)(0u - (uint64_t)x) : x;
+			sl_col_i64(o)[i] =
+			    x < 0 ? (int64_t)(0u - (uint64_t)x) : x;
 		}
 		break;
 	default:
@@ -993,13 +1010,15 @@ static sl_col *ev_round(const sl_expr *call, sl_col *const *args, int64_t n,
 		int d = call->nargs > 1 ? sl_col_i32(args[1])[i] : 0;
 		switch (call->rtype->kind) {
 		case SL_INT:
-			sl_col_i32(o)[i] = (int32_t)round_int(sl_col_i32(args[0])[i], d);
+			sl_col_i32(o)[i] =
+			    (int32_t)round_int(sl_col_i32(args[0])[i], d);
 			break;
 		case SL_BIGINT:
 			sl_col_i64(o)[i] = round_int(sl_col_i64(args[0])[i], d);
 			break;
 		default:
-			sl_col_f64(o)[i] = round_half_up(sl_col_f64(args[0])[i], d);
+			sl_col_f64(o)[i] =
+			    round_half_up(sl_col_f64(args[0])[i], d);
 		}
 	}
 	if (sl_func_nulls_merge(o, args, call->nargs) < 0)
@@ -1037,15 +1056,12 @@ static sl_col *floor_ceil(const sl_expr *call, sl_col *const *args, int64_t n,
 		return NULL;
 	for (i = 0; i < n; i++) {
 		switch (a->type->kind) {
-		case SL_INT:
-			sl_col_i64(o)[i] = sl_col_i32(a)[i];
-			break;
-		case SL_BIGINT:
-			sl_col_i64(o)[i] = sl_col_i64(a)[i];
-			break;
+		case SL_INT: sl_col_i64(o)[i] = sl_col_i32(a)[i]; break;
+		case SL_BIGINT: sl_col_i64(o)[i] = sl_col_i64(a)[i]; break;
 		default:
-			sl_col_i64(o)[i] = d2l_sat(up ? ceil(sl_col_f64(a)[i])
-						      : floor(sl_col_f64(a)[i]));
+			sl_col_i64(o)[i] =
+			    d2l_sat(up ? ceil(sl_col_f64(a)[i])
+				       : floor(sl_col_f64(a)[i]));
 		}
 	}
 	if (sl_func_nulls_merge(o, args, 1) < 0)
@@ -1093,7 +1109,8 @@ static sl_col *ev_pow(const sl_expr *call, sl_col *const *args, int64_t n,
 	if (o == NULL)
 		return NULL;
 	for (i = 0; i < n; i++)
-		sl_col_f64(o)[i] = pow(sl_col_f64(args[0])[i], sl_col_f64(args[1])[i]);
+		sl_col_f64(o)[i] =
+		    pow(sl_col_f64(args[0])[i], sl_col_f64(args[1])[i]);
 	if (sl_func_nulls_merge(o, args, 2) < 0)
 		return sl_func_oom(o, err);
 	sl_func_zero_nulls(o);
@@ -1141,8 +1158,8 @@ static sl_col *ev_get(const sl_expr *call, sl_col *const *args, int64_t n,
 		int32_t k = sl_col_i32(args[1])[i];
 		int32_t len = a->offsets[i + 1] - a->offsets[i];
 		idx[i] = sl_func_row_null(args, 2, i) || k < 0 || k >= len
-				 ? -1
-				 : a->offsets[i] + k;
+			     ? -1
+			     : a->offsets[i] + k;
 	}
 	o = sl_col_take(a->child[0], idx, n);
 	free(idx);
@@ -1200,7 +1217,8 @@ static sl_col *ev_like(const sl_expr *call, sl_col *const *args, int64_t n,
 	if (o == NULL)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		const sl_str *a = &sl_col_str(args[0])[i], *b = &sl_col_str(args[1])[i];
+		const sl_str *a = &sl_col_str(args[0])[i],
+			     *b = &sl_col_str(args[1])[i];
 		const char *ap = a->p ? a->p : "", *bp = b->p ? b->p : "";
 		sl_col_u8(o)[i] = !sl_func_row_null(args, 2, i) &&
 				  like_match(ap, ap + a->len, bp, bp + b->len);
@@ -1215,8 +1233,9 @@ static int res_to_json(sl_expr *call, sl_err *err)
 {
 	sl_kind k = call->args[0]->rtype->kind;
 	if (k != SL_STRUCT && k != SL_ARRAY)
-		return sl_expr_mismatch(err, call,
-					"input to function to_json should be a struct or array type");
+		return sl_expr_mismatch(
+		    err, call,
+		    "input to function to_json should be a struct or array type");
 	return sl_func_rtype(call, SL_STRING, call->args[0]->nullable);
 }
 
@@ -1236,8 +1255,10 @@ static sl_col *ev_to_json(const sl_expr *call, sl_col *const *args, int64_t n,
 		} else {
 			sl_buf_clear(&b);
 			sl_value_json(args[0], i, &b);
-			rc = sl_buf_failed(&b) ? SL_ENOMEM
-					       : sl_col_set_str(o, i, b.len ? b.p : "", b.len);
+			rc =
+			    sl_buf_failed(&b)
+				? SL_ENOMEM
+				: sl_col_set_str(o, i, b.len ? b.p : "", b.len);
 		}
 		if (rc < 0) {
 			sl_buf_release(&b);
@@ -1268,16 +1289,20 @@ static sl_col *ev_get_json(const sl_expr *call, sl_col *const *args, int64_t n,
 	sl_buf_init(&b);
 	sl_buf_init(&path);
 	for (i = 0; i < n && rc == 0; i++) {
-		const sl_str *j = &sl_col_str(args[0])[i], *pa = &sl_col_str(args[1])[i];
+		const sl_str *j = &sl_col_str(args[0])[i],
+			     *pa = &sl_col_str(args[1])[i];
 		sl_buf_clear(&b);
 		sl_buf_clear(&path);
 		sl_buf_add(&path, pa->p ? pa->p : "", pa->len);
 		if (sl_func_row_null(args, 2, i) ||
-		    !sl_jsonpath_get(j->p ? j->p : "", j->len, sl_buf_cstr(&path), &b))
+		    !sl_jsonpath_get(j->p ? j->p : "", j->len,
+				     sl_buf_cstr(&path), &b))
 			rc = sl_col_set_null(o, i);
 		else
-			rc = sl_buf_failed(&b) ? SL_ENOMEM
-					       : sl_col_set_str(o, i, b.len ? b.p : "", b.len);
+			rc =
+			    sl_buf_failed(&b)
+				? SL_ENOMEM
+				: sl_col_set_str(o, i, b.len ? b.p : "", b.len);
 	}
 	sl_buf_release(&b);
 	sl_buf_release(&path);
@@ -1291,8 +1316,9 @@ static int res_from_json(sl_expr *call, sl_err *err)
 	if (sl_expr_arg_kind(call, 0, SL_STRING, err) < 0)
 		return SL_EANALYSIS;
 	if (ddl == NULL)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "from_json: the schema must be a literal DDL string such as 'a INT, b STRING'");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "from_json: the schema must be a literal DDL string such as 'a INT, b STRING'");
 	call->rtype = sl_type_parse_ddl(ddl, &e2);
 	if (call->rtype == NULL) {
 		sl_err_set(err, SL_EANALYSIS, "from_json: %s", e2.msg);
@@ -1334,16 +1360,17 @@ static void civil_of(int64_t t, struct civil *c)
 	c->mi = (int)(rem / SL_US_PER_MIN % 60);
 	c->s = (int)(rem / SL_US_PER_SEC % 60);
 	c->us = (int)(rem % SL_US_PER_SEC);
-	c->dow = (int)sl_floormod(days + 3, 7); /* 0 = Monday; 1970-01-01 was a Thursday */
+	c->dow = (int)sl_floormod(
+	    days + 3, 7); /* 0 = Monday; 1970-01-01 was a Thursday */
 	c->doy = (int)(days - sl_days_from_civil(c->y, 1, 1)) + 1;
 }
 
-static const char *const month_names[] = {
-	"January", "February", "March", "April", "May", "June", "July",
-	"August", "September", "October", "November", "December"
-};
-static const char *const day_names[] = { "Monday", "Tuesday", "Wednesday",
-					 "Thursday", "Friday", "Saturday",
+static const char *const month_names[] = { "January", "February", "March",
+					   "April",   "May",      "June",
+					   "July",    "August",   "September",
+					   "October", "November", "December" };
+static const char *const day_names[] = { "Monday",   "Tuesday", "Wednesday",
+					 "Thursday", "Friday",  "Saturday",
 					 "Sunday" };
 
 /* Length of the run of letter c at p. */
@@ -1367,14 +1394,18 @@ static int pattern_check(const char *pat, sl_err *err)
 				if (*p == '\'')
 					p++;
 			if (*p == '\0')
-				return sl_err_set(err, SL_EANALYSIS,
-						  "unterminated quote in datetime pattern '%s'", pat);
+				return sl_err_set(
+				    err, SL_EANALYSIS,
+				    "unterminated quote in datetime pattern '%s'",
+				    pat);
 			continue;
 		}
-		if (isalpha((unsigned char)*p) && strchr(pattern_letters, *p) == NULL)
-			return sl_err_set(err, SL_EANALYSIS,
-					  "unsupported datetime pattern letter '%c' in '%s'",
-					  *p, pat);
+		if (isalpha((unsigned char)*p) &&
+		    strchr(pattern_letters, *p) == NULL)
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "unsupported datetime pattern letter '%c' in '%s'",
+			    *p, pat);
 	}
 	return 0;
 }
@@ -1486,7 +1517,8 @@ static bool read_name(const char **s, const char *e, const char *const *names,
 	int k;
 	for (k = 0; k < count; k++) {
 		size_t n = full ? strlen(names[k]) : 3;
-		if ((size_t)(e - *s) >= n && strncasecmp(*s, names[k], n) == 0) {
+		if ((size_t)(e - *s) >= n &&
+		    strncasecmp(*s, names[k], n) == 0) {
 			*s += n;
 			*v = k + 1;
 			return true;
@@ -1521,20 +1553,28 @@ static bool pattern_parse(const char *pat, const char *s, size_t len,
 			continue;
 		}
 		switch (*p) {
-		case 'y': okf = read_digits(&s, e, n == 2 ? 2 : 1, n == 2 ? 2 : 9, &y);
+		case 'y':
+			okf = read_digits(&s, e, n == 2 ? 2 : 1, n == 2 ? 2 : 9,
+					  &y);
 			if (n == 2)
 				y += 2000;
 			break;
 		case 'M':
 		case 'L':
 			if (n >= 3)
-				okf = read_name(&s, e, month_names, 12, n >= 4, &mo);
+				okf = read_name(&s, e, month_names, 12, n >= 4,
+						&mo);
 			else
 				okf = read_digits(&s, e, n, 2, &mo);
 			break;
 		case 'd': okf = read_digits(&s, e, n, 2, &d); break;
-		case 'H': case 'k': okf = read_digits(&s, e, n, 2, &h); break;
-		case 'h': case 'K': okf = read_digits(&s, e, n, 2, &h); ampm = true; break;
+		case 'H':
+		case 'k': okf = read_digits(&s, e, n, 2, &h); break;
+		case 'h':
+		case 'K':
+			okf = read_digits(&s, e, n, 2, &h);
+			ampm = true;
+			break;
 		case 'm': okf = read_digits(&s, e, n, 2, &mi); break;
 		case 's': okf = read_digits(&s, e, n, 2, &sec); break;
 		case 'S': {
@@ -1553,8 +1593,12 @@ static bool pattern_parse(const char *pat, const char *s, size_t len,
 				return false;
 			s += 2;
 			break;
-		case 'E': okf = read_name(&s, e, day_names, 7, n >= 4, &v); break;
-		case 'X': case 'Z': case 'z':
+		case 'E':
+			okf = read_name(&s, e, day_names, 7, n >= 4, &v);
+			break;
+		case 'X':
+		case 'Z':
+		case 'z':
 			if (s < e && (*s == 'Z' || *s == 'z'))
 				s++;
 			break;
@@ -1567,8 +1611,8 @@ static bool pattern_parse(const char *pat, const char *s, size_t len,
 			return false;
 		p += n;
 	}
-	if (s != e || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-	    sec > 59)
+	if (s != e || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || sec > 59)
 		return false;
 	if (ampm) {
 		if (h < 1 || h > 12)
@@ -1584,7 +1628,8 @@ static bool pattern_parse(const char *pat, const char *s, size_t len,
 			return false;
 	}
 	*us = sl_days_from_civil(y, (int)mo, (int)d) * SL_US_PER_DAY +
-	      h * SL_US_PER_HOUR + mi * SL_US_PER_MIN + sec * SL_US_PER_SEC + frac;
+	      h * SL_US_PER_HOUR + mi * SL_US_PER_MIN + sec * SL_US_PER_SEC +
+	      frac;
 	return true;
 }
 
@@ -1610,9 +1655,12 @@ static sl_col *ev_ts_field(const sl_expr *call, sl_col *const *args, int64_t n,
 		return NULL;
 	for (i = 0; i < n; i++) {
 		civil_of(sl_col_i64(args[0])[i], &t);
-		sl_col_i32(o)[i] = which == 'y' ? (int32_t)t.y : which == 'M' ? t.mo
-				   : which == 'd' ? t.d : which == 'h' ? t.h
-				   : which == 'm' ? t.mi : t.s;
+		sl_col_i32(o)[i] = which == 'y'   ? (int32_t)t.y
+				   : which == 'M' ? t.mo
+				   : which == 'd' ? t.d
+				   : which == 'h' ? t.h
+				   : which == 'm' ? t.mi
+						  : t.s;
 	}
 	if (sl_func_nulls_merge(o, args, 1) < 0)
 		return sl_func_oom(o, err);
@@ -1653,8 +1701,9 @@ static sl_col *ev_date_format(const sl_expr *call, sl_col *const *args,
 		sl_buf_add(&pat, ps->p ? ps->p : "", ps->len);
 		sl_buf_clear(&b);
 		pattern_format(sl_buf_cstr(&pat), sl_col_i64(args[0])[i], &b);
-		rc = sl_buf_failed(&b) ? SL_ENOMEM
-				       : sl_col_set_str(o, i, b.len ? b.p : "", b.len);
+		rc = sl_buf_failed(&b)
+			 ? SL_ENOMEM
+			 : sl_col_set_str(o, i, b.len ? b.p : "", b.len);
 	}
 	sl_buf_release(&b);
 	sl_buf_release(&pat);
@@ -1782,11 +1831,13 @@ static int window_duration(const sl_expr *call, int i, int64_t *us, sl_err *err)
 	}
 	s = sl_func_lit_str(call, i);
 	if (s == NULL)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "window: the %s must be a literal string such as '10 minutes'",
-				  what[i]);
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "window: the %s must be a literal string such as '10 minutes'",
+		    what[i]);
 	if (sl_duration_parse(s, us, &e2) < 0) {
-		sl_err_set(err, SL_EANALYSIS, "window: bad %s: %s", what[i], e2.msg);
+		sl_err_set(err, SL_EANALYSIS, "window: bad %s: %s", what[i],
+			   e2.msg);
 		if (e2.hint[0])
 			sl_err_hint(err, "%s", e2.hint);
 		return SL_EANALYSIS;
@@ -1810,8 +1861,10 @@ int sl_window_params(const sl_expr *e, int64_t *size, int64_t *slide,
 		     int64_t *start, sl_err *err)
 {
 	int64_t d[3];
-	if (e->kind != SL_X_CALL || e->fn == NULL || strcmp(e->name, "window") != 0)
-		return sl_err_set(err, SL_EINVAL, "not a resolved window() call");
+	if (e->kind != SL_X_CALL || e->fn == NULL ||
+	    strcmp(e->name, "window") != 0)
+		return sl_err_set(err, SL_EINVAL,
+				  "not a resolved window() call");
 	if (window_all(e, d, err) < 0)
 		return SL_EINVAL;
 	*size = d[0];
@@ -1842,13 +1895,15 @@ static int res_window(sl_expr *call, sl_err *err)
 			   "the slide duration (%s) must be greater than 0",
 			   sl_buf_cstr(&b));
 	else if (d[1] > d[0])
-		sl_err_set(err, SL_EANALYSIS,
-			   "the slide duration (%s) must be less than or equal to the windowDuration (%s)",
-			   sl_buf_cstr(&b), sl_buf_cstr(&a));
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "the slide duration (%s) must be less than or equal to the windowDuration (%s)",
+		    sl_buf_cstr(&b), sl_buf_cstr(&a));
 	else if (d[2] >= d[1] || -d[2] >= d[1])
-		sl_err_set(err, SL_EANALYSIS,
-			   "the absolute value of start time must be less than the slideDuration (%s)",
-			   sl_buf_cstr(&b));
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "the absolute value of start time must be less than the slideDuration (%s)",
+		    sl_buf_cstr(&b));
 	else
 		good = true;
 	sl_buf_release(&a);
@@ -1857,8 +1912,10 @@ static int res_window(sl_expr *call, sl_err *err)
 		return SL_EANALYSIS;
 	st = sl_type_struct_new(2);
 	if (st == NULL ||
-	    sl_type_set_field(st, 0, "start", sl_type_prim(SL_TIMESTAMP), true) < 0 ||
-	    sl_type_set_field(st, 1, "end", sl_type_prim(SL_TIMESTAMP), true) < 0) {
+	    sl_type_set_field(st, 0, "start", sl_type_prim(SL_TIMESTAMP),
+			      true) < 0 ||
+	    sl_type_set_field(st, 1, "end", sl_type_prim(SL_TIMESTAMP), true) <
+		0) {
 		sl_type_free(st);
 		return sl_err_nomem(err);
 	}
@@ -1978,7 +2035,8 @@ static const sl_func funcs[] = {
 	{ "date_format", 2, 2, SL_FN_SCALAR, res_date_format, ev_date_format },
 	{ "to_timestamp", 1, 2, SL_FN_SCALAR, res_parse_ts, ev_parse_ts },
 	{ "unix_timestamp", 0, 2, SL_FN_SCALAR, res_parse_ts, ev_parse_ts },
-	{ "timestamp_seconds", 1, 1, SL_FN_SCALAR, res_ts_seconds, ev_ts_seconds },
+	{ "timestamp_seconds", 1, 1, SL_FN_SCALAR, res_ts_seconds,
+	  ev_ts_seconds },
 	{ "current_timestamp", 0, 0, SL_FN_SCALAR, res_now, ev_now },
 	{ "now", 0, 0, SL_FN_SCALAR, res_now, ev_now },
 	{ "window", 2, 4, SL_FN_SCALAR, res_window, ev_window },
@@ -2034,17 +2092,20 @@ static int session_gap(const sl_expr *call, int64_t *gap, sl_err *err)
 	if (sl_expr_eval_const(call->args[1], &v, &e2) < 0 || v.null ||
 	    v.s == NULL) {
 		sl_value_release(&v);
-		return sl_err_set(err, SL_EANALYSIS,
-				  "session_window: the gap duration must be a literal string such as '5 minutes'");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "session_window: the gap duration must be a literal string such as '5 minutes'");
 	}
 	rc = sl_duration_parse(v.s, gap, &e2);
 	sl_value_release(&v);
 	if (rc < 0)
-		return sl_err_set(err, SL_EANALYSIS, "session_window: bad gap duration: %s",
+		return sl_err_set(err, SL_EANALYSIS,
+				  "session_window: bad gap duration: %s",
 				  e2.msg);
 	if (*gap <= 0)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "session_window: the gap duration must be greater than 0");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "session_window: the gap duration must be greater than 0");
 	return 0;
 }
 
@@ -2057,8 +2118,10 @@ static int res_session_window(sl_expr *call, sl_err *err)
 		return SL_EANALYSIS;
 	st = sl_type_struct_new(2);
 	if (st == NULL ||
-	    sl_type_set_field(st, 0, "start", sl_type_prim(SL_TIMESTAMP), true) < 0 ||
-	    sl_type_set_field(st, 1, "end", sl_type_prim(SL_TIMESTAMP), true) < 0) {
+	    sl_type_set_field(st, 0, "start", sl_type_prim(SL_TIMESTAMP),
+			      true) < 0 ||
+	    sl_type_set_field(st, 1, "end", sl_type_prim(SL_TIMESTAMP), true) <
+		0) {
 		sl_type_free(st);
 		return sl_err_nomem(err);
 	}

@@ -62,7 +62,7 @@ sl_expr *sl_expr_implicit_cast(sl_expr *e, sl_type *to);
 int sl_expr_arg_kind(sl_expr *call, int i, sl_kind k, sl_err *err);
 /* SL_EANALYSIS "cannot resolve '<sql of e>' due to data type mismatch: ...". */
 int sl_expr_mismatch(sl_err *err, const sl_expr *e, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Spark's catalog name of a type ("int", "bigint", "struct<a:int>"). */
 void sl_expr_type_name(const sl_type *t, sl_buf *out);
 /* Wider common type of a and b (NULLTYPE yields the other), or NULL.
@@ -99,7 +99,6 @@ const char *sl_func_lit_str(const sl_expr *call, int i);
  * appended to out: strings unquoted, objects and arrays as compact JSON,
  * numbers and booleans as written.  False when the text is not JSON, the
  * path is invalid or matches nothing, or the value is null. */
-bool sl_jsonpath_get(const char *json, size_t n, const char *path,
-		     sl_buf *out);
+bool sl_jsonpath_get(const char *json, size_t n, const char *path, sl_buf *out);
 
 #endif

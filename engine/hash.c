@@ -40,7 +40,7 @@
 #include "buf.h"
 
 #define HSEED UINT64_C(0x2545F4914F6CDD1D)
-#define HK1 UINT64_C(0x9E3779B97F4A7C15)
+#define HK1   UINT64_C(0x9E3779B97F4A7C15)
 #define HNULL UINT64_C(0x5bd1e9955bd1e995)
 
 typedef struct leaf {
@@ -71,7 +71,8 @@ struct sl_hash_groups {
 	uint32_t *km;
 	uint64_t *pk;
 	uint32_t *pm, *ph;
-	bool null_keys; /* some group's key has a NULL: masks must be compared */
+	bool
+	    null_keys; /* some group's key has a NULL: masks must be compared */
 };
 
 static inline uint64_t fmix64(uint64_t k)
@@ -168,15 +169,33 @@ static int count_leaves(const sl_type *t)
 static void leaf_kind(leaf *L, const sl_type *t)
 {
 	switch (t->kind) {
-	case SL_BOOLEAN: L->kind = SL_BOOLEAN; L->w = 1; break;
-	case SL_INT: L->kind = SL_INT; L->w = 4; break;
+	case SL_BOOLEAN:
+		L->kind = SL_BOOLEAN;
+		L->w = 1;
+		break;
+	case SL_INT:
+		L->kind = SL_INT;
+		L->w = 4;
+		break;
 	case SL_BIGINT:
-	case SL_TIMESTAMP: L->kind = SL_BIGINT; L->w = 8; break;
-	case SL_DOUBLE: L->kind = SL_DOUBLE; L->w = 8; break;
+	case SL_TIMESTAMP:
+		L->kind = SL_BIGINT;
+		L->w = 8;
+		break;
+	case SL_DOUBLE:
+		L->kind = SL_DOUBLE;
+		L->w = 8;
+		break;
 	case SL_STRING:
 	case SL_BINARY:
-	case SL_ARRAY: L->kind = SL_STRING; L->w = (int)sizeof(sl_str); break;
-	default: L->kind = t->kind; L->w = 0; break; /* STRUCT, NULLTYPE */
+	case SL_ARRAY:
+		L->kind = SL_STRING;
+		L->w = (int)sizeof(sl_str);
+		break;
+	default:
+		L->kind = t->kind;
+		L->w = 0;
+		break; /* STRUCT, NULLTYPE */
 	}
 }
 
@@ -208,7 +227,8 @@ static void plan_packed(sl_hash_groups *t)
 	if (words == 0 || words > MAX_WORDS)
 		return;
 	for (k = 0, words = 0; k < t->nleaves; k++)
-		t->leaves[k].word = t->leaves[k].kind == SL_STRUCT ? -1 : words++;
+		t->leaves[k].word =
+		    t->leaves[k].kind == SL_STRUCT ? -1 : words++;
 	t->fw = words;
 }
 
@@ -345,65 +365,50 @@ static int flatten(const sl_col *c, sl_col **out, int *k, sl_col **own,
 
 /* Fold leaf column c into h[0..n).  A NULL folds in HNULL whatever its
  * zeroed slot holds, so equal keys hash equally with or without a bitmap. */
-#define HLOOP(X)                                                        \
-	do {                                                            \
-		if (c->nulls == NULL)                                   \
-			for (i = 0; i < n; i++)                         \
-				h[i] = hmix(h[i], (X));                 \
-		else                                                    \
-			for (i = 0; i < n; i++)                         \
-				h[i] = hmix(h[i], sl_col_isnull(c, i)   \
-							  ? HNULL       \
-							  : (X));       \
+#define HLOOP(X)                                                               \
+	do {                                                                   \
+		if (c->nulls == NULL)                                          \
+			for (i = 0; i < n; i++)                                \
+				h[i] = hmix(h[i], (X));                        \
+		else                                                           \
+			for (i = 0; i < n; i++)                                \
+				h[i] = hmix(h[i], sl_col_isnull(c, i) ? HNULL  \
+								      : (X));  \
 	} while (0)
 
 static void hash_leaf(const leaf *L, const sl_col *c, uint64_t *h, int64_t n)
 {
 	int64_t i;
 	switch (L->kind) {
-	case SL_BOOLEAN:
-		HLOOP(sl_col_u8(c)[i]);
-		break;
-	case SL_INT:
-		HLOOP((uint64_t)(int64_t)sl_col_i32(c)[i]);
-		break;
-	case SL_BIGINT:
-		HLOOP((uint64_t)sl_col_i64(c)[i]);
-		break;
-	case SL_DOUBLE:
-		HLOOP(dbl_bits(sl_col_f64(c)[i]));
-		break;
+	case SL_BOOLEAN: HLOOP(sl_col_u8(c)[i]); break;
+	case SL_INT: HLOOP((uint64_t)(int64_t)sl_col_i32(c)[i]); break;
+	case SL_BIGINT: HLOOP((uint64_t)sl_col_i64(c)[i]); break;
+	case SL_DOUBLE: HLOOP(dbl_bits(sl_col_f64(c)[i])); break;
 	case SL_STRING:
 		HLOOP(bytes_hash(sl_col_str(c)[i].p, sl_col_str(c)[i].len));
 		break;
-	default:
-		HLOOP(1);
-		break;
+	default: HLOOP(1); break;
 	}
 }
 
-static inline bool leaf_eq(const leaf *L, int64_t g, const sl_col *c,
-			   int64_t i)
+static inline bool leaf_eq(const leaf *L, int64_t g, const sl_col *c, int64_t i)
 {
 	bool cn = sl_col_isnull(c, i), gn = L->nulls[g] != 0;
 	if (cn || gn)
 		return cn == gn;
 	switch (L->kind) {
-	case SL_BOOLEAN:
-		return (uint8_t)L->vals[g] == sl_col_u8(c)[i];
-	case SL_INT:
-		return ((int32_t *)L->vals)[g] == sl_col_i32(c)[i];
-	case SL_BIGINT:
-		return ((int64_t *)L->vals)[g] == sl_col_i64(c)[i];
+	case SL_BOOLEAN: return (uint8_t)L->vals[g] == sl_col_u8(c)[i];
+	case SL_INT: return ((int32_t *)L->vals)[g] == sl_col_i32(c)[i];
+	case SL_BIGINT: return ((int64_t *)L->vals)[g] == sl_col_i64(c)[i];
 	case SL_DOUBLE:
 		return dbl_bits(((double *)L->vals)[g]) ==
 		       dbl_bits(sl_col_f64(c)[i]);
 	case SL_STRING: {
-		const sl_str *a = &((sl_str *)L->vals)[g], *b = &sl_col_str(c)[i];
+		const sl_str *a = &((sl_str *)L->vals)[g],
+			     *b = &sl_col_str(c)[i];
 		return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
 	}
-	default:
-		return true;
+	default: return true;
 	}
 }
 
@@ -535,33 +540,33 @@ static bool any_null(sl_col *const *cols, int n, int64_t i)
 }
 
 /* Specialised probe: one BIGINT/TIMESTAMP or INT leaf, no NULL rows. */
-#define FAST_PROBE(T, V)                                                   \
-	do {                                                               \
-		const T *kv = (const T *)L->vals;                          \
-		for (i = 0; i < n; i++) {                                  \
-			T x = (V)[i];                                      \
-			uint32_t h32 = fold(fmix64(HSEED * HK1 +           \
-						   (uint64_t)(int64_t)x)); \
-			uint64_t s = h32 & t->mask;                        \
-			int64_t g = -1;                                    \
-			uint64_t v;                                        \
-			while ((v = t->slots[s]) != 0) {                   \
-				if (slot_hash(v) == h32 &&                 \
-				    !L->nulls[slot_gid(v)] &&              \
-				    kv[slot_gid(v)] == x) {                \
-					g = slot_gid(v);                   \
-					break;                             \
-				}                                          \
-				s = (s + 1) & t->mask;                     \
-			}                                                  \
-			if (g < 0 && insert) {                             \
-				g = add_group(t, lc, i, h32);              \
-				if (g < 0)                                 \
-					return SL_ENOMEM;                  \
-				kv = (const T *)L->vals;                   \
-			}                                                  \
-			gids[i] = (int32_t)g;                              \
-		}                                                          \
+#define FAST_PROBE(T, V)                                                       \
+	do {                                                                   \
+		const T *kv = (const T *)L->vals;                              \
+		for (i = 0; i < n; i++) {                                      \
+			T x = (V)[i];                                          \
+			uint32_t h32 =                                         \
+			    fold(fmix64(HSEED * HK1 + (uint64_t)(int64_t)x));  \
+			uint64_t s = h32 & t->mask;                            \
+			int64_t g = -1;                                        \
+			uint64_t v;                                            \
+			while ((v = t->slots[s]) != 0) {                       \
+				if (slot_hash(v) == h32 &&                     \
+				    !L->nulls[slot_gid(v)] &&                  \
+				    kv[slot_gid(v)] == x) {                    \
+					g = slot_gid(v);                       \
+					break;                                 \
+				}                                              \
+				s = (s + 1) & t->mask;                         \
+			}                                                      \
+			if (g < 0 && insert) {                                 \
+				g = add_group(t, lc, i, h32);                  \
+				if (g < 0)                                     \
+					return SL_ENOMEM;                      \
+				kv = (const T *)L->vals;                       \
+			}                                                      \
+			gids[i] = (int32_t)g;                                  \
+		}                                                              \
 	} while (0)
 
 static int probe_fast(sl_hash_groups *t, sl_col *const *lc, int64_t n,
@@ -611,11 +616,12 @@ static int probe_str(sl_hash_groups *t, sl_col *const *lc, int64_t n,
 			uint32_t h32 = hh[i];
 			uint64_t s = h32 & t->mask;
 			if (i + 8 < m && t->mask > (UINT64_C(1) << 15))
-				__builtin_prefetch(&t->slots[hh[i + 8] & t->mask]);
+				__builtin_prefetch(
+				    &t->slots[hh[i + 8] & t->mask]);
 			g = -1;
 			while ((v = t->slots[s]) != 0) {
 				const sl_str *k =
-					&((const sl_str *)L->vals)[slot_gid(v)];
+				    &((const sl_str *)L->vals)[slot_gid(v)];
 				if (slot_hash(v) == h32 && k->len == x.len &&
 				    !L->nulls[slot_gid(v)] &&
 				    bytes_eq(k->p, x.p, x.len)) {
@@ -660,7 +666,8 @@ static int probe(sl_hash_groups *t, sl_col *const *lc, int64_t n,
 		}
 		g = -1;
 		while ((v = t->slots[s]) != 0) {
-			if (slot_hash(v) == h32 && row_eq(t, slot_gid(v), lc, i)) {
+			if (slot_hash(v) == h32 &&
+			    row_eq(t, slot_gid(v), lc, i)) {
 				g = slot_gid(v);
 				break;
 			}
@@ -680,7 +687,7 @@ static int probe(sl_hash_groups *t, sl_col *const *lc, int64_t n,
 #define CHUNK 1024
 /* Prefetch the slot of the row this far ahead, in tables past L2. */
 #define PREFETCH_AHEAD 8
-#define PREFETCH_MASK ((UINT64_C(1) << 15) - 1)
+#define PREFETCH_MASK  ((UINT64_C(1) << 15) - 1)
 
 static int packed_scratch(sl_hash_groups *t)
 {
@@ -699,16 +706,16 @@ static int packed_scratch(sl_hash_groups *t)
 
 /* Rows [base, base + n) of leaf column c (leaf k) into word L->word of
  * pk[0..n) and bit k of pm[0..n). */
-#define PACK_LOOP(T)                                                     \
-	do {                                                             \
-		const T *x = (const T *)c->data + base;                  \
-		for (i = 0; i < n; i++)                                  \
-			pk[i * fw] = (uint64_t)(int64_t)x[i];            \
-		for (i = 0; c->nulls != NULL && i < n; i++)              \
-			if (sl_col_isnull(c, base + i)) {                \
-				pk[i * fw] = 0;                          \
-				pm[i] |= bit;                            \
-			}                                                \
+#define PACK_LOOP(T)                                                           \
+	do {                                                                   \
+		const T *x = (const T *)c->data + base;                        \
+		for (i = 0; i < n; i++)                                        \
+			pk[i * fw] = (uint64_t)(int64_t)x[i];                  \
+		for (i = 0; c->nulls != NULL && i < n; i++)                    \
+			if (sl_col_isnull(c, base + i)) {                      \
+				pk[i * fw] = 0;                                \
+				pm[i] |= bit;                                  \
+			}                                                      \
 	} while (0)
 
 static void pack_leaf(const sl_hash_groups *t, int k, const sl_col *c,
@@ -719,15 +726,9 @@ static void pack_leaf(const sl_hash_groups *t, int k, const sl_col *c,
 	uint32_t *pm = t->pm, bit = UINT32_C(1) << k;
 	uint64_t *pk = t->pk + (L->word < 0 ? 0 : L->word);
 	switch (L->kind) {
-	case SL_BOOLEAN:
-		PACK_LOOP(uint8_t);
-		break;
-	case SL_INT:
-		PACK_LOOP(int32_t);
-		break;
-	case SL_BIGINT:
-		PACK_LOOP(int64_t);
-		break;
+	case SL_BOOLEAN: PACK_LOOP(uint8_t); break;
+	case SL_INT: PACK_LOOP(int32_t); break;
+	case SL_BIGINT: PACK_LOOP(int64_t); break;
 	default: /* a STRUCT's null flag */
 		for (i = 0; c->nulls != NULL && i < n; i++)
 			if (sl_col_isnull(c, base + i))
@@ -752,8 +753,8 @@ static inline uint32_t words_hash(const uint64_t *w, int fw, uint32_t m)
 	return fold(h ^ (h >> 29));
 }
 
-static inline __attribute__((always_inline)) void
-hash_chunk(sl_hash_groups *t, int64_t n, int fw)
+static inline __attribute__((always_inline)) void hash_chunk(sl_hash_groups *t,
+							     int64_t n, int fw)
 {
 	int64_t i;
 	for (i = 0; i < n; i++)
@@ -815,8 +816,8 @@ static inline bool words_eq(const uint64_t *a, const uint64_t *b, int fw)
  * chunk has NULLs; while neither the chunk nor the table has one, every
  * mask is 0 and is not compared. */
 static inline __attribute__((always_inline)) int
-probe_chunk(sl_hash_groups *t, int64_t n, int fw, bool nulls,
-	    bool skip_nulls, bool insert, int32_t *gids)
+probe_chunk(sl_hash_groups *t, int64_t n, int fw, bool nulls, bool skip_nulls,
+	    bool insert, int32_t *gids)
 {
 	const uint64_t *pk = t->pk;
 	const uint32_t *ph = t->ph, *pm = t->pm;
@@ -828,7 +829,7 @@ probe_chunk(sl_hash_groups *t, int64_t n, int fw, bool nulls,
 		uint64_t s = h32 & t->mask, v;
 		if (pf && i + PREFETCH_AHEAD < n)
 			__builtin_prefetch(
-				&t->slots[ph[i + PREFETCH_AHEAD] & t->mask]);
+			    &t->slots[ph[i + PREFETCH_AHEAD] & t->mask]);
 		if (skip_nulls && m != 0) {
 			gids[i] = -1;
 			continue;
@@ -888,7 +889,8 @@ static int lookup(sl_hash_groups *t, sl_col *const *cols, int64_t n,
 	if (t->fw > 0)
 		rc = probe_packed(t, lc, n, skip_nulls, insert, gids);
 	else if (t->nleaves == 1 && lc[0]->nulls == NULL &&
-	    (t->leaves[0].kind == SL_INT || t->leaves[0].kind == SL_BIGINT))
+		 (t->leaves[0].kind == SL_INT ||
+		  t->leaves[0].kind == SL_BIGINT))
 		rc = probe_fast(t, lc, n, insert, gids);
 	else if (t->nleaves == 1 && lc[0]->nulls == NULL &&
 		 t->leaves[0].kind == SL_STRING)
@@ -962,8 +964,8 @@ static sl_col *leaf_col(const sl_hash_groups *t, int *k, sl_type *type,
 	if (type->kind == SL_STRUCT) {
 		for (f = 0; f < c->nchild; f++) {
 			sl_col_free(c->child[f]);
-			c->child[f] = leaf_col(t, k, type->fields[f].type,
-					       from, n);
+			c->child[f] =
+			    leaf_col(t, k, type->fields[f].type, from, n);
 			if (c->child[f] == NULL)
 				goto fail;
 		}
@@ -994,7 +996,8 @@ sl_col *sl_hash_groups_key(const sl_hash_groups *t, int key, int64_t from,
 	int k = 0, i;
 	sl_col *c;
 	if (!sl_hash_key_type_ok(t->types[key])) {
-		sl_err_set(err, SL_EINTERNAL, "hash: ARRAY keys are not stored");
+		sl_err_set(err, SL_EINTERNAL,
+			   "hash: ARRAY keys are not stored");
 		return NULL;
 	}
 	for (i = 0; i < key; i++)
@@ -1040,10 +1043,14 @@ uint64_t sl_hash_xxh64(const void *data, size_t n, uint64_t seed)
 		uint64_t v1 = seed + XP1 + XP2, v2 = seed + XP2, v3 = seed,
 			 v4 = seed - XP1;
 		do {
-			memcpy(&w, p, 8); v1 = xround(v1, w);
-			memcpy(&w, p + 8, 8); v2 = xround(v2, w);
-			memcpy(&w, p + 16, 8); v3 = xround(v3, w);
-			memcpy(&w, p + 24, 8); v4 = xround(v4, w);
+			memcpy(&w, p, 8);
+			v1 = xround(v1, w);
+			memcpy(&w, p + 8, 8);
+			v2 = xround(v2, w);
+			memcpy(&w, p + 16, 8);
+			v3 = xround(v3, w);
+			memcpy(&w, p + 24, 8);
+			v4 = xround(v4, w);
 			p += 32;
 		} while (p + 32 <= end);
 		h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) +
@@ -1127,19 +1134,17 @@ static void encode_value(const sl_col *c, int64_t i, sl_buf *out)
 	}
 	sl_buf_addc(out, 1);
 	switch (c->type->kind) {
-	case SL_BOOLEAN:
-		sl_buf_addc(out, (char)(sl_col_u8(c)[i] != 0));
-		break;
+	case SL_BOOLEAN: sl_buf_addc(out, (char)(sl_col_u8(c)[i] != 0)); break;
 	case SL_INT:
-		put_be(out, (uint32_t)sl_col_i32(c)[i] ^ UINT32_C(0x80000000), 4);
+		put_be(out, (uint32_t)sl_col_i32(c)[i] ^ UINT32_C(0x80000000),
+		       4);
 		break;
 	case SL_BIGINT:
 	case SL_TIMESTAMP:
-		put_be(out, (uint64_t)sl_col_i64(c)[i] ^ (UINT64_C(1) << 63), 8);
+		put_be(out, (uint64_t)sl_col_i64(c)[i] ^ (UINT64_C(1) << 63),
+		       8);
 		break;
-	case SL_DOUBLE:
-		put_be(out, key_dbl_bits(sl_col_f64(c)[i]), 8);
-		break;
+	case SL_DOUBLE: put_be(out, key_dbl_bits(sl_col_f64(c)[i]), 8); break;
 	case SL_STRING:
 	case SL_BINARY: {
 		sl_str v = sl_col_str(c)[i];
@@ -1159,8 +1164,7 @@ static void encode_value(const sl_col *c, int64_t i, sl_buf *out)
 		for (k = 0; k < c->nchild; k++)
 			encode_value(c->child[k], i, out);
 		break;
-	default:
-		break;
+	default: break;
 	}
 }
 
@@ -1190,7 +1194,9 @@ static int decode_string(sl_col *c, int64_t i, kread *r)
 		b = r->p[r->at++];
 		if (b == 1)
 			return sl_col_set_str(c, i, r->tmp.p ? r->tmp.p : "",
-					      r->tmp.len) < 0 ? SL_ENOMEM : 0;
+					      r->tmp.len) < 0
+				   ? SL_ENOMEM
+				   : 0;
 		if (b != 0xff)
 			return SL_EINTERNAL;
 		sl_buf_addc(&r->tmp, 0);
@@ -1200,8 +1206,10 @@ static int decode_string(sl_col *c, int64_t i, kread *r)
 
 static int decode_value(sl_col *c, int64_t i, kread *r)
 {
-	static const int width[] = { [SL_BOOLEAN] = 1, [SL_INT] = 4,
-				     [SL_BIGINT] = 8, [SL_DOUBLE] = 8,
+	static const int width[] = { [SL_BOOLEAN] = 1,
+				     [SL_INT] = 4,
+				     [SL_BIGINT] = 8,
+				     [SL_DOUBLE] = 8,
 				     [SL_TIMESTAMP] = 8 };
 	sl_kind kind = c->type->kind;
 	int k, w, rc;
@@ -1225,15 +1233,17 @@ static int decode_value(sl_col *c, int64_t i, kread *r)
 	r->at += (size_t)w;
 	switch (kind) {
 	case SL_BOOLEAN: sl_col_u8(c)[i] = (uint8_t)v; break;
-	case SL_INT: sl_col_i32(c)[i] = (int32_t)(uint32_t)(v ^ 0x80000000u); break;
+	case SL_INT:
+		sl_col_i32(c)[i] = (int32_t)(uint32_t)(v ^ 0x80000000u);
+		break;
 	case SL_DOUBLE: sl_col_f64(c)[i] = key_bits_dbl(v); break;
 	default: sl_col_i64(c)[i] = (int64_t)(v ^ (UINT64_C(1) << 63)); break;
 	}
 	return 0;
 }
 
-int sl_hash_key_decode(sl_col *const *cols, int n, int64_t row,
-		       const void *p, size_t len, size_t *used, sl_err *err)
+int sl_hash_key_decode(sl_col *const *cols, int n, int64_t row, const void *p,
+		       size_t len, size_t *used, sl_err *err)
 {
 	kread r;
 	int k, rc = 0;
@@ -1249,7 +1259,8 @@ int sl_hash_key_decode(sl_col *const *cols, int n, int64_t row,
 	if (rc == SL_ENOMEM)
 		return sl_err_nomem(err);
 	if (rc < 0)
-		return sl_err_set(err, SL_EINTERNAL,
-				  "state: a stored key does not decode as the group key types");
+		return sl_err_set(
+		    err, SL_EINTERNAL,
+		    "state: a stored key does not decode as the group key types");
 	return 0;
 }

@@ -74,8 +74,8 @@ void sl_hash_key_encode(sl_col *const *cols, int n, int64_t row, sl_buf *out);
 /* Decode one key from p[0..len) into row `row` of cols[0..n) (made with
  * sl_col_new over the key types, long enough); *used = bytes read.
  * SL_EINTERNAL on bytes that are not a key of these types. */
-int sl_hash_key_decode(sl_col *const *cols, int n, int64_t row,
-		       const void *p, size_t len, size_t *used, sl_err *err);
+int sl_hash_key_decode(sl_col *const *cols, int n, int64_t row, const void *p,
+		       size_t len, size_t *used, sl_err *err);
 
 /* XXH64 of p[0..n) with seed, bit-exact with the reference (Spark's
  * XxHash64, used by approx_count_distinct). */

@@ -53,36 +53,36 @@
 
 typedef struct jnode jnode;
 struct jnode {
-	sl_type *type;    /* borrowed from the schema */
+	sl_type *type; /* borrowed from the schema */
 	sl_kind kind;
 	const char *name; /* field name, for messages */
 	sl_col *col;      /* borrowed: the column being filled */
 	int64_t cap;      /* rows allocated in col (col->len while building) */
 	int nkids;
-	jnode *kids;      /* STRUCT fields, or the ARRAY element */
-	int16_t *slots;   /* STRUCT: field lookup table, -1 = empty */
+	jnode *kids;    /* STRUCT fields, or the ARRAY element */
+	int16_t *slots; /* STRUCT: field lookup table, -1 = empty */
 	uint32_t mask;
-	uint32_t *flen;   /* STRUCT: field name lengths */
-	uint64_t *seen;   /* STRUCT: stamp of the object that last set a field */
-	bool root;        /* type errors null the top-level field */
-	int skip;         /* root: the corrupt-record field, never matched */
+	uint32_t *flen; /* STRUCT: field name lengths */
+	uint64_t *seen; /* STRUCT: stamp of the object that last set a field */
+	bool root;      /* type errors null the top-level field */
+	int skip;       /* root: the corrupt-record field, never matched */
 };
 
 static const char *kind_name(sl_kind k)
 {
-	static const char *const names[] = {
-		"NULL", "BOOLEAN", "INT", "BIGINT", "DOUBLE", "STRING",
-		"BINARY", "TIMESTAMP", "STRUCT", "ARRAY"};
+	static const char *const names[] = { "NULL",   "BOOLEAN",   "INT",
+					     "BIGINT", "DOUBLE",    "STRING",
+					     "BINARY", "TIMESTAMP", "STRUCT",
+					     "ARRAY" };
 	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
-
 
 /* ---- building columns ---- */
 
 static inline void unnull(sl_col *c, int64_t i)
 {
 	if (c->nulls != NULL)
-		c->nulls[i >> 3] &= (uint8_t)~(1u << (i & 7));
+		c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /* Row i of nd is NULL, its struct fields too. */
@@ -202,18 +202,23 @@ static int struct_init(jnode *nd, sl_col *const *cols, sl_arena *arena)
 	while (size < 2u * (uint32_t)t->nfields)
 		size <<= 1;
 	nd->nkids = t->nfields;
-	nd->kids = calloc((size_t)(t->nfields ? t->nfields : 1), sizeof *nd->kids);
+	nd->kids =
+	    calloc((size_t)(t->nfields ? t->nfields : 1), sizeof *nd->kids);
 	nd->slots = malloc(size * sizeof *nd->slots);
-	nd->flen = calloc((size_t)(t->nfields ? t->nfields : 1), sizeof *nd->flen);
-	nd->seen = calloc((size_t)(t->nfields ? t->nfields : 1), sizeof *nd->seen);
-	if (!nd->kids || !nd->slots || !nd->flen || !nd->seen || t->nfields > 30000)
+	nd->flen =
+	    calloc((size_t)(t->nfields ? t->nfields : 1), sizeof *nd->flen);
+	nd->seen =
+	    calloc((size_t)(t->nfields ? t->nfields : 1), sizeof *nd->seen);
+	if (!nd->kids || !nd->slots || !nd->flen || !nd->seen ||
+	    t->nfields > 30000)
 		return SL_ENOMEM;
 	nd->mask = size - 1;
 	memset(nd->slots, 0xff, size * sizeof *nd->slots);
 	for (k = 0; k < t->nfields; k++) {
 		const char *fn = t->fields[k].name;
 		uint32_t h;
-		if (node_init(&nd->kids[k], t->fields[k].type, fn, cols[k], arena, -1))
+		if (node_init(&nd->kids[k], t->fields[k].type, fn, cols[k],
+			      arena, -1))
 			return SL_ENOMEM;
 		nd->flen[k] = (uint32_t)strlen(fn);
 		if (k == nd->skip)
@@ -248,7 +253,8 @@ static int node_init(jnode *nd, sl_type *t, const char *name, sl_col *col,
 		nd->kids = calloc(1, sizeof *nd->kids);
 		if (nd->kids == NULL)
 			return SL_ENOMEM;
-		return node_init(&nd->kids[0], t->elem, name, col->child[0], arena, -1);
+		return node_init(&nd->kids[0], t->elem, name, col->child[0],
+				 arena, -1);
 	}
 	return 0;
 }
@@ -256,7 +262,7 @@ static int node_init(jnode *nd, sl_type *t, const char *name, sl_col *col,
 /* ---- typed values ---- */
 
 static int type_err(jp *j, const jnode *nd, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int type_err(jp *j, const jnode *nd, const char *fmt, ...)
 {
 	char what[120];
@@ -265,7 +271,8 @@ static int type_err(jp *j, const jnode *nd, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(what, sizeof what, fmt, ap);
 		va_end(ap);
-		snprintf(j->why, sizeof j->why, "field '%s': %s", nd->name, what);
+		snprintf(j->why, sizeof j->why, "field '%s': %s", nd->name,
+			 what);
 	}
 	j->nterr++;
 	return 0;
@@ -305,7 +312,8 @@ static int compact_text(jp *j, const char *s, size_t n, sl_str *out)
 				q = 0;
 		} else if (*p == '"' || *p == '\'') {
 			q = *p;
-		} else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+		} else if (*p == ' ' || *p == '\t' || *p == '\r' ||
+			   *p == '\n') {
 			continue;
 		}
 		*o++ = *p;
@@ -323,7 +331,8 @@ static int put_string(jp *j, jnode *nd, int64_t i)
 	if (c == '"' || c == '\'') {
 		if (sl_jsonlex_str(j, dst, true))
 			return -1;
-	} else if (c == '-' || sl_jsonlex_isdig(c) || c == 'N' || c == 'I' || c == '+') {
+	} else if (c == '-' || sl_jsonlex_isdig(c) || c == 'N' || c == 'I' ||
+		   c == '+') {
 		jnum num;
 		if (sl_jsonlex_num(j, &num))
 			return -1;
@@ -331,7 +340,8 @@ static int put_string(jp *j, jnode *nd, int64_t i)
 			char *d;
 			sl_buf_clear(&j->tmp);
 			sl_fmt_double(sl_jsonlex_num_double(&num), &j->tmp);
-			d = sl_arena_dup(j->arena, sl_buf_cstr(&j->tmp), j->tmp.len);
+			d = sl_arena_dup(j->arena, sl_buf_cstr(&j->tmp),
+					 j->tmp.len);
 			if (d == NULL) {
 				j->oom = true;
 				return -1;
@@ -363,8 +373,8 @@ static int put_int(jp *j, jnode *nd, int64_t i)
 		return -1;
 	if (num.frac || num.big ||
 	    (nd->kind == SL_INT && (num.i < INT32_MIN || num.i > INT32_MAX)) ||
-	    (nd->kind == SL_TIMESTAMP &&
-	     (num.i > INT64_MAX / SL_US_PER_SEC || num.i < INT64_MIN / SL_US_PER_SEC))) {
+	    (nd->kind == SL_TIMESTAMP && (num.i > INT64_MAX / SL_US_PER_SEC ||
+					  num.i < INT64_MIN / SL_US_PER_SEC))) {
 		txt = strndup(num.s, num.n > 40 ? 40 : num.n);
 		type_err(j, nd,
 			 num.frac ? "expected integral number, got '%s'"
@@ -402,12 +412,14 @@ static int put_double(jp *j, jnode *nd, int64_t i)
 			 (s.len == 9 && memcmp(s.p, "-Infinity", 9) == 0))
 			d = -INFINITY;
 		else
-			return type_err(j, nd, "expected DOUBLE, got %s", "string");
+			return type_err(j, nd, "expected DOUBLE, got %s",
+					"string");
 		sl_col_f64(nd->col)[i] = d;
 		unnull(nd->col, i);
 		return 0;
 	}
-	if (c != '-' && !sl_jsonlex_isdig(c) && c != 'N' && c != 'I' && c != '+')
+	if (c != '-' && !sl_jsonlex_isdig(c) && c != 'N' && c != 'I' &&
+	    c != '+')
 		return wrong_token(j, nd);
 	if (sl_jsonlex_num(j, &num))
 		return -1;
@@ -443,7 +455,8 @@ static int put_binary(jp *j, jnode *nd, int64_t i, sl_str s)
 	for (k = 0; k < s.len && s.p[k] != '='; k++) {
 		v = b64val(s.p[k]);
 		if (v < 0)
-			return type_err(j, nd, "invalid base64 in %s", "string");
+			return type_err(j, nd, "invalid base64 in %s",
+					"string");
 		acc = acc << 6 | (uint32_t)v;
 		bits += 6;
 		if (bits >= 8) {
@@ -471,8 +484,8 @@ static int put_strtyped(jp *j, jnode *nd, int64_t i)
 	if (nd->kind == SL_BINARY)
 		return put_binary(j, nd, i, s);
 	if (!sl_format_parse_ts(s.p, s.len, &sl_col_i64(nd->col)[i], &j->tsc)) {
-		snprintf(shown, sizeof shown, "%.*s", s.len > 40 ? 40 : (int)s.len,
-			 s.p);
+		snprintf(shown, sizeof shown, "%.*s",
+			 s.len > 40 ? 40 : (int)s.len, s.p);
 		return type_err(j, nd, "cannot parse '%s' as TIMESTAMP", shown);
 	}
 	unnull(nd->col, i);
@@ -595,19 +608,16 @@ static int parse_value(jp *j, jnode *nd, int64_t i)
 		return set_null_deep(j, nd, i);
 	}
 	switch (nd->kind) {
-	case SL_STRING:
-		return put_string(j, nd, i);
+	case SL_STRING: return put_string(j, nd, i);
 	case SL_INT:
-	case SL_BIGINT:
-		return put_int(j, nd, i);
-	case SL_DOUBLE:
-		return put_double(j, nd, i);
+	case SL_BIGINT: return put_int(j, nd, i);
+	case SL_DOUBLE: return put_double(j, nd, i);
 	case SL_TIMESTAMP:
-	case SL_BINARY:
-		return put_strtyped(j, nd, i);
+	case SL_BINARY: return put_strtyped(j, nd, i);
 	case SL_BOOLEAN:
 		if (c == 't' || c == 'f') {
-			if (sl_jsonlex_lit(j, c == 't' ? "true" : "false", c == 't' ? 4 : 5))
+			if (sl_jsonlex_lit(j, c == 't' ? "true" : "false",
+					   c == 't' ? 4 : 5))
 				return -1;
 			sl_col_u8(nd->col)[i] = c == 't';
 			unnull(nd->col, i);
@@ -618,8 +628,7 @@ static int parse_value(jp *j, jnode *nd, int64_t i)
 		return c == '{' ? parse_object(j, nd, i) : wrong_token(j, nd);
 	case SL_ARRAY:
 		return c == '[' ? parse_array(j, nd, i) : wrong_token(j, nd);
-	default: /* NULLTYPE: every value is null */
-		return sl_jsonlex_skip(j);
+	default: /* NULLTYPE: every value is null */ return sl_jsonlex_skip(j);
 	}
 }
 
@@ -631,8 +640,6 @@ static int parse_record(jp *j, jnode *root, int64_t i)
 		return sl_jsonlex_syn(j, "expected '{'");
 	return parse_object(j, root, i);
 }
-
-
 
 typedef struct jread {
 	const char *name;
@@ -652,8 +659,8 @@ static int on_malformed(jread *r, int syntax, int64_t i, int64_t lineno,
 	int k;
 	if (r->mode == SL_MODE_FAILFAST)
 		return sl_err_set(err, SL_EDATA,
-				  "json: malformed record at %s:%lld: %s", r->name,
-				  (long long)lineno, r->j.why);
+				  "json: malformed record at %s:%lld: %s",
+				  r->name, (long long)lineno, r->j.why);
 	if (r->mode == SL_MODE_DROPMALFORMED)
 		return 0;
 	if (syntax)
@@ -742,7 +749,8 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 	if (r.cols == NULL)
 		goto oom;
 	for (k = 0; k < nf; k++)
-		if ((r.cols[k] = sl_col_new(schema->fields[k].type, cap)) == NULL)
+		if ((r.cols[k] = sl_col_new(schema->fields[k].type, cap)) ==
+		    NULL)
 			goto oom;
 	sl_jsonlex_init(&r.j, arena);
 	r.root.type = schema;
@@ -789,7 +797,8 @@ sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
 	memset(&root, 0, sizeof root);
 	sl_jsonlex_init(&j, NULL);
 	if (schema->kind != SL_STRUCT) {
-		sl_err_set(err, SL_EINVAL, "from_json: schema must be a STRUCT");
+		sl_err_set(err, SL_EINVAL,
+			   "from_json: schema must be a STRUCT");
 		return NULL;
 	}
 	arena = sl_arena_new();
@@ -807,7 +816,8 @@ sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
 				goto oom;
 			continue;
 		}
-		t = texts[i].len ? sl_arena_dup(arena, texts[i].p, texts[i].len) : "";
+		t = texts[i].len ? sl_arena_dup(arena, texts[i].p, texts[i].len)
+				 : "";
 		if (t == NULL)
 			goto oom;
 		j.p = j.line = t;
@@ -838,4 +848,3 @@ oom:
 	sl_err_nomem(err);
 	return NULL;
 }
-

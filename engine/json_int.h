@@ -44,7 +44,7 @@ typedef struct jnum {
 	bool big;     /* integral but outside int64 */
 	bool special; /* NaN / Infinity token */
 	int64_t i;
-	double d;     /* for special */
+	double d; /* for special */
 } jnum;
 
 /* Bytes that stop the fast string scan: quotes, backslash, controls. */

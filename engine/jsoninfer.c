@@ -15,7 +15,13 @@
 #include <string.h>
 
 typedef enum ikind {
-	IK_NULL, IK_BOOL, IK_LONG, IK_DOUBLE, IK_STRING, IK_STRUCT, IK_ARRAY
+	IK_NULL,
+	IK_BOOL,
+	IK_LONG,
+	IK_DOUBLE,
+	IK_STRING,
+	IK_STRUCT,
+	IK_ARRAY
 } ikind;
 
 typedef struct inode inode;
@@ -73,12 +79,14 @@ static inode *inode_kid(jp *j, inode *nd, const char *name, size_t n)
 {
 	int k;
 	for (k = 0; k < nd->n; k++)
-		if (strlen(nd->names[k]) == n && memcmp(nd->names[k], name, n) == 0)
+		if (strlen(nd->names[k]) == n &&
+		    memcmp(nd->names[k], name, n) == 0)
 			return nd->kids[k];
 	if (nd->n == nd->cap) {
 		int cap = nd->cap ? nd->cap * 2 : 8;
 		char **nm = realloc(nd->names, (size_t)cap * sizeof *nm);
-		inode **kd = nm ? realloc(nd->kids, (size_t)cap * sizeof *kd) : NULL;
+		inode **kd =
+		    nm ? realloc(nd->kids, (size_t)cap * sizeof *kd) : NULL;
 		if (nm != NULL)
 			nd->names = nm;
 		if (kd == NULL) {
@@ -164,20 +172,15 @@ static int infer_value(jp *j, inode *nd)
 	sl_str s;
 	sl_jsonlex_ws(j);
 	switch (*j->p) {
-	case '{':
-		return infer_object(j, nd);
-	case '[':
-		return infer_array(j, nd);
+	case '{': return infer_object(j, nd);
+	case '[': return infer_array(j, nd);
 	case '"':
 	case '\'':
 		merge_kind(nd, IK_STRING);
 		return sl_jsonlex_str(j, &s, false);
 	case 't':
-	case 'f':
-		merge_kind(nd, IK_BOOL);
-		return sl_jsonlex_skip(j);
-	case 'n':
-		return sl_jsonlex_skip(j);
+	case 'f': merge_kind(nd, IK_BOOL); return sl_jsonlex_skip(j);
+	case 'n': return sl_jsonlex_skip(j);
 	default:
 		if (sl_jsonlex_num(j, &num))
 			return -1;
@@ -242,9 +245,10 @@ int sl_json_infer_add(sl_json_infer *ji, const char *name, const char *data,
 		if (j->oom)
 			return sl_err_nomem(err);
 		if (ji->mode == SL_MODE_FAILFAST)
-			return sl_err_set(err, SL_EDATA,
-					  "json: malformed record at %s:%lld: %s",
-					  name, (long long)lineno, j->why);
+			return sl_err_set(
+			    err, SL_EDATA,
+			    "json: malformed record at %s:%lld: %s", name,
+			    (long long)lineno, j->why);
 		ji->malformed = true;
 	}
 	return 0;
@@ -278,8 +282,7 @@ static sl_type *inode_type(const inode *nd, const char *extra, bool *empty)
 		el = nd->elem ? inode_type(nd->elem, NULL, &e2)
 			      : sl_type_prim(SL_STRING);
 		return el ? sl_type_array_new(el) : NULL;
-	default:
-		break;
+	default: break;
 	}
 	fs = calloc((size_t)nd->n + 2, sizeof *fs);
 	if (fs == NULL)
@@ -304,7 +307,8 @@ static sl_type *inode_type(const inode *nd, const char *extra, bool *empty)
 	qsort(fs, (size_t)n, sizeof *fs, cmp_ifield);
 	t = sl_type_struct_new(n);
 	for (k = 0; t != NULL && k < n; k++) {
-		if (sl_type_set_field(t, k, fs[k].name, fs[k].type, true) != 0) {
+		if (sl_type_set_field(t, k, fs[k].name, fs[k].type, true) !=
+		    0) {
 			sl_type_free(t);
 			t = NULL;
 		}
@@ -323,7 +327,9 @@ sl_type *sl_json_infer_finish(sl_json_infer *ji, sl_err *err)
 	bool empty;
 	sl_type *t = inode_type(&ji->root,
 				ji->malformed && ji->mode == SL_MODE_PERMISSIVE
-					? ji->corrupt : NULL, &empty);
+				    ? ji->corrupt
+				    : NULL,
+				&empty);
 	if (t == NULL)
 		sl_err_nomem(err);
 	sl_json_infer_free(ji);

@@ -15,9 +15,9 @@
 #include <string.h>
 
 const uint8_t sl_jsonlex_str_stop[256] = {
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	['"'] = 1, ['\''] = 1, ['\\'] = 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1,         1,          1,          1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1,         1,          1,          1,
+	1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\''] = 1, ['\\'] = 1,
 };
 
 /* ---- errors ---- */
@@ -26,7 +26,8 @@ int sl_jsonlex_syn(jp *j, const char *what)
 {
 	if (j->why[0] == '\0') {
 		if (j->p >= j->end || what == NULL)
-			snprintf(j->why, sizeof j->why, "unexpected end of input");
+			snprintf(j->why, sizeof j->why,
+				 "unexpected end of input");
 		else
 			snprintf(j->why, sizeof j->why, "%s at byte %d", what,
 				 (int)(j->p - j->line) + 1);
@@ -52,17 +53,12 @@ const char *sl_jsonlex_token_name(char c)
 {
 	switch (c) {
 	case '"':
-	case '\'':
-		return "string";
-	case '{':
-		return "object";
-	case '[':
-		return "array";
+	case '\'': return "string";
+	case '{': return "object";
+	case '[': return "array";
 	case 't':
-	case 'f':
-		return "boolean";
-	default:
-		return "number";
+	case 'f': return "boolean";
+	default: return "number";
 	}
 }
 
@@ -75,7 +71,8 @@ int sl_jsonlex_lit(jp *j, const char *w, size_t n)
 		while (j->p + k < j->end && k < n && j->p[k] == w[k])
 			k++;
 		j->p += k;
-		return j->p >= j->end ? sl_jsonlex_syn(j, NULL) : sl_jsonlex_syn_char(j);
+		return j->p >= j->end ? sl_jsonlex_syn(j, NULL)
+				      : sl_jsonlex_syn_char(j);
 	}
 	j->p += n;
 	return 0;
@@ -236,17 +233,20 @@ int sl_jsonlex_str_slow(jp *j, const char *s, const char *p, char q,
 	return 0;
 }
 
-
-
 static int scan_special(jp *j, jnum *o)
 {
-	static const struct { const char *w; double v; } sp[] = {
-		{"NaN", NAN}, {"Infinity", INFINITY}, {"-Infinity", -INFINITY},
-		{"+Infinity", INFINITY}};
+	static const struct {
+		const char *w;
+		double v;
+	} sp[] = { { "NaN", NAN },
+		   { "Infinity", INFINITY },
+		   { "-Infinity", -INFINITY },
+		   { "+Infinity", INFINITY } };
 	size_t k;
 	for (k = 0; k < sizeof sp / sizeof sp[0]; k++) {
 		size_t n = strlen(sp[k].w);
-		if ((size_t)(j->end - j->p) >= n && memcmp(j->p, sp[k].w, n) == 0) {
+		if ((size_t)(j->end - j->p) >= n &&
+		    memcmp(j->p, sp[k].w, n) == 0) {
 			o->s = j->p;
 			o->n = n;
 			o->special = true;
@@ -258,7 +258,6 @@ static int scan_special(jp *j, jnum *o)
 	}
 	return sl_jsonlex_syn_char(j);
 }
-
 
 /* A number at j->p, validated against JSON's grammar. */
 int sl_jsonlex_num(jp *j, jnum *o)
@@ -318,7 +317,8 @@ int sl_jsonlex_num(jp *j, jnum *o)
 			p++;
 	}
 	if (!o->frac) {
-		if (nd > 19 || (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX))
+		if (nd > 19 || (neg ? v > (uint64_t)INT64_MAX + 1
+				    : v > (uint64_t)INT64_MAX))
 			o->big = true;
 		else
 			o->i = neg ? (int64_t)(0 - v) : (int64_t)v;
@@ -331,9 +331,10 @@ int sl_jsonlex_num(jp *j, jnum *o)
 /* Clinger's fast path when exact; strtod otherwise. */
 double sl_jsonlex_num_double(const jnum *o)
 {
-	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
-		1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
-		1e19, 1e20, 1e21, 1e22};
+	static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+				      1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+				      1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+				      1e18, 1e19, 1e20, 1e21, 1e22 };
 	const char *p = o->s, *e = o->s + o->n;
 	uint64_t m = 0;
 	int nd = 0, ex = 0, x = 0;
@@ -349,7 +350,8 @@ double sl_jsonlex_num_double(const jnum *o)
 	}
 	for (; p < e && (sl_jsonlex_isdig(*p) || *p == '.'); p++) {
 		if (*p == '.') {
-			for (p++; p < e && sl_jsonlex_isdig(*p); p++, nd++, ex--)
+			for (p++; p < e && sl_jsonlex_isdig(*p);
+			     p++, nd++, ex--)
 				if (nd < 19)
 					m = m * 10 + (uint64_t)(*p - '0');
 				else
@@ -432,7 +434,7 @@ static int skip_container(jp *j, char close)
 			return 0;
 		}
 		return sl_jsonlex_syn(j, close == '}' ? "expected ',' or '}'"
-					   : "expected ',' or ']'");
+						      : "expected ',' or ']'");
 	}
 }
 
@@ -445,22 +447,16 @@ int sl_jsonlex_skip(jp *j)
 	if (j->p >= j->end)
 		return sl_jsonlex_syn(j, NULL);
 	switch (*j->p) {
-	case '{':
-		return skip_container(j, '}');
-	case '[':
-		return skip_container(j, ']');
+	case '{': return skip_container(j, '}');
+	case '[': return skip_container(j, ']');
 	case '"':
-	case '\'':
-		return sl_jsonlex_str(j, &s, false);
-	case 't':
-		return sl_jsonlex_lit(j, "true", 4);
-	case 'f':
-		return sl_jsonlex_lit(j, "false", 5);
-	case 'n':
-		return sl_jsonlex_lit(j, "null", 4);
+	case '\'': return sl_jsonlex_str(j, &s, false);
+	case 't': return sl_jsonlex_lit(j, "true", 4);
+	case 'f': return sl_jsonlex_lit(j, "false", 5);
+	case 'n': return sl_jsonlex_lit(j, "null", 4);
 	default:
-		if (*j->p == '-' || *j->p == 'N' || *j->p == 'I' || *j->p == '+' ||
-		    sl_jsonlex_isdig(*j->p))
+		if (*j->p == '-' || *j->p == 'N' || *j->p == 'I' ||
+		    *j->p == '+' || sl_jsonlex_isdig(*j->p))
 			return sl_jsonlex_num(j, &num);
 		return sl_jsonlex_syn_char(j);
 	}

@@ -113,8 +113,10 @@ static unsigned hex4(const char *p)
 	int k;
 	for (k = 0; k < 4; k++) {
 		char c = p[k];
-		v = v * 16 + (unsigned)(isdigit((unsigned char)c) ? c - '0'
-					 : (tolower((unsigned char)c) - 'a' + 10));
+		v = v * 16 +
+		    (unsigned)(isdigit((unsigned char)c)
+				   ? c - '0'
+				   : (tolower((unsigned char)c) - 'a' + 10));
 	}
 	return v;
 }
@@ -146,7 +148,8 @@ static bool read_string(struct jp *j, sl_buf *out)
 			if (cp >= 0xD800 && cp < 0xDC00 && j->p - 1 - s >= 7 &&
 			    s[1] == '\\' && s[2] == 'u') {
 				unsigned lo = hex4(s + 3);
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				cp = 0x10000 + ((cp - 0xD800) << 10) +
+				     (lo - 0xDC00);
 				s += 6;
 			}
 			put_utf8(out, cp);
@@ -197,7 +200,8 @@ static bool find_member(struct jp *j, const char *name, size_t nlen)
 		ws(j);
 		if (j->p >= j->e || *j->p++ != ':')
 			break;
-		if (key.len == nlen && memcmp(sl_buf_cstr(&key), name, nlen) == 0) {
+		if (key.len == nlen &&
+		    memcmp(sl_buf_cstr(&key), name, nlen) == 0) {
 			ws(j);
 			found = true;
 			break;
@@ -266,8 +270,7 @@ static bool step(struct jp *j, const char **ps)
 	return false;
 }
 
-bool sl_jsonpath_get(const char *json, size_t n, const char *path,
-		     sl_buf *out)
+bool sl_jsonpath_get(const char *json, size_t n, const char *path, sl_buf *out)
 {
 	struct jp j = { json, json + n };
 	const char *ps = path, *start;

@@ -42,31 +42,30 @@ typedef struct sfield {
 	uint32_t klen;    /* len + 2: the quoted key */
 	uint64_t head[2]; /* the first 16 bytes of the quoted key, masked */
 	uint64_t mask[2];
-	char key[72];     /* the quoted key when it fits (klen <= 72) */
-	int kind;         /* SK_*: SK_NONE = any value of it stops the run */
-	sl_col *col;      /* borrowed */
+	char key[72]; /* the quoted key when it fits (klen <= 72) */
+	int kind;     /* SK_*: SK_NONE = any value of it stops the run */
+	sl_col *col;  /* borrowed */
 } sfield;
 
 struct sl_jsonscan {
 	int nf;
 	sfield *f;
-	sl_col *corrupt;  /* borrowed; NULL if none */
+	sl_col *corrupt; /* borrowed; NULL if none */
 	int cidx;
-	uint64_t fields;  /* fields a key may name (the corrupt one excluded) */
+	uint64_t fields; /* fields a key may name (the corrupt one excluded) */
 	int norder;
-	int order[64];    /* predicted field of the k-th key */
+	int order[64]; /* predicted field of the k-th key */
 	bool oom;
 };
 
-static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-	1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-	1e20, 1e21, 1e22};
+static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+			      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+			      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
 /* Plain string bytes: not a quote, backslash or control character. */
 static const uint8_t plain_stop[256] = {
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	['"'] = 1, ['\\'] = 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1,
 };
 
 static int kind_of(sl_kind k)
@@ -90,8 +89,8 @@ sl_jsonscan *sl_jsonscan_new(const sl_type *schema, sl_col *const *cols,
 	if (schema->nfields > 64 || schema->nfields == 0)
 		return NULL;
 	s = calloc(1, sizeof *s);
-	if (s == NULL || (s->f = calloc((size_t)schema->nfields,
-					sizeof *s->f)) == NULL) {
+	if (s == NULL ||
+	    (s->f = calloc((size_t)schema->nfields, sizeof *s->f)) == NULL) {
 		free(s);
 		return NULL;
 	}
@@ -100,14 +99,15 @@ sl_jsonscan *sl_jsonscan_new(const sl_type *schema, sl_col *const *cols,
 	s->corrupt = corrupt >= 0 ? cols[corrupt] : NULL;
 	for (k = 0; k < s->nf; k++) {
 		sfield *f = &s->f[k];
-		unsigned char m[16] = {0}, h[16] = {0};
+		unsigned char m[16] = { 0 }, h[16] = { 0 };
 		f->name = schema->fields[k].name;
 		f->len = (uint32_t)strlen(f->name);
 		f->klen = f->len + 2;
 		f->kind = kind_of(schema->fields[k].type->kind);
 		f->col = cols[k];
 		if (f->klen > sizeof f->key) {
-			sl_jsonscan_free(s); /* a rare long name: no fast path */
+			sl_jsonscan_free(
+			    s); /* a rare long name: no fast path */
 			return NULL;
 		}
 		if (k == corrupt)
@@ -147,7 +147,7 @@ static inline bool isdig(char c)
 static inline void unnull(sl_col *c, int64_t i)
 {
 	if (c->nulls != NULL)
-		c->nulls[i >> 3] &= (uint8_t)~(1u << (i & 7));
+		c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /* The quoted key at p ('"'), looked up by name; -1 if it is not a plain
@@ -255,8 +255,8 @@ static inline const char *plain_end(const char *s, const char *end)
 }
 
 /* One value of field f at p into row i; the byte after it, or NULL. */
-static inline const char *value(sl_jsonscan *s, const sfield *f,
-				const char *p, const char *end, int64_t i,
+static inline const char *value(sl_jsonscan *s, const sfield *f, const char *p,
+				const char *end, int64_t i,
 				sl_format_tscache *tsc)
 {
 	sl_col *c = f->col;
@@ -323,8 +323,7 @@ static inline const char *value(sl_jsonscan *s, const sfield *f,
 			return NULL;
 		}
 		break;
-	default:
-		return NULL;
+	default: return NULL;
 	}
 	unnull(c, i);
 	return q;
@@ -358,8 +357,7 @@ static inline bool key_eq(const sfield *f, const char *p, const char *end)
 	if (((w[0] & f->mask[0]) ^ f->head[0]) |
 	    ((w[1] & f->mask[1]) ^ f->head[1]))
 		return false;
-	return f->klen <= 16 ||
-	       memcmp(p + 16, f->key + 16, f->klen - 16) == 0;
+	return f->klen <= 16 || memcmp(p + 16, f->key + 16, f->klen - 16) == 0;
 }
 
 /* One line at p into row i; the start of the next line, or NULL. */

@@ -46,24 +46,18 @@ static sl_expr *rebuild(const sl_expr *e, sl_expr **a)
 	case SL_X_CALL:
 		return e->distinct ? sl_expr_call_distinct(e->name, a, e->nargs)
 				   : sl_expr_call(e->name, a, e->nargs);
-	case SL_X_BINOP:
-		return sl_expr_binop(e->op, a[0], a[1]);
-	case SL_X_NOT: case SL_X_NEG: case SL_X_ISNULL: case SL_X_ISNOTNULL:
-		return sl_expr_unary(e->kind, a[0]);
-	case SL_X_CAST:
-		return sl_expr_cast(a[0], e->type);
-	case SL_X_ALIAS:
-		return sl_expr_alias(a[0], e->name);
-	case SL_X_FIELD:
-		return sl_expr_field(a[0], e->name);
-	case SL_X_SORT:
-		return sl_expr_sort(a[0], e->op);
-	case SL_X_IN:
-		return sl_expr_in(a[0], a + 1, e->nargs - 1);
-	case SL_X_CASE:
-		return sl_expr_case(a, e->nargs);
-	default:
-		return sl_expr_ref((sl_expr *)e);
+	case SL_X_BINOP: return sl_expr_binop(e->op, a[0], a[1]);
+	case SL_X_NOT:
+	case SL_X_NEG:
+	case SL_X_ISNULL:
+	case SL_X_ISNOTNULL: return sl_expr_unary(e->kind, a[0]);
+	case SL_X_CAST: return sl_expr_cast(a[0], e->type);
+	case SL_X_ALIAS: return sl_expr_alias(a[0], e->name);
+	case SL_X_FIELD: return sl_expr_field(a[0], e->name);
+	case SL_X_SORT: return sl_expr_sort(a[0], e->op);
+	case SL_X_IN: return sl_expr_in(a[0], a + 1, e->nargs - 1);
+	case SL_X_CASE: return sl_expr_case(a, e->nargs);
+	default: return sl_expr_ref((sl_expr *)e);
 	}
 }
 
@@ -113,31 +107,34 @@ static const char *canon(const char *f, bool *distinct)
 static int spec_args(rw *r, sl_aggspec *s, const sl_expr *e, sl_err *err)
 {
 	int i, want = strcmp(s->fname, "approx_count_distinct") == 0 ? 2 : 1;
-	bool by = strcmp(s->fname, "min_by") == 0 ||
-		  strcmp(s->fname, "max_by") == 0;
+	bool by =
+	    strcmp(s->fname, "min_by") == 0 || strcmp(s->fname, "max_by") == 0;
 	if (by && e->nargs != 2)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "%s: invalid number of arguments for function '%s': expected %d; found %d",
-				  r->method, e->name, 2, e->nargs);
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "%s: invalid number of arguments for function '%s': expected %d; found %d",
+		    r->method, e->name, 2, e->nargs);
 	if (strcmp(s->fname, "count") != 0 && !by &&
 	    (e->nargs < 1 || e->nargs > want)) {
-		return sl_err_set(err, SL_EANALYSIS,
-				  "%s: invalid number of arguments for function '%s': expected %d; found %d",
-				  r->method, e->name, 1, e->nargs);
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "%s: invalid number of arguments for function '%s': expected %d; found %d",
+		    r->method, e->name, 1, e->nargs);
 	}
-	s->count_rows = strcmp(s->fname, "count") == 0 &&
-			(e->nargs == 0 ||
-			 (e->args[0]->kind == SL_X_LIT && !e->args[0]->lit.null &&
-			  !s->distinct));
+	s->count_rows =
+	    strcmp(s->fname, "count") == 0 &&
+	    (e->nargs == 0 || (e->args[0]->kind == SL_X_LIT &&
+			       !e->args[0]->lit.null && !s->distinct));
 	s->nargs = s->count_rows ? 0 : (want == 2 ? 1 : e->nargs);
 	s->args = calloc((size_t)e->nargs + 1, sizeof *s->args);
 	if (s->args == NULL)
 		return sl_err_nomem(err);
 	for (i = 0; i < s->nargs; i++) {
 		if (sl_expr_has_agg(e->args[i]))
-			return sl_err_set(err, SL_EANALYSIS,
-					  "%s: it is not allowed to use an aggregate function in the argument of another aggregate function",
-					  r->method);
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "%s: it is not allowed to use an aggregate function in the argument of another aggregate function",
+			    r->method);
 		s->args[i] = sl_plan_resolve(e->args[i], r->in, r->method, err);
 		if (s->args[i] == NULL)
 			return err ? err->code : SL_EANALYSIS;
@@ -233,14 +230,18 @@ static sl_expr *not_grouped(rw *r, const sl_expr *e, sl_err *err)
 	sl_expr_free(x);
 	s = sql_of(e);
 	if (r->p->nkeys == 0)
-		sl_err_set(err, SL_EANALYSIS,
-			   "%s: [MISSING_GROUP_BY] The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses ('%s' is not an aggregate function)",
-			   r->method, s ? s : "?");
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "%s: [MISSING_GROUP_BY] The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses ('%s' is not an aggregate function)",
+		    r->method, s ? s : "?");
 	else
-		sl_err_set(err, SL_EANALYSIS,
-			   "%s: expression '%s' is neither present in the group by, nor is it an aggregate function",
-			   r->method, s ? s : "?");
-	sl_err_hint(err, "add it to groupBy, or wrap it in first() if any value will do");
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "%s: expression '%s' is neither present in the group by, nor is it an aggregate function",
+		    r->method, s ? s : "?");
+	sl_err_hint(
+	    err,
+	    "add it to groupBy, or wrap it in first() if any value will do");
 	free(s);
 	return NULL;
 }
@@ -297,9 +298,10 @@ static int build_keys(rw *r, sl_expr **keys, int nkeys, sl_err *err)
 	for (k = 0; k < nkeys; k++) {
 		if (sl_expr_has_agg(keys[k])) {
 			char *s = sql_of(keys[k]);
-			sl_err_set(err, SL_EANALYSIS,
-				   "groupBy: aggregate functions are not allowed in GROUP BY, but found %s",
-				   s ? s : "?");
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "groupBy: aggregate functions are not allowed in GROUP BY, but found %s",
+			    s ? s : "?");
 			free(s);
 			return SL_EANALYSIS;
 		}
@@ -309,9 +311,10 @@ static int build_keys(rw *r, sl_expr **keys, int nkeys, sl_err *err)
 		p->nkeys = k + 1;
 		if (!sl_hash_key_type_ok(p->keys[k]->rtype)) {
 			char *s = sql_of(keys[k]);
-			sl_err_set(err, SL_EANALYSIS,
-				   "groupBy: grouping by the ARRAY expression '%s' is not supported",
-				   s ? s : "?");
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "groupBy: grouping by the ARRAY expression '%s' is not supported",
+			    s ? s : "?");
 			free(s);
 			return SL_EANALYSIS;
 		}
@@ -385,7 +388,7 @@ static int build_outputs(rw *r, sl_expr **aggs, int naggs, char **names,
 	}
 	for (i = 0; i < naggs && rc == 0; i++) {
 		p->post[p->nkeys + i] =
-			sl_plan_resolve(pre[i], p->inter, r->method, err);
+		    sl_plan_resolve(pre[i], p->inter, r->method, err);
 		if (p->post[p->nkeys + i] == NULL)
 			rc = err ? err->code : SL_EANALYSIS;
 	}
@@ -411,8 +414,8 @@ static int build_schema(sl_plan *p, char **names, sl_err *err)
 	}
 	for (i = p->nkeys; i < n; i++) { /* count is never NULL */
 		int a = p->post[i]->kind == SL_X_COL
-				? p->post[i]->idx - p->nkeys
-				: -1;
+			    ? p->post[i]->idx - p->nkeys
+			    : -1;
 		if (a >= 0 && strcmp(p->aggs[a].fname, "count") == 0)
 			nul[i] = false;
 	}
@@ -564,8 +567,8 @@ static int group_ids(sl_op *op, sl_batch *in, sl_err *err)
 		return sl_err_nomem(err);
 	for (k = 0; k < p->nkeys && rc == 0; k++) {
 		kc[k] = p->keys[k]->kind == SL_X_COL
-				? sl_col_ref(in->cols[p->keys[k]->idx])
-				: sl_expr_eval(p->keys[k], in, err);
+			    ? sl_col_ref(in->cols[p->keys[k]->idx])
+			    : sl_expr_eval(p->keys[k], in, err);
 		if (kc[k] == NULL)
 			rc = err ? err->code : SL_ENOMEM;
 	}
@@ -591,8 +594,9 @@ static int agg_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 		const sl_aggspec *s = &p->aggs[i];
 		for (j = 0; j < s->nargs && j < 8; j++) {
 			const sl_expr *x = s->args[j];
-			args[j] = x->kind == SL_X_COL ? sl_col_ref(in->cols[x->idx])
-						      : sl_expr_eval(x, in, err);
+			args[j] = x->kind == SL_X_COL
+				      ? sl_col_ref(in->cols[x->idx])
+				      : sl_expr_eval(x, in, err);
 			if (args[j] == NULL) {
 				while (j-- > 0)
 					sl_col_free(args[j]);
@@ -619,8 +623,9 @@ sl_batch *sl_op_agg_output(const sl_plan *p, sl_col *const *keys,
 	if (ic == NULL || oc == NULL)
 		goto nomem;
 	for (i = 0; i < ni; i++) {
-		ic[i] = i < p->nkeys ? sl_col_ref(keys[i])
-				     : sl_agg_result(aggs[i - p->nkeys], 0, n, err);
+		ic[i] = i < p->nkeys
+			    ? sl_col_ref(keys[i])
+			    : sl_agg_result(aggs[i - p->nkeys], 0, n, err);
 		if (ic[i] == NULL)
 			goto fail;
 	}
@@ -666,7 +671,8 @@ static sl_batch *agg_output(sl_op *op, int64_t n, sl_err *err)
 		return NULL;
 	}
 	for (k = 0; k < p->nkeys; k++, nk++)
-		if ((kc[k] = sl_hash_groups_key(st->groups, k, 0, n, err)) == NULL)
+		if ((kc[k] = sl_hash_groups_key(st->groups, k, 0, n, err)) ==
+		    NULL)
 			break;
 	if (nk == p->nkeys)
 		o = sl_op_agg_output(p, kc, st->aggs, n, err);
@@ -736,7 +742,8 @@ static int agg_state(sl_op *op, sl_err *err)
 	int i, j;
 	op->state = st;
 	if (st == NULL || kt == NULL ||
-	    (st->aggs = calloc((size_t)p->naggs + 1, sizeof *st->aggs)) == NULL) {
+	    (st->aggs = calloc((size_t)p->naggs + 1, sizeof *st->aggs)) ==
+		NULL) {
 		free(kt);
 		return sl_err_nomem(err);
 	}

@@ -49,8 +49,8 @@ static int dedup_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	}
 	for (j = 0; j < p->ndedup; j++)
 		kc[j] = in->cols[p->dedup_cols[j]];
-	rc = sl_hash_groups_insert(st->seen, kc, in->nrows, false, st->ids,
-				   err);
+	rc =
+	    sl_hash_groups_insert(st->seen, kc, in->nrows, false, st->ids, err);
 	free(kc);
 	if (rc < 0)
 		return rc;
@@ -97,8 +97,9 @@ sl_op *sl_op_dedup_new(const sl_plan *p, sl_err *err)
 		return NULL;
 	if (p->within_wm) {
 		/* Spark's UnsupportedOperationChecker.checkForBatch */
-		sl_err_set(err, SL_EANALYSIS,
-			   "dropDuplicatesWithinWatermark is not supported with batch DataFrames/DataSets");
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "dropDuplicatesWithinWatermark is not supported with batch DataFrames/DataSets");
 		sl_op_free(op);
 		return NULL;
 	}

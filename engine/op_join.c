@@ -31,16 +31,19 @@
 
 /* ------------------------------------------------------------ analysis */
 
-static const struct { const char *name; sl_join_type t; } jnames[] = {
-	{ "inner", SL_JOIN_INNER }, { "cross", SL_JOIN_CROSS },
-	{ "outer", SL_JOIN_FULL }, { "full", SL_JOIN_FULL },
-	{ "fullouter", SL_JOIN_FULL }, { "full_outer", SL_JOIN_FULL },
-	{ "leftouter", SL_JOIN_LEFT }, { "left", SL_JOIN_LEFT },
+static const struct {
+	const char *name;
+	sl_join_type t;
+} jnames[] = {
+	{ "inner", SL_JOIN_INNER },     { "cross", SL_JOIN_CROSS },
+	{ "outer", SL_JOIN_FULL },      { "full", SL_JOIN_FULL },
+	{ "fullouter", SL_JOIN_FULL },  { "full_outer", SL_JOIN_FULL },
+	{ "leftouter", SL_JOIN_LEFT },  { "left", SL_JOIN_LEFT },
 	{ "left_outer", SL_JOIN_LEFT }, { "rightouter", SL_JOIN_RIGHT },
-	{ "right", SL_JOIN_RIGHT }, { "right_outer", SL_JOIN_RIGHT },
-	{ "leftsemi", SL_JOIN_SEMI }, { "left_semi", SL_JOIN_SEMI },
-	{ "semi", SL_JOIN_SEMI }, { "leftanti", SL_JOIN_ANTI },
-	{ "left_anti", SL_JOIN_ANTI }, { "anti", SL_JOIN_ANTI },
+	{ "right", SL_JOIN_RIGHT },     { "right_outer", SL_JOIN_RIGHT },
+	{ "leftsemi", SL_JOIN_SEMI },   { "left_semi", SL_JOIN_SEMI },
+	{ "semi", SL_JOIN_SEMI },       { "leftanti", SL_JOIN_ANTI },
+	{ "left_anti", SL_JOIN_ANTI },  { "anti", SL_JOIN_ANTI },
 };
 
 static int join_type(const char *how, sl_join_type *t, sl_err *err)
@@ -55,9 +58,10 @@ static int join_type(const char *how, sl_join_type *t, sl_err *err)
 			*t = jnames[i].t;
 			return 0;
 		}
-	return sl_err_set(err, SL_EANALYSIS,
-			  "join: Unsupported join type '%s'. Supported join types include: 'inner', 'outer', 'full', 'fullouter', 'full_outer', 'leftouter', 'left', 'left_outer', 'rightouter', 'right', 'right_outer', 'leftsemi', 'left_semi', 'semi', 'leftanti', 'left_anti', 'anti', 'cross'",
-			  how);
+	return sl_err_set(
+	    err, SL_EANALYSIS,
+	    "join: Unsupported join type '%s'. Supported join types include: 'inner', 'outer', 'full', 'fullouter', 'full_outer', 'leftouter', 'left', 'left_outer', 'rightouter', 'right', 'right_outer', 'leftsemi', 'left_semi', 'semi', 'leftanti', 'left_anti', 'anti', 'cross'",
+	    how);
 }
 
 static bool left_only(sl_join_type t)
@@ -122,10 +126,11 @@ static int using_keys(sl_plan *p, const sl_type *ls, const sl_type *rs,
 			for (j = 0; j < s->nfields; j++)
 				sl_buf_printf(&b, "%s%s", j ? ", " : "",
 					      s->fields[j].name);
-			sl_err_set(err, SL_EANALYSIS,
-				   "join: USING column '%s' cannot be resolved on the %s side of the join. The %s-side columns: [%s]",
-				   cols[k], li < 0 ? "left" : "right",
-				   li < 0 ? "left" : "right", sl_buf_cstr(&b));
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "join: USING column '%s' cannot be resolved on the %s side of the join. The %s-side columns: [%s]",
+			    cols[k], li < 0 ? "left" : "right",
+			    li < 0 ? "left" : "right", sl_buf_cstr(&b));
 			sl_buf_release(&b);
 			return SL_EANALYSIS;
 		}
@@ -134,9 +139,10 @@ static int using_keys(sl_plan *p, const sl_type *ls, const sl_type *rs,
 		if (l == NULL || r == NULL || !widen_pair(&l, &r)) {
 			sl_expr_free(l);
 			sl_expr_free(r);
-			return sl_err_set(err, SL_EANALYSIS,
-					  "join: USING column '%s' has incompatible types on the two sides",
-					  cols[k]);
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "join: USING column '%s' has incompatible types on the two sides",
+			    cols[k]);
 		}
 		if (add_key(p, l, r) < 0)
 			return sl_err_nomem(err);
@@ -201,8 +207,9 @@ static int split_on(sl_plan *p, const sl_expr *e, const sl_type *ls,
 		if (rc != 0)
 			return rc < 0 ? rc : 0;
 	}
-	*rest = *rest ? sl_expr_binop(SL_OP_AND, *rest, sl_expr_ref((sl_expr *)e))
-		      : sl_expr_ref((sl_expr *)e);
+	*rest = *rest
+		    ? sl_expr_binop(SL_OP_AND, *rest, sl_expr_ref((sl_expr *)e))
+		    : sl_expr_ref((sl_expr *)e);
 	return *rest ? 0 : SL_ENOMEM;
 }
 
@@ -222,9 +229,10 @@ static int on_condition(sl_plan *p, const sl_expr *on, sl_err *err)
 		sl_buf_init(&t);
 		sl_expr_sql(on, &a);
 		sl_type_sql(all->rtype, &t);
-		sl_err_set(err, SL_EANALYSIS,
-			   "join: join condition '%s' of type %s is not a boolean",
-			   sl_buf_cstr(&a), sl_buf_cstr(&t));
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "join: join condition '%s' of type %s is not a boolean",
+		    sl_buf_cstr(&a), sl_buf_cstr(&t));
 		sl_buf_release(&a);
 		sl_buf_release(&t);
 		sl_expr_free(all);
@@ -258,8 +266,9 @@ static sl_type *wide_schema(const sl_type *ls, const sl_type *rs, sl_err *err)
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		const sl_field *f = i < ls->nfields ? &ls->fields[i]
-						    : &rs->fields[i - ls->nfields];
+		const sl_field *f = i < ls->nfields
+					? &ls->fields[i]
+					: &rs->fields[i - ls->nfields];
 		if (sl_type_set_field(st, i, f->name, sl_type_ref(f->type),
 				      f->nullable) < 0) {
 			sl_type_free(st);
@@ -292,15 +301,27 @@ static int out_schema(sl_plan *p, sl_err *err)
 		sl_type *t;
 		bool nul;
 		switch (o->src) {
-		case SL_JO_LEFT: f = &ls->fields[o->idx]; t = f->type; nul = f->nullable || lnul; break;
-		case SL_JO_RIGHT: f = &rs->fields[o->idx]; t = f->type; nul = f->nullable || rnul; break;
+		case SL_JO_LEFT:
+			f = &ls->fields[o->idx];
+			t = f->type;
+			nul = f->nullable || lnul;
+			break;
+		case SL_JO_RIGHT:
+			f = &rs->fields[o->idx];
+			t = f->type;
+			nul = f->nullable || rnul;
+			break;
 		default: /* a using key: named as the left column */
 			f = &ls->fields[key_col(p->lkeys[o->idx])];
 			t = p->lkeys[o->idx]->rtype;
-			nul = f->nullable || (o->src == SL_JO_LKEY ? lnul : o->src == SL_JO_RKEY && rnul);
+			nul =
+			    f->nullable || (o->src == SL_JO_LKEY
+						? lnul
+						: o->src == SL_JO_RKEY && rnul);
 			break;
 		}
-		if (sl_type_set_field(st, i, f->name, sl_type_ref(t), nul) < 0) {
+		if (sl_type_set_field(st, i, f->name, sl_type_ref(t), nul) <
+		    0) {
 			sl_type_free(st);
 			return sl_err_nomem(err);
 		}
@@ -331,7 +352,8 @@ sl_plan *sl_plan_join(sl_plan *l, sl_plan *r, sl_expr *on,
 		goto fail;
 	if (nusing > 0) {
 		p->using_cols = true;
-		rc = using_keys(p, l->schema, r->schema, using_cols, nusing, err);
+		rc = using_keys(p, l->schema, r->schema, using_cols, nusing,
+				err);
 		if (rc == 0 && using_outputs(p, l->schema, r->schema,
 					     using_cols, nusing) < 0)
 			rc = sl_err_nomem(err);
@@ -352,12 +374,12 @@ out:
 /* ------------------------------------------------------------ operator */
 
 typedef struct joinst {
-	int bside;            /* the build side: 1 (right), or 0 for the
+	int bside; /* the build side: 1 (right), or 0 for the
 				 static left of a stream-static join */
 	int nb, cap;
-	sl_batch **bs;        /* right batches until the build */
-	sl_batch *right;      /* the build side, all rows */
-	sl_col **rkc;         /* its evaluated keys */
+	sl_batch **bs;   /* right batches until the build */
+	sl_batch *right; /* the build side, all rows */
+	sl_col **rkc;    /* its evaluated keys */
 	sl_hash_groups *tab;
 	int32_t *head, *next; /* chains of right rows per key */
 	uint8_t *matched;     /* right rows matched (right/full joins) */
@@ -375,8 +397,9 @@ static sl_join_type eff_type(const sl_op *op)
 	sl_join_type t = op->plan->jtype;
 	if (!swapped(op))
 		return t;
-	return t == SL_JOIN_RIGHT ? SL_JOIN_LEFT
-	       : t == SL_JOIN_LEFT ? SL_JOIN_RIGHT : t;
+	return t == SL_JOIN_RIGHT  ? SL_JOIN_LEFT
+	       : t == SL_JOIN_LEFT ? SL_JOIN_RIGHT
+				   : t;
 }
 
 static sl_expr **probe_keys(const sl_op *op)
@@ -448,8 +471,8 @@ static int build(sl_op *op, sl_err *err)
 	int64_t i, n;
 	sl_type **kt;
 	int k, rc = SL_ENOMEM;
-	st->right = sl_batch_concat(st->bs, st->nb, p->child[st->bside]->schema,
-				    err);
+	st->right =
+	    sl_batch_concat(st->bs, st->nb, p->child[st->bside]->schema, err);
 	for (k = 0; k < st->nb; k++)
 		sl_batch_free(st->bs[k]);
 	st->nb = 0;
@@ -465,7 +488,8 @@ static int build(sl_op *op, sl_err *err)
 	kt = calloc((size_t)p->njkeys + 1, sizeof *kt);
 	if (st->rkc == NULL || kt == NULL) {
 		free(kt);
-		return st->rkc ? sl_err_nomem(err) : (err ? err->code : SL_ENOMEM);
+		return st->rkc ? sl_err_nomem(err)
+			       : (err ? err->code : SL_ENOMEM);
 	}
 	for (k = 0; k < p->njkeys; k++)
 		kt[k] = build_keys(op)[k]->rtype;
@@ -475,15 +499,16 @@ static int build(sl_op *op, sl_err *err)
 	st->next = malloc((size_t)(n + 1) * sizeof *st->next);
 	if (st->tab == NULL || gids == NULL || st->next == NULL)
 		goto out;
-	if ((rc = sl_hash_groups_insert(st->tab, st->rkc, n, true, gids, err)) < 0)
+	if ((rc = sl_hash_groups_insert(st->tab, st->rkc, n, true, gids, err)) <
+	    0)
 		goto out;
 	rc = SL_ENOMEM;
 	st->head = malloc((size_t)(sl_hash_groups_count(st->tab) + 1) *
 			  sizeof *st->head);
 	if (st->head == NULL)
 		goto out;
-	memset(st->head, 0xff, (size_t)(sl_hash_groups_count(st->tab) + 1) *
-				       sizeof *st->head);
+	memset(st->head, 0xff,
+	       (size_t)(sl_hash_groups_count(st->tab) + 1) * sizeof *st->head);
 	for (i = n - 1; i >= 0; i--) { /* chains in right-row order */
 		if (gids[i] < 0)
 			continue;
@@ -517,9 +542,8 @@ static sl_col *coalesce(sl_col *a, sl_col *b)
 }
 
 /* Emit n output rows: left row li[k] (or NULLs) with right row ri[k]. */
-static int emit_rows(sl_op *op, sl_batch *left, sl_col **lkc,
-		     const int64_t *li, const int64_t *ri, int64_t n,
-		     sl_err *err)
+static int emit_rows(sl_op *op, sl_batch *left, sl_col **lkc, const int64_t *li,
+		     const int64_t *ri, int64_t n, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	joinst *st = op->state;
@@ -536,10 +560,18 @@ static int emit_rows(sl_op *op, sl_batch *left, sl_col **lkc,
 		const sl_join_out *x = &p->out[j];
 		sl_col *a, *b;
 		switch (x->src) {
-		case SL_JO_LEFT: cols[j] = sl_col_take(pl->cols[x->idx], pli, n); break;
-		case SL_JO_RIGHT: cols[j] = sl_col_take(pr->cols[x->idx], pri, n); break;
-		case SL_JO_LKEY: cols[j] = sl_col_take(plk[x->idx], pli, n); break;
-		case SL_JO_RKEY: cols[j] = sl_col_take(prk[x->idx], pri, n); break;
+		case SL_JO_LEFT:
+			cols[j] = sl_col_take(pl->cols[x->idx], pli, n);
+			break;
+		case SL_JO_RIGHT:
+			cols[j] = sl_col_take(pr->cols[x->idx], pri, n);
+			break;
+		case SL_JO_LKEY:
+			cols[j] = sl_col_take(plk[x->idx], pli, n);
+			break;
+		case SL_JO_RKEY:
+			cols[j] = sl_col_take(prk[x->idx], pri, n);
+			break;
 		case SL_JO_COALESCE:
 			a = sl_col_take(plk[x->idx], pli, n);
 			b = sl_col_take(prk[x->idx], pri, n);
@@ -600,9 +632,9 @@ static int residual(sl_op *op, sl_batch *left, const pairs *pr, uint8_t *keep,
 		return sl_err_nomem(err);
 	for (j = 0; j < nl + nr; j++) {
 		int at = swapped(op) ? (j < nr ? j + nl : j - nr) : j;
-		cols[at] = j < nl ? sl_col_take(left->cols[j], pr->l, pr->n)
-				  : sl_col_take(st->right->cols[j - nl], pr->r,
-						pr->n);
+		cols[at] =
+		    j < nl ? sl_col_take(left->cols[j], pr->l, pr->n)
+			   : sl_col_take(st->right->cols[j - nl], pr->r, pr->n);
 		if (cols[at] == NULL) {
 			for (j = 0; j < nl + nr; j++)
 				sl_col_free(cols[j]);
@@ -654,8 +686,7 @@ static int select_rows(sl_op *op, const pairs *pr, const uint8_t *keep,
 }
 
 static int probe_range(sl_op *op, sl_batch *left, sl_col **lkc,
-		       const int32_t *gids, int64_t lo, int64_t hi,
-		       sl_err *err)
+		       const int32_t *gids, int64_t lo, int64_t hi, sl_err *err)
 {
 	pairs pr, out;
 	uint8_t *keep = NULL;
@@ -707,13 +738,15 @@ static int join_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 		return 0;
 	}
 	if (st->right == NULL)
-		return sl_err_set(err, SL_EINTERNAL,
-				  "join: probe batch before the build side finished");
+		return sl_err_set(
+		    err, SL_EINTERNAL,
+		    "join: probe batch before the build side finished");
 	if (p->njkeys > 0) {
 		lkc = eval_keys(probe_keys(op), p->njkeys, in, err);
 		gids = malloc((size_t)(in->nrows + 1) * sizeof *gids);
 		if (lkc == NULL || gids == NULL) {
-			rc = lkc ? sl_err_nomem(err) : (err ? err->code : SL_ENOMEM);
+			rc = lkc ? sl_err_nomem(err)
+				 : (err ? err->code : SL_ENOMEM);
 			goto out;
 		}
 		if ((rc = sl_hash_groups_find(st->tab, lkc, in->nrows, true,
@@ -722,8 +755,8 @@ static int join_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	}
 	/* nested loops: bound the pairs held at once to about 1M */
 	step = p->njkeys > 0 || st->right->nrows == 0
-		       ? in->nrows
-		       : (1 << 20) / st->right->nrows + 1;
+		   ? in->nrows
+		   : (1 << 20) / st->right->nrows + 1;
 	for (lo = 0; lo < in->nrows && rc == 0; lo += step)
 		rc = probe_range(op, in, lkc, gids, lo,
 				 lo + step < in->nrows ? lo + step : in->nrows,

@@ -56,8 +56,8 @@ static int union_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	for (i = 0; i < st->nfields; i++) {
 		sl_col *c = in->cols[i];
 		cols[i] = sl_type_equal(c->type, st->fields[i].type)
-				  ? sl_col_ref(c)
-				  : sl_cast_col(c, st->fields[i].type, err);
+			      ? sl_col_ref(c)
+			      : sl_cast_col(c, st->fields[i].type, err);
 		if (cols[i] == NULL) {
 			while (i-- > 0)
 				sl_col_free(cols[i]);

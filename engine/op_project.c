@@ -21,8 +21,8 @@ static int64_t gen_index(const sl_plan *p, const sl_col *arr, int64_t n,
 	int64_t i, k = 0, total = 0, e;
 	for (i = 0; i < n; i++) {
 		int64_t len = sl_col_isnull(arr, i)
-				      ? 0
-				      : arr->offsets[i + 1] - arr->offsets[i];
+				  ? 0
+				  : arr->offsets[i + 1] - arr->offsets[i];
 		total += len == 0 && p->gen_outer ? 1 : len;
 	}
 	*rows = malloc((size_t)(total + 1) * sizeof **rows);
@@ -48,8 +48,8 @@ static int64_t gen_index(const sl_plan *p, const sl_col *arr, int64_t n,
 	return total;
 }
 
-static int explode(const sl_plan *p, sl_batch *in, sl_col **cols,
-		   int64_t *nout, sl_err *err)
+static int explode(const sl_plan *p, sl_batch *in, sl_col **cols, int64_t *nout,
+		   sl_err *err)
 {
 	int64_t *rows = NULL, *elem = NULL, total, i;
 	int32_t *pos = NULL;

@@ -128,8 +128,7 @@ static int64_t drop_late(sl_op *op, const sl_batch *in)
 static size_t entry_value(const sdedupst *st, const sl_batch *in, int64_t i,
 			  int64_t *v)
 {
-	if (!st->evicts ||
-	    !time_of(in->cols[st->et_col], st->et_window, i, v))
+	if (!st->evicts || !time_of(in->cols[st->et_col], st->et_window, i, v))
 		return 0;
 	*v += st->delay_us;
 	return sizeof *v;
@@ -219,8 +218,8 @@ typedef struct evict {
 	bool feed;
 } evict;
 
-static int evict_pred(void *ud, const void *key, size_t klen,
-		      const void *val, size_t vlen)
+static int evict_pred(void *ud, const void *key, size_t klen, const void *val,
+		      size_t vlen)
 {
 	const evict *ev = ud;
 	int64_t t;
@@ -232,8 +231,8 @@ static int evict_pred(void *ud, const void *key, size_t klen,
 	return t <= ev->wm;
 }
 
-static int evict_one(void *ud, const void *key, size_t klen,
-		     const void *val, size_t vlen)
+static int evict_one(void *ud, const void *key, size_t klen, const void *val,
+		     size_t vlen)
 {
 	const evict *ev = ud;
 	const sl_plan *p = ev->op->plan;
@@ -335,8 +334,7 @@ static void event_time(const sl_plan *p, sdedupst *st)
 			st->evicts = true;
 }
 
-sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx,
-			      sl_err *err)
+sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 {
 	sl_op *op = sl_op_new(&sdedup_ops, p, err);
 	sdedupst *st;
@@ -344,10 +342,12 @@ sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx,
 	if (op == NULL)
 		return NULL;
 	for (j = 0; j < p->ndedup; j++)
-		if (!sl_hash_key_type_ok(p->schema->fields[p->dedup_cols[j]].type)) {
-			sl_err_set(err, SL_EANALYSIS,
-				   "dropDuplicates: column '%s' is an ARRAY, which cannot be a streaming deduplication key",
-				   p->schema->fields[p->dedup_cols[j]].name);
+		if (!sl_hash_key_type_ok(
+			p->schema->fields[p->dedup_cols[j]].type)) {
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "dropDuplicates: column '%s' is an ARRAY, which cannot be a streaming deduplication key",
+			    p->schema->fields[p->dedup_cols[j]].name);
 			sl_op_free(op);
 			return NULL;
 		}

@@ -36,21 +36,21 @@
 
 typedef struct sess {
 	sl_op_stateful sf;
-	sl_stream_ctx *ctx;  /* NULL: batch */
-	int skey;            /* the session_window key */
+	sl_stream_ctx *ctx; /* NULL: batch */
+	int skey;           /* the session_window key */
 	int64_t gap;
-	sl_batch **in;       /* this batch's rows */
+	sl_batch **in; /* this batch's rows */
 	int nin, capin;
-	sl_state *idx;       /* other-key bytes -> int64 starts */
+	sl_state *idx; /* other-key bytes -> int64 starts */
 	bool idx_valid;
-	sl_win_index ix;     /* session end -> state key */
+	sl_win_index ix;       /* session end -> state key */
 	int64_t last_evict_us; /* the watermark of the last eviction */
 } sess;
 
 /* One sweep item: a row of this batch or a stored session. */
 typedef struct item {
-	int64_t s, e;     /* interval */
-	int64_t row;      /* row index, or -1 for a stored session */
+	int64_t s, e; /* interval */
+	int64_t row;  /* row index, or -1 for a stored session */
 } item;
 
 static int item_cmp(const void *a, const void *b)
@@ -117,8 +117,8 @@ static int idx_add(sess *st, const void *k, size_t klen, int64_t start,
 	return rc;
 }
 
-static int rebuild_one(void *ud, const void *key, size_t klen,
-		       const void *val, size_t vlen)
+static int rebuild_one(void *ud, const void *key, size_t klen, const void *val,
+		       size_t vlen)
 {
 	sess *st = ud;
 	int64_t end;
@@ -185,9 +185,10 @@ static sl_batch *keep_rows(sl_op *op, sl_batch *b, sl_col *ts, sl_err *err)
 {
 	sess *st = op->state;
 	uint8_t *sel = malloc((size_t)b->nrows + 1);
-	int64_t i, n = 0, wm = st->ctx && st->ctx->mode != SL_MODE_COMPLETE
-				   ? st->ctx->wm_late_us
-				   : INT64_MIN;
+	int64_t i, n = 0,
+		   wm = st->ctx && st->ctx->mode != SL_MODE_COMPLETE
+			    ? st->ctx->wm_late_us
+			    : INT64_MIN;
 	sl_batch *o;
 	sl_buf row;
 	if (sel == NULL) {
@@ -207,7 +208,8 @@ static sl_batch *keep_rows(sl_op *op, sl_batch *b, sl_col *ts, sl_err *err)
 			sl_buf_addc(&row, '{');
 			for (k = 0; k < b->ncols; k++) {
 				const char *nm = b->schema->fields[k].name;
-				sl_buf_printf(&row, "%s\"%s\":", k ? "," : "", nm);
+				sl_buf_printf(&row, "%s\"%s\":", k ? "," : "",
+					      nm);
 				sl_value_json(b->cols[k], i, &row);
 			}
 			sl_buf_addc(&row, '}');
@@ -244,15 +246,15 @@ static int rowkey_cmp(const void *a, const void *b)
 /* The run of one micro-batch (or the whole batch query). */
 typedef struct srun {
 	sl_op *op;
-	sl_batch *b;        /* kept rows */
+	sl_batch *b; /* kept rows */
 	sl_col *ts;
-	sl_col **ok;        /* other key columns (nkeys - 1) */
-	sl_buf keys;        /* other-key bytes per row */
+	sl_col **ok; /* other key columns (nkeys - 1) */
+	sl_buf keys; /* other-key bytes per row */
 	int64_t *koff;
-	int32_t *gid;       /* final session of each row */
+	int32_t *gid; /* final session of each row */
 	fsess *fs;
 	int64_t nfs, capfs;
-	sl_buf olds;        /* stored sessions merged: sid, klen, key */
+	sl_buf olds; /* stored sessions merged: sid, klen, key */
 	sl_agg **aggs;
 } srun;
 
@@ -304,7 +306,8 @@ static int sweep_key(srun *r, const rowkey *rk, int64_t lo, int64_t hi,
 		sl_buf_clear(&sk);
 		sl_buf_add(&sk, k, klen);
 		put_be64(&sk, s0);
-		if ((v = sl_state_get(st->sf.store, sk.p, sk.len, &vlen)) == NULL)
+		if ((v = sl_state_get(st->sf.store, sk.p, sk.len, &vlen)) ==
+		    NULL)
 			continue;
 		memcpy(&e0, v, 8);
 		it[m].s = s0;
@@ -315,8 +318,8 @@ static int sweep_key(srun *r, const rowkey *rk, int64_t lo, int64_t hi,
 	for (j = 0; j < m; j++) {
 		fsess *f = r->nfs ? &r->fs[r->nfs - 1] : NULL;
 		if (j == 0 || it[j].s > f->e) {
-			if (fs_add(r, it[j].s, it[j].e,
-				   (size_t)(k - r->keys.p), klen) < 0)
+			if (fs_add(r, it[j].s, it[j].e, (size_t)(k - r->keys.p),
+				   klen) < 0)
 				break;
 			f = &r->fs[r->nfs - 1];
 		} else if (it[j].e > f->e) {
@@ -401,7 +404,8 @@ static int aggregate(srun *r, sl_err *err)
 		if (r->aggs[i] == NULL)
 			return err ? err->code : SL_ENOMEM;
 		for (j = 0; j < s->nargs && j < 8 && rc == 0; j++)
-			if ((ac[j] = sl_expr_eval(s->args[j], r->b, err)) == NULL)
+			if ((ac[j] = sl_expr_eval(s->args[j], r->b, err)) ==
+			    NULL)
 				rc = err ? err->code : SL_ENOMEM;
 		if (rc == 0)
 			rc = sl_agg_update(r->aggs[i], r->gid, r->b->nrows,
@@ -434,7 +438,8 @@ static int merge_olds(srun *r, sl_err *err)
 		sl_buf_clear(&sk);
 		sl_buf_add(&sk, r->keys.p + f->kof, f->klen);
 		put_be64(&sk, s0);
-		if ((v = sl_state_get(st->sf.store, sk.p, sk.len, &vlen)) == NULL)
+		if ((v = sl_state_get(st->sf.store, sk.p, sk.len, &vlen)) ==
+		    NULL)
 			continue;
 		for (i = 0, off = 8; i < p->naggs && rc == 0; i++) {
 			rc = sl_agg_merge(r->aggs[i], sid, v + off, vlen - off,
@@ -479,7 +484,8 @@ static int store_sessions(srun *r, sl_err *err)
 		if (rc == 0)
 			rc = idx_add(st, sk.p, f->klen, f->s, true, err);
 		if (rc == 0)
-			rc = sl_win_index_push(&st->ix, f->e, sk.p, sk.len, err);
+			rc =
+			    sl_win_index_push(&st->ix, f->e, sk.p, sk.len, err);
 	}
 	sl_buf_release(&sk);
 	sl_buf_release(&v);
@@ -540,7 +546,8 @@ static sl_batch *entries_out(sl_op *op, sent *en, int64_t n, sl_err *err)
 	const sl_plan *p = op->plan;
 	const char **kp = malloc((size_t)(n + 1) * sizeof *kp);
 	size_t *kl = malloc((size_t)(n + 1) * sizeof *kl), used, off;
-	int64_t *s = malloc((size_t)(n + 1) * 8), *e = malloc((size_t)(n + 1) * 8);
+	int64_t *s = malloc((size_t)(n + 1) * 8),
+		*e = malloc((size_t)(n + 1) * 8);
 	sl_agg **aggs = calloc((size_t)p->naggs + 1, sizeof *aggs);
 	sl_type *at[8];
 	sl_batch *o = NULL;
@@ -586,8 +593,8 @@ typedef struct sents {
 	sl_buf copy; /* evicted entries are copied before removal */
 } sents;
 
-static int sents_add(void *ud, const void *key, size_t klen,
-		     const void *val, size_t vlen)
+static int sents_add(void *ud, const void *key, size_t klen, const void *val,
+		     size_t vlen)
 {
 	sents *l = ud;
 	if (l->n == l->cap) {
@@ -750,8 +757,9 @@ static int sess_finish(sl_op *op, int side, sl_err *err)
 	sl_buf_init(&r.keys);
 	sl_buf_init(&r.olds);
 	if (st->ctx != NULL && op->plan->nkeys == 1)
-		rc = sl_err_set(err, SL_EANALYSIS,
-				"Global aggregation with session window in streaming query is not supported.");
+		rc = sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Global aggregation with session window in streaming query is not supported.");
 	if (rc == 0 && st->ctx != NULL && !st->idx_valid)
 		rc = rebuild(st, err);
 	if (rc == 0)
@@ -814,7 +822,8 @@ int sl_plan_session_key(const sl_plan *p)
 	int k;
 	for (k = 0; p->kind == SL_P_AGGREGATE && k < p->nkeys; k++) {
 		const sl_expr *e = unalias(p->keys[k]);
-		if (e->kind == SL_X_CALL && strcmp(e->name, "session_window") == 0)
+		if (e->kind == SL_X_CALL &&
+		    strcmp(e->name, "session_window") == 0)
 			return k;
 	}
 	return -1;

@@ -101,8 +101,7 @@ static bool has_stream_agg(const sl_plan *p)
 	return false;
 }
 
-sl_op *sl_op_stream_limit_new(const sl_plan *p, sl_stream_ctx *ctx,
-			      sl_err *err)
+sl_op *sl_op_stream_limit_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 {
 	sl_op *op = sl_op_new(&slimit_ops, p, err);
 	slimitst *st;
@@ -126,4 +125,3 @@ sl_op *sl_op_stream_limit_new(const sl_plan *p, sl_stream_ctx *ctx,
 	}
 	return op;
 }
-

@@ -31,8 +31,7 @@ static int cmp_dbl(double a, double b)
 /* Compare non-null values c[i] and d[j] of the same type. */
 static int cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j);
 
-static int cmp_nullable(const sl_col *c, int64_t i, const sl_col *d,
-			int64_t j)
+static int cmp_nullable(const sl_col *c, int64_t i, const sl_col *d, int64_t j)
 {
 	bool a = sl_col_isnull(c, i), b = sl_col_isnull(d, j);
 	if (a || b)
@@ -44,15 +43,11 @@ static int cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j)
 {
 	int k, r;
 	switch (c->type->kind) {
-	case SL_BOOLEAN:
-		return (int)sl_col_u8(c)[i] - (int)sl_col_u8(d)[j];
-	case SL_INT:
-		return cmp_i64(sl_col_i32(c)[i], sl_col_i32(d)[j]);
+	case SL_BOOLEAN: return (int)sl_col_u8(c)[i] - (int)sl_col_u8(d)[j];
+	case SL_INT: return cmp_i64(sl_col_i32(c)[i], sl_col_i32(d)[j]);
 	case SL_BIGINT:
-	case SL_TIMESTAMP:
-		return cmp_i64(sl_col_i64(c)[i], sl_col_i64(d)[j]);
-	case SL_DOUBLE:
-		return cmp_dbl(sl_col_f64(c)[i], sl_col_f64(d)[j]);
+	case SL_TIMESTAMP: return cmp_i64(sl_col_i64(c)[i], sl_col_i64(d)[j]);
+	case SL_DOUBLE: return cmp_dbl(sl_col_f64(c)[i], sl_col_f64(d)[j]);
 	case SL_STRING:
 	case SL_BINARY: {
 		sl_str x = sl_col_str(c)[i], y = sl_col_str(d)[j];
@@ -75,8 +70,7 @@ static int cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j)
 				return r;
 		return cmp_i64(an, bn);
 	}
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 

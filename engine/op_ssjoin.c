@@ -59,12 +59,12 @@ typedef struct bound {
 } bound;
 
 typedef struct jside {
-	int et_col;     /* the side's watermarked column, -1 none */
-	bool et_window; /* a window struct: compared by its end */
+	int et_col;      /* the side's watermarked column, -1 none */
+	bool et_window;  /* a window struct: compared by its end */
 	bool key_window; /* the watermarked join key is a window struct */
 	int nbounds;
 	bound bounds[MAX_BOUNDS];
-	int nconj;      /* conjuncts over this side only */
+	int nconj; /* conjuncts over this side only */
 	const sl_expr **conj;
 } jside;
 
@@ -82,7 +82,7 @@ typedef struct ssjoinst {
 	sl_op_stateful sf;
 	sl_stream_ctx *ctx;
 	jside side[2];
-	int wkey;             /* join key ordinal carrying a watermark, -1 */
+	int wkey; /* join key ordinal carrying a watermark, -1 */
 	int nboth;
 	const sl_expr **both; /* conjuncts over both sides */
 	ixent **slot;
@@ -99,8 +99,7 @@ static uint64_t ix_hash(const char *k, size_t n)
 	return sl_hash_xxh64(k, n, 0x5eed);
 }
 
-static size_t ix_pos(const ssjoinst *st, const char *k, size_t n,
-		     uint64_t h)
+static size_t ix_pos(const ssjoinst *st, const char *k, size_t n, uint64_t h)
 {
 	size_t i = (size_t)h & (st->cap - 1);
 	while (st->slot[i] != NULL &&
@@ -244,8 +243,8 @@ static void put_seq(sl_buf *b, int64_t seq)
 	sl_buf_add(b, x, 8);
 }
 
-static int rebuild_one(void *ud, const void *key, size_t klen,
-		       const void *val, size_t vlen)
+static int rebuild_one(void *ud, const void *key, size_t klen, const void *val,
+		       size_t vlen)
 {
 	ssjoinst *st = ud;
 	int64_t seq = get_seq((const unsigned char *)key + klen - 8);
@@ -282,10 +281,8 @@ typedef struct term {
 static int collect(const sl_expr *e, int sign, term *t, int n, int max)
 {
 	switch (e->kind) {
-	case SL_X_ALIAS:
-		return collect(e->args[0], sign, t, n, max);
-	case SL_X_NEG:
-		return collect(e->args[0], -sign, t, n, max);
+	case SL_X_ALIAS: return collect(e->args[0], sign, t, n, max);
+	case SL_X_NEG: return collect(e->args[0], -sign, t, n, max);
 	case SL_X_CAST:
 		if (e->rtype->kind != SL_TIMESTAMP ||
 		    e->args[0]->rtype->kind != SL_TIMESTAMP)
@@ -314,8 +311,7 @@ static int collect(const sl_expr *e, int sign, term *t, int n, int max)
 		t[n].sign = sign;
 		t[n].v = e->lit.i;
 		return n + 1;
-	default:
-		return -1;
+	default: return -1;
 	}
 }
 
@@ -381,8 +377,7 @@ static void side_bounds(jside *js, int s, int nl, int other_et,
 		case SL_OP_GE:
 			ok = solve(e->args[1], e->args[0], s, nl, other_et, &b);
 			break;
-		default:
-			break;
+		default: break;
 		}
 		if (!ok)
 			continue;
@@ -520,8 +515,8 @@ static bool state_wm(const ssjoinst *st, int s, int64_t *out)
 	for (i = 0; i < js->nbounds; i++) {
 		/* Spark solves in milliseconds (truncating), then takes one
 		 * millisecond off for an inclusive bound */
-		int64_t ms = (js->bounds[i].coef * wm + js->bounds[i].c_us) /
-			     1000;
+		int64_t ms =
+		    (js->bounds[i].coef * wm + js->bounds[i].c_us) / 1000;
 		if (js->bounds[i].incl)
 			ms--;
 		if (ms * 1000 < best)
@@ -540,7 +535,7 @@ static int64_t evict_time(const ssjoinst *st, int s, const sl_batch *b,
 	int64_t t;
 	if (st->wkey >= 0)
 		return time_of(kc[st->wkey], js->key_window, i, &t) ? t
-								   : INT64_MIN;
+								    : INT64_MIN;
 	if (js->et_col >= 0 && js->nbounds > 0 &&
 	    time_of(b->cols[js->et_col], js->et_window, i, &t))
 		return t;
@@ -612,8 +607,9 @@ static sl_batch *wide_batch(const sl_plan *p, int s, sl_col *const *mine,
 		bool left = c < nl;
 		int k = left ? c : c - nl;
 		sl_col *const *src = (left == (s == 0)) ? mine : other;
-		cols[c] = src != NULL ? sl_col_ref(src[k])
-				      : sl_col_new_null(p->wide->fields[c].type, n);
+		cols[c] = src != NULL
+			      ? sl_col_ref(src[k])
+			      : sl_col_new_null(p->wide->fields[c].type, n);
 		if (cols[c] == NULL) {
 			while (c-- > 0)
 				sl_col_free(cols[c]);
@@ -648,8 +644,7 @@ static int apply_conj(const sl_expr *const *conj, int n, const sl_batch *b,
 
 /* Late filter and the side's own conjuncts: the rows that may join and be
  * held (*out NULL when none). */
-static int admit(sl_op *op, int s, sl_batch *in, sl_batch **out,
-		 sl_err *err)
+static int admit(sl_op *op, int s, sl_batch *in, sl_batch **out, sl_err *err)
 {
 	ssjoinst *st = op->state;
 	const jside *js = &st->side[s];
@@ -662,8 +657,8 @@ static int admit(sl_op *op, int s, sl_batch *in, sl_batch **out,
 	memset(sel, 1, (size_t)in->nrows);
 	drop_late(op, s, in, sel);
 	if (js->nconj > 0) {
-		sl_batch *w = wide_batch(op->plan, s, in->cols, NULL,
-					 in->nrows, err);
+		sl_batch *w =
+		    wide_batch(op->plan, s, in->cols, NULL, in->nrows, err);
 		rc = w == NULL ? (err ? err->code : SL_ENOMEM)
 			       : apply_conj(js->conj, js->nconj, w, sel, err);
 		sl_batch_free(w);
@@ -703,13 +698,13 @@ static sl_batch *output(const sl_plan *p, sl_batch *w, sl_err *err)
 			sl_col **lc = calloc((size_t)nl + 1, sizeof *lc);
 			for (k = 0; lc != NULL && k < nl; k++)
 				lc[k] = sl_col_ref(w->cols[k]);
-			side = lc ? sl_batch_new(p->child[0]->schema, w->nrows,
-						 lc)
-				  : NULL;
+			side =
+			    lc ? sl_batch_new(p->child[0]->schema, w->nrows, lc)
+			       : NULL;
 			free(lc);
 		}
-		cols[i] = side ? sl_expr_eval(p->lkeys[jo->idx], side, err)
-			       : NULL;
+		cols[i] =
+		    side ? sl_expr_eval(p->lkeys[jo->idx], side, err) : NULL;
 		if (cols[i] == NULL)
 			goto fail;
 	}
@@ -788,8 +783,8 @@ static int emit_pairs(sl_op *op, int s, const sl_batch *b, sl_col **d,
 
 /* Decode the held rows of the index entries uniq[0..nu) into d (entry e
  * at rows e->dbase ..). */
-static int decode_held(ssjoinst *st, ixent *const *uniq, int64_t nu,
-		       sl_col **d, int nd, sl_err *err)
+static int decode_held(ssjoinst *st, ixent *const *uniq, int64_t nu, sl_col **d,
+		       int nd, sl_err *err)
 {
 	int64_t u;
 	int32_t j;
@@ -807,9 +802,10 @@ static int decode_held(ssjoinst *st, ixent *const *uniq, int64_t nu,
 			v = sl_state_get(st->sf.store, st->kb.p, st->kb.len,
 					 &vlen);
 			if (v == NULL || vlen < 8)
-				return sl_err_set(err, SL_EINTERNAL,
-						  "join: held row %lld is missing from the state store",
-						  (long long)e->seq[j]);
+				return sl_err_set(
+				    err, SL_EINTERNAL,
+				    "join: held row %lld is missing from the state store",
+				    (long long)e->seq[j]);
 			rc = sl_hash_key_decode(d, nd, e->dbase + j, v + 8,
 						vlen - 8, NULL, err);
 			if (rc < 0)
@@ -840,8 +836,8 @@ static void probe_release(probe *pr)
 }
 
 /* Find the other side's rows for each row of b: entries and counts. */
-static int probe_find(ssjoinst *st, int s, const sl_batch *b,
-		      sl_col *const *kc, int nk, probe *pr, sl_err *err)
+static int probe_find(ssjoinst *st, int s, const sl_batch *b, sl_col *const *kc,
+		      int nk, probe *pr, sl_err *err)
 {
 	int64_t i;
 	pr->ents = calloc((size_t)b->nrows + 1, sizeof *pr->ents);
@@ -892,7 +888,8 @@ static int probe_run(sl_op *op, int s, const sl_batch *b, sl_col *const *kc,
 	pr.ri = malloc((size_t)pr.np * sizeof *pr.ri);
 	rc = pr.d && pr.li && pr.ri ? 0 : sl_err_nomem(err);
 	for (c = 0; rc == 0 && c < pr.nd; c++)
-		if ((pr.d[c] = sl_col_new(ot->fields[c].type, pr.total)) == NULL)
+		if ((pr.d[c] = sl_col_new(ot->fields[c].type, pr.total)) ==
+		    NULL)
 			rc = sl_err_nomem(err);
 	if (rc == 0)
 		rc = decode_held(st, pr.uniq, pr.nu, pr.d, pr.nd, err);
@@ -972,8 +969,8 @@ typedef struct evict {
 	bool feed;
 } evict;
 
-static int evict_pred(void *ud, const void *key, size_t klen,
-		      const void *val, size_t vlen)
+static int evict_pred(void *ud, const void *key, size_t klen, const void *val,
+		      size_t vlen)
 {
 	const evict *ev = ud;
 	int s = *(const unsigned char *)key ? 1 : 0;
@@ -985,8 +982,7 @@ static int evict_pred(void *ud, const void *key, size_t klen,
 	return t != INT64_MIN && t <= ev->wm[s];
 }
 
-static void evict_event(const evict *ev, int s, const void *val,
-			size_t vlen)
+static void evict_event(const evict *ev, int s, const void *val, size_t vlen)
 {
 	const sl_type *t = ev->p->child[s]->schema;
 	sl_col **c = calloc((size_t)t->nfields + 1, sizeof *c);
@@ -1007,8 +1003,8 @@ static void evict_event(const evict *ev, int s, const void *val,
 	free(c);
 }
 
-static int evict_one(void *ud, const void *key, size_t klen,
-		     const void *val, size_t vlen)
+static int evict_one(void *ud, const void *key, size_t klen, const void *val,
+		     size_t vlen)
 {
 	const evict *ev = ud;
 	int s = *(const unsigned char *)key ? 1 : 0;
@@ -1112,8 +1108,8 @@ static bool ssj_wants_no_data(sl_op *op, int64_t new_wm_us)
 {
 	const ssjoinst *st = op->state;
 	int64_t cur = st->ctx->wm_evict_us;
-	bool cleans = st->wkey >= 0 || st->side[0].nbounds > 0 ||
-		      st->side[1].nbounds > 0;
+	bool cleans =
+	    st->wkey >= 0 || st->side[0].nbounds > 0 || st->side[1].nbounds > 0;
 	return cleans && new_wm_us != INT64_MIN &&
 	       (cur == INT64_MIN || new_wm_us > cur);
 }
@@ -1131,18 +1127,21 @@ static int check_plan(const sl_plan *p, sl_err *err)
 {
 	int s, c;
 	if (p->jtype != SL_JOIN_INNER && p->jtype != SL_JOIN_CROSS)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "join: only inner stream-stream joins are supported");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "join: only inner stream-stream joins are supported");
 	if (p->njkeys == 0)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "Stream-stream join without equality predicate is not supported");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Stream-stream join without equality predicate is not supported");
 	for (s = 0; s < 2; s++) {
 		const sl_type *t = p->child[s]->schema;
 		for (c = 0; c < t->nfields; c++)
 			if (!sl_hash_key_type_ok(t->fields[c].type))
-				return sl_err_set(err, SL_EANALYSIS,
-						  "join: column '%s' is an ARRAY, which a stream-stream join cannot hold in its state",
-						  t->fields[c].name);
+				return sl_err_set(
+				    err, SL_EANALYSIS,
+				    "join: column '%s' is an ARRAY, which a stream-stream join cannot hold in its state",
+				    t->fields[c].name);
 	}
 	return 0;
 }

@@ -88,7 +88,7 @@ void sl_stream_row_text(sl_col *const *cols, int n, int64_t i, sl_buf *out)
 }
 
 void sl_stream_state_event(const sl_stream_ctx *ctx, const char *op,
-			const char *key, const char *val, const char *state)
+			   const char *key, const char *val, const char *state)
 {
 	sl_buf t, j;
 	sl_buf_init(&t);
@@ -130,14 +130,15 @@ void sl_stream_late(const sl_stream_ctx *ctx, const char *op,
 		    const char *windows_json, int64_t wm_us)
 {
 	sl_buf t, j;
-	bool to_feed = ctx->feed != NULL &&
-		       sl_feed_wants(ctx->feed, SL_EV_LATE_ROW);
+	bool to_feed =
+	    ctx->feed != NULL && sl_feed_wants(ctx->feed, SL_EV_LATE_ROW);
 	if (ctx->late == NULL && !to_feed)
 		return;
 	sl_buf_init(&t);
 	sl_buf_init(&j);
-	sl_buf_printf(&j, "{\"operator\":\"%s\",\"batchId\":%lld,\"row\":%s,"
-			  "\"eventTime\":\"",
+	sl_buf_printf(&j,
+		      "{\"operator\":\"%s\",\"batchId\":%lld,\"row\":%s,"
+		      "\"eventTime\":\"",
 		      op, (long long)ctx->batch_id, row_json);
 	sl_ts_format(event_us, &j);
 	sl_buf_printf(&j, "\",\"windows\":%s,\"watermark\":\"", windows_json);
@@ -170,11 +171,11 @@ void sl_stream_late(const sl_stream_ctx *ctx, const char *op,
 typedef struct saggst {
 	sl_op_stateful sf;
 	sl_stream_ctx *ctx;
-	sl_op *part;     /* this micro-batch's hash aggregate, or NULL */
-	sl_col **kc;     /* its key columns, during the merge */
-	sl_buf kb, vb;   /* scratch */
-	sl_buf keys;     /* encoded keys of the batch's groups, back to back */
-	int64_t *koff;   /* group g's key at keys.p + koff[g] .. koff[g+1] */
+	sl_op *part;   /* this micro-batch's hash aggregate, or NULL */
+	sl_col **kc;   /* its key columns, during the merge */
+	sl_buf kb, vb; /* scratch */
+	sl_buf keys;   /* encoded keys of the batch's groups, back to back */
+	int64_t *koff; /* group g's key at keys.p + koff[g] .. koff[g+1] */
 	int64_t kcap;
 	sl_agg_et et;    /* how a group compares with the watermark */
 	bool evicts;     /* watermarked and not Complete mode */
@@ -183,7 +184,7 @@ typedef struct saggst {
 	int64_t logged;  /* late rows logged this batch */
 	sl_win_index ix; /* compared value -> key, for eviction */
 	int64_t last_evict_us; /* the watermark of the last eviction */
-	uint8_t *isnew;  /* group g was not in the store before the merge */
+	uint8_t *isnew; /* group g was not in the store before the merge */
 	int64_t isnew_cap;
 } saggst;
 
@@ -218,8 +219,8 @@ static int64_t row_times(const saggst *st, const sl_batch *in, int64_t wm,
 		v[i] = t;
 		late[i] = t <= wm;
 	}
-	if (c->nulls != NULL || (et->kind == SL_ET_WCOL &&
-				 in->cols[et->col]->nulls != NULL))
+	if (c->nulls != NULL ||
+	    (et->kind == SL_ET_WCOL && in->cols[et->col]->nulls != NULL))
 		for (i = 0; i < n; i++)
 			if (sl_col_isnull(c, i) ||
 			    sl_col_isnull(in->cols[et->col], i))
@@ -231,8 +232,8 @@ static int64_t row_times(const saggst *st, const sl_batch *in, int64_t wm,
 
 /* The event time of row i for the late log: the timestamp the window was
  * made of (a sliding window's EXPAND keeps it), else the compared value. */
-static int64_t row_event_time(const sl_op *op, const sl_batch *in,
-			      int64_t i, int64_t v)
+static int64_t row_event_time(const sl_op *op, const sl_batch *in, int64_t i,
+			      int64_t v)
 {
 	const saggst *st = op->state;
 	const sl_plan *c = op->plan->child[0];
@@ -263,7 +264,8 @@ static const sl_plan *expand_child(const sl_op *op)
 static int64_t segment_end(const sl_plan *x, const sl_batch *in, int64_t i)
 {
 	const sl_col *ts = in->cols[x->win_ts];
-	const int64_t *s = sl_col_i64(in->cols[x->schema->nfields - 1]->child[0]);
+	const int64_t *s =
+	    sl_col_i64(in->cols[x->schema->nfields - 1]->child[0]);
 	int64_t j = i + 1;
 	while (j < in->nrows && sl_col_i64(ts)[j] == sl_col_i64(ts)[i] &&
 	       s[j] == s[j - 1] - x->win_slide)
@@ -300,7 +302,8 @@ static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
 		int64_t s = st->et.kind == SL_ET_WCALL
 				? v[r] - st->et.size
 				: sl_col_i64(in->cols[st->et.col]->child[0])[r];
-		sl_buf_adds(win, r < j - 1 ? ",{\"start\":\"" : "{\"start\":\"");
+		sl_buf_adds(win,
+			    r < j - 1 ? ",{\"start\":\"" : "{\"start\":\"");
 		sl_ts_format(s, win);
 		sl_buf_adds(win, "\",\"end\":\"");
 		sl_ts_format(v[r], win);
@@ -309,8 +312,8 @@ static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
 	sl_buf_addc(win, ']');
 	if (!sl_buf_failed(row) && !sl_buf_failed(win))
 		sl_stream_late(st->ctx, st->sf.name, sl_buf_cstr(row),
-			       row_event_time(op, in, i, v[i]), sl_buf_cstr(win),
-			       st->ctx->wm_late_us);
+			       row_event_time(op, in, i, v[i]),
+			       sl_buf_cstr(win), st->ctx->wm_late_us);
 }
 
 /* Log the late rows of `in`: one entry per input row, and with sliding
@@ -353,11 +356,12 @@ static int split_late(sl_op *op, sl_batch *in, const int64_t *v,
 		return sl_err_nomem(err);
 	for (i = 0; i < in->nrows; i++)
 		keep[i] = !late[i];
-	if (st->late == NULL && (st->late = sl_op_agg_new(op->plan, err)) == NULL)
+	if (st->late == NULL &&
+	    (st->late = sl_op_agg_new(op->plan, err)) == NULL)
 		rc = err ? err->code : SL_ENOMEM;
-	if (rc == 0 && ((bad = sl_batch_filter(in, late, nlate)) == NULL ||
-			(good = sl_batch_filter(in, keep, in->nrows - nlate)) ==
-			    NULL))
+	if (rc == 0 &&
+	    ((bad = sl_batch_filter(in, late, nlate)) == NULL ||
+	     (good = sl_batch_filter(in, keep, in->nrows - nlate)) == NULL))
 		rc = sl_err_nomem(err);
 	if (rc == 0)
 		rc = st->late->ops->push(st->late, 0, bad, err);
@@ -465,8 +469,7 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 }
 
 /* The compared value of row r of key columns kc, or false for NULL. */
-static bool key_time(const saggst *st, sl_col *const *kc, int64_t r,
-		     int64_t *t)
+static bool key_time(const saggst *st, sl_col *const *kc, int64_t r, int64_t *t)
 {
 	const sl_col *c = kc[st->et.key];
 	if (sl_col_isnull(c, r))
@@ -536,10 +539,9 @@ static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 		sl_buf_clear(&v);
 		sl_stream_row_text(st->kc, p->nkeys, g, &k);
 		sl_stream_row_text(ac, p->naggs, g, &v);
-		sl_stream_state_event(st->ctx, st->sf.name, sl_buf_cstr(&k),
-				      sl_buf_cstr(&v),
-				      st->evicts && st->isnew[g] ? "OPEN"
-								 : "UPDATED");
+		sl_stream_state_event(
+		    st->ctx, st->sf.name, sl_buf_cstr(&k), sl_buf_cstr(&v),
+		    st->evicts && st->isnew[g] ? "OPEN" : "UPDATED");
 	}
 	sl_buf_release(&k);
 	sl_buf_release(&v);
@@ -650,8 +652,7 @@ static sl_agg **new_aggs(const sl_plan *p, sl_err *err)
 }
 
 /* Decode entries into key columns and fresh aggregates, then output. */
-static sl_batch *decode_rows(sl_op *op, const kent *e, int64_t n,
-			     sl_err *err)
+static sl_batch *decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc);
@@ -660,7 +661,8 @@ static sl_batch *decode_rows(sl_op *op, const kent *e, int64_t n,
 	int64_t r;
 	int i, rc = 0;
 	if (kc == NULL || aggs == NULL)
-		rc = kc == NULL ? sl_err_nomem(err) : (err ? err->code : SL_ENOMEM);
+		rc = kc == NULL ? sl_err_nomem(err)
+				: (err ? err->code : SL_ENOMEM);
 	for (i = 0; i < p->nkeys && rc == 0; i++)
 		if ((kc[i] = sl_col_new(p->keys[i]->rtype, n)) == NULL)
 			rc = sl_err_nomem(err);
@@ -724,8 +726,8 @@ static int rebuild_entry(void *ud, const void *key, size_t klen,
 		free_cols(r->kc, p->nkeys);
 		r->kc = calloc((size_t)p->nkeys + 1, sizeof *r->kc);
 		for (int i = 0; r->kc != NULL && i < p->nkeys; i++)
-			if ((r->kc[i] = sl_col_new(p->keys[i]->rtype,
-						   r->cap)) == NULL)
+			if ((r->kc[i] =
+				 sl_col_new(p->keys[i]->rtype, r->cap)) == NULL)
 				return r->rc = SL_ENOMEM;
 		if (r->kc == NULL)
 			return r->rc = SL_ENOMEM;
@@ -907,9 +909,7 @@ static int sagg_output(sl_op *op, int64_t n, sl_batch **o, sl_err *err)
 			rc = evict(op, NULL, err);
 		break;
 	case SL_MODE_APPEND:
-	default:
-		rc = evict(op, o, err);
-		break;
+	default: rc = evict(op, o, err); break;
 	}
 	return rc;
 }
@@ -923,8 +923,9 @@ static int sagg_finish(sl_op *op, int side, sl_err *err)
 	(void)side;
 	if (st->ctx->mode == SL_MODE_APPEND && !st->evicts) {
 		sagg_clear(op);
-		return sl_err_set(err, SL_EANALYSIS,
-				  "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark");
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark");
 	}
 	rc = sagg_merge_all(op, &n, err);
 	if (rc == 0)
@@ -974,20 +975,23 @@ static int sagg_supported(const sl_plan *p, sl_err *err)
 	int i;
 	for (i = 0; i < p->naggs; i++) {
 		if (p->aggs[i].distinct)
-			return sl_err_set(err, SL_EANALYSIS,
-					  "Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.");
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.");
 		if (strcmp(p->aggs[i].fname, "collect_list") == 0) {
-			sl_err_set(err, SL_EANALYSIS,
-				   "agg: collect_list is not supported in a streaming aggregation in streamlab");
-			sl_err_hint(err, "aggregate with count/sum/min/max/first/last, or collect in foreachBatch");
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "agg: collect_list is not supported in a streaming aggregation in streamlab");
+			sl_err_hint(
+			    err,
+			    "aggregate with count/sum/min/max/first/last, or collect in foreachBatch");
 			return SL_EANALYSIS;
 		}
 	}
 	return 0;
 }
 
-sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx,
-			    sl_err *err)
+sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 {
 	sl_op *op;
 	saggst *st;

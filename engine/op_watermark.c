@@ -60,9 +60,10 @@ static int unknown_col(const sl_type *st, const char *col, sl_err *err)
 		if (names != NULL)
 			names[i] = st->fields[i].name;
 	}
-	sl_err_set(err, SL_EANALYSIS,
-		   "withWatermark: cannot resolve '%s' given input columns: [%s]",
-		   col, sl_buf_cstr(&b));
+	sl_err_set(
+	    err, SL_EANALYSIS,
+	    "withWatermark: cannot resolve '%s' given input columns: [%s]", col,
+	    sl_buf_cstr(&b));
 	near = names ? sl_nearest_name(col, names, st->nfields) : NULL;
 	if (near != NULL)
 		sl_err_hint(err, "did you mean '%s'?", near);
@@ -76,8 +77,7 @@ static int parse_delay(const char *delay, int64_t *us, sl_err *err)
 {
 	sl_err e2;
 	sl_err_clear(&e2);
-	if (delay == NULL ||
-	    sl_duration_parse(delay, us, &e2) < 0) {
+	if (delay == NULL || sl_duration_parse(delay, us, &e2) < 0) {
 		sl_err_set(err, SL_EANALYSIS, "Unable to parse '%s'",
 			   delay ? delay : "null");
 		if (delay != NULL)
@@ -85,9 +85,10 @@ static int parse_delay(const char *delay, int64_t *us, sl_err *err)
 		return SL_EANALYSIS;
 	}
 	if (*us < 0)
-		return sl_err_set(err, SL_EINVAL,
-				  "requirement failed: delay threshold (%s) should not be negative.",
-				  delay);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "requirement failed: delay threshold (%s) should not be negative.",
+		    delay);
 	return 0;
 }
 
@@ -115,9 +116,10 @@ sl_plan *sl_plan_watermark(sl_plan *in, const char *col, const char *delay,
 		sl_type_sql(ct, &t);
 		for (size_t i = 0; t.p != NULL && i < t.len; i++)
 			t.p[i] = (char)tolower((unsigned char)t.p[i]);
-		sl_err_set(err, SL_EANALYSIS,
-			   "Event time must be defined on a window or a timestamp, but %s is of type %s",
-			   in->schema->fields[k].name, sl_buf_cstr(&t));
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Event time must be defined on a window or a timestamp, but %s is of type %s",
+		    in->schema->fields[k].name, sl_buf_cstr(&t));
 		sl_buf_release(&t);
 		return NULL;
 	}
@@ -165,8 +167,7 @@ static int et_add(sl_plan_et *out, int n, int max, int col, bool window,
  * carries: a plain reference keeps it, window()/session_window() over a
  * raw event-time column makes a window.  Returns the et index or -1;
  * *window tells which. */
-static int expr_et(const sl_expr *e, const sl_plan_et *et, int n,
-		   bool *window)
+static int expr_et(const sl_expr *e, const sl_plan_et *et, int n, bool *window)
 {
 	int i;
 	e = unalias(e);
@@ -249,8 +250,9 @@ static int join_et(const sl_plan *p, sl_plan_et *out, int max)
 	int nr = sl_plan_event_time(p->child[1], r, SL_PLAN_MAX_ET);
 	int n = 0, i, k;
 	if (p->out == NULL) /* semi/anti: the left columns */
-		return nl < max ? (memcpy(out, l, (size_t)nl * sizeof *l), nl)
-				: (memcpy(out, l, (size_t)max * sizeof *l), max);
+		return nl < max
+			   ? (memcpy(out, l, (size_t)nl * sizeof *l), nl)
+			   : (memcpy(out, l, (size_t)max * sizeof *l), max);
 	for (i = 0; i < p->nout; i++) {
 		const sl_join_out *o = &p->out[i];
 		const sl_plan_et *s = o->src == SL_JO_RIGHT ? r : l;
@@ -258,14 +260,16 @@ static int join_et(const sl_plan *p, sl_plan_et *out, int max)
 		bool w = false;
 		if (o->src == SL_JO_LKEY || o->src == SL_JO_COALESCE) {
 			k = o->idx < p->njkeys
-				? expr_et(p->lkeys[o->idx], l, nl, &w) : -1;
+				? expr_et(p->lkeys[o->idx], l, nl, &w)
+				: -1;
 			if (k >= 0)
 				n = et_add(out, n, max, i, w, l[k].delay_us);
 			continue;
 		}
 		if (o->src == SL_JO_RKEY) {
 			k = o->idx < p->njkeys
-				? expr_et(p->rkeys[o->idx], r, nr, &w) : -1;
+				? expr_et(p->rkeys[o->idx], r, nr, &w)
+				: -1;
 			if (k >= 0)
 				n = et_add(out, n, max, i, w, r[k].delay_us);
 			continue;
@@ -285,21 +289,17 @@ int sl_plan_event_time(const sl_plan *p, sl_plan_et *out, int max)
 	switch (p->kind) {
 	case SL_P_LOCAL:
 	case SL_P_READ:
-	case SL_P_STREAM_SOURCE:
-		return 0;
+	case SL_P_STREAM_SOURCE: return 0;
 	case SL_P_WATERMARK:
 		/* Spark: the new column replaces any earlier event time */
 		out[0].col = p->wm_col;
-		out[0].window = is_window_struct(
-		    p->schema->fields[p->wm_col].type);
+		out[0].window =
+		    is_window_struct(p->schema->fields[p->wm_col].type);
 		out[0].delay_us = p->wm_delay_us;
 		return 1;
-	case SL_P_PROJECT:
-		return project_et(p, out, max);
-	case SL_P_AGGREGATE:
-		return agg_et(p, out, max);
-	case SL_P_JOIN:
-		return join_et(p, out, max);
+	case SL_P_PROJECT: return project_et(p, out, max);
+	case SL_P_AGGREGATE: return agg_et(p, out, max);
+	case SL_P_JOIN: return join_et(p, out, max);
 	case SL_P_UNION:
 		for (i = 0; i < 2; i++) {
 			int j;
@@ -373,8 +373,8 @@ int sl_plan_check_watermarks(const sl_plan *p, sl_err *err)
 }
 
 /* One key of an AGGREGATE: how its event time is found. */
-static bool key_event_time(const sl_plan *p, int k, const sl_plan_et *c,
-			   int nc, sl_agg_et *et)
+static bool key_event_time(const sl_plan *p, int k, const sl_plan_et *c, int nc,
+			   sl_agg_et *et)
 {
 	const sl_expr *e = unalias(p->keys[k]);
 	int i;

@@ -317,13 +317,16 @@ static int find_generator(pitem *it, int n, const sl_type *in, sl_expr **arg,
 		if (it[i].e == NULL || !has_generator(it[i].e))
 			continue;
 		if (!is_generator(it[i].e)) {
-			sql_err(err, "Generators are not supported when it's nested in expressions, but got: ",
-				it[i].e, "");
+			sql_err(
+			    err,
+			    "Generators are not supported when it's nested in expressions, but got: ",
+			    it[i].e, "");
 			goto fail;
 		}
 		if (at >= 0) {
-			sl_err_set(err, SL_EANALYSIS,
-				   "Only one generator allowed per select clause but found 2");
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "Only one generator allowed per select clause but found 2");
 			goto fail;
 		}
 		at = i;
@@ -332,9 +335,10 @@ static int find_generator(pitem *it, int n, const sl_type *in, sl_expr **arg,
 		return -1;
 	g = it[at].e->kind == SL_X_ALIAS ? it[at].e->args[0] : it[at].e;
 	if (g->nargs != 1) {
-		sl_err_set(err, SL_EANALYSIS,
-			   "invalid number of arguments for function '%s': expected 1; found %d",
-			   g->name, g->nargs);
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "invalid number of arguments for function '%s': expected 1; found %d",
+		    g->name, g->nargs);
 		goto fail;
 	}
 	*arg = sl_plan_resolve(g->args[0], in, method, err);
@@ -346,9 +350,10 @@ static int find_generator(pitem *it, int n, const sl_type *in, sl_expr **arg,
 		sl_buf_init(&t);
 		sl_expr_sql(g, &a);
 		sl_type_sql((*arg)->rtype, &t);
-		sl_err_set(err, SL_EANALYSIS,
-			   "cannot resolve '%s' due to data type mismatch: parameter 1 requires the ARRAY type, however it has the type %s",
-			   sl_buf_cstr(&a), sl_buf_cstr(&t));
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "cannot resolve '%s' due to data type mismatch: parameter 1 requires the ARRAY type, however it has the type %s",
+		    sl_buf_cstr(&a), sl_buf_cstr(&t));
 		sl_buf_release(&a);
 		sl_buf_release(&t);
 		sl_expr_free(*arg);
@@ -433,8 +438,8 @@ static int project_fill(sl_plan *p, sl_plan *in, pitem *it, int n, int gat,
 			rc = err ? err->code : SL_EANALYSIS;
 			goto out;
 		}
-		p->src[k] = p->exprs[k]->kind == SL_X_COL ? p->exprs[k]->idx
-							   : -1;
+		p->src[k] =
+		    p->exprs[k]->kind == SL_X_COL ? p->exprs[k]->idx : -1;
 		names[k] = it[i].name ? strdup(it[i].name)
 				      : sl_plan_expr_name(it[i].e);
 		types[k] = p->exprs[k]->rtype;
@@ -488,8 +493,8 @@ static sl_plan *project_as_agg(sl_plan *in, pitem *it, int n,
 }
 
 /* Takes ownership of the items. */
-static sl_plan *project_build(sl_plan *in, pitem *it, int n,
-			      const char *method, sl_err *err)
+static sl_plan *project_build(sl_plan *in, pitem *it, int n, const char *method,
+			      sl_err *err)
 {
 	sl_plan *p = NULL;
 	sl_expr *garg = NULL;
@@ -546,8 +551,9 @@ static int expand_star(sl_plan *in, sl_expr *e, pitem **it, int *n, int *cap,
 		memset(x, 0, sizeof *x);
 		x->src = k < 0 ? i : -1;
 		if (k >= 0) {
-			x->e = sl_expr_field(sl_expr_col(in->schema->fields[k].name),
-					     st->fields[i].name);
+			x->e = sl_expr_field(
+			    sl_expr_col(in->schema->fields[k].name),
+			    st->fields[i].name);
 			x->name = strdup(st->fields[i].name);
 			if (x->e == NULL || x->name == NULL)
 				return sl_err_nomem(err);
@@ -556,8 +562,7 @@ static int expand_star(sl_plan *in, sl_expr *e, pitem **it, int *n, int *cap,
 	return 0;
 }
 
-static sl_plan *project_exprs(sl_plan *in, sl_expr **exprs, int n,
-			      sl_err *err)
+static sl_plan *project_exprs(sl_plan *in, sl_expr **exprs, int n, sl_err *err)
 {
 	pitem *it = calloc((size_t)n + 8, sizeof *it);
 	int i = 0, m = 0, cap = n + 8;
@@ -574,8 +579,8 @@ static sl_plan *project_exprs(sl_plan *in, sl_expr **exprs, int n,
 			sl_expr_free(exprs[i]);
 		} else {
 			if (m == cap) {
-				pitem *x = realloc(it, (size_t)(cap + 8) *
-							       sizeof *x);
+				pitem *x =
+				    realloc(it, (size_t)(cap + 8) * sizeof *x);
 				if (x == NULL) {
 					sl_err_nomem(err);
 					goto fail;
@@ -698,8 +703,7 @@ sl_plan *sl_plan_rename(sl_plan *in, const char *from, const char *to,
 	return project_build(in, it, st->nfields, "withColumnRenamed", err);
 }
 
-sl_plan *sl_plan_drop(sl_plan *in, const char *const *names, int n,
-		      sl_err *err)
+sl_plan *sl_plan_drop(sl_plan *in, const char *const *names, int n, sl_err *err)
 {
 	const sl_type *st = in->schema;
 	pitem *it = pass_items(st, 0, err);
@@ -727,8 +731,10 @@ sl_plan *sl_plan_filter(sl_plan *in, sl_expr *cond, sl_err *err)
 	sl_plan *p = NULL;
 	sl_expr *r = NULL;
 	if (sl_expr_has_agg(cond)) {
-		sql_err(err, "aggregate functions are not allowed in a filter condition: '",
-			cond, "'");
+		sql_err(
+		    err,
+		    "aggregate functions are not allowed in a filter condition: '",
+		    cond, "'");
 		sl_err_prefix(err, "filter");
 		goto out;
 	}
@@ -741,9 +747,10 @@ sl_plan *sl_plan_filter(sl_plan *in, sl_expr *cond, sl_err *err)
 		sl_buf_init(&t);
 		sl_expr_sql(cond, &a);
 		sl_type_sql(r->rtype, &t);
-		sl_err_set(err, SL_EANALYSIS,
-			   "filter: filter expression '%s' of type %s is not a boolean",
-			   sl_buf_cstr(&a), sl_buf_cstr(&t));
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "filter: filter expression '%s' of type %s is not a boolean",
+		    sl_buf_cstr(&a), sl_buf_cstr(&t));
 		sl_buf_release(&a);
 		sl_buf_release(&t);
 		goto out;
@@ -787,7 +794,8 @@ sl_plan *sl_plan_sort(sl_plan *in, sl_expr **keys, int n, sl_err *err)
 			fl |= fl & SL_SORT_DESC ? SL_SORT_NULLS_LAST
 						: SL_SORT_NULLS_FIRST;
 		p->sort_flags[i] = fl;
-		p->sort_keys[i] = sl_plan_resolve(k, in->schema, "orderBy", err);
+		p->sort_keys[i] =
+		    sl_plan_resolve(k, in->schema, "orderBy", err);
 		if (p->sort_keys[i] == NULL)
 			goto fail;
 		p->nsort = i + 1;
@@ -806,9 +814,10 @@ sl_plan *sl_plan_limit(sl_plan *in, int64_t n, sl_err *err)
 {
 	sl_plan *p;
 	if (n < 0) {
-		sl_err_set(err, SL_EANALYSIS,
-			   "limit: The limit expression must be equal to or greater than 0, but got %lld",
-			   (long long)n);
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "limit: The limit expression must be equal to or greater than 0, but got %lld",
+		    (long long)n);
 		return NULL;
 	}
 	p = unary_node(SL_P_LIMIT, in, err);
@@ -823,8 +832,8 @@ sl_plan *sl_plan_limit(sl_plan *in, int64_t n, sl_err *err)
 
 static const char *ordinal(int i)
 {
-	static const char *const w[] = { "first", "second", "third", "fourth",
-					 "fifth", "sixth", "seventh", "eighth",
+	static const char *const w[] = { "first", "second", "third",   "fourth",
+					 "fifth", "sixth",  "seventh", "eighth",
 					 "ninth", "tenth" };
 	return i < 10 ? w[i] : "next";
 }
@@ -834,8 +843,8 @@ static int union_types(const sl_type *a, const sl_type *b, sl_type **types,
 {
 	int i;
 	for (i = 0; i < a->nfields; i++) {
-		types[i] = sl_plan_common_type(a->fields[i].type,
-					       b->fields[i].type);
+		types[i] =
+		    sl_plan_common_type(a->fields[i].type, b->fields[i].type);
 		nul[i] = a->fields[i].nullable || b->fields[i].nullable;
 		if (types[i] == NULL) {
 			sl_buf x, y;
@@ -843,9 +852,10 @@ static int union_types(const sl_type *a, const sl_type *b, sl_type **types,
 			sl_buf_init(&y);
 			sl_type_sql(b->fields[i].type, &x);
 			sl_type_sql(a->fields[i].type, &y);
-			sl_err_set(err, SL_EANALYSIS,
-				   "Union can only be performed on tables with compatible column types. The %s column of the second table is \"%s\" type which is not compatible with \"%s\" at the same column of the first table",
-				   ordinal(i), sl_buf_cstr(&x), sl_buf_cstr(&y));
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "Union can only be performed on tables with compatible column types. The %s column of the second table is \"%s\" type which is not compatible with \"%s\" at the same column of the first table",
+			    ordinal(i), sl_buf_cstr(&x), sl_buf_cstr(&y));
 			sl_buf_release(&x);
 			sl_buf_release(&y);
 			return SL_EANALYSIS;
@@ -863,9 +873,10 @@ sl_plan *sl_plan_union(sl_plan *a, sl_plan *b, sl_err *err)
 	bool *nul;
 	sl_plan *p = NULL;
 	if (sa->nfields != sb->nfields) {
-		sl_err_set(err, SL_EANALYSIS,
-			   "Union can only be performed on tables with the same number of columns, but the first table has %d columns and the second table has %d columns",
-			   sa->nfields, sb->nfields);
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Union can only be performed on tables with the same number of columns, but the first table has %d columns and the second table has %d columns",
+		    sa->nfields, sb->nfields);
 		return NULL;
 	}
 	types = calloc((size_t)n + 1, sizeof *types);
@@ -900,8 +911,7 @@ out:
 
 /* ---------------------------------------------------------------- dedup */
 
-sl_plan *sl_plan_dedup(sl_plan *in, const char *const *cols, int n,
-		       sl_err *err)
+sl_plan *sl_plan_dedup(sl_plan *in, const char *const *cols, int n, sl_err *err)
 {
 	const sl_type *st = in->schema;
 	sl_plan *p = unary_node(SL_P_DEDUP, in, err);
@@ -925,9 +935,10 @@ sl_plan *sl_plan_dedup(sl_plan *in, const char *const *cols, int n,
 			for (j = 0; j < st->nfields; j++)
 				sl_buf_printf(&b, "%s%s", j ? ", " : "",
 					      st->fields[j].name);
-			sl_err_set(err, SL_EANALYSIS,
-				   "dropDuplicates: Cannot resolve column name \"%s\" among (%s)",
-				   cols[i], sl_buf_cstr(&b));
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "dropDuplicates: Cannot resolve column name \"%s\" among (%s)",
+			    cols[i], sl_buf_cstr(&b));
 			sl_buf_release(&b);
 			sl_plan_free(p);
 			return NULL;
@@ -980,8 +991,8 @@ static void project_text(const sl_plan *p, sl_buf *out)
 
 static const char *jname(sl_join_type t)
 {
-	static const char *const n[] = { "Inner", "LeftOuter", "RightOuter",
-					 "FullOuter", "LeftSemi", "LeftAnti",
+	static const char *const n[] = { "Inner",     "LeftOuter", "RightOuter",
+					 "FullOuter", "LeftSemi",  "LeftAnti",
 					 "Cross" };
 	return n[t];
 }
@@ -995,7 +1006,8 @@ static void sort_text(const sl_plan *p, sl_buf *out)
 		if (i)
 			sl_buf_adds(out, ", ");
 		sl_expr_sql(p->sort_keys[i], out);
-		sl_buf_printf(out, " %s NULLS %s", fl & SL_SORT_DESC ? "DESC" : "ASC",
+		sl_buf_printf(out, " %s NULLS %s",
+			      fl & SL_SORT_DESC ? "DESC" : "ASC",
 			      fl & SL_SORT_NULLS_LAST ? "LAST" : "FIRST");
 	}
 	sl_buf_adds(out, "], true");
@@ -1047,37 +1059,28 @@ static void node_text(const sl_plan *p, bool physical, sl_buf *out)
 	int i;
 	switch (p->kind) {
 	case SL_P_LOCAL:
-		sl_buf_adds(out, physical ? "LocalTableScan " : "LocalRelation ");
+		sl_buf_adds(out,
+			    physical ? "LocalTableScan " : "LocalRelation ");
 		name_list(out, p->schema);
 		break;
 	case SL_P_READ:
-		sl_buf_printf(out, "%s%s ", physical ? "FileScan " : "Relation ",
-			      p->format);
+		sl_buf_printf(out, "%s%s ",
+			      physical ? "FileScan " : "Relation ", p->format);
 		name_list(out, p->schema);
 		sl_buf_printf(out, " Location: %s", p->path);
 		break;
-	case SL_P_PROJECT:
-		project_text(p, out);
-		break;
+	case SL_P_PROJECT: project_text(p, out); break;
 	case SL_P_FILTER:
 		sl_buf_adds(out, "Filter ");
 		sl_expr_sql(p->cond, out);
 		break;
-	case SL_P_AGGREGATE:
-		agg_text(p, physical, out);
-		break;
-	case SL_P_SORT:
-		sort_text(p, out);
-		break;
+	case SL_P_AGGREGATE: agg_text(p, physical, out); break;
+	case SL_P_SORT: sort_text(p, out); break;
 	case SL_P_LIMIT:
 		sl_buf_printf(out, "GlobalLimit %lld", (long long)p->limit);
 		break;
-	case SL_P_UNION:
-		sl_buf_adds(out, "Union");
-		break;
-	case SL_P_JOIN:
-		join_text(p, physical, out);
-		break;
+	case SL_P_UNION: sl_buf_adds(out, "Union"); break;
+	case SL_P_JOIN: join_text(p, physical, out); break;
 	case SL_P_STREAM_SOURCE:
 		sl_buf_printf(out, "StreamingRelation %s, ",
 			      p->format ? p->format : "?");
@@ -1106,9 +1109,7 @@ static void node_text(const sl_plan *p, bool physical, sl_buf *out)
 				      p->schema->fields[p->dedup_cols[i]].name);
 		sl_buf_addc(out, ']');
 		break;
-	default:
-		sl_buf_printf(out, "Node %d", (int)p->kind);
-		break;
+	default: sl_buf_printf(out, "Node %d", (int)p->kind); break;
 	}
 }
 

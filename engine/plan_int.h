@@ -32,14 +32,14 @@ typedef enum sl_plan_kind {
 
 /* One aggregate function of an AGGREGATE node. */
 typedef struct sl_aggspec {
-	char *fname;      /* canonical lower-case name: count, sum, avg, ... */
+	char *fname; /* canonical lower-case name: count, sum, avg, ... */
 	bool distinct;
-	bool count_rows;  /* count(*) / count(1): count every row */
+	bool count_rows; /* count(*) / count(1): count every row */
 	int nargs;
-	sl_expr **args;   /* resolved against the input schema */
-	sl_type *type;    /* result type (counted) */
-	double rsd;       /* approx_count_distinct relative SD (0.05) */
-	char *sql;        /* "sum(amount)" for explain */
+	sl_expr **args; /* resolved against the input schema */
+	sl_type *type;  /* result type (counted) */
+	double rsd;     /* approx_count_distinct relative SD (0.05) */
+	char *sql;      /* "sum(amount)" for explain */
 } sl_aggspec;
 
 typedef enum sl_join_type {
@@ -53,8 +53,13 @@ typedef enum sl_join_type {
 } sl_join_type;
 
 /* Where a join output column comes from. */
-typedef enum { SL_JO_LEFT, SL_JO_RIGHT, SL_JO_LKEY, SL_JO_RKEY,
-	       SL_JO_COALESCE } sl_join_src;
+typedef enum {
+	SL_JO_LEFT,
+	SL_JO_RIGHT,
+	SL_JO_LKEY,
+	SL_JO_RKEY,
+	SL_JO_COALESCE
+} sl_join_src;
 typedef struct sl_join_out {
 	sl_join_src src;
 	int idx; /* column or key index */
@@ -79,7 +84,7 @@ struct sl_plan {
 	int nexprs;
 	sl_expr **exprs;
 	int *src;
-	int gen_at;       /* -1: none */
+	int gen_at; /* -1: none */
 	bool gen_outer, gen_pos;
 	sl_expr *gen_arg; /* resolved ARRAY expression */
 	char *gen_sql;    /* "explode(words)" */
@@ -190,7 +195,11 @@ int sl_plan_check_watermarks(const sl_plan *p, sl_err *err);
  * the event time (WCALL: end = start + size), or a session_window() call
  * (SESSION).  `col` is the input column (the timestamp, or the struct). */
 typedef enum sl_et_kind {
-	SL_ET_NONE = 0, SL_ET_RAW, SL_ET_WCOL, SL_ET_WCALL, SL_ET_SESSION
+	SL_ET_NONE = 0,
+	SL_ET_RAW,
+	SL_ET_WCOL,
+	SL_ET_WCALL,
+	SL_ET_SESSION
 } sl_et_kind;
 typedef struct sl_agg_et {
 	sl_et_kind kind;
@@ -213,8 +222,8 @@ int sl_plan_session_key(const sl_plan *p);
  * reference moves to the new node) and each such call a reference to its
  * `window` column.  0 when nothing needed rewriting too.  Spark's error
  * for two different window specs. */
-int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n,
-		      const char *method, sl_err *err);
+int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n, const char *method,
+		      sl_err *err);
 /* The window(ts) start for ts (Spark's TimeWindowing). */
 int64_t sl_window_first_start(int64_t ts, int64_t slide, int64_t start);
 

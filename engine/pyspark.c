@@ -39,7 +39,7 @@
 #include "source.h"
 #include "timeutil.h"
 
-#define KAFKA_PACKAGE "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.0"
+#define KAFKA_PACKAGE  "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.0"
 #define LOCAL_ROWS_MAX 1000
 
 typedef struct gen {
@@ -256,29 +256,23 @@ static sl_expr *rebuild(const sl_expr *e, sl_expr **a)
 	case SL_X_CALL:
 		return e->distinct ? sl_expr_call_distinct(e->name, a, e->nargs)
 				   : sl_expr_call(e->name, a, e->nargs);
-	case SL_X_BINOP:
-		return sl_expr_binop(e->op, a[0], a[1]);
+	case SL_X_BINOP: return sl_expr_binop(e->op, a[0], a[1]);
 	case SL_X_NOT:
 	case SL_X_NEG:
 	case SL_X_ISNULL:
-	case SL_X_ISNOTNULL:
-		return sl_expr_unary(e->kind, a[0]);
+	case SL_X_ISNOTNULL: return sl_expr_unary(e->kind, a[0]);
 	case SL_X_CAST:
 		if ((r = sl_expr_cast(a[0], e->type)) != NULL)
 			r->op = e->op; /* keep an implicit cast implicit */
 		return r;
-	case SL_X_ALIAS:
-		return sl_expr_alias(a[0], e->name);
+	case SL_X_ALIAS: return sl_expr_alias(a[0], e->name);
 	case SL_X_FIELD:
 		if ((r = sl_expr_field(a[0], e->name)) != NULL)
 			r->op = e->op;
 		return r;
-	case SL_X_SORT:
-		return sl_expr_sort(a[0], e->op);
-	case SL_X_IN:
-		return sl_expr_in(a[0], a + 1, e->nargs - 1);
-	case SL_X_CASE:
-		return sl_expr_case(a, e->nargs);
+	case SL_X_SORT: return sl_expr_sort(a[0], e->op);
+	case SL_X_IN: return sl_expr_in(a[0], a + 1, e->nargs - 1);
+	case SL_X_CASE: return sl_expr_case(a, e->nargs);
 	default:
 		for (int i = 0; i < e->nargs; i++)
 			sl_expr_free(a[i]);
@@ -374,8 +368,7 @@ static bool field_path(const xctx *x, const sl_expr *e, sl_buf *o)
 {
 	if (e->kind == SL_X_FIELD && e->nargs == 1 && e->name != NULL &&
 	    plain_ident(e->name) &&
-	    (is_plain_col(x, e->args[0]) ||
-	     field_path(x, e->args[0], NULL))) {
+	    (is_plain_col(x, e->args[0]) || field_path(x, e->args[0], NULL))) {
 		if (o != NULL) {
 			sl_buf t;
 			sl_buf_init(&t);
@@ -452,8 +445,7 @@ static bool py_lit(const sl_expr *e, sl_buf *o)
 		py_strn(o, e->lit.s ? e->lit.s : "", e->lit.n);
 		sl_buf_addc(o, ')');
 		return true;
-	default:
-		return false;
+	default: return false;
 	}
 }
 
@@ -465,14 +457,24 @@ static const struct pyfn {
 	int minargs, maxargs;
 	unsigned strargs;
 } pyfns[] = {
-	{"upper", 1, 1, 0}, {"lower", 1, 1, 0}, {"length", 1, 1, 0},
-	{"concat", 1, 64, 0}, {"coalesce", 1, 64, 0}, {"to_json", 1, 1, 0},
-	{"timestamp_seconds", 1, 1, 0}, {"current_timestamp", 0, 0, 0},
-	{"to_timestamp", 1, 2, 2}, {"date_format", 2, 2, 2},
-	{"unix_timestamp", 1, 2, 2}, {"from_json", 2, 2, 2},
-	{"get_json_object", 2, 2, 2}, {"split", 2, 2, 2},
-	{"trim", 1, 1, 0}, {"abs", 1, 1, 0}, {"sqrt", 1, 1, 0},
-	{"round", 1, 1, 0},
+	{ "upper", 1, 1, 0 },
+	{ "lower", 1, 1, 0 },
+	{ "length", 1, 1, 0 },
+	{ "concat", 1, 64, 0 },
+	{ "coalesce", 1, 64, 0 },
+	{ "to_json", 1, 1, 0 },
+	{ "timestamp_seconds", 1, 1, 0 },
+	{ "current_timestamp", 0, 0, 0 },
+	{ "to_timestamp", 1, 2, 2 },
+	{ "date_format", 2, 2, 2 },
+	{ "unix_timestamp", 1, 2, 2 },
+	{ "from_json", 2, 2, 2 },
+	{ "get_json_object", 2, 2, 2 },
+	{ "split", 2, 2, 2 },
+	{ "trim", 1, 1, 0 },
+	{ "abs", 1, 1, 0 },
+	{ "sqrt", 1, 1, 0 },
+	{ "round", 1, 1, 0 },
 };
 
 static bool py_scalar(const xctx *x, const sl_expr *e, sl_buf *o)
@@ -587,8 +589,7 @@ static void pycol(const xctx *x, const sl_expr *e, sl_buf *o)
 		if (py_call(x, e, o))
 			return;
 		break;
-	default:
-		break;
+	default: break;
 	}
 	f_expr(x, e, o);
 }
@@ -608,9 +609,10 @@ static void pycol_named(const xctx *x, const sl_expr *e, const char *name,
 /* An aggregate j of agg as pyspark.sql.functions. */
 static void py_agg(const xctx *x, const sl_plan *agg, int j, sl_buf *o)
 {
-	static const char *const plain[] = {"count", "sum", "avg", "mean",
-					    "min", "max", "first", "last",
-					    "collect_list", NULL};
+	static const char *const plain[] = { "count", "sum",  "avg",
+					     "mean",  "min",  "max",
+					     "first", "last", "collect_list",
+					     NULL };
 	const sl_aggspec *s = &agg->aggs[j];
 	xctx c = { x->g, agg->child[0], NULL };
 	const char *f = s->fname;
@@ -631,7 +633,8 @@ static void py_agg(const xctx *x, const sl_plan *agg, int j, sl_buf *o)
 		return;
 	}
 	if (s->distinct)
-		f = s->nargs == 1 && strcmp(f, "sum") == 0 ? "sum_distinct" : NULL;
+		f = s->nargs == 1 && strcmp(f, "sum") == 0 ? "sum_distinct"
+							   : NULL;
 	else if (strcmp(f, "approx_count_distinct") != 0) {
 		for (i = 0; plain[i] != NULL; i++)
 			if (strcmp(f, plain[i]) == 0)
@@ -665,7 +668,6 @@ static void py_agg(const xctx *x, const sl_plan *agg, int j, sl_buf *o)
 		sl_expr_free(call);
 	}
 }
-
 
 /* ------------------------------------------------ method lines */
 
@@ -781,7 +783,8 @@ static void select_expr(gen *g, const sl_plan *p)
 		if (k == p->gen_at) {
 			sl_buf_adds(&t, p->gen_sql);
 			if (p->gen_pos)
-				sl_buf_printf(&t, " AS (%s, %s)", field_name(p, k),
+				sl_buf_printf(&t, " AS (%s, %s)",
+					      field_name(p, k),
 					      field_name(p, k + 1));
 			else if (strcmp(field_name(p, k), "col") != 0)
 				sl_buf_printf(&t, " AS %s", field_name(p, k));
@@ -825,7 +828,8 @@ static bool with_column(gen *g, const sl_plan *p, const int *src)
 		    strcmp(field_name(p, k), field_name(in, k)) == 0)
 			continue;
 		if (odd >= 0 || p->exprs[k] == NULL ||
-		    (k < nv && strcmp(field_name(p, k), field_name(in, k)) != 0))
+		    (k < nv &&
+		     strcmp(field_name(p, k), field_name(in, k)) != 0))
 			return false;
 		odd = k;
 	}
@@ -851,7 +855,8 @@ static void pass_columns(gen *g, const sl_plan *p, const int *src)
 	args a = { 0, 0, NULL };
 	for (k = 0; k < n; k++) {
 		same &= src[k] == k;
-		renamed |= strcmp(field_name(p, k), field_name(in, src[k])) != 0;
+		renamed |=
+		    strcmp(field_name(p, k), field_name(in, src[k])) != 0;
 		increasing &= k == 0 || src[k] > src[k - 1];
 	}
 	if (same) {
@@ -969,10 +974,12 @@ static void sort(gen *g, const sl_plan *p)
 		pycol(&c, e, &b);
 		if (f & SL_SORT_DESC)
 			sl_buf_adds(&b, f & SL_SORT_NULLS_FIRST
-					    ? ".desc_nulls_first()" : ".desc()");
+					    ? ".desc_nulls_first()"
+					    : ".desc()");
 		else
 			sl_buf_adds(&b, f & SL_SORT_NULLS_LAST
-					    ? ".asc_nulls_last()" : ".asc()");
+					    ? ".asc_nulls_last()"
+					    : ".asc()");
 		args_add(g, &a, &b);
 	}
 	method(g, "orderBy", &a);
@@ -998,8 +1005,10 @@ static void dedup(gen *g, const sl_plan *p)
 		sl_buf_addc(&b, ']');
 		args_add(g, &a, &b);
 	}
-	method(g, p->within_wm ? "dropDuplicatesWithinWatermark"
-			       : "dropDuplicates", &a);
+	method(g,
+	       p->within_wm ? "dropDuplicatesWithinWatermark"
+			    : "dropDuplicates",
+	       &a);
 }
 
 /* One method line (or two: groupBy + agg) for a one-input node. */
@@ -1009,9 +1018,7 @@ static void node_lines(gen *g, const sl_plan *p)
 	args a = { 0, 0, NULL };
 	sl_buf b;
 	switch (p->kind) {
-	case SL_P_PROJECT:
-		project(g, p);
-		break;
+	case SL_P_PROJECT: project(g, p); break;
 	case SL_P_FILTER:
 		sl_buf_init(&b);
 		sl_expr_sql(p->cond, &b); /* over c.in: no rewrite to undo */
@@ -1032,21 +1039,15 @@ static void node_lines(gen *g, const sl_plan *p)
 		}
 		method(g, "filter", &a);
 		break;
-	case SL_P_AGGREGATE:
-		aggregate(g, p);
-		break;
-	case SL_P_SORT:
-		sort(g, p);
-		break;
+	case SL_P_AGGREGATE: aggregate(g, p); break;
+	case SL_P_SORT: sort(g, p); break;
 	case SL_P_LIMIT:
 		sl_buf_init(&b);
 		sl_buf_printf(&b, "%lld", (long long)p->limit);
 		args_add(g, &a, &b);
 		method(g, "limit", &a);
 		break;
-	case SL_P_DEDUP:
-		dedup(g, p);
-		break;
+	case SL_P_DEDUP: dedup(g, p); break;
 	case SL_P_WATERMARK:
 		args_add_str(g, &a, field_name(p, p->wm_col));
 		sl_buf_init(&b);
@@ -1054,8 +1055,7 @@ static void node_lines(gen *g, const sl_plan *p)
 		args_add(g, &a, &b);
 		method(g, "withWatermark", &a);
 		break;
-	default: /* EXPAND: its window() is written where it is used */
-		break;
+	default: /* EXPAND: its window() is written where it is used */ break;
 	}
 }
 
@@ -1151,11 +1151,15 @@ static const char *stream_source(gen *g, const sl_plan *p)
 			    "schema from a directory:\n"
 			    "# write one file per addData, one JSON object a "
 			    "line.\n");
-		sl_buf_printf(&g->body, "%s = (\n    spark.readStream\n"
-					"    .format(\"json\")\n", var);
+		sl_buf_printf(&g->body,
+			      "%s = (\n    spark.readStream\n"
+			      "    .format(\"json\")\n",
+			      var);
 		ddl_line(g, sl_source_desc_schema(d));
-		sl_buf_printf(&g->body, "    .load(\"/tmp/streamlab/input/%s\")\n"
-					")\n\n", var);
+		sl_buf_printf(&g->body,
+			      "    .load(\"/tmp/streamlab/input/%s\")\n"
+			      ")\n\n",
+			      var);
 		return var;
 	}
 	snprintf(base, sizeof base, "%s_stream", fmt);
@@ -1173,7 +1177,8 @@ static const char *stream_source(gen *g, const sl_plan *p)
 	}
 	for (i = 0; o != NULL && i < o->n; i++) {
 		if ((path != NULL && strcmp(o->keys[i], "path") == 0) ||
-		    (kafka && strcmp(o->keys[i], "kafka.bootstrap.servers") == 0 &&
+		    (kafka &&
+		     strcmp(o->keys[i], "kafka.bootstrap.servers") == 0 &&
 		     kafka_embedded(o)))
 			continue;
 		option_line(g, o->keys[i], o->vals[i]);
@@ -1219,18 +1224,12 @@ static void py_value(gen *g, const sl_col *c, int64_t i, sl_buf *o)
 	case SL_BOOLEAN:
 		sl_buf_adds(o, sl_col_u8(c)[i] ? "True" : "False");
 		break;
-	case SL_INT:
-		sl_buf_printf(o, "%d", (int)sl_col_i32(c)[i]);
-		break;
+	case SL_INT: sl_buf_printf(o, "%d", (int)sl_col_i32(c)[i]); break;
 	case SL_BIGINT:
 		sl_buf_printf(o, "%lld", (long long)sl_col_i64(c)[i]);
 		break;
-	case SL_DOUBLE:
-		py_double(o, sl_col_f64(c)[i]);
-		break;
-	case SL_TIMESTAMP:
-		py_timestamp(g, sl_col_i64(c)[i], o);
-		break;
+	case SL_DOUBLE: py_double(o, sl_col_f64(c)[i]); break;
+	case SL_TIMESTAMP: py_timestamp(g, sl_col_i64(c)[i], o); break;
 	case SL_BINARY:
 		sl_buf_adds(o, "bytearray(");
 		sl_buf_addc(o, 'b');
@@ -1250,13 +1249,13 @@ static void py_value(gen *g, const sl_col *c, int64_t i, sl_buf *o)
 		sl_buf_addc(o, '(');
 		for (k = 0; k < c->nchild; k++) {
 			py_value(g, c->child[k], i, o);
-			sl_buf_adds(o, c->nchild == 1 ? "," : k + 1 < c->nchild ? ", " : "");
+			sl_buf_adds(o, c->nchild == 1      ? ","
+				       : k + 1 < c->nchild ? ", "
+							   : "");
 		}
 		sl_buf_addc(o, ')');
 		break;
-	default:
-		py_strn(o, sl_col_str(c)[i].p, sl_col_str(c)[i].len);
-		break;
+	default: py_strn(o, sl_col_str(c)[i].p, sl_col_str(c)[i].len); break;
 	}
 }
 
@@ -1276,11 +1275,14 @@ static const char *local_rows(gen *g, const sl_plan *p)
 	sl_buf_printf(&g->body, "%s = spark.createDataFrame(\n    [\n", var);
 	for (b = 0; b < p->nbatches && shown < LOCAL_ROWS_MAX; b++) {
 		const sl_batch *bt = p->batches[b];
-		for (i = 0; i < bt->nrows && shown < LOCAL_ROWS_MAX; i++, shown++) {
+		for (i = 0; i < bt->nrows && shown < LOCAL_ROWS_MAX;
+		     i++, shown++) {
 			sl_buf_adds(&g->body, "        (");
 			for (k = 0; k < bt->ncols; k++) {
 				py_value(g, bt->cols[k], i, &g->body);
-				sl_buf_adds(&g->body, bt->ncols == 1 ? "," : k + 1 < bt->ncols ? ", " : "");
+				sl_buf_adds(&g->body, bt->ncols == 1      ? ","
+						      : k + 1 < bt->ncols ? ", "
+									  : "");
 			}
 			sl_buf_adds(&g->body, "),\n");
 		}
@@ -1346,8 +1348,7 @@ static void join_key(gen *g, const sl_plan *side, const char *var,
 	}
 }
 
-static void join_base(gen *g, const sl_plan *p, const char *l,
-		      const char *r)
+static void join_base(gen *g, const sl_plan *p, const char *l, const char *r)
 {
 	int k, n = 0;
 	if (p->using_cols) {
@@ -1408,8 +1409,8 @@ static const char *emit_df(gen *g, const sl_plan *p, const char *want)
 	}
 	if (is_leaf(base)) {
 		var = base->kind == SL_P_STREAM_SOURCE ? stream_source(g, base)
-		      : base->kind == SL_P_LOCAL	 ? local_rows(g, base)
-						 : file_read(g, base);
+		      : base->kind == SL_P_LOCAL       ? local_rows(g, base)
+						       : file_read(g, base);
 		if (n == 0)
 			return var;
 		l = var;
@@ -1436,19 +1437,18 @@ static const char *emit_df(gen *g, const sl_plan *p, const char *want)
 static const struct conf_default {
 	const char *key, *def;
 } confs_exported[] = {
-	{"spark.sql.streaming.multipleWatermarkPolicy", "min"},
-	{"spark.sql.streaming.statefulOperator.allowMultiple", "true"},
-	{"spark.sql.streaming.noDataMicroBatches.enabled", "true"},
-	{"spark.sql.streaming.minBatchesToRetain", "100"},
-	{"spark.sql.shuffle.partitions", "200"},
+	{ "spark.sql.streaming.multipleWatermarkPolicy", "min" },
+	{ "spark.sql.streaming.statefulOperator.allowMultiple", "true" },
+	{ "spark.sql.streaming.noDataMicroBatches.enabled", "true" },
+	{ "spark.sql.streaming.minBatchesToRetain", "100" },
+	{ "spark.sql.shuffle.partitions", "200" },
 };
 
 static void preamble(gen *g, sl_session *s, const char *app, sl_buf *out)
 {
 	size_t i;
-	sl_buf_adds(out,
-		    "# The same query on Apache Spark 3.5 (exported by "
-		    "streamlab).\n# Run it with:\n");
+	sl_buf_adds(out, "# The same query on Apache Spark 3.5 (exported by "
+			 "streamlab).\n# Run it with:\n");
 	if (g->kafka)
 		sl_buf_adds(out, "#   spark-submit --packages " KAFKA_PACKAGE
 				 " query.py\n");
@@ -1462,12 +1462,15 @@ static void preamble(gen *g, sl_session *s, const char *app, sl_buf *out)
 		sl_buf_adds(out, "UTC = datetime.timezone.utc\n\n");
 	sl_buf_adds(out, "spark = (\n    SparkSession.builder\n    .appName(");
 	py_str(out, app);
-	sl_buf_adds(out, ")\n    # streamlab computes in UTC\n"
-			 "    .config(\"spark.sql.session.timeZone\", \"UTC\")\n");
+	sl_buf_adds(out,
+		    ")\n    # streamlab computes in UTC\n"
+		    "    .config(\"spark.sql.session.timeZone\", \"UTC\")\n");
 	if (g->kafka)
-		sl_buf_adds(out, "    .config(\"spark.jars.packages\", \"" KAFKA_PACKAGE
-				 "\")\n");
-	for (i = 0; s != NULL && i < sizeof confs_exported / sizeof confs_exported[0];
+		sl_buf_adds(
+		    out, "    .config(\"spark.jars.packages\", \"" KAFKA_PACKAGE
+			 "\")\n");
+	for (i = 0;
+	     s != NULL && i < sizeof confs_exported / sizeof confs_exported[0];
 	     i++) {
 		const char *v = sl_session_conf_get(s, confs_exported[i].key);
 		if (v == NULL || strcasecmp(v, confs_exported[i].def) == 0)
@@ -1511,14 +1514,16 @@ static void writer_options(gen *g, const sl_pyspark_sink *w, bool kafka)
 	if (kafka && kafka_embedded(o))
 		kafka_bootstrap(g);
 	for (i = 0; o != NULL && i < o->n; i++) {
-		if (kafka && strcmp(o->keys[i], "kafka.bootstrap.servers") == 0 &&
+		if (kafka &&
+		    strcmp(o->keys[i], "kafka.bootstrap.servers") == 0 &&
 		    kafka_embedded(o))
 			continue;
 		option_line(g, o->keys[i], o->vals[i]);
 	}
 	if (ckpt == NULL) {
 		char path[200];
-		const char *n = w->name && plain_ident(w->name) ? w->name : "query";
+		const char *n =
+		    w->name && plain_ident(w->name) ? w->name : "query";
 		snprintf(path, sizeof path, "/tmp/checkpoints/%s", n);
 		sl_buf_adds(&g->body, "    # streamlab used a temporary "
 				      "checkpoint: keep this one to restart\n");
@@ -1549,7 +1554,8 @@ static void writer(gen *g, const char *df, const sl_pyspark_sink *w)
 	g->kafka |= kafka;
 	sl_buf_printf(&g->body, "    .outputMode(\"%s\")\n",
 		      w->mode == SL_MODE_COMPLETE ? "complete"
-		      : w->mode == SL_MODE_UPDATE ? "update" : "append");
+		      : w->mode == SL_MODE_UPDATE ? "update"
+						  : "append");
 	writer_options(g, w, kafka);
 	if (w->name != NULL) {
 		sl_buf_adds(&g->body, "    .queryName(");
@@ -1568,8 +1574,7 @@ static void writer(gen *g, const char *df, const sl_pyspark_sink *w)
 	case SL_TRIGGER_AVAILABLE_NOW:
 		sl_buf_adds(&g->body, "    .trigger(availableNow=True)\n");
 		break;
-	default:
-		break;
+	default: break;
 	}
 	sl_buf_adds(&g->body, "    .start()\n)\n\nquery.awaitTermination()\n");
 }
@@ -1582,8 +1587,7 @@ int sl_pyspark_query(const sl_plan *p, const sl_pyspark_sink *w,
 	gen_init(&g);
 	df = emit_df(&g, p, "result");
 	writer(&g, df, w);
-	return gen_finish(&g, confs, w->name ? w->name : "streamlab", out,
-			  err);
+	return gen_finish(&g, confs, w->name ? w->name : "streamlab", out, err);
 }
 
 int sl_pyspark_dataframe(const sl_plan *p, sl_session *confs, sl_buf *out,

@@ -37,9 +37,9 @@
 
 /* The DataStreamWriter's settings (all borrowed for the call). */
 typedef struct sl_pyspark_sink {
-	const char *format;     /* console, memory, json, csv, kafka, noop;
+	const char *format; /* console, memory, json, csv, kafka, noop;
 				   ignored when foreach_batch */
-	bool foreach_batch;     /* foreachBatch(function) */
+	bool foreach_batch; /* foreachBatch(function) */
 	sl_outmode mode;
 	sl_trigger trigger;
 	const char *name;       /* queryName, or NULL */

@@ -447,7 +447,8 @@ static sl_query *query_new(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 	q->ck_torn_id = -1;
 	sl_ckpt_offsets_init(&q->replay_off);
 	sl_options_init(&q->sink_opts);
-	if (o->sink_opts != NULL && sl_options_copy(&q->sink_opts, o->sink_opts) != 0)
+	if (o->sink_opts != NULL &&
+	    sl_options_copy(&q->sink_opts, o->sink_opts) != 0)
 		oom = true;
 	q->plan = sl_plan_ref(plan);
 	q->trigger = o->trigger;
@@ -483,7 +484,8 @@ static int open_run(sl_query *q, const sl_query_opts *opts, void **fe_ud,
 	if ((rc = sl_query_ckpt_open(q, opts, from, err)) < 0 ||
 	    (rc = open_sink(q, opts, fe_ud, from, err)) < 0 ||
 	    (from == NULL &&
-	     (rc = sl_sink_prepare(q->sink, sl_plan_schema(q->plan), err)) < 0) ||
+	     (rc = sl_sink_prepare(q->sink, sl_plan_schema(q->plan), err)) <
+		 0) ||
 	    (rc = sl_query_ckpt_check(q, err)) < 0 ||
 	    (rc = open_sources(q, err)) < 0 || (rc = recent_setup(q, err)) < 0)
 		return rc;
@@ -558,7 +560,8 @@ sl_query *sl_query_restart(sl_query *q, sl_err *err)
 	sl_query_opts o;
 	sl_query *n;
 	if (q->active)
-		return refuse(err, q, "is still active (stop it, or crash it first)");
+		return refuse(err, q,
+			      "is still active (stop it, or crash it first)");
 	if (q->home == NULL || q->ckdir == NULL)
 		return refuse(err, q, "has no checkpoint to restart from");
 	memset(&o, 0, sizeof o);
@@ -578,8 +581,7 @@ sl_query *sl_query_restart(sl_query *q, sl_err *err)
 	/* the crash stays in q's feed; the new run's feed starts with the
 	 * recovery and the replay (the screen joins runs by query id) */
 	sl_feed_set_detail(n->feed, sl_feed_wants(q->feed, SL_EV_STATE_ROW));
-	sl_query_event(n, SL_EV_LOG, -1, "restarted from the checkpoint",
-		       NULL);
+	sl_query_event(n, SL_EV_LOG, -1, "restarted from the checkpoint", NULL);
 	return n;
 }
 
@@ -668,7 +670,8 @@ void sl_query_crashed(sl_query *q, int64_t batch_id, const sl_err *e)
 	q->exc_code = SL_ECRASH;
 	q->crashed = true;
 	sl_buf_init(&b);
-	sl_buf_printf(&b, "{\"batchId\":%lld,\"message\":", (long long)batch_id);
+	sl_buf_printf(&b,
+		      "{\"batchId\":%lld,\"message\":", (long long)batch_id);
 	sl_buf_json_str(&b, msg, strlen(msg));
 	sl_buf_addc(&b, '}');
 	sl_query_event(q, SL_EV_CRASH, batch_id, msg, sl_buf_cstr(&b));

@@ -35,7 +35,7 @@
 #include "stream.h"
 
 typedef struct sl_query_opts {
-	const char *name;       /* queryName, or NULL */
+	const char *name; /* queryName, or NULL */
 	sl_outmode mode;
 	sl_trigger trigger;
 	const char *checkpoint; /* checkpointLocation, or NULL */

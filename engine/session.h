@@ -85,7 +85,6 @@ int sl_session_remove_listener(sl_session *s, int handle);
 /* ---- used by query.c only ---- */
 int sl_session_register(sl_session *s, sl_query *q, sl_err *err);
 void sl_session_unregister(sl_session *s, sl_query *q);
-void sl_session_notify(sl_session *s, int event, sl_query *q,
-		       const char *json);
+void sl_session_notify(sl_session *s, int event, sl_query *q, const char *json);
 
 #endif

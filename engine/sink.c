@@ -18,12 +18,8 @@ static const struct {
 	const char *name;
 	int kind;
 } formats[] = {
-	{"console", K_CONSOLE},
-	{"memory", K_MEMORY},
-	{"json", K_FILE},
-	{"csv", K_FILE},
-	{"noop", K_NOOP},
-	{"kafka", K_KAFKA},
+	{ "console", K_CONSOLE }, { "memory", K_MEMORY }, { "json", K_FILE },
+	{ "csv", K_FILE },        { "noop", K_NOOP },     { "kafka", K_KAFKA },
 };
 
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
@@ -61,8 +57,7 @@ sl_sink *sl_sink_alloc(const struct sl_sink_ops *ops, sl_outmode mode,
 
 sl_sink *sl_sink_open(sl_session *sess, const char *format,
 		      const sl_options *opts, sl_outmode mode,
-		      const char *query_name, const char *query_id,
-		      sl_err *err)
+		      const char *query_name, const char *query_id, sl_err *err)
 {
 	sl_options none;
 	sl_sink *s = NULL;
@@ -70,26 +65,21 @@ sl_sink *sl_sink_open(sl_session *sess, const char *format,
 	if (opts == NULL)
 		opts = &none;
 	switch (format_kind(format)) {
-	case K_CONSOLE:
-		s = sl_sink_console_new(sess, opts, mode, err);
-		break;
+	case K_CONSOLE: s = sl_sink_console_new(sess, opts, mode, err); break;
 	case K_MEMORY:
 		s = sl_sink_memory_new(sess, query_name, mode, err);
 		break;
 	case K_FILE:
 		s = sl_sink_file_new(format, opts, mode, query_id, err);
 		break;
-	case K_NOOP:
-		s = sl_sink_noop_new(mode, err);
-		break;
-	case K_KAFKA:
-		s = sl_sink_kafka_new(opts, mode, query_id, err);
-		break;
+	case K_NOOP: s = sl_sink_noop_new(mode, err); break;
+	case K_KAFKA: s = sl_sink_kafka_new(opts, mode, query_id, err); break;
 	default:
-		sl_err_set(err, SL_EINVAL,
-			   "unknown sink format '%s' (expected console, memory, "
-			   "json, csv, noop)",
-			   format ? format : "(null)");
+		sl_err_set(
+		    err, SL_EINVAL,
+		    "unknown sink format '%s' (expected console, memory, "
+		    "json, csv, noop)",
+		    format ? format : "(null)");
 		break;
 	}
 	sl_options_release(&none);

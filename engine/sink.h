@@ -29,7 +29,8 @@ typedef struct sl_session sl_session;
 typedef struct sl_crash sl_crash;
 
 struct sl_sink_ops {
-	const char *name; /* "console", "memory", "json", "csv", "foreachBatch", "noop" */
+	const char *
+	    name; /* "console", "memory", "json", "csv", "foreachBatch", "noop" */
 	int (*add_batch)(sl_sink *s, int64_t batch_id, sl_batch *data,
 			 bool *skipped, sl_err *err);
 	/* Progress "sink.description": "MemorySink", "FileSink[/abs/path]",

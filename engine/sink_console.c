@@ -62,7 +62,8 @@ static int console_add(sl_sink *s, int64_t batch_id, sl_batch *data,
 static void console_describe(const sl_sink *s, sl_buf *out)
 {
 	(void)s;
-	sl_buf_adds(out, "org.apache.spark.sql.execution.streaming.ConsoleTable$");
+	sl_buf_adds(out,
+		    "org.apache.spark.sql.execution.streaming.ConsoleTable$");
 }
 
 static void console_close(sl_sink *s)
@@ -118,10 +119,11 @@ static int parse_num_rows(const char *v, int64_t *out, sl_err *err)
 	errno = 0;
 	n = strtoll(v, &end, 10);
 	if (errno != 0 || end == v || *end != '\0' || n <= 0)
-		return sl_err_set(err, SL_EINVAL,
-				  "option 'numRows': must be a positive integer, "
-				  "got '%s'",
-				  v);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "option 'numRows': must be a positive integer, "
+		    "got '%s'",
+		    v);
 	*out = n;
 	return 0;
 }

@@ -40,10 +40,10 @@
 #include "sink_int.h"
 
 typedef struct filesink {
-	char *format;   /* "json" / "csv" as given */
+	char *format;    /* "json" / "csv" as given */
 	const char *ext; /* "json" / "csv" */
-	char *dir;      /* absolute, canonical */
-	char *meta;     /* dir/_spark_metadata */
+	char *dir;       /* absolute, canonical */
+	char *meta;      /* dir/_spark_metadata */
 	char *qid;
 	sl_options opts; /* writer options (csv header, sep, ...) */
 	int64_t last_id; /* latest logged batch, -1 when none */
@@ -136,15 +136,16 @@ static int write_all(int fd, const char *p, size_t n)
 }
 
 /* Create path with the bytes, atomically and never replacing it. */
-static int write_new(const char *dir, const char *path, const char *p,
-		     size_t n, sl_err *err)
+static int write_new(const char *dir, const char *path, const char *p, size_t n,
+		     sl_err *err)
 {
 	unsigned rnd = 0;
 	char *tmp = NULL;
 	int fd, saved, rc = 0;
 	if (getrandom(&rnd, sizeof rnd, 0) < 0)
 		rnd = (unsigned)getpid();
-	if (asprintf(&tmp, "%s/.%s.%u.tmp", dir, strrchr(path, '/') + 1, rnd) < 0)
+	if (asprintf(&tmp, "%s/.%s.%u.tmp", dir, strrchr(path, '/') + 1, rnd) <
+	    0)
 		return sl_err_nomem(err);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -223,20 +224,20 @@ static int write_part(filesink *f, int64_t batch_id, const sl_batch *data,
 	}
 	sl_buf_adds(log, "{\"path\":\"");
 	add_uri(log, part);
-	sl_buf_printf(log,
-		      "\",\"size\":%lld,\"isDir\":false,\"modificationTime\":%lld,"
-		      "\"blockReplication\":1,\"blockSize\":33554432,"
-		      "\"action\":\"add\"}\n",
-		      (long long)st.st_size,
-		      (long long)st.st_mtim.tv_sec * 1000 +
-			      st.st_mtim.tv_nsec / 1000000);
+	sl_buf_printf(
+	    log,
+	    "\",\"size\":%lld,\"isDir\":false,\"modificationTime\":%lld,"
+	    "\"blockReplication\":1,\"blockSize\":33554432,"
+	    "\"action\":\"add\"}\n",
+	    (long long)st.st_size,
+	    (long long)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
 out:
 	free(part);
 	return rc;
 }
 
-static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data,
-		    bool *skipped, sl_err *err)
+static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
+		    sl_err *err)
 {
 	filesink *f = s->impl;
 	char *entry = NULL;
@@ -256,7 +257,8 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data,
 	/* "mid-sink" with no part file: the process dies before the log */
 	if (rc == 0)
 		rc = sl_crash_at(s->crash, "mid-sink", batch_id, err);
-	if (rc == 0 && asprintf(&entry, "%s/%lld", f->meta, (long long)batch_id) < 0) {
+	if (rc == 0 &&
+	    asprintf(&entry, "%s/%lld", f->meta, (long long)batch_id) < 0) {
 		entry = NULL;
 		rc = sl_err_nomem(err);
 	}
@@ -297,8 +299,9 @@ static const struct sl_sink_ops file_ops = {
 
 static const char *mode_lower(sl_outmode m)
 {
-	return m == SL_MODE_UPDATE ? "update"
-	       : m == SL_MODE_COMPLETE ? "complete" : "append";
+	return m == SL_MODE_UPDATE     ? "update"
+	       : m == SL_MODE_COMPLETE ? "complete"
+				       : "append";
 }
 
 /* The directory and its log directory, created, canonical. */
@@ -330,11 +333,12 @@ sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 		return NULL;
 	}
 	if (mode != SL_MODE_APPEND) {
-		sl_err_set(err, SL_EANALYSIS,
-			   "[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid "
-			   "streaming output mode: %s. This output mode is not "
-			   "supported in Data Source %s. SQLSTATE: 42KDE",
-			   mode_lower(mode), format);
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid "
+		    "streaming output mode: %s. This output mode is not "
+		    "supported in Data Source %s. SQLSTATE: 42KDE",
+		    mode_lower(mode), format);
 		return NULL;
 	}
 	f = calloc(1, sizeof *f);
@@ -357,6 +361,6 @@ sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 	if (s != NULL)
 		return s;
 fail:
-	file_close(&(sl_sink){.impl = f});
+	file_close(&(sl_sink){ .impl = f });
 	return NULL;
 }

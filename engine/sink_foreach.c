@@ -19,7 +19,8 @@ typedef struct foreach {
 static int foreach_add(sl_sink *s, int64_t batch_id, sl_batch *data,
 		       bool *skipped, sl_err *err)
 {
-	foreach *f = s->impl;
+	foreach
+		*f = s->impl;
 	sl_err local;
 	int rc;
 	*skipped = false;
@@ -43,7 +44,8 @@ static void foreach_describe(const sl_sink *s, sl_buf *out)
 
 static void foreach_close(sl_sink *s)
 {
-	foreach *f = s->impl;
+	foreach
+		*f = s->impl;
 	if (f->free_ud != NULL)
 		f->free_ud(f->ud);
 	free(f);
@@ -60,7 +62,8 @@ sl_sink *sl_sink_foreach_new(sl_foreach_fn fn, void *ud,
 			     void (*free_ud)(void *), sl_outmode mode,
 			     sl_err *err)
 {
-	foreach *f;
+	foreach
+		*f;
 	sl_sink *s;
 	if (fn == NULL) {
 		sl_err_set(err, SL_EINVAL, "foreachBatch: no function given");

@@ -31,8 +31,8 @@
 typedef struct memsink {
 	sl_catalog *cat; /* borrowed: the session's catalog */
 	char *name;
-	int64_t last_id; /* -1 before the first batch */
-	int64_t part_id; /* a batch stored half way ("mid-sink"), or -1 */
+	int64_t last_id;   /* -1 before the first batch */
+	int64_t part_id;   /* a batch stored half way ("mid-sink"), or -1 */
 	int64_t part_rows; /* its rows, the last ones of the table */
 } memsink;
 
@@ -53,8 +53,7 @@ static int drop_partial(memsink *m, sl_err *err)
 }
 
 /* "mid-sink": store the first half of the rows, then stop. */
-static int store_half(sl_sink *s, int64_t batch_id, sl_batch *data,
-		      sl_err *err)
+static int store_half(sl_sink *s, int64_t batch_id, sl_batch *data, sl_err *err)
 {
 	memsink *m = s->impl;
 	sl_batch *half = sl_batch_slice(data, 0, data->nrows / 2);
@@ -72,8 +71,8 @@ static int store_half(sl_sink *s, int64_t batch_id, sl_batch *data,
 	return rc != 0 ? rc : sl_crash_at(s->crash, "mid-sink", batch_id, err);
 }
 
-static int mem_add(sl_sink *s, int64_t batch_id, sl_batch *data,
-		   bool *skipped, sl_err *err)
+static int mem_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
+		   sl_err *err)
 {
 	memsink *m = s->impl;
 	int rc;
@@ -142,7 +141,7 @@ sl_sink *sl_sink_memory_new(sl_session *sess, const char *query_name,
 	m->part_id = -1;
 	s = sl_sink_alloc(&memory_ops, mode, m, err);
 	if (s == NULL) {
-		mem_close(&(sl_sink){.impl = m});
+		mem_close(&(sl_sink){ .impl = m });
 		return NULL;
 	}
 	sl_catalog_drop(m->cat, m->name);

@@ -6,8 +6,8 @@
  */
 #include "sink_int.h"
 
-static int noop_add(sl_sink *s, int64_t batch_id, sl_batch *data,
-		    bool *skipped, sl_err *err)
+static int noop_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
+		    sl_err *err)
 {
 	(void)s;
 	(void)batch_id;

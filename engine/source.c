@@ -29,9 +29,9 @@
 
 struct sl_source_desc {
 	int refs;
-	char *format;     /* lower case */
-	char *path;       /* absolute, file formats only */
-	sl_type *schema;  /* counted */
+	char *format;    /* lower case */
+	char *path;      /* absolute, file formats only */
+	sl_type *schema; /* counted */
 	sl_options opts;
 	sl_memstream *ms; /* memory only, counted */
 };
@@ -120,13 +120,13 @@ bool sl_source_time_string(const char *s, int64_t unit_us, int64_t *us)
 		const char *name;
 		int64_t us;
 	} units[] = {
-		{"us", 1},
-		{"ms", 1000},
-		{"s", SL_US_PER_SEC},
-		{"m", SL_US_PER_MIN},
-		{"min", SL_US_PER_MIN},
-		{"h", SL_US_PER_HOUR},
-		{"d", SL_US_PER_DAY},
+		{ "us", 1 },
+		{ "ms", 1000 },
+		{ "s", SL_US_PER_SEC },
+		{ "m", SL_US_PER_MIN },
+		{ "min", SL_US_PER_MIN },
+		{ "h", SL_US_PER_HOUR },
+		{ "d", SL_US_PER_DAY },
 	};
 	const char *p = s, *u;
 	char *end;
@@ -228,17 +228,20 @@ static int desc_file(sl_source_desc *d, const char *path, sl_type *schema,
 					    d->format, path);
 	}
 	if (!S_ISDIR(st.st_mode))
-		return sl_err_set(err, SL_EINVAL,
-				  "%s: the file stream source reads a directory, "
-				  "'%s' is not one",
-				  d->format, path);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "%s: the file stream source reads a directory, "
+		    "'%s' is not one",
+		    d->format, path);
 	if (strcmp(d->format, "text") == 0) {
-		if (schema != NULL && (schema->nfields != 1 ||
-				       schema->fields[0].type->kind != SL_STRING))
-			return sl_err_set(err, SL_EANALYSIS,
-					  "Text data source supports only a single "
-					  "column, and you have %d columns.",
-					  schema->nfields);
+		if (schema != NULL &&
+		    (schema->nfields != 1 ||
+		     schema->fields[0].type->kind != SL_STRING))
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "Text data source supports only a single "
+			    "column, and you have %d columns.",
+			    schema->nfields);
 		if (schema == NULL) {
 			d->schema = sl_type_parse_ddl("value STRING", err);
 			if (d->schema == NULL)
@@ -246,13 +249,13 @@ static int desc_file(sl_source_desc *d, const char *path, sl_type *schema,
 		}
 	} else if (schema == NULL) {
 		return sl_err_set(
-			err, SL_EANALYSIS,
-			"Schema must be specified when creating a streaming "
-			"source DataFrame. If some files already exist in the "
-			"directory, then depending on the file format you may be "
-			"able to create a static DataFrame on that directory "
-			"with 'spark.read.load(directory)' and infer schema "
-			"from it.");
+		    err, SL_EANALYSIS,
+		    "Schema must be specified when creating a streaming "
+		    "source DataFrame. If some files already exist in the "
+		    "directory, then depending on the file format you may be "
+		    "able to create a static DataFrame on that directory "
+		    "with 'spark.read.load(directory)' and infer schema "
+		    "from it.");
 	}
 	if (d->schema == NULL)
 		d->schema = sl_type_ref(schema);
@@ -260,8 +263,9 @@ static int desc_file(sl_source_desc *d, const char *path, sl_type *schema,
 		return err ? err->code : SL_EINVAL;
 	abs = realpath(path, NULL);
 	if (abs == NULL)
-		return sl_err_set(err, SL_EIO, "%s: cannot resolve path '%s': %s",
-				  d->format, path, strerror(errno));
+		return sl_err_set(err, SL_EIO,
+				  "%s: cannot resolve path '%s': %s", d->format,
+				  path, strerror(errno));
 	d->path = abs;
 	return 0;
 }
@@ -315,19 +319,20 @@ sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 	else if (strcmp(d->format, "socket") == 0)
 		rc = desc_socket(d, schema, err);
 	else if (strcmp(d->format, "kafka") == 0)
-		rc = (d->schema = sl_kafka_source_check(&d->opts, schema,
-							 err)) != NULL
-			     ? 0
-			     : (err ? err->code : SL_EINVAL);
+		rc = (d->schema =
+			  sl_kafka_source_check(&d->opts, schema, err)) != NULL
+			 ? 0
+			 : (err ? err->code : SL_EINVAL);
 	else if (strcmp(d->format, "memory") == 0)
 		rc = sl_err_set(err, SL_EINVAL,
 				"readStream: the memory source is created with "
 				"spark.memoryStream(schema)");
 	else
-		rc = sl_err_set(err, SL_EINVAL,
-				"readStream: unknown source format '%s' (known: "
-				"rate, socket, json, csv, text, kafka)",
-				format);
+		rc =
+		    sl_err_set(err, SL_EINVAL,
+			       "readStream: unknown source format '%s' (known: "
+			       "rate, socket, json, csv, text, kafka)",
+			       format);
 	if (rc != 0) {
 		sl_source_desc_free(d);
 		return NULL;
@@ -410,7 +415,8 @@ sl_source *sl_source_open(const sl_source_desc *d, sl_clock *clock,
 		if (sl_file_conf_parse(&d->opts, &conf, err) != 0)
 			return NULL;
 		return sl_source_file_open(d->format, d->path, d->schema,
-					   &d->opts, &conf, clock, metadir, err);
+					   &d->opts, &conf, clock, metadir,
+					   err);
 	}
 	sl_err_set(err, SL_EINTERNAL, "source: cannot open format '%s'",
 		   d->format);

@@ -72,9 +72,9 @@ typedef struct fgroup {
 
 typedef struct fsrc {
 	char *format, *dir, *metadir;
-	sl_options opts;        /* reader options, copied */
+	sl_options opts; /* reader options, copied */
 	sl_file_conf conf;
-	int64_t max_age_ms;     /* INT64_MAX when ignored */
+	int64_t max_age_ms; /* INT64_MAX when ignored */
 	/* seen set: open addressing over malloc'd keys */
 	char **seen;
 	size_t nseen, seencap;
@@ -107,8 +107,7 @@ static int bool_opt(const sl_options *o, const char *key, bool *out,
 			  v, key);
 }
 
-int sl_file_conf_parse(const sl_options *opts, sl_file_conf *conf,
-		       sl_err *err)
+int sl_file_conf_parse(const sl_options *opts, sl_file_conf *conf, sl_err *err)
 {
 	const char *mf = sl_options_get(opts, "maxFilesPerTrigger");
 	const char *age = sl_options_get(opts, "maxFileAge");
@@ -163,7 +162,8 @@ static bool seen_has(const fsrc *fs, const char *path)
 	const char *k = seen_key(fs, path);
 	if (fs->seencap == 0)
 		return false;
-	for (size_t i = str_hash(k) & (fs->seencap - 1);; i = (i + 1) & (fs->seencap - 1)) {
+	for (size_t i = str_hash(k) & (fs->seencap - 1);;
+	     i = (i + 1) & (fs->seencap - 1)) {
 		if (fs->seen[i] == NULL)
 			return false;
 		if (strcmp(fs->seen[i], k) == 0)
@@ -271,8 +271,9 @@ static int list_dir(fsrc *fs, sl_err *err)
 	struct dirent *e;
 	pend_clear(fs);
 	if (d == NULL)
-		return sl_err_set(err, SL_EIO, "file source: cannot list '%s': %s",
-				  fs->dir, strerror(errno));
+		return sl_err_set(err, SL_EIO,
+				  "file source: cannot list '%s': %s", fs->dir,
+				  strerror(errno));
 	while ((e = readdir(d)) != NULL) {
 		struct stat st;
 		ffile f;
@@ -437,8 +438,8 @@ static int log_write(const fsrc *fs, int64_t id, const fgroup *g, sl_err *err)
 		int e = errno;
 		unlink(tmp);
 		return sl_err_set(err, SL_ECHECKPOINT,
-				  "file source: cannot write log '%s': %s", path,
-				  strerror(e));
+				  "file source: cannot write log '%s': %s",
+				  path, strerror(e));
 	}
 	return 0;
 }
@@ -489,7 +490,8 @@ static int log_load_file(const char *path, fgroup *g, sl_err *err)
 	while (rc == 0 && (len = getline(&line, &cap, fp)) >= 0) {
 		ffile f;
 		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		while (len > 0 &&
+		       (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (lineno == 1) {
 			if (strcmp(line, "v1") != 0)
@@ -565,7 +567,7 @@ static int log_load(fsrc *fs, sl_err *err)
 /* Make id (== last + 1) permanent: the next group of pending files. */
 static int assign(fsrc *fs, int64_t id, sl_err *err)
 {
-	fgroup g = {0, NULL};
+	fgroup g = { 0, NULL };
 	int take, keep = 0;
 	/* Normally the files of the driver's last latest(); with none (a
 	 * restart replaying an id planned before a crash) list again. */
@@ -621,8 +623,8 @@ static int file_latest(sl_source *s, char **offset, sl_err *err)
 		return err ? err->code : SL_EIO;
 	groups = fs->npend == 0 ? 0
 		 : fs->conf.max_files > 0
-			 ? (fs->npend + fs->conf.max_files - 1) / fs->conf.max_files
-			 : 1;
+		     ? (fs->npend + fs->conf.max_files - 1) / fs->conf.max_files
+		     : 1;
 	if (fs->last + groups < 0)
 		return 0;
 	*offset = fmt_off(fs->last + groups, err);
@@ -646,8 +648,7 @@ static int file_limit(sl_source *s, const char *start, const char *latest,
 	return *end ? 0 : SL_ENOMEM;
 }
 
-static int read_group(sl_source *s, int64_t id, sl_batch_list *out,
-		      sl_err *err)
+static int read_group(sl_source *s, int64_t id, sl_batch_list *out, sl_err *err)
 {
 	fsrc *fs = s->impl;
 	const fgroup *g = &fs->groups[id];
@@ -754,14 +755,14 @@ sl_source *sl_source_file_open(const char *format, const char *path,
 	fs->latest_ts = INT64_MIN;
 	fs->purge_ts = INT64_MIN;
 	fs->max_age_ms = conf->latest_first && conf->max_files > 0
-				 ? INT64_MAX
-				 : conf->max_age_us / 1000;
+			     ? INT64_MAX
+			     : conf->max_age_us / 1000;
 	fs->format = strdup(format);
 	fs->dir = strdup(path);
 	fs->metadir = metadir ? strdup(metadir) : NULL;
 	s = sl_source_shell(&file_ops, schema, true, fs, err);
 	if (s == NULL) {
-		sl_source close_shell = {.impl = fs};
+		sl_source close_shell = { .impl = fs };
 		file_close(&close_shell);
 		return NULL;
 	}

@@ -41,8 +41,7 @@ typedef struct sl_rate_conf {
 	int64_t num_partitions;
 	bool partitions_set; /* Spark prints "numPartitions=default" if not */
 } sl_rate_conf;
-int sl_rate_conf_parse(const sl_options *opts, sl_rate_conf *conf,
-		       sl_err *err);
+int sl_rate_conf_parse(const sl_options *opts, sl_rate_conf *conf, sl_err *err);
 sl_type *sl_rate_schema(sl_err *err);
 /* metadir (may be NULL) keeps the creation time across restarts. */
 sl_source *sl_source_rate_open(const sl_rate_conf *conf, sl_clock *clock,
@@ -65,13 +64,12 @@ sl_source *sl_source_socket_open(const sl_socket_conf *conf, sl_type *schema,
 
 /* ---- file directories (source_file.c) ---- */
 typedef struct sl_file_conf {
-	int64_t max_files;    /* 0 = no limit */
+	int64_t max_files; /* 0 = no limit */
 	bool latest_first;
 	bool name_only;
-	int64_t max_age_us;   /* default 7 days */
+	int64_t max_age_us; /* default 7 days */
 } sl_file_conf;
-int sl_file_conf_parse(const sl_options *opts, sl_file_conf *conf,
-		       sl_err *err);
+int sl_file_conf_parse(const sl_options *opts, sl_file_conf *conf, sl_err *err);
 /* format json/csv/text; path the directory; opts the reader options
  * (copied). */
 sl_source *sl_source_file_open(const char *format, const char *path,

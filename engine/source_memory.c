@@ -30,7 +30,8 @@ sl_memstream *sl_memstream_new(sl_type *schema, sl_err *err)
 {
 	sl_memstream *m;
 	if (schema == NULL || schema->kind != SL_STRUCT) {
-		sl_err_set(err, SL_EINVAL, "memoryStream: schema must be a struct");
+		sl_err_set(err, SL_EINVAL,
+			   "memoryStream: schema must be a struct");
 		return NULL;
 	}
 	m = calloc(1, sizeof *m);

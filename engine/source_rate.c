@@ -52,8 +52,7 @@ static int opt_long(const sl_options *o, const char *key, int64_t def,
 	return 0;
 }
 
-int sl_rate_conf_parse(const sl_options *opts, sl_rate_conf *conf,
-		       sl_err *err)
+int sl_rate_conf_parse(const sl_options *opts, sl_rate_conf *conf, sl_err *err)
 {
 	const char *ramp = sl_options_get(opts, "rampUpTime");
 	memset(conf, 0, sizeof *conf);
@@ -121,10 +120,11 @@ static int creation_load(const char *metadir, int64_t *ms, bool *found,
 	snprintf(path, sizeof path, "%s/0", metadir);
 	f = fopen(path, "r");
 	if (f == NULL)
-		return errno == ENOENT ? 0
-				       : sl_err_set(err, SL_ECHECKPOINT,
-						    "rate: cannot read '%s': %s",
-						    path, strerror(errno));
+		return errno == ENOENT
+			   ? 0
+			   : sl_err_set(err, SL_ECHECKPOINT,
+					"rate: cannot read '%s': %s", path,
+					strerror(errno));
 	n = fread(text, 1, sizeof text - 1, f);
 	fclose(f);
 	text[n] = '\0';
@@ -170,7 +170,7 @@ static int rate_latest(sl_source *s, char **offset, sl_err *err)
 	if (r->last_ms < now)
 		r->last_ms = now;
 	*offset = sl_source_offset_fmt(
-		sl_floordiv(r->last_ms - r->creation_ms, 1000), err);
+	    sl_floordiv(r->last_ms - r->creation_ms, 1000), err);
 	return *offset ? 0 : SL_ENOMEM;
 }
 
@@ -228,7 +228,8 @@ static int rate_read(sl_source *s, const char *start, const char *end,
 		return sl_err_set(err, SL_EINVAL,
 				  "rate: end offset %lld is too large for "
 				  "rowsPerSecond=%lld",
-				  (long long)b, (long long)r->conf.rows_per_sec);
+				  (long long)b,
+				  (long long)r->conf.rows_per_sec);
 	/* Recovery: the clock never reads behind a planned end. */
 	if (r->last_ms < r->creation_ms + b * 1000)
 		r->last_ms = r->creation_ms + b * 1000;
@@ -261,11 +262,11 @@ static void rate_describe(const sl_source *s, sl_buf *out)
 {
 	const rate *r = s->impl;
 	/* Spark's toString, including its missing closing bracket. */
-	sl_buf_printf(out,
-		      "RateStreamV2[rowsPerSecond=%lld, rampUpTimeSeconds=%lld, "
-		      "numPartitions=",
-		      (long long)r->conf.rows_per_sec,
-		      (long long)r->conf.ramp_up_sec);
+	sl_buf_printf(
+	    out,
+	    "RateStreamV2[rowsPerSecond=%lld, rampUpTimeSeconds=%lld, "
+	    "numPartitions=",
+	    (long long)r->conf.rows_per_sec, (long long)r->conf.ramp_up_sec);
 	if (r->conf.partitions_set)
 		sl_buf_printf(out, "%lld", (long long)r->conf.num_partitions);
 	else

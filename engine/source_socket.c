@@ -34,12 +34,12 @@ typedef struct sock {
 	sl_clock *clock;
 	int fd;
 	bool eof;
-	sl_buf partial;   /* bytes after the last newline */
-	sl_buf bytes;     /* the text of the buffered lines, back to back */
-	int64_t *starts;  /* line i is bytes[starts[i] .. starts[i+1]) */
-	int64_t *ts;      /* arrival, microseconds (whole ms) */
-	int64_t n, cap;   /* buffered lines */
-	int64_t base;     /* index of the first buffered line */
+	sl_buf partial;  /* bytes after the last newline */
+	sl_buf bytes;    /* the text of the buffered lines, back to back */
+	int64_t *starts; /* line i is bytes[starts[i] .. starts[i+1]) */
+	int64_t *ts;     /* arrival, microseconds (whole ms) */
+	int64_t n, cap;  /* buffered lines */
+	int64_t base;    /* index of the first buffered line */
 } sock;
 
 int sl_socket_conf_parse(const sl_options *opts, sl_socket_conf *conf,
@@ -80,9 +80,9 @@ int sl_socket_conf_parse(const sl_options *opts, sl_socket_conf *conf,
 
 sl_type *sl_socket_schema(bool include_ts, sl_err *err)
 {
-	return sl_type_parse_ddl(include_ts ? "value STRING, timestamp TIMESTAMP"
-					    : "value STRING",
-				 err);
+	return sl_type_parse_ddl(
+	    include_ts ? "value STRING, timestamp TIMESTAMP" : "value STRING",
+	    err);
 }
 
 static int sock_connect(const char *host, const char *port, sl_err *err)
@@ -132,7 +132,8 @@ static int line_add(sock *k, const char *p, size_t len, int64_t ts)
 		len--;
 	if (k->n + 1 >= k->cap) {
 		int64_t cap = k->cap ? 2 * k->cap : 64;
-		int64_t *ns = realloc(k->starts, (size_t)(cap + 1) * sizeof *ns);
+		int64_t *ns =
+		    realloc(k->starts, (size_t)(cap + 1) * sizeof *ns);
 		int64_t *nt;
 		if (ns == NULL)
 			return SL_ENOMEM;
@@ -218,14 +219,14 @@ static int sock_latest(sl_source *s, char **offset, sl_err *err)
 	return *offset ? 0 : SL_ENOMEM;
 }
 
-static sl_batch *lines_batch(sl_source *s, int64_t from, int64_t n,
-			     sl_err *err)
+static sl_batch *lines_batch(sl_source *s, int64_t from, int64_t n, sl_err *err)
 {
 	sock *k = s->impl;
-	sl_col *cols[2] = {NULL, NULL};
+	sl_col *cols[2] = { NULL, NULL };
 	int nc = s->schema->nfields;
 	for (int c = 0; c < nc; c++)
-		if ((cols[c] = sl_col_new(s->schema->fields[c].type, n)) == NULL)
+		if ((cols[c] = sl_col_new(s->schema->fields[c].type, n)) ==
+		    NULL)
 			goto nomem;
 	for (int64_t i = 0; i < n; i++) {
 		int64_t a = k->starts[from + i], b = k->starts[from + i + 1];
@@ -258,14 +259,16 @@ static int sock_read(sl_source *s, const char *start, const char *end,
 	    sl_source_offset_i64(end, -1, &b, "socket", err) != 0)
 		return err ? err->code : SL_EINVAL;
 	if (b < a || b >= k->base + k->n)
-		return sl_err_set(err, SL_EINVAL,
-				  "socket: offsets (%s, %s] were never received",
-				  start ? start : "null", end ? end : "null");
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "socket: offsets (%s, %s] were never received",
+		    start ? start : "null", end ? end : "null");
 	if (a + 1 < k->base) {
-		sl_err_set(err, SL_ESTATE,
-			   "socket: lines %lld..%lld were already committed and "
-			   "discarded",
-			   (long long)(a + 1), (long long)(k->base - 1));
+		sl_err_set(
+		    err, SL_ESTATE,
+		    "socket: lines %lld..%lld were already committed and "
+		    "discarded",
+		    (long long)(a + 1), (long long)(k->base - 1));
 		sl_err_hint(err, "the socket source is not replayable: it "
 				 "cannot re-read lines after a restart");
 		return SL_ESTATE;
@@ -365,6 +368,6 @@ fail:
 	if (s != NULL)
 		sl_source_close(s);
 	else
-		sock_close(&(sl_source){.impl = k});
+		sock_close(&(sl_source){ .impl = k });
 	return NULL;
 }

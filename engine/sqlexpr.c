@@ -25,22 +25,20 @@
 
 #include "timeutil.h"
 
-enum tok_kind {
-	T_EOF, T_IDENT, T_QIDENT, T_INT, T_FLOAT, T_STRING, T_OP
-};
+enum tok_kind { T_EOF, T_IDENT, T_QIDENT, T_INT, T_FLOAT, T_STRING, T_OP };
 
 struct tok {
 	enum tok_kind kind;
-	int start, end;   /* byte offsets [start, end) in the text */
-	char *text;       /* identifier / operator / number text, string value */
-	size_t len;       /* length of text (strings may hold NUL) */
+	int start, end; /* byte offsets [start, end) in the text */
+	char *text;     /* identifier / operator / number text, string value */
+	size_t len;     /* length of text (strings may hold NUL) */
 };
 
 struct parser {
 	const char *src;
 	struct tok *t;
 	int n, i;
-	int ctx;          /* byte offset where the expression being built starts */
+	int ctx; /* byte offset where the expression being built starts */
 	sl_err *err;
 	bool failed;
 };
@@ -139,7 +137,8 @@ static int lex_number(struct parser *p, int *pos)
 		/* 1abc: Spark reads an identifier that starts with digits */
 		while (isalnum((unsigned char)s[i]) || s[i] == '_')
 			i++;
-		if (push_tok(p, T_IDENT, *pos, i, s + *pos, (size_t)(i - *pos)) < 0)
+		if (push_tok(p, T_IDENT, *pos, i, s + *pos,
+			     (size_t)(i - *pos)) < 0)
 			return SL_ENOMEM;
 		*pos = i;
 		return 0;
@@ -151,9 +150,10 @@ static int lex_number(struct parser *p, int *pos)
 	return 0;
 }
 
-static const char *const ops[] = { "<=>", "==", "<>", "!=", "<=", ">=", "||",
-				   "=", "<", ">", "+", "-", "*", "/", "%",
-				   "(", ")", ",", ".", "[", "]", NULL };
+static const char *const ops[] = {
+	"<=>", "==", "<>", "!=", "<=", ">=", "||", "=", "<", ">", "+",
+	"-",   "*",  "/",  "%",  "(",  ")",  ",",  ".", "[", "]", NULL
+};
 
 static int lex(struct parser *p)
 {
@@ -172,17 +172,19 @@ static int lex(struct parser *p)
 				return SL_ENOMEM;
 		} else if (isalpha((unsigned char)s[i]) || s[i] == '_' ||
 			   (unsigned char)s[i] >= 0x80) {
-			for (j = i; isalnum((unsigned char)s[j]) || s[j] == '_' ||
-				    (unsigned char)s[j] >= 0x80;)
+			for (j = i; isalnum((unsigned char)s[j]) ||
+				    s[j] == '_' || (unsigned char)s[j] >= 0x80;)
 				j++;
-			if (push_tok(p, T_IDENT, i, j, s + i, (size_t)(j - i)) < 0)
+			if (push_tok(p, T_IDENT, i, j, s + i, (size_t)(j - i)) <
+			    0)
 				return SL_ENOMEM;
 			i = j;
 		} else if (s[i] == '`') {
 			const char *e = strchr(s + i + 1, '`');
 			if (e == NULL) {
 				sl_err_set(p->err, SL_EPARSE,
-					   "unterminated quoted name at col %d", i + 1);
+					   "unterminated quoted name at col %d",
+					   i + 1);
 				p->failed = true;
 				return SL_EPARSE;
 			}
@@ -196,9 +198,10 @@ static int lex(struct parser *p)
 				if (strncmp(s + i, ops[k], strlen(ops[k])) == 0)
 					break;
 			if (ops[k] == NULL) {
-				sl_err_set(p->err, SL_EPARSE,
-					   "unexpected character '%c' at col %d",
-					   s[i], i + 1);
+				sl_err_set(
+				    p->err, SL_EPARSE,
+				    "unexpected character '%c' at col %d", s[i],
+				    i + 1);
 				p->failed = true;
 				return SL_EPARSE;
 			}
@@ -250,11 +253,11 @@ static bool accept_kw(struct parser *p, const char *kw)
 	return true;
 }
 
-static const char *const reserved[] = {
-	"and", "or", "not", "is", "in", "between", "like", "as", "case", "when",
-	"then", "else", "end", "null", "true", "false", "distinct", "from",
-	NULL
-};
+static const char *const reserved[] = { "and",      "or",      "not",  "is",
+					"in",       "between", "like", "as",
+					"case",     "when",    "then", "else",
+					"end",      "null",    "true", "false",
+					"distinct", "from",    NULL };
 
 static bool is_reserved(const struct tok *t)
 {
@@ -275,7 +278,8 @@ static void *unexpected(struct parser *p)
 		return NULL;
 	if (t->kind == T_EOF)
 		sl_err_set(p->err, SL_EPARSE,
-			   "unexpected end of expression at col %d", t->start + 1);
+			   "unexpected end of expression at col %d",
+			   t->start + 1);
 	else
 		sl_err_set(p->err, SL_EPARSE, "unexpected '%.*s' at col %d",
 			   t->end - t->start, p->src + t->start, t->start + 1);
@@ -363,8 +367,7 @@ static sl_expr *operand(struct parser *p, int ctx, level_fn fn)
 	return e;
 }
 
-static sl_expr *binop(struct parser *p, int op, sl_expr *l, sl_expr *r,
-		      int pos)
+static sl_expr *binop(struct parser *p, int op, sl_expr *l, sl_expr *r, int pos)
 {
 	sl_expr *e;
 	if (l == NULL || r == NULL) {
@@ -395,9 +398,10 @@ static sl_expr *number(struct parser *p, struct tok *t, bool neg)
 		errno = 0;
 		v = strtoull(buf, NULL, 10);
 		if (errno != 0 || v > (unsigned long long)INT64_MAX + neg) {
-			sl_err_set(p->err, SL_EPARSE,
-				   "numeric literal '%s' out of range for BIGINT at col %d",
-				   t->text, t->start + 1);
+			sl_err_set(
+			    p->err, SL_EPARSE,
+			    "numeric literal '%s' out of range for BIGINT at col %d",
+			    t->text, t->start + 1);
 			p->failed = true;
 			return NULL;
 		}
@@ -413,9 +417,11 @@ static sl_expr *number(struct parser *p, struct tok *t, bool neg)
 		errno = 0;
 		v = strtoull(buf, NULL, 10);
 		if (errno == 0 && v <= (unsigned long long)INT32_MAX + neg)
-			e = sl_expr_lit_int(neg ? (int32_t)(0 - (uint32_t)v) : (int32_t)v);
+			e = sl_expr_lit_int(neg ? (int32_t)(0 - (uint32_t)v)
+						: (int32_t)v);
 		else if (errno == 0 && v <= (unsigned long long)INT64_MAX + neg)
-			e = sl_expr_lit_bigint(neg ? (int64_t)(0 - v) : (int64_t)v);
+			e = sl_expr_lit_bigint(neg ? (int64_t)(0 - v)
+						   : (int64_t)v);
 		else
 			e = sl_expr_lit_double(neg ? -strtod(buf, NULL)
 						   : strtod(buf, NULL));
@@ -455,7 +461,8 @@ static sl_expr *interval_lit(struct parser *p, int start)
 		int save = p->i;
 		bool neg = accept_op(p, "-");
 		struct tok *t = cur(p);
-		if (t->kind != T_STRING && t->kind != T_INT && t->kind != T_FLOAT) {
+		if (t->kind != T_STRING && t->kind != T_INT &&
+		    t->kind != T_FLOAT) {
 			p->i = save;
 			break;
 		}
@@ -472,7 +479,8 @@ static sl_expr *interval_lit(struct parser *p, int start)
 		return expect_fail(p, "an interval value");
 	}
 	if (sl_duration_parse(sl_buf_cstr(&b), &us, &e2) < 0) {
-		sl_err_set(p->err, SL_EPARSE, "%s at col %d", e2.msg, start + 1);
+		sl_err_set(p->err, SL_EPARSE, "%s at col %d", e2.msg,
+			   start + 1);
 		p->failed = true;
 		sl_buf_release(&b);
 		return NULL;
@@ -531,7 +539,8 @@ static sl_expr *parse_cast(struct parser *p, int start)
 		if ((c = strstr(m, " at col ")) != NULL)
 			*c = '\0';
 		sl_expr_free(x);
-		sl_err_set(p->err, SL_EPARSE, "cast: %s at col %d", m, from + 1);
+		sl_err_set(p->err, SL_EPARSE, "cast: %s at col %d", m,
+			   from + 1);
 		if (e2.hint[0])
 			sl_err_hint(p->err, "%s", e2.hint);
 		p->failed = true;
@@ -557,7 +566,8 @@ static sl_expr *parse_case(struct parser *p, int start)
 		if (!is_else) {
 			c = operand(p, start, parse_expr);
 			if (c != NULL && base != NULL)
-				c = binop(p, SL_OP_EQ, sl_expr_ref(base), c, c->pos - 1);
+				c = binop(p, SL_OP_EQ, sl_expr_ref(base), c,
+					  c->pos - 1);
 			if (c == NULL || !accept_kw(p, "then")) {
 				sl_expr_free(c);
 				if (!p->failed)
@@ -618,7 +628,8 @@ static sl_expr *parse_call(struct parser *p, const char *name, int start)
 	if (accept_kw(p, "distinct"))
 		distinct = true;
 	if (is_op(p, "*") && strcasecmp(name, "count") == 0 &&
-	    p->t[p->i + 1].kind == T_OP && strcmp(p->t[p->i + 1].text, ")") == 0) {
+	    p->t[p->i + 1].kind == T_OP &&
+	    strcmp(p->t[p->i + 1].text, ")") == 0) {
 		p->i += 2;
 		a = at(sl_expr_lit_int(1), p->t[p->i - 2].start);
 		return a ? sl_expr_call(name, &a, 1) : nomem(p);
@@ -695,9 +706,7 @@ static sl_expr *parse_primary(struct parser *p)
 	sl_expr *e;
 	switch (t->kind) {
 	case T_INT:
-	case T_FLOAT:
-		p->i++;
-		return at(number(p, t, false), start);
+	case T_FLOAT: p->i++; return at(number(p, t, false), start);
 	case T_STRING: {
 		/* adjacent literals concatenate: 'it' 's' is 'its' (Spark) */
 		sl_buf b;
@@ -706,13 +715,13 @@ static sl_expr *parse_primary(struct parser *p)
 			sl_buf_add(&b, cur(p)->text, cur(p)->len);
 			p->i++;
 		}
-		e = sl_buf_failed(&b) ? NULL
-				      : sl_expr_lit_string(b.len ? b.p : "", b.len);
+		e = sl_buf_failed(&b)
+			? NULL
+			: sl_expr_lit_string(b.len ? b.p : "", b.len);
 		sl_buf_release(&b);
 		return e ? at(e, start) : nomem(p);
 	}
-	case T_QIDENT:
-		return parse_name(p);
+	case T_QIDENT: return parse_name(p);
 	case T_OP:
 		if (accept_op(p, "(")) {
 			e = operand(p, start, parse_expr);
@@ -727,10 +736,8 @@ static sl_expr *parse_primary(struct parser *p)
 			return e ? at(e, start) : nomem(p);
 		}
 		return missing_operand(p);
-	case T_EOF:
-		return missing_operand(p);
-	default:
-		break;
+	case T_EOF: return missing_operand(p);
+	default: break;
 	}
 	/* identifiers and keywords */
 	if (accept_kw(p, "null"))
@@ -754,8 +761,9 @@ static sl_expr *parse_primary(struct parser *p)
 		p->i++;
 		return interval_lit(p, start);
 	}
-	if (is_reserved(t) && !(is_kw(p, "like") && p->t[p->i + 1].kind == T_OP &&
-				strcmp(p->t[p->i + 1].text, "(") == 0))
+	if (is_reserved(t) &&
+	    !(is_kw(p, "like") && p->t[p->i + 1].kind == T_OP &&
+	      strcmp(p->t[p->i + 1].text, "(") == 0))
 		return missing_operand(p);
 	return parse_name(p);
 }
@@ -824,8 +832,10 @@ static sl_expr *parse_mul(struct parser *p)
 	int start = cur(p)->start;
 	sl_expr *l = parse_unary(p);
 	while (l != NULL) {
-		int op = is_op(p, "*") ? SL_OP_MUL : is_op(p, "/") ? SL_OP_DIV
-			 : is_op(p, "%") ? SL_OP_MOD : 0;
+		int op = is_op(p, "*")   ? SL_OP_MUL
+			 : is_op(p, "/") ? SL_OP_DIV
+			 : is_op(p, "%") ? SL_OP_MOD
+					 : 0;
 		if (op == 0)
 			break;
 		p->i++;
@@ -839,7 +849,9 @@ static sl_expr *parse_add(struct parser *p)
 	int start = cur(p)->start;
 	sl_expr *l = parse_mul(p);
 	while (l != NULL) {
-		int op = is_op(p, "+") ? SL_OP_ADD : is_op(p, "-") ? SL_OP_SUB : 0;
+		int op = is_op(p, "+")   ? SL_OP_ADD
+			 : is_op(p, "-") ? SL_OP_SUB
+					 : 0;
 		if (op == 0)
 			break;
 		p->i++;
@@ -853,16 +865,20 @@ static sl_expr *parse_concat(struct parser *p)
 	int start = cur(p)->start;
 	sl_expr *l = parse_add(p);
 	while (l != NULL && accept_op(p, "||"))
-		l = binop(p, SL_OP_CONCAT, l, operand(p, start, parse_add), start);
+		l = binop(p, SL_OP_CONCAT, l, operand(p, start, parse_add),
+			  start);
 	return l;
 }
 
 static int cmp_op(struct parser *p)
 {
-	static const struct { const char *s; int op; } m[] = {
-		{ "=", SL_OP_EQ }, { "==", SL_OP_EQ }, { "<>", SL_OP_NE },
-		{ "!=", SL_OP_NE }, { "<", SL_OP_LT }, { "<=", SL_OP_LE },
-		{ ">", SL_OP_GT }, { ">=", SL_OP_GE }, { "<=>", SL_OP_EQNS },
+	static const struct {
+		const char *s;
+		int op;
+	} m[] = {
+		{ "=", SL_OP_EQ },  { "==", SL_OP_EQ }, { "<>", SL_OP_NE },
+		{ "!=", SL_OP_NE }, { "<", SL_OP_LT },  { "<=", SL_OP_LE },
+		{ ">", SL_OP_GT },  { ">=", SL_OP_GE }, { "<=>", SL_OP_EQNS },
 	};
 	size_t k;
 	for (k = 0; k < sizeof m / sizeof m[0]; k++)
@@ -935,7 +951,8 @@ static sl_expr *parse_cmp(struct parser *p)
 		bool neg = false;
 		if ((op = cmp_op(p)) != 0) {
 			p->i++;
-			l = binop(p, op, l, operand(p, start, parse_concat), start);
+			l = binop(p, op, l, operand(p, start, parse_concat),
+				  start);
 			continue;
 		}
 		if (accept_kw(p, "is")) {
@@ -944,12 +961,14 @@ static sl_expr *parse_cmp(struct parser *p)
 				sl_expr_free(l);
 				return expect_fail(p, "NULL");
 			}
-			l = sl_expr_unary(neg ? SL_X_ISNOTNULL : SL_X_ISNULL, l);
+			l = sl_expr_unary(neg ? SL_X_ISNOTNULL : SL_X_ISNULL,
+					  l);
 			l = l ? at(l, start) : nomem(p);
 			continue;
 		}
-		if (is_kw(p, "not") && (peek_kw(p, 1, "in") || peek_kw(p, 1, "between") ||
-					peek_kw(p, 1, "like"))) {
+		if (is_kw(p, "not") &&
+		    (peek_kw(p, 1, "in") || peek_kw(p, 1, "between") ||
+		     peek_kw(p, 1, "like"))) {
 			neg = true;
 			p->i++;
 		}

@@ -51,7 +51,7 @@ typedef struct sl_feed sl_feed;
  * read it at push/finish time (the driver updates it before each batch). */
 typedef struct sl_stream_ctx {
 	int64_t batch_id;
-	int64_t batch_ts_us;   /* batch timestamp = current_timestamp() */
+	int64_t batch_ts_us; /* batch timestamp = current_timestamp() */
 	sl_outmode mode;
 	/* Event-time watermarks (microseconds; INT64_MIN = none yet).  Late
 	 * rows are judged by wm_late, state is evicted and append output is
@@ -59,9 +59,9 @@ typedef struct sl_stream_ctx {
 	 * watermark; equal with allowMultiple=false). */
 	int64_t wm_late_us;
 	int64_t wm_evict_us;
-	bool no_data;          /* a no-data batch (watermark advance only) */
-	sl_feed *feed;         /* event feed (may be NULL) */
-	sl_feed *late;         /* late-row log for q:lateRows (may be NULL) */
+	bool no_data;  /* a no-data batch (watermark advance only) */
+	sl_feed *feed; /* event feed (may be NULL) */
+	sl_feed *late; /* late-row log for q:lateRows (may be NULL) */
 } sl_stream_ctx;
 
 #endif

@@ -16,8 +16,7 @@
 void sl_stream_row_text(sl_col *const *cols, int n, int64_t i, sl_buf *out);
 /* One SL_EV_STATE_ROW event: op, key text, value text, state word. */
 void sl_stream_state_event(const sl_stream_ctx *ctx, const char *op,
-			   const char *key, const char *val,
-			   const char *state);
+			   const char *key, const char *val, const char *state);
 /* True when the feed wants per-row state events. */
 bool sl_stream_wants_rows(const sl_stream_ctx *ctx);
 

@@ -111,7 +111,8 @@ bool sl_ts_parse(const char *s, size_t n, int64_t *us)
 				p++;
 			if (p < e && !digits(&p, e, 2, &om))
 				return false;
-			off = sign * ((int64_t)oh * 3600 + om * 60) * SL_US_PER_SEC;
+			off = sign * ((int64_t)oh * 3600 + om * 60) *
+			      SL_US_PER_SEC;
 		}
 	}
 	if (p != e)
@@ -166,35 +167,35 @@ static const struct {
 	const char *name;
 	int64_t us;
 } units[] = {
-	{"microseconds", 1},
-	{"microsecond", 1},
-	{"us", 1},
-	{"milliseconds", 1000},
-	{"millisecond", 1000},
-	{"ms", 1000},
-	{"seconds", SL_US_PER_SEC},
-	{"second", SL_US_PER_SEC},
-	{"secs", SL_US_PER_SEC},
-	{"sec", SL_US_PER_SEC},
-	{"s", SL_US_PER_SEC},
-	{"minutes", SL_US_PER_MIN},
-	{"minute", SL_US_PER_MIN},
-	{"mins", SL_US_PER_MIN},
-	{"min", SL_US_PER_MIN},
-	{"m", SL_US_PER_MIN},
-	{"hours", SL_US_PER_HOUR},
-	{"hour", SL_US_PER_HOUR},
-	{"h", SL_US_PER_HOUR},
-	{"days", SL_US_PER_DAY},
-	{"day", SL_US_PER_DAY},
-	{"d", SL_US_PER_DAY},
-	{"weeks", 7 * SL_US_PER_DAY},
-	{"week", 7 * SL_US_PER_DAY},
-	{"w", 7 * SL_US_PER_DAY},
-	{"months", 31 * SL_US_PER_DAY},
-	{"month", 31 * SL_US_PER_DAY},
-	{"years", 12 * 31 * SL_US_PER_DAY},
-	{"year", 12 * 31 * SL_US_PER_DAY},
+	{ "microseconds", 1 },
+	{ "microsecond", 1 },
+	{ "us", 1 },
+	{ "milliseconds", 1000 },
+	{ "millisecond", 1000 },
+	{ "ms", 1000 },
+	{ "seconds", SL_US_PER_SEC },
+	{ "second", SL_US_PER_SEC },
+	{ "secs", SL_US_PER_SEC },
+	{ "sec", SL_US_PER_SEC },
+	{ "s", SL_US_PER_SEC },
+	{ "minutes", SL_US_PER_MIN },
+	{ "minute", SL_US_PER_MIN },
+	{ "mins", SL_US_PER_MIN },
+	{ "min", SL_US_PER_MIN },
+	{ "m", SL_US_PER_MIN },
+	{ "hours", SL_US_PER_HOUR },
+	{ "hour", SL_US_PER_HOUR },
+	{ "h", SL_US_PER_HOUR },
+	{ "days", SL_US_PER_DAY },
+	{ "day", SL_US_PER_DAY },
+	{ "d", SL_US_PER_DAY },
+	{ "weeks", 7 * SL_US_PER_DAY },
+	{ "week", 7 * SL_US_PER_DAY },
+	{ "w", 7 * SL_US_PER_DAY },
+	{ "months", 31 * SL_US_PER_DAY },
+	{ "month", 31 * SL_US_PER_DAY },
+	{ "years", 12 * 31 * SL_US_PER_DAY },
+	{ "year", 12 * 31 * SL_US_PER_DAY },
 };
 
 /* ---- Spark's interval literal (IntervalUtils.fromIntervalString) ----
@@ -242,8 +243,8 @@ static bool read_digits(const char **pp, int64_t *v)
 /* The ANSI field units in order; -1 for another word. */
 static int ansi_unit(const char *w)
 {
-	static const char *const names[] = {"year", "month", "day", "hour",
-					    "minute", "second"};
+	static const char *const names[] = { "year", "month",  "day",
+					     "hour", "minute", "second" };
 	int i;
 	for (i = 0; i < 6; i++)
 		if (strcmp(w, names[i]) == 0)
@@ -269,9 +270,9 @@ static int parse_year_month(const char *q, int64_t *us)
  * the leading field is unbounded, the others must be in range. */
 static int parse_day_time(const char *q, int from, int to, int64_t *us)
 {
-	static const int64_t mul[] = {SL_US_PER_DAY, SL_US_PER_HOUR,
-				      SL_US_PER_MIN, SL_US_PER_SEC};
-	static const int64_t lim[] = {0, 23, 59, 59};
+	static const int64_t mul[] = { SL_US_PER_DAY, SL_US_PER_HOUR,
+				       SL_US_PER_MIN, SL_US_PER_SEC };
+	static const int64_t lim[] = { 0, 23, 59, 59 };
 	int64_t total = 0, sign = 1, v;
 	int f;
 	q = skip_ws(q);
@@ -358,8 +359,7 @@ static bool read_value(const char **pp, bool quoted_ok, double *v)
 	const char *p = *pp;
 	char *end, str[64];
 	double sign = 1;
-	if (quoted_ok && (*p == '+' || *p == '-') &&
-	    *skip_ws(p + 1) == '\'') {
+	if (quoted_ok && (*p == '+' || *p == '-') && *skip_ws(p + 1) == '\'') {
 		sign = *p == '-' ? -1 : 1;
 		p = skip_ws(p + 1);
 	}
@@ -402,28 +402,33 @@ int sl_duration_parse(const char *s, int64_t *us, sl_err *err)
 		p = skip_ws(p + 8);
 		prefixed = true;
 		if ((rc = parse_unit_to_unit(p, us)) != 0)
-			return rc > 0 ? 0
-				      : sl_err_set(err, SL_EPARSE,
-						   "invalid interval '%s': the string does not match the unit-to-unit form",
-						   s);
+			return rc > 0
+				   ? 0
+				   : sl_err_set(
+					 err, SL_EPARSE,
+					 "invalid interval '%s': the string does not match the unit-to-unit form",
+					 s);
 	}
 	while (*p != '\0') {
 		double v;
 		char unit[32];
 		int64_t u;
 		if (!read_value(&p, prefixed, &v))
-			return sl_err_set(err, SL_EPARSE,
-					  "invalid interval '%s': expected a number at col %d",
-					  s, (int)(p - s) + 1);
+			return sl_err_set(
+			    err, SL_EPARSE,
+			    "invalid interval '%s': expected a number at col %d",
+			    s, (int)(p - s) + 1);
 		p = read_word(skip_ws(p), unit, sizeof unit);
 		if (unit[0] == '\0')
-			return sl_err_set(err, SL_EPARSE,
-					  "invalid interval '%s': missing unit at col %d",
-					  s, (int)(p - s) + 1);
+			return sl_err_set(
+			    err, SL_EPARSE,
+			    "invalid interval '%s': missing unit at col %d", s,
+			    (int)(p - s) + 1);
 		if ((u = unit_us(unit)) < 0)
-			return sl_err_set(err, SL_EPARSE,
-					  "invalid interval '%s': unknown unit '%s'",
-					  s, unit);
+			return sl_err_set(
+			    err, SL_EPARSE,
+			    "invalid interval '%s': unknown unit '%s'", s,
+			    unit);
 		total += (int64_t)(v * (double)u + (v < 0 ? -0.5 : 0.5));
 		parts++;
 		while (isspace((unsigned char)*p) || *p == ',')
@@ -440,12 +445,9 @@ void sl_duration_format(int64_t us, sl_buf *out)
 	static const struct {
 		const char *name;
 		int64_t us;
-	} u[] = {{"day", SL_US_PER_DAY},
-		 {"hour", SL_US_PER_HOUR},
-		 {"minute", SL_US_PER_MIN},
-		 {"second", SL_US_PER_SEC},
-		 {"millisecond", 1000},
-		 {"microsecond", 1}};
+	} u[] = { { "day", SL_US_PER_DAY },    { "hour", SL_US_PER_HOUR },
+		  { "minute", SL_US_PER_MIN }, { "second", SL_US_PER_SEC },
+		  { "millisecond", 1000 },     { "microsecond", 1 } };
 	size_t i;
 	bool first = true;
 	if (us == 0) {

@@ -12,10 +12,10 @@
 #include "buf.h"
 #include "err.h"
 
-#define SL_US_PER_SEC INT64_C(1000000)
-#define SL_US_PER_MIN (60 * SL_US_PER_SEC)
+#define SL_US_PER_SEC  INT64_C(1000000)
+#define SL_US_PER_MIN  (60 * SL_US_PER_SEC)
 #define SL_US_PER_HOUR (60 * SL_US_PER_MIN)
-#define SL_US_PER_DAY (24 * SL_US_PER_HOUR)
+#define SL_US_PER_DAY  (24 * SL_US_PER_HOUR)
 
 /* Days since the epoch of a proleptic Gregorian date, and back. */
 int64_t sl_days_from_civil(int64_t y, int m, int d);

@@ -11,10 +11,10 @@
 #include "col.h"
 
 static sl_type prims[] = {
-	{SL_NULLTYPE, -1, 0, NULL, NULL}, {SL_BOOLEAN, -1, 0, NULL, NULL},
-	{SL_INT, -1, 0, NULL, NULL},      {SL_BIGINT, -1, 0, NULL, NULL},
-	{SL_DOUBLE, -1, 0, NULL, NULL},   {SL_STRING, -1, 0, NULL, NULL},
-	{SL_BINARY, -1, 0, NULL, NULL},   {SL_TIMESTAMP, -1, 0, NULL, NULL},
+	{ SL_NULLTYPE, -1, 0, NULL, NULL }, { SL_BOOLEAN, -1, 0, NULL, NULL },
+	{ SL_INT, -1, 0, NULL, NULL },      { SL_BIGINT, -1, 0, NULL, NULL },
+	{ SL_DOUBLE, -1, 0, NULL, NULL },   { SL_STRING, -1, 0, NULL, NULL },
+	{ SL_BINARY, -1, 0, NULL, NULL },   { SL_TIMESTAMP, -1, 0, NULL, NULL },
 };
 
 sl_type *sl_type_prim(sl_kind kind)
@@ -169,7 +169,8 @@ static int read_name(struct lex *l, char *out, size_t n)
 	out[k] = '\0';
 	if (k == 0)
 		return sl_err_set(l->err, SL_EPARSE,
-				  "schema: expected a name at col %d", col_of(l));
+				  "schema: expected a name at col %d",
+				  col_of(l));
 	return 0;
 }
 
@@ -177,14 +178,28 @@ static const struct {
 	const char *name;
 	sl_kind kind;
 } type_names[] = {
-	{"boolean", SL_BOOLEAN}, {"bool", SL_BOOLEAN},    {"int", SL_INT},
-	{"integer", SL_INT},     {"smallint", SL_INT},    {"short", SL_INT},
-	{"tinyint", SL_INT},     {"byte", SL_INT},        {"bigint", SL_BIGINT},
-	{"long", SL_BIGINT},     {"double", SL_DOUBLE},   {"float", SL_DOUBLE},
-	{"real", SL_DOUBLE},     {"string", SL_STRING},   {"varchar", SL_STRING},
-	{"char", SL_STRING},     {"text", SL_STRING},     {"binary", SL_BINARY},
-	{"timestamp", SL_TIMESTAMP}, {"timestamp_ltz", SL_TIMESTAMP},
-	{"timestamp_ntz", SL_TIMESTAMP}, {"decimal", SL_DOUBLE},
+	{ "boolean", SL_BOOLEAN },
+	{ "bool", SL_BOOLEAN },
+	{ "int", SL_INT },
+	{ "integer", SL_INT },
+	{ "smallint", SL_INT },
+	{ "short", SL_INT },
+	{ "tinyint", SL_INT },
+	{ "byte", SL_INT },
+	{ "bigint", SL_BIGINT },
+	{ "long", SL_BIGINT },
+	{ "double", SL_DOUBLE },
+	{ "float", SL_DOUBLE },
+	{ "real", SL_DOUBLE },
+	{ "string", SL_STRING },
+	{ "varchar", SL_STRING },
+	{ "char", SL_STRING },
+	{ "text", SL_STRING },
+	{ "binary", SL_BINARY },
+	{ "timestamp", SL_TIMESTAMP },
+	{ "timestamp_ltz", SL_TIMESTAMP },
+	{ "timestamp_ntz", SL_TIMESTAMP },
+	{ "decimal", SL_DOUBLE },
 };
 
 static sl_type *parse_struct_fields(struct lex *l, char close);
@@ -201,9 +216,10 @@ static sl_type *parse_type(struct lex *l)
 	skipws(l);
 	if (strcasecmp(name, "struct") == 0) {
 		if (*l->p != '<') {
-			sl_err_set(l->err, SL_EPARSE,
-				   "schema: expected '<' after STRUCT at col %d",
-				   col_of(l));
+			sl_err_set(
+			    l->err, SL_EPARSE,
+			    "schema: expected '<' after STRUCT at col %d",
+			    col_of(l));
 			return NULL;
 		}
 		l->p++;
@@ -254,7 +270,7 @@ static sl_type *parse_type(struct lex *l)
 			size_t k = 0;
 			while (name[k] && type_names[i].name[k] &&
 			       tolower((unsigned char)name[k]) ==
-				       type_names[i].name[k])
+				   type_names[i].name[k])
 				k++;
 			if (k > bl) {
 				bl = k;
@@ -314,9 +330,10 @@ static sl_type *parse_struct_fields(struct lex *l, char close)
 		if (kw(l, "not")) {
 			if (!kw(l, "null")) {
 				n++;
-				sl_err_set(l->err, SL_EPARSE,
-					   "schema: expected NULL after NOT at col %d",
-					   col_of(l));
+				sl_err_set(
+				    l->err, SL_EPARSE,
+				    "schema: expected NULL after NOT at col %d",
+				    col_of(l));
 				goto fail;
 			}
 			nullable[n] = false;
@@ -359,7 +376,8 @@ done:
 		goto fail;
 	}
 	for (i = 0; i < n; i++) {
-		if (sl_type_set_field(st, i, names[i], types[i], nullable[i]) < 0) {
+		if (sl_type_set_field(st, i, names[i], types[i], nullable[i]) <
+		    0) {
 			sl_err_nomem(l->err);
 			for (i++; i < n; i++)
 				sl_type_free(types[i]);
@@ -376,7 +394,7 @@ fail:
 
 sl_type *sl_type_parse_ddl(const char *ddl, sl_err *err)
 {
-	struct lex l = {ddl, ddl, err};
+	struct lex l = { ddl, ddl, err };
 	skipws(&l);
 	if (*l.p == '\0')
 		return sl_type_struct_new(0);
@@ -390,9 +408,10 @@ sl_type *sl_type_parse_ddl(const char *ddl, sl_err *err)
 			if (t != NULL) {
 				skipws(&l);
 				if (*l.p != '\0') {
-					sl_err_set(err, SL_EPARSE,
-						   "schema: unexpected '%c' at col %d",
-						   *l.p, col_of(&l));
+					sl_err_set(
+					    err, SL_EPARSE,
+					    "schema: unexpected '%c' at col %d",
+					    *l.p, col_of(&l));
 					sl_type_free(t);
 					return NULL;
 				}
@@ -405,7 +424,7 @@ sl_type *sl_type_parse_ddl(const char *ddl, sl_err *err)
 
 sl_type *sl_type_parse(const char *s, sl_err *err)
 {
-	struct lex l = {s, s, err};
+	struct lex l = { s, s, err };
 	sl_type *t = parse_type(&l);
 	if (t == NULL)
 		return NULL;
@@ -421,9 +440,8 @@ sl_type *sl_type_parse(const char *s, sl_err *err)
 
 /* ---- printing ---- */
 
-static const char *sql_names[] = {"VOID",   "BOOLEAN", "INT",
-				  "BIGINT", "DOUBLE",  "STRING",
-				  "BINARY", "TIMESTAMP"};
+static const char *sql_names[] = { "VOID",   "BOOLEAN", "INT",    "BIGINT",
+				   "DOUBLE", "STRING",  "BINARY", "TIMESTAMP" };
 
 void sl_type_sql(const sl_type *t, sl_buf *out)
 {
@@ -448,10 +466,10 @@ void sl_type_sql(const sl_type *t, sl_buf *out)
 
 const char *sl_type_simple_name(const sl_type *t)
 {
-	static const char *names[] = {"void",    "boolean", "integer",
-				      "long",    "double",  "string",
-				      "binary",  "timestamp", "struct",
-				      "array"};
+	static const char *names[] = { "void",   "boolean",   "integer",
+				       "long",   "double",    "string",
+				       "binary", "timestamp", "struct",
+				       "array" };
 	return names[t->kind];
 }
 
@@ -484,9 +502,9 @@ static void tree(const sl_type *t, int depth, sl_buf *out)
 		else if (f->type->kind == SL_ARRAY) {
 			for (d = 0; d < depth + 1; d++)
 				sl_buf_adds(out, " |   ");
-			sl_buf_printf(out,
-				      " |-- element: %s (containsNull = true)\n",
-				      sl_type_simple_name(f->type->elem));
+			sl_buf_printf(
+			    out, " |-- element: %s (containsNull = true)\n",
+			    sl_type_simple_name(f->type->elem));
 			if (f->type->elem->kind == SL_STRUCT)
 				tree(f->type->elem, depth + 2, out);
 		}

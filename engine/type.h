@@ -44,10 +44,10 @@ typedef struct sl_field {
 /* Transparent on purpose: operators read kinds and fields in hot setup code. */
 struct sl_type {
 	sl_kind kind;
-	int refs;       /* -1 for immortal singletons */
-	int nfields;    /* STRUCT */
+	int refs;    /* -1 for immortal singletons */
+	int nfields; /* STRUCT */
 	sl_field *fields;
-	sl_type *elem;  /* ARRAY element type */
+	sl_type *elem; /* ARRAY element type */
 };
 
 /* The immortal singleton for a primitive kind (not STRUCT/ARRAY). */

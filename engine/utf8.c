@@ -52,7 +52,8 @@ static int cpwidth(uint32_t cp)
 	if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) ||
 	    (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
 	    (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
-	    (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1faff) ||
+	    (cp >= 0xffe0 && cp <= 0xffe6) ||
+	    (cp >= 0x1f300 && cp <= 0x1faff) ||
 	    (cp >= 0x20000 && cp <= 0x3fffd))
 		return 2;
 	return 1;

@@ -169,9 +169,9 @@ static sl_expr *replace(const sl_expr *e, const sl_type *st, sl_err *err)
 			return NULL;
 		r = e->kind == SL_X_ALIAS   ? sl_expr_alias(a[0], e->name)
 		    : e->kind == SL_X_FIELD ? sl_expr_field(a[0], e->name)
-		    : e->kind == SL_X_CAST ? sl_expr_cast(a[0], e->type)
-		    : e->kind == SL_X_SORT ? sl_expr_sort(a[0], e->op)
-					   : sl_expr_unary(e->kind, a[0]);
+		    : e->kind == SL_X_CAST  ? sl_expr_cast(a[0], e->type)
+		    : e->kind == SL_X_SORT  ? sl_expr_sort(a[0], e->op)
+					    : sl_expr_unary(e->kind, a[0]);
 		break;
 	case SL_X_BINOP:
 		if ((a[0] = replace(e->args[0], st, err)) == NULL)
@@ -197,8 +197,9 @@ static sl_expr *replace(const sl_expr *e, const sl_type *st, sl_err *err)
 		free(args);
 		break;
 	default:
-		sl_err_set(err, SL_EANALYSIS,
-			   "window: a sliding window() is not supported inside this expression");
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "window: a sliding window() is not supported inside this expression");
 		return NULL;
 	}
 	if (r == NULL && (err == NULL || err->code == 0))
@@ -228,10 +229,12 @@ static int collect(const sl_expr *e, const sl_type *st, const char *method,
 		*orig = e;
 		return 0;
 	}
-	rc = same_window(*w, x)
-		 ? 0
-		 : sl_err_set(err, SL_EANALYSIS,
-			      "Multiple time/session window expressions would result in a cartesian product of rows, therefore they are currently not supported.");
+	rc =
+	    same_window(*w, x)
+		? 0
+		: sl_err_set(
+		      err, SL_EANALYSIS,
+		      "Multiple time/session window expressions would result in a cartesian product of rows, therefore they are currently not supported.");
 	sl_expr_free(x);
 	return rc;
 }
@@ -240,8 +243,8 @@ static int collect(const sl_expr *e, const sl_type *st, const char *method,
  * keeps the call and drops rows without a time "for backwards
  * compatibility"); func.c evaluates the window() in place.  The time is
  * filtered as the window sees it: a string cast to a timestamp. */
-static int tumbling_filter(sl_plan **in, const sl_expr *w,
-			   const sl_expr *orig, sl_err *err)
+static int tumbling_filter(sl_plan **in, const sl_expr *w, const sl_expr *orig,
+			   sl_err *err)
 {
 	const sl_expr *t = w->args[0];
 	sl_expr *a = sl_expr_ref(orig->args[0]), *cond;
@@ -258,8 +261,8 @@ static int tumbling_filter(sl_plan **in, const sl_expr *w,
 	return 0;
 }
 
-int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n,
-		      const char *method, sl_err *err)
+int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n, const char *method,
+		      sl_err *err)
 {
 	sl_expr *w = NULL, *x;
 	const sl_expr *orig = NULL;
@@ -304,8 +307,9 @@ static int expand_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	sl_col *tc = sl_expr_eval(p->exprs[0], in, err), *wc = NULL, **cols;
-	int64_t n = in->nrows, k = (p->win_size + p->win_slide - 1) /
-				   p->win_slide, i, j, m = 0;
+	int64_t n = in->nrows,
+		k = (p->win_size + p->win_slide - 1) / p->win_slide, i, j,
+		m = 0;
 	int64_t *idx = NULL, *ws = NULL;
 	sl_batch *o = NULL;
 	int c, rc = SL_ENOMEM;
@@ -458,8 +462,8 @@ static int compact(sl_win_index *x)
 	return 0;
 }
 
-int sl_win_index_push(sl_win_index *x, int64_t t, const void *key,
-		      size_t klen, sl_err *err)
+int sl_win_index_push(sl_win_index *x, int64_t t, const void *key, size_t klen,
+		      sl_err *err)
 {
 	if (compact(x) < 0)
 		return sl_err_nomem(err);

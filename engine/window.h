@@ -27,15 +27,15 @@ typedef struct sl_win_index {
 	struct sl_win_ent *e; /* the heap */
 	char *keys;           /* key bytes, back to back */
 	size_t klen, kcap, klive;
-	bool valid;           /* false: rebuild from the store before use */
+	bool valid; /* false: rebuild from the store before use */
 } sl_win_index;
 
 void sl_win_index_init(sl_win_index *x);
 void sl_win_index_release(sl_win_index *x);
 /* Empty it (valid again). */
 void sl_win_index_clear(sl_win_index *x);
-int sl_win_index_push(sl_win_index *x, int64_t t, const void *key,
-		      size_t klen, sl_err *err);
+int sl_win_index_push(sl_win_index *x, int64_t t, const void *key, size_t klen,
+		      sl_err *err);
 /* The smallest entry with time <= limit: removes it and returns true with
  * its time and key (borrowed until the next push). */
 bool sl_win_index_pop(sl_win_index *x, int64_t limit, int64_t *t,

@@ -70,10 +70,8 @@ sl_expr *sl_lcol_literal(lua_State *L, int idx)
 {
 	switch (lua_type(L, idx)) {
 	case LUA_TNIL:
-	case LUA_TNONE:
-		return sl_expr_lit_null();
-	case LUA_TBOOLEAN:
-		return sl_expr_lit_bool(lua_toboolean(L, idx));
+	case LUA_TNONE: return sl_expr_lit_null();
+	case LUA_TBOOLEAN: return sl_expr_lit_bool(lua_toboolean(L, idx));
 	case LUA_TNUMBER:
 		if (lua_isinteger(L, idx)) {
 			lua_Integer v = lua_tointeger(L, idx);
@@ -87,8 +85,7 @@ sl_expr *sl_lcol_literal(lua_State *L, int idx)
 		const char *s = lua_tolstring(L, idx, &n);
 		return sl_expr_lit_string(s, n);
 	}
-	default:
-		return NULL;
+	default: return NULL;
 	}
 }
 
@@ -182,23 +179,63 @@ static int method_binop(lua_State *L, int op, const char *name)
 {
 	sl_lerr_checkself(L, SL_MT_COLUMN, name);
 	if (lua_gettop(L) < 2)
-		sl_lerr_argerror(L, 2, name, "value or Column expected, got no value");
+		sl_lerr_argerror(L, 2, name,
+				 "value or Column expected, got no value");
 	return binop(L, op, name);
 }
 
-static int l_column_add(lua_State *L) { return binop(L, SL_OP_ADD, "+"); }
-static int l_column_sub(lua_State *L) { return binop(L, SL_OP_SUB, "-"); }
-static int l_column_mul(lua_State *L) { return binop(L, SL_OP_MUL, "*"); }
-static int l_column_div(lua_State *L) { return binop(L, SL_OP_DIV, "/"); }
-static int l_column_mod(lua_State *L) { return binop(L, SL_OP_MOD, "%"); }
-static int l_column_gt(lua_State *L) { return method_binop(L, SL_OP_GT, "gt"); }
-static int l_column_ge(lua_State *L) { return method_binop(L, SL_OP_GE, "ge"); }
-static int l_column_lt(lua_State *L) { return method_binop(L, SL_OP_LT, "lt"); }
-static int l_column_le(lua_State *L) { return method_binop(L, SL_OP_LE, "le"); }
-static int l_column_eq(lua_State *L) { return method_binop(L, SL_OP_EQ, "eq"); }
-static int l_column_ne(lua_State *L) { return method_binop(L, SL_OP_NE, "ne"); }
-static int l_column_and(lua_State *L) { return method_binop(L, SL_OP_AND, "_and"); }
-static int l_column_or(lua_State *L) { return method_binop(L, SL_OP_OR, "_or"); }
+static int l_column_add(lua_State *L)
+{
+	return binop(L, SL_OP_ADD, "+");
+}
+static int l_column_sub(lua_State *L)
+{
+	return binop(L, SL_OP_SUB, "-");
+}
+static int l_column_mul(lua_State *L)
+{
+	return binop(L, SL_OP_MUL, "*");
+}
+static int l_column_div(lua_State *L)
+{
+	return binop(L, SL_OP_DIV, "/");
+}
+static int l_column_mod(lua_State *L)
+{
+	return binop(L, SL_OP_MOD, "%");
+}
+static int l_column_gt(lua_State *L)
+{
+	return method_binop(L, SL_OP_GT, "gt");
+}
+static int l_column_ge(lua_State *L)
+{
+	return method_binop(L, SL_OP_GE, "ge");
+}
+static int l_column_lt(lua_State *L)
+{
+	return method_binop(L, SL_OP_LT, "lt");
+}
+static int l_column_le(lua_State *L)
+{
+	return method_binop(L, SL_OP_LE, "le");
+}
+static int l_column_eq(lua_State *L)
+{
+	return method_binop(L, SL_OP_EQ, "eq");
+}
+static int l_column_ne(lua_State *L)
+{
+	return method_binop(L, SL_OP_NE, "ne");
+}
+static int l_column_and(lua_State *L)
+{
+	return method_binop(L, SL_OP_AND, "_and");
+}
+static int l_column_or(lua_State *L)
+{
+	return method_binop(L, SL_OP_OR, "_or");
+}
 static int l_column_eqns(lua_State *L)
 {
 	return method_binop(L, SL_OP_EQNS, "eqNullSafe");
@@ -226,8 +263,14 @@ static int unary(lua_State *L, sl_expr_kind k, const char *name)
 	return done(L, ud, sl_expr_unary(k, sl_expr_ref(self->e)));
 }
 
-static int l_column_unm(lua_State *L) { return unary(L, SL_X_NEG, "-"); }
-static int l_column_not(lua_State *L) { return unary(L, SL_X_NOT, "_not"); }
+static int l_column_unm(lua_State *L)
+{
+	return unary(L, SL_X_NEG, "-");
+}
+static int l_column_not(lua_State *L)
+{
+	return unary(L, SL_X_NOT, "_not");
+}
 static int l_column_isnull(lua_State *L)
 {
 	return unary(L, SL_X_ISNULL, "isNull");
@@ -266,8 +309,7 @@ static int l_column_isin(lua_State *L)
 	newcol(L);
 	ud = lua_gettop(L);
 	a = sl_lcol_args(L, 2, n, SL_AS_LITERAL, "isin");
-	return done(L, ud,
-		    sl_expr_in(sl_expr_ref(sl_lcol_test(L, 1)), a, n));
+	return done(L, ud, sl_expr_in(sl_expr_ref(sl_lcol_test(L, 1)), a, n));
 }
 
 static int l_column_between(lua_State *L)
@@ -307,8 +349,14 @@ static int call2(lua_State *L, const char *method, const char *fname)
 	return done(L, ud, sl_expr_call(fname, a, 2));
 }
 
-static int l_column_like(lua_State *L) { return call2(L, "like", "like"); }
-static int l_column_rlike(lua_State *L) { return call2(L, "rlike", "rlike"); }
+static int l_column_like(lua_State *L)
+{
+	return call2(L, "like", "like");
+}
+static int l_column_rlike(lua_State *L)
+{
+	return call2(L, "rlike", "rlike");
+}
 
 /* contains/startswith/endswith of a literal string become LIKE patterns
  * (the pattern's own % _ \ escaped), which the registry evaluates a column
@@ -375,8 +423,14 @@ static int with_name(lua_State *L, const char *method)
 	return done(L, ud, sl_expr_alias(sl_expr_ref(self->e), n));
 }
 
-static int l_column_alias(lua_State *L) { return with_name(L, "alias"); }
-static int l_column_name(lua_State *L) { return with_name(L, "name"); }
+static int l_column_alias(lua_State *L)
+{
+	return with_name(L, "alias");
+}
+static int l_column_name(lua_State *L)
+{
+	return with_name(L, "name");
+}
 
 static int l_column_getfield(lua_State *L)
 {
@@ -408,8 +462,14 @@ static int cast_as(lua_State *L, const char *method)
 	return done(L, ud, e);
 }
 
-static int l_column_cast(lua_State *L) { return cast_as(L, "cast"); }
-static int l_column_astype(lua_State *L) { return cast_as(L, "astype"); }
+static int l_column_cast(lua_State *L)
+{
+	return cast_as(L, "cast");
+}
+static int l_column_astype(lua_State *L)
+{
+	return cast_as(L, "astype");
+}
 
 static int sort(lua_State *L, int flags, const char *method)
 {
@@ -420,8 +480,14 @@ static int sort(lua_State *L, int flags, const char *method)
 	return done(L, ud, sl_expr_sort(sl_expr_ref(self->e), flags));
 }
 
-static int l_column_asc(lua_State *L) { return sort(L, 0, "asc"); }
-static int l_column_desc(lua_State *L) { return sort(L, SL_SORT_DESC, "desc"); }
+static int l_column_asc(lua_State *L)
+{
+	return sort(L, 0, "asc");
+}
+static int l_column_desc(lua_State *L)
+{
+	return sort(L, SL_SORT_DESC, "desc");
+}
 static int l_column_asc_nf(lua_State *L)
 {
 	return sort(L, SL_SORT_NULLS_FIRST, "asc_nulls_first");
@@ -470,9 +536,10 @@ static int l_column_when(lua_State *L)
 	l_column *self = sl_lerr_checkself(L, SL_MT_COLUMN, "when");
 	lua_settop(L, 3);
 	if (self->e->kind != SL_X_CASE || self->e->nargs % 2 != 0)
-		return sl_lerr_raisef(L, SL_EINVAL, NULL,
-				      "when() can only be applied on a Column "
-				      "previously generated by when() function");
+		return sl_lerr_raisef(
+		    L, SL_EINVAL, NULL,
+		    "when() can only be applied on a Column "
+		    "previously generated by when() function");
 	return build_case(L, self->e, 1, "when");
 }
 
@@ -508,25 +575,40 @@ static int l_column_tostring(lua_State *L)
 }
 
 static const luaL_Reg column_methods[] = {
-	{"gt", l_column_gt}, {"ge", l_column_ge}, {"lt", l_column_lt},
-	{"le", l_column_le}, {"eq", l_column_eq}, {"ne", l_column_ne},
-	{"eqNullSafe", l_column_eqns},
-	{"_and", l_column_and}, {"_or", l_column_or}, {"_not", l_column_not},
-	{"isNull", l_column_isnull}, {"isNotNull", l_column_isnotnull},
-	{"isin", l_column_isin}, {"between", l_column_between},
-	{"like", l_column_like}, {"rlike", l_column_rlike},
-	{"contains", l_column_contains}, {"startswith", l_column_startswith},
-	{"endswith", l_column_endswith}, {"substr", l_column_substr},
-	{"alias", l_column_alias}, {"name", l_column_name},
-	{"cast", l_column_cast}, {"astype", l_column_astype},
-	{"getField", l_column_getfield},
-	{"asc", l_column_asc}, {"desc", l_column_desc},
-	{"asc_nulls_first", l_column_asc_nf},
-	{"asc_nulls_last", l_column_asc_nl},
-	{"desc_nulls_first", l_column_desc_nf},
-	{"desc_nulls_last", l_column_desc_nl},
-	{"when", l_column_when}, {"otherwise", l_column_otherwise},
-	{NULL, NULL}
+	{ "gt", l_column_gt },
+	{ "ge", l_column_ge },
+	{ "lt", l_column_lt },
+	{ "le", l_column_le },
+	{ "eq", l_column_eq },
+	{ "ne", l_column_ne },
+	{ "eqNullSafe", l_column_eqns },
+	{ "_and", l_column_and },
+	{ "_or", l_column_or },
+	{ "_not", l_column_not },
+	{ "isNull", l_column_isnull },
+	{ "isNotNull", l_column_isnotnull },
+	{ "isin", l_column_isin },
+	{ "between", l_column_between },
+	{ "like", l_column_like },
+	{ "rlike", l_column_rlike },
+	{ "contains", l_column_contains },
+	{ "startswith", l_column_startswith },
+	{ "endswith", l_column_endswith },
+	{ "substr", l_column_substr },
+	{ "alias", l_column_alias },
+	{ "name", l_column_name },
+	{ "cast", l_column_cast },
+	{ "astype", l_column_astype },
+	{ "getField", l_column_getfield },
+	{ "asc", l_column_asc },
+	{ "desc", l_column_desc },
+	{ "asc_nulls_first", l_column_asc_nf },
+	{ "asc_nulls_last", l_column_asc_nl },
+	{ "desc_nulls_first", l_column_desc_nf },
+	{ "desc_nulls_last", l_column_desc_nl },
+	{ "when", l_column_when },
+	{ "otherwise", l_column_otherwise },
+	{ NULL, NULL }
 };
 
 static int l_column_index(lua_State *L)
@@ -548,15 +630,13 @@ static int l_column_index(lua_State *L)
 }
 
 static const luaL_Reg column_meta[] = {
-	{"__gc", l_column_gc}, {"__tostring", l_column_tostring},
-	{"__index", l_column_index},
-	{"__add", l_column_add}, {"__sub", l_column_sub},
-	{"__mul", l_column_mul}, {"__div", l_column_div},
-	{"__mod", l_column_mod}, {"__unm", l_column_unm},
-	{"__pow", l_column_pow},
-	{"__eq", l_column_cmp_error}, {"__lt", l_column_cmp_error},
-	{"__le", l_column_cmp_error},
-	{NULL, NULL}
+	{ "__gc", l_column_gc },        { "__tostring", l_column_tostring },
+	{ "__index", l_column_index },  { "__add", l_column_add },
+	{ "__sub", l_column_sub },      { "__mul", l_column_mul },
+	{ "__div", l_column_div },      { "__mod", l_column_mod },
+	{ "__unm", l_column_unm },      { "__pow", l_column_pow },
+	{ "__eq", l_column_cmp_error }, { "__lt", l_column_cmp_error },
+	{ "__le", l_column_cmp_error }, { NULL, NULL }
 };
 
 /* ---- F ---- */
@@ -565,7 +645,7 @@ static const luaL_Reg column_meta[] = {
  * column name) or 'l' (a string is a literal) for argument i; past the end
  * the last letter repeats.  max -1 = variadic. */
 typedef struct fspec {
-	const char *lname;  /* F.<lname> */
+	const char *lname; /* F.<lname> */
 	const char *sqlname;
 	const char *spec;
 	int min, max;
@@ -574,124 +654,124 @@ typedef struct fspec {
 
 static const fspec ftab[] = {
 	/* aggregates */
-	{"count", "count", "c", 1, 1, 0},
-	{"sum", "sum", "c", 1, 1, 0},
-	{"avg", "avg", "c", 1, 1, 0},
-	{"mean", "avg", "c", 1, 1, 0},
-	{"min", "min", "c", 1, 1, 0},
-	{"max", "max", "c", 1, 1, 0},
-	{"first", "first", "cl", 1, 2, 0},
-	{"last", "last", "cl", 1, 2, 0},
-	{"approx_count_distinct", "approx_count_distinct", "cl", 1, 2, 0},
-	{"approxCountDistinct", "approx_count_distinct", "cl", 1, 2, 0},
-	{"countDistinct", "count", "c", 1, -1, 1},
-	{"count_distinct", "count", "c", 1, -1, 1},
-	{"sumDistinct", "sum", "c", 1, 1, 1},
-	{"sum_distinct", "sum", "c", 1, 1, 1},
-	{"collect_list", "collect_list", "c", 1, 1, 0},
-	{"collect_set", "collect_set", "c", 1, 1, 0},
-	{"stddev", "stddev", "c", 1, 1, 0},
-	{"stddev_samp", "stddev_samp", "c", 1, 1, 0},
-	{"stddev_pop", "stddev_pop", "c", 1, 1, 0},
-	{"variance", "variance", "c", 1, 1, 0},
-	{"var_samp", "var_samp", "c", 1, 1, 0},
-	{"var_pop", "var_pop", "c", 1, 1, 0},
-	{"max_by", "max_by", "cc", 2, 2, 0},
-	{"min_by", "min_by", "cc", 2, 2, 0},
+	{ "count", "count", "c", 1, 1, 0 },
+	{ "sum", "sum", "c", 1, 1, 0 },
+	{ "avg", "avg", "c", 1, 1, 0 },
+	{ "mean", "avg", "c", 1, 1, 0 },
+	{ "min", "min", "c", 1, 1, 0 },
+	{ "max", "max", "c", 1, 1, 0 },
+	{ "first", "first", "cl", 1, 2, 0 },
+	{ "last", "last", "cl", 1, 2, 0 },
+	{ "approx_count_distinct", "approx_count_distinct", "cl", 1, 2, 0 },
+	{ "approxCountDistinct", "approx_count_distinct", "cl", 1, 2, 0 },
+	{ "countDistinct", "count", "c", 1, -1, 1 },
+	{ "count_distinct", "count", "c", 1, -1, 1 },
+	{ "sumDistinct", "sum", "c", 1, 1, 1 },
+	{ "sum_distinct", "sum", "c", 1, 1, 1 },
+	{ "collect_list", "collect_list", "c", 1, 1, 0 },
+	{ "collect_set", "collect_set", "c", 1, 1, 0 },
+	{ "stddev", "stddev", "c", 1, 1, 0 },
+	{ "stddev_samp", "stddev_samp", "c", 1, 1, 0 },
+	{ "stddev_pop", "stddev_pop", "c", 1, 1, 0 },
+	{ "variance", "variance", "c", 1, 1, 0 },
+	{ "var_samp", "var_samp", "c", 1, 1, 0 },
+	{ "var_pop", "var_pop", "c", 1, 1, 0 },
+	{ "max_by", "max_by", "cc", 2, 2, 0 },
+	{ "min_by", "min_by", "cc", 2, 2, 0 },
 	/* time */
-	{"window", "window", "cl", 2, 4, 0},
-	{"session_window", "session_window", "cl", 2, 2, 0},
-	{"to_timestamp", "to_timestamp", "cl", 1, 2, 0},
-	{"timestamp_seconds", "timestamp_seconds", "c", 1, 1, 0},
-	{"current_timestamp", "current_timestamp", "c", 0, 0, 0},
-	{"current_date", "current_date", "c", 0, 0, 0},
-	{"date_format", "date_format", "cl", 2, 2, 0},
-	{"unix_timestamp", "unix_timestamp", "cl", 0, 2, 0},
-	{"from_unixtime", "from_unixtime", "cl", 1, 2, 0},
-	{"to_date", "to_date", "cl", 1, 2, 0},
-	{"date_trunc", "date_trunc", "lc", 2, 2, 0},
-	{"year", "year", "c", 1, 1, 0},
-	{"month", "month", "c", 1, 1, 0},
-	{"dayofmonth", "dayofmonth", "c", 1, 1, 0},
-	{"dayofweek", "dayofweek", "c", 1, 1, 0},
-	{"dayofyear", "dayofyear", "c", 1, 1, 0},
-	{"hour", "hour", "c", 1, 1, 0},
-	{"minute", "minute", "c", 1, 1, 0},
-	{"second", "second", "c", 1, 1, 0},
-	{"date_add", "date_add", "cl", 2, 2, 0},
-	{"date_sub", "date_sub", "cl", 2, 2, 0},
-	{"datediff", "datediff", "cc", 2, 2, 0},
+	{ "window", "window", "cl", 2, 4, 0 },
+	{ "session_window", "session_window", "cl", 2, 2, 0 },
+	{ "to_timestamp", "to_timestamp", "cl", 1, 2, 0 },
+	{ "timestamp_seconds", "timestamp_seconds", "c", 1, 1, 0 },
+	{ "current_timestamp", "current_timestamp", "c", 0, 0, 0 },
+	{ "current_date", "current_date", "c", 0, 0, 0 },
+	{ "date_format", "date_format", "cl", 2, 2, 0 },
+	{ "unix_timestamp", "unix_timestamp", "cl", 0, 2, 0 },
+	{ "from_unixtime", "from_unixtime", "cl", 1, 2, 0 },
+	{ "to_date", "to_date", "cl", 1, 2, 0 },
+	{ "date_trunc", "date_trunc", "lc", 2, 2, 0 },
+	{ "year", "year", "c", 1, 1, 0 },
+	{ "month", "month", "c", 1, 1, 0 },
+	{ "dayofmonth", "dayofmonth", "c", 1, 1, 0 },
+	{ "dayofweek", "dayofweek", "c", 1, 1, 0 },
+	{ "dayofyear", "dayofyear", "c", 1, 1, 0 },
+	{ "hour", "hour", "c", 1, 1, 0 },
+	{ "minute", "minute", "c", 1, 1, 0 },
+	{ "second", "second", "c", 1, 1, 0 },
+	{ "date_add", "date_add", "cl", 2, 2, 0 },
+	{ "date_sub", "date_sub", "cl", 2, 2, 0 },
+	{ "datediff", "datediff", "cc", 2, 2, 0 },
 	/* json */
-	{"from_json", "from_json", "cl", 2, 2, 0},
-	{"to_json", "to_json", "c", 1, 1, 0},
-	{"get_json_object", "get_json_object", "cl", 2, 2, 0},
+	{ "from_json", "from_json", "cl", 2, 2, 0 },
+	{ "to_json", "to_json", "c", 1, 1, 0 },
+	{ "get_json_object", "get_json_object", "cl", 2, 2, 0 },
 	/* strings */
-	{"upper", "upper", "c", 1, 1, 0},
-	{"lower", "lower", "c", 1, 1, 0},
-	{"length", "length", "c", 1, 1, 0},
-	{"trim", "trim", "c", 1, 1, 0},
-	{"ltrim", "ltrim", "c", 1, 1, 0},
-	{"rtrim", "rtrim", "c", 1, 1, 0},
-	{"initcap", "initcap", "c", 1, 1, 0},
-	{"reverse", "reverse", "c", 1, 1, 0},
-	{"concat", "concat", "c", 0, -1, 0},
-	{"concat_ws", "concat_ws", "lc", 1, -1, 0},
-	{"split", "split", "cl", 2, 3, 0},
-	{"substring", "substring", "cl", 3, 3, 0},
-	{"lpad", "lpad", "cl", 3, 3, 0},
-	{"rpad", "rpad", "cl", 3, 3, 0},
-	{"regexp_replace", "regexp_replace", "cl", 3, 3, 0},
-	{"regexp_extract", "regexp_extract", "cl", 3, 3, 0},
-	{"instr", "instr", "cl", 2, 2, 0},
-	{"locate", "locate", "lcl", 2, 3, 0},
-	{"translate", "translate", "cl", 3, 3, 0},
-	{"repeat", "repeat", "cl", 2, 2, 0},
-	{"format_number", "format_number", "cl", 2, 2, 0},
-	{"format_string", "format_string", "lc", 1, -1, 0},
-	{"ascii", "ascii", "c", 1, 1, 0},
-	{"base64", "base64", "c", 1, 1, 0},
-	{"unbase64", "unbase64", "c", 1, 1, 0},
-	{"md5", "md5", "c", 1, 1, 0},
-	{"sha1", "sha1", "c", 1, 1, 0},
-	{"sha2", "sha2", "cl", 2, 2, 0},
-	{"crc32", "crc32", "c", 1, 1, 0},
-	{"hash", "hash", "c", 1, -1, 0},
-	{"xxhash64", "xxhash64", "c", 1, -1, 0},
+	{ "upper", "upper", "c", 1, 1, 0 },
+	{ "lower", "lower", "c", 1, 1, 0 },
+	{ "length", "length", "c", 1, 1, 0 },
+	{ "trim", "trim", "c", 1, 1, 0 },
+	{ "ltrim", "ltrim", "c", 1, 1, 0 },
+	{ "rtrim", "rtrim", "c", 1, 1, 0 },
+	{ "initcap", "initcap", "c", 1, 1, 0 },
+	{ "reverse", "reverse", "c", 1, 1, 0 },
+	{ "concat", "concat", "c", 0, -1, 0 },
+	{ "concat_ws", "concat_ws", "lc", 1, -1, 0 },
+	{ "split", "split", "cl", 2, 3, 0 },
+	{ "substring", "substring", "cl", 3, 3, 0 },
+	{ "lpad", "lpad", "cl", 3, 3, 0 },
+	{ "rpad", "rpad", "cl", 3, 3, 0 },
+	{ "regexp_replace", "regexp_replace", "cl", 3, 3, 0 },
+	{ "regexp_extract", "regexp_extract", "cl", 3, 3, 0 },
+	{ "instr", "instr", "cl", 2, 2, 0 },
+	{ "locate", "locate", "lcl", 2, 3, 0 },
+	{ "translate", "translate", "cl", 3, 3, 0 },
+	{ "repeat", "repeat", "cl", 2, 2, 0 },
+	{ "format_number", "format_number", "cl", 2, 2, 0 },
+	{ "format_string", "format_string", "lc", 1, -1, 0 },
+	{ "ascii", "ascii", "c", 1, 1, 0 },
+	{ "base64", "base64", "c", 1, 1, 0 },
+	{ "unbase64", "unbase64", "c", 1, 1, 0 },
+	{ "md5", "md5", "c", 1, 1, 0 },
+	{ "sha1", "sha1", "c", 1, 1, 0 },
+	{ "sha2", "sha2", "cl", 2, 2, 0 },
+	{ "crc32", "crc32", "c", 1, 1, 0 },
+	{ "hash", "hash", "c", 1, -1, 0 },
+	{ "xxhash64", "xxhash64", "c", 1, -1, 0 },
 	/* math */
-	{"abs", "abs", "c", 1, 1, 0},
-	{"round", "round", "cl", 1, 2, 0},
-	{"bround", "bround", "cl", 1, 2, 0},
-	{"floor", "floor", "c", 1, 1, 0},
-	{"ceil", "ceil", "c", 1, 1, 0},
-	{"sqrt", "sqrt", "c", 1, 1, 0},
-	{"exp", "exp", "c", 1, 1, 0},
-	{"log10", "log10", "c", 1, 1, 0},
-	{"log2", "log2", "c", 1, 1, 0},
-	{"pow", "pow", "c", 2, 2, 0},
-	{"power", "power", "c", 2, 2, 0},
-	{"signum", "signum", "c", 1, 1, 0},
-	{"greatest", "greatest", "c", 2, -1, 0},
-	{"least", "least", "c", 2, -1, 0},
+	{ "abs", "abs", "c", 1, 1, 0 },
+	{ "round", "round", "cl", 1, 2, 0 },
+	{ "bround", "bround", "cl", 1, 2, 0 },
+	{ "floor", "floor", "c", 1, 1, 0 },
+	{ "ceil", "ceil", "c", 1, 1, 0 },
+	{ "sqrt", "sqrt", "c", 1, 1, 0 },
+	{ "exp", "exp", "c", 1, 1, 0 },
+	{ "log10", "log10", "c", 1, 1, 0 },
+	{ "log2", "log2", "c", 1, 1, 0 },
+	{ "pow", "pow", "c", 2, 2, 0 },
+	{ "power", "power", "c", 2, 2, 0 },
+	{ "signum", "signum", "c", 1, 1, 0 },
+	{ "greatest", "greatest", "c", 2, -1, 0 },
+	{ "least", "least", "c", 2, -1, 0 },
 	/* nulls */
-	{"coalesce", "coalesce", "c", 1, -1, 0},
-	{"isnull", "isnull", "c", 1, 1, 0},
-	{"isnan", "isnan", "c", 1, 1, 0},
-	{"nanvl", "nanvl", "c", 2, 2, 0},
+	{ "coalesce", "coalesce", "c", 1, -1, 0 },
+	{ "isnull", "isnull", "c", 1, 1, 0 },
+	{ "isnan", "isnan", "c", 1, 1, 0 },
+	{ "nanvl", "nanvl", "c", 2, 2, 0 },
 	/* collections */
-	{"explode", "explode", "c", 1, 1, 0},
-	{"explode_outer", "explode_outer", "c", 1, 1, 0},
-	{"posexplode", "posexplode", "c", 1, 1, 0},
-	{"posexplode_outer", "posexplode_outer", "c", 1, 1, 0},
-	{"size", "size", "c", 1, 1, 0},
-	{"array", "array", "c", 0, -1, 0},
-	{"array_contains", "array_contains", "cl", 2, 2, 0},
-	{"element_at", "element_at", "cl", 2, 2, 0},
-	{"sort_array", "sort_array", "cl", 1, 2, 0},
-	{"array_distinct", "array_distinct", "c", 1, 1, 0},
-	{"struct", "struct", "c", 0, -1, 0},
-	{"monotonically_increasing_id", "monotonically_increasing_id", "c", 0,
-	 0, 0},
-	{NULL, NULL, NULL, 0, 0, 0}
+	{ "explode", "explode", "c", 1, 1, 0 },
+	{ "explode_outer", "explode_outer", "c", 1, 1, 0 },
+	{ "posexplode", "posexplode", "c", 1, 1, 0 },
+	{ "posexplode_outer", "posexplode_outer", "c", 1, 1, 0 },
+	{ "size", "size", "c", 1, 1, 0 },
+	{ "array", "array", "c", 0, -1, 0 },
+	{ "array_contains", "array_contains", "cl", 2, 2, 0 },
+	{ "element_at", "element_at", "cl", 2, 2, 0 },
+	{ "sort_array", "sort_array", "cl", 1, 2, 0 },
+	{ "array_distinct", "array_distinct", "c", 1, 1, 0 },
+	{ "struct", "struct", "c", 0, -1, 0 },
+	{ "monotonically_increasing_id", "monotonically_increasing_id", "c", 0,
+	  0, 0 },
+	{ NULL, NULL, NULL, 0, 0, 0 }
 };
 
 /* PySpark's window(timeColumn, windowDuration, slideDuration=None,
@@ -720,14 +800,13 @@ static int l_F_call(lua_State *L)
 	snprintf(where, sizeof where, "%s", f->lname);
 	if (n < f->min || (f->max >= 0 && n > f->max)) {
 		if (f->min == f->max)
-			return sl_lerr_raisef(L, SL_EINVAL, NULL,
-					      "F.%s takes %d argument%s, got %d",
-					      f->lname, f->min,
-					      f->min == 1 ? "" : "s", n);
-		return sl_lerr_raisef(L, SL_EINVAL, NULL,
-				      "F.%s takes %d to %d arguments, got %d",
-				      f->lname, f->min, f->max < 0 ? 99 : f->max,
-				      n);
+			return sl_lerr_raisef(
+			    L, SL_EINVAL, NULL,
+			    "F.%s takes %d argument%s, got %d", f->lname,
+			    f->min, f->min == 1 ? "" : "s", n);
+		return sl_lerr_raisef(
+		    L, SL_EINVAL, NULL, "F.%s takes %d to %d arguments, got %d",
+		    f->lname, f->min, f->max < 0 ? 99 : f->max, n);
 	}
 	/* count("*") is count(1), as PySpark. */
 	if (strcmp(f->lname, "count") == 0 && lua_type(L, 1) == LUA_TSTRING &&

@@ -72,7 +72,8 @@ static sl_plan *self(lua_State *L, const char *method)
 {
 	l_df *d = sl_lerr_checkself(L, SL_MT_DATAFRAME, method);
 	if (d->p == NULL)
-		sl_lerr_raisef(L, SL_ESTATE, NULL, "%s: DataFrame is empty", method);
+		sl_lerr_raisef(L, SL_ESTATE, NULL, "%s: DataFrame is empty",
+			       method);
 	return d->p;
 }
 
@@ -82,7 +83,8 @@ static sl_plan *other_df(lua_State *L, int arg, const char *method)
 	char got[96];
 	if (p == NULL) {
 		sl_lerr_describe(L, arg, got, sizeof got);
-		sl_lerr_argerror(L, arg, method, "DataFrame expected, got %s", got);
+		sl_lerr_argerror(L, arg, method, "DataFrame expected, got %s",
+				 got);
 	}
 	return p;
 }
@@ -110,8 +112,8 @@ static void spread(lua_State *L, int first)
 static const char **names_arg(lua_State *L, int first, int n,
 			      const char *method)
 {
-	const char **v = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) *
-						      sizeof *v, 0);
+	const char **v =
+	    lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *v, 0);
 	for (int i = 0; i < n; i++)
 		v[i] = sl_lerr_checkstr(L, first + i, method, "column name");
 	return v;
@@ -175,18 +177,19 @@ static int filter_as(lua_State *L, const char *method)
 	if (lua_type(L, 2) == LUA_TSTRING)
 		sql_arg(L, 2, method);
 	else if (lua_type(L, 2) == LUA_TBOOLEAN)
-		return sl_lerr_raisef(L, SL_EINVAL,
-				      "use col:eq(x), col:gt(x), ... to build a "
-				      "condition Column, or a SQL string",
-				      "%s: condition is a Lua boolean, not a "
-				      "Column (Lua's ==, <, > always give "
-				      "booleans)", method);
+		return sl_lerr_raisef(
+		    L, SL_EINVAL,
+		    "use col:eq(x), col:gt(x), ... to build a "
+		    "condition Column, or a SQL string",
+		    "%s: condition is a Lua boolean, not a "
+		    "Column (Lua's ==, <, > always give "
+		    "booleans)",
+		    method);
 	else if (sl_lcol_test(L, 2) == NULL) {
 		char got[96];
 		sl_lerr_describe(L, 2, got, sizeof got);
-		return sl_lerr_argerror(L, 2, method,
-					"Column or SQL string expected, got %s",
-					got);
+		return sl_lerr_argerror(
+		    L, 2, method, "Column or SQL string expected, got %s", got);
 	}
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
@@ -194,8 +197,14 @@ static int filter_as(lua_State *L, const char *method)
 	return sl_ldf_finish(L, ud, sl_plan_filter(in, a[0], &err), &err);
 }
 
-static int l_df_filter(lua_State *L) { return filter_as(L, "filter"); }
-static int l_df_where(lua_State *L) { return filter_as(L, "where"); }
+static int l_df_filter(lua_State *L)
+{
+	return filter_as(L, "filter");
+}
+static int l_df_where(lua_State *L)
+{
+	return filter_as(L, "where");
+}
 
 static int l_df_withcolumn(lua_State *L)
 {
@@ -210,7 +219,8 @@ static int l_df_withcolumn(lua_State *L)
 		sl_lerr_describe(L, 3, got, sizeof got);
 		return sl_lerr_argerror(L, 3, "withColumn",
 					"Column expected, got %s (use F.lit(v) "
-					"for a constant)", got);
+					"for a constant)",
+					got);
 	}
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
@@ -222,10 +232,10 @@ static int l_df_withcolumn(lua_State *L)
 static int l_df_withcolumnrenamed(lua_State *L)
 {
 	sl_plan *in = self(L, "withColumnRenamed");
-	const char *from = sl_lerr_checkstr(L, 2, "withColumnRenamed",
-					    "column name");
-	const char *to = sl_lerr_checkstr(L, 3, "withColumnRenamed",
-					  "new column name");
+	const char *from =
+	    sl_lerr_checkstr(L, 2, "withColumnRenamed", "column name");
+	const char *to =
+	    sl_lerr_checkstr(L, 3, "withColumnRenamed", "new column name");
 	int ud;
 	sl_err err;
 	sl_ldf_new(L);
@@ -280,8 +290,14 @@ static int union_as(lua_State *L, const char *method)
 	return sl_ldf_finish(L, ud, sl_plan_union(a, b, &err), &err);
 }
 
-static int l_df_union(lua_State *L) { return union_as(L, "union"); }
-static int l_df_unionall(lua_State *L) { return union_as(L, "unionAll"); }
+static int l_df_union(lua_State *L)
+{
+	return union_as(L, "union");
+}
+static int l_df_unionall(lua_State *L)
+{
+	return union_as(L, "unionAll");
+}
 
 /* orderBy(cols..., {ascending=bool|{bool...}}), also orderBy{cols...}. */
 static int sort_as(lua_State *L, const char *method)
@@ -318,7 +334,8 @@ static int sort_as(lua_State *L, const char *method)
 			asc = lua_toboolean(L, 2);
 		}
 		if (!asc && e->kind != SL_X_SORT) {
-			sl_lcol_push(L, sl_expr_sort(sl_expr_ref(e), SL_SORT_DESC));
+			sl_lcol_push(
+			    L, sl_expr_sort(sl_expr_ref(e), SL_SORT_DESC));
 			lua_replace(L, at);
 		}
 	}
@@ -328,8 +345,14 @@ static int sort_as(lua_State *L, const char *method)
 	return sl_ldf_finish(L, ud, sl_plan_sort(in, a, n, &err), &err);
 }
 
-static int l_df_orderby(lua_State *L) { return sort_as(L, "orderBy"); }
-static int l_df_sort(lua_State *L) { return sort_as(L, "sort"); }
+static int l_df_orderby(lua_State *L)
+{
+	return sort_as(L, "orderBy");
+}
+static int l_df_sort(lua_State *L)
+{
+	return sort_as(L, "sort");
+}
 
 /* join(other, on?, how?) and join(other, {on=..., how=...}) */
 static int l_df_join(lua_State *L)
@@ -356,22 +379,24 @@ static int l_df_join(lua_State *L)
 		nusing = (int)lua_rawlen(L, 3);
 		for (int i = 1; i <= nusing; i++)
 			lua_rawgeti(L, 3, i);
-		using = names_arg(L, lua_gettop(L) - nusing + 1, nusing, "join");
+		using =
+		    names_arg(L, lua_gettop(L) - nusing + 1, nusing, "join");
 	} else if (!lua_isnil(L, 3) && sl_lcol_test(L, 3) == NULL) {
 		char got[96];
 		sl_lerr_describe(L, 3, got, sizeof got);
 		return sl_lerr_argerror(L, 3, "join",
 					"column name, array of names or Column "
-					"expected, got %s", got);
+					"expected, got %s",
+					got);
 	}
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
 	if (sl_lcol_test(L, 3) != NULL)
 		on = sl_lcol_args(L, 3, 1, SL_AS_COLNAME, "join");
-	return sl_ldf_finish(L, ud,
-			     sl_plan_join(l, r, on ? on[0] : NULL, using, nusing,
-					  how, &err),
-			     &err);
+	return sl_ldf_finish(
+	    L, ud,
+	    sl_plan_join(l, r, on ? on[0] : NULL, using, nusing, how, &err),
+	    &err);
 }
 
 /* dropDuplicates("a", "b") or dropDuplicates{"a", "b"}; no names = all
@@ -419,10 +444,10 @@ static int l_df_distinct(lua_State *L)
 static int l_df_withwatermark(lua_State *L)
 {
 	sl_plan *in = self(L, "withWatermark");
-	const char *col = sl_lerr_checkstr(L, 2, "withWatermark",
-					   "column name");
-	const char *delay = sl_lerr_checkstr(L, 3, "withWatermark",
-					     "delay string such as '10 minutes'");
+	const char *col =
+	    sl_lerr_checkstr(L, 2, "withWatermark", "column name");
+	const char *delay = sl_lerr_checkstr(
+	    L, 3, "withWatermark", "delay string such as '10 minutes'");
 	int ud;
 	sl_err err;
 	sl_ldf_new(L);
@@ -445,7 +470,8 @@ static int l_df_todf(lua_State *L)
 				      "toDF: %d names for %d columns", n,
 				      st->nfields);
 	for (int i = 0; i < n; i++) {
-		const char *to = sl_lerr_checkstr(L, 2 + i, "toDF", "column name");
+		const char *to =
+		    sl_lerr_checkstr(L, 2 + i, "toDF", "column name");
 		sl_expr *c = sl_expr_col(st->fields[i].name);
 		sl_lcol_push(L, c ? sl_expr_alias(c, to) : NULL);
 		lua_replace(L, 2 + i);
@@ -484,8 +510,8 @@ static int group_as(lua_State *L, const char *method)
 	for (int i = 0; i < n; i++) {
 		sl_err err;
 		sl_expr *r = sl_expr_resolve(
-			sl_lcol_coerce(L, 2 + i, SL_AS_COLNAME, method),
-			sl_plan_schema(in), &err);
+		    sl_lcol_coerce(L, 2 + i, SL_AS_COLNAME, method),
+		    sl_plan_schema(in), &err);
 		if (r == NULL) {
 			sl_err_prefix(&err, method);
 			return sl_lerr_raise(L, &err);
@@ -513,8 +539,14 @@ static int group_as(lua_State *L, const char *method)
 	return 1;
 }
 
-static int l_df_groupby(lua_State *L) { return group_as(L, "groupBy"); }
-static int l_df_groupby_lc(lua_State *L) { return group_as(L, "groupby"); }
+static int l_df_groupby(lua_State *L)
+{
+	return group_as(L, "groupBy");
+}
+static int l_df_groupby_lc(lua_State *L)
+{
+	return group_as(L, "groupby");
+}
 
 /* Aggregate with the Columns at first..first+n-1 (already Columns).  The
  * GroupedData is at 1. */
@@ -530,16 +562,16 @@ static int run_agg(lua_State *L, int first, int n, const char *method)
 	a = sl_lcol_args(L, first, n, SL_AS_COLNAME, method);
 	for (int i = 0; i < g->nkeys; i++)
 		keys[i] = sl_expr_ref(g->keys[i]);
-	return sl_ldf_finish(L, ud,
-			     sl_plan_aggregate(g->p, keys, g->nkeys, a, n, &err),
-			     &err);
+	return sl_ldf_finish(
+	    L, ud, sl_plan_aggregate(g->p, keys, g->nkeys, a, n, &err), &err);
 }
 
 static l_grouped *gself(lua_State *L, const char *method)
 {
 	l_grouped *g = sl_lerr_checkself(L, SL_MT_GROUPED, method);
 	if (g->p == NULL)
-		sl_lerr_raisef(L, SL_ESTATE, NULL, "%s: GroupedData is empty", method);
+		sl_lerr_raisef(L, SL_ESTATE, NULL, "%s: GroupedData is empty",
+			       method);
 	return g;
 }
 
@@ -573,7 +605,8 @@ static void agg_dict(lua_State *L, int t)
 		if (lua_type(L, -1) != LUA_TSTRING)
 			sl_lerr_raisef(L, SL_EINVAL, NULL,
 				       "agg: the value for '%s' must be a "
-				       "function name such as \"sum\"", col);
+				       "function name such as \"sum\"",
+				       col);
 		fn = lua_tostring(L, -1);
 		if (strcasecmp(fn, "mean") == 0)
 			fn = "avg";
@@ -592,7 +625,8 @@ static int l_grouped_agg(lua_State *L)
 {
 	int n;
 	gself(L, "agg");
-	if (lua_gettop(L) == 2 && is_plain_table(L, 2) && lua_rawlen(L, 2) == 0) {
+	if (lua_gettop(L) == 2 && is_plain_table(L, 2) &&
+	    lua_rawlen(L, 2) == 0) {
 		agg_dict(L, 2);
 		lua_remove(L, 2);
 	} else {
@@ -608,7 +642,8 @@ static int l_grouped_agg(lua_State *L)
 			sl_lerr_describe(L, 2 + i, got, sizeof got);
 			return sl_lerr_argerror(L, 2 + i, "agg",
 						"Column expected, got %s (e.g. "
-						"F.sum(\"x\"))", got);
+						"F.sum(\"x\"))",
+						got);
 		}
 	return run_agg(L, 2, n, "agg");
 }
@@ -652,28 +687,46 @@ static int simple_agg(lua_State *L, const char *method, const char *fn)
 	n = lua_gettop(L) - 1;
 	for (int i = 0; i < n; i++) {
 		sl_expr *arg[1];
-		const char *c = sl_lerr_checkstr(L, 2 + i, method, "column name");
+		const char *c =
+		    sl_lerr_checkstr(L, 2 + i, method, "column name");
 		sl_type *st = sl_plan_schema(g->p);
 		int f = sl_type_field_index(st, c);
 		if (f >= 0 && !sl_type_is_numeric(st->fields[f].type))
-			return sl_lerr_raisef(L, SL_EANALYSIS, NULL,
-					      "%s: \"%s\" is not a numeric column. "
-					      "Aggregation function can only be "
-					      "applied on a numeric column.",
-					      method, c);
+			return sl_lerr_raisef(
+			    L, SL_EANALYSIS, NULL,
+			    "%s: \"%s\" is not a numeric column. "
+			    "Aggregation function can only be "
+			    "applied on a numeric column.",
+			    method, c);
 		if ((arg[0] = sl_expr_col(c)) == NULL)
-			return sl_lerr_raisef(L, SL_ENOMEM, NULL, "out of memory");
+			return sl_lerr_raisef(L, SL_ENOMEM, NULL,
+					      "out of memory");
 		sl_lcol_push(L, sl_expr_call(fn, arg, 1));
 		lua_replace(L, 2 + i);
 	}
 	return run_agg(L, 2, n, method);
 }
 
-static int l_grouped_sum(lua_State *L) { return simple_agg(L, "sum", "sum"); }
-static int l_grouped_avg(lua_State *L) { return simple_agg(L, "avg", "avg"); }
-static int l_grouped_mean(lua_State *L) { return simple_agg(L, "mean", "avg"); }
-static int l_grouped_min(lua_State *L) { return simple_agg(L, "min", "min"); }
-static int l_grouped_max(lua_State *L) { return simple_agg(L, "max", "max"); }
+static int l_grouped_sum(lua_State *L)
+{
+	return simple_agg(L, "sum", "sum");
+}
+static int l_grouped_avg(lua_State *L)
+{
+	return simple_agg(L, "avg", "avg");
+}
+static int l_grouped_mean(lua_State *L)
+{
+	return simple_agg(L, "mean", "avg");
+}
+static int l_grouped_min(lua_State *L)
+{
+	return simple_agg(L, "min", "min");
+}
+static int l_grouped_max(lua_State *L)
+{
+	return simple_agg(L, "max", "max");
+}
 
 static int l_grouped_tostring(lua_State *L)
 {
@@ -713,11 +766,12 @@ static int l_df_agg(lua_State *L)
 static void batch_only(lua_State *L, sl_plan *p)
 {
 	if (sl_plan_is_streaming(p))
-		sl_lerr_raisef(L, SL_EANALYSIS,
-			       "start a query: df.writeStream:format(\"console\")"
-			       ":start()",
-			       "Queries with streaming sources must be executed "
-			       "with writeStream.start()");
+		sl_lerr_raisef(
+		    L, SL_EANALYSIS,
+		    "start a query: df.writeStream:format(\"console\")"
+		    ":start()",
+		    "Queries with streaming sources must be executed "
+		    "with writeStream.start()");
 }
 
 static sl_batch *run(lua_State *L, sl_plan *p)
@@ -914,8 +968,8 @@ static int l_df_explain(lua_State *L)
 static int l_df_tempview(lua_State *L)
 {
 	sl_plan *p = self(L, "createOrReplaceTempView");
-	const char *name = sl_lerr_checkstr(L, 2, "createOrReplaceTempView",
-					    "view name");
+	const char *name =
+	    sl_lerr_checkstr(L, 2, "createOrReplaceTempView", "view name");
 	sl_catalog *cat = sl_session_catalog(sl_lua_session(L));
 	sl_batch *b = run_guarded(L, p);
 	sl_err err;
@@ -940,33 +994,46 @@ static int l_df_writestream(lua_State *L, sl_plan *p)
 /* ---- fields, __index, __tostring ---- */
 
 static const luaL_Reg df_methods[] = {
-	{"select", l_df_select}, {"selectExpr", l_df_selectexpr},
-	{"filter", l_df_filter}, {"where", l_df_where},
-	{"withColumn", l_df_withcolumn},
-	{"withColumnRenamed", l_df_withcolumnrenamed},
-	{"drop", l_df_drop}, {"groupBy", l_df_groupby},
-	{"groupby", l_df_groupby_lc}, {"agg", l_df_agg},
-	{"orderBy", l_df_orderby}, {"sort", l_df_sort},
-	{"limit", l_df_limit}, {"union", l_df_union},
-	{"unionAll", l_df_unionall}, {"join", l_df_join},
-	{"dropDuplicates", l_df_dropduplicates},
-	{"drop_duplicates", l_df_drop_duplicates},
-	{"dropDuplicatesWithinWatermark", l_df_dropduplicates_ww},
-	{"distinct", l_df_distinct}, {"toDF", l_df_todf},
-	{"withWatermark", l_df_withwatermark},
-	{"show", l_df_show}, {"collect", l_df_collect},
-	{"count", l_df_count}, {"first", l_df_first}, {"head", l_df_head},
-	{"take", l_df_take}, {"isEmpty", l_df_isempty},
-	{"printSchema", l_df_printschema}, {"explain", l_df_explain},
-	{"createOrReplaceTempView", l_df_tempview},
-	{"toPySpark", sl_lpyspark_df},
-	{NULL, NULL}
+	{ "select", l_df_select },
+	{ "selectExpr", l_df_selectexpr },
+	{ "filter", l_df_filter },
+	{ "where", l_df_where },
+	{ "withColumn", l_df_withcolumn },
+	{ "withColumnRenamed", l_df_withcolumnrenamed },
+	{ "drop", l_df_drop },
+	{ "groupBy", l_df_groupby },
+	{ "groupby", l_df_groupby_lc },
+	{ "agg", l_df_agg },
+	{ "orderBy", l_df_orderby },
+	{ "sort", l_df_sort },
+	{ "limit", l_df_limit },
+	{ "union", l_df_union },
+	{ "unionAll", l_df_unionall },
+	{ "join", l_df_join },
+	{ "dropDuplicates", l_df_dropduplicates },
+	{ "drop_duplicates", l_df_drop_duplicates },
+	{ "dropDuplicatesWithinWatermark", l_df_dropduplicates_ww },
+	{ "distinct", l_df_distinct },
+	{ "toDF", l_df_todf },
+	{ "withWatermark", l_df_withwatermark },
+	{ "show", l_df_show },
+	{ "collect", l_df_collect },
+	{ "count", l_df_count },
+	{ "first", l_df_first },
+	{ "head", l_df_head },
+	{ "take", l_df_take },
+	{ "isEmpty", l_df_isempty },
+	{ "printSchema", l_df_printschema },
+	{ "explain", l_df_explain },
+	{ "createOrReplaceTempView", l_df_tempview },
+	{ "toPySpark", sl_lpyspark_df },
+	{ NULL, NULL }
 };
 
-static const char *const df_fields[] = {
-	"schema", "columns", "dtypes", "isStreaming", "write", "writeStream",
-	NULL
-};
+static const char *const df_fields[] = { "schema", "columns",
+					 "dtypes", "isStreaming",
+					 "write",  "writeStream",
+					 NULL };
 
 /* Spark's catalogString: int, bigint, struct<a:int,b:string>. */
 static void catalog_name(const sl_type *t, sl_buf *out)
@@ -1102,11 +1169,10 @@ static int l_df_tostring(lua_State *L)
 }
 
 static const luaL_Reg grouped_methods[] = {
-	{"agg", l_grouped_agg}, {"count", l_grouped_count},
-	{"sum", l_grouped_sum}, {"avg", l_grouped_avg},
-	{"mean", l_grouped_mean}, {"min", l_grouped_min},
-	{"max", l_grouped_max},
-	{NULL, NULL}
+	{ "agg", l_grouped_agg },   { "count", l_grouped_count },
+	{ "sum", l_grouped_sum },   { "avg", l_grouped_avg },
+	{ "mean", l_grouped_mean }, { "min", l_grouped_min },
+	{ "max", l_grouped_max },   { NULL, NULL }
 };
 
 static int l_grouped_index(lua_State *L)
@@ -1120,7 +1186,8 @@ static int l_grouped_index(lua_State *L)
 		return 1;
 	for (const luaL_Reg *r = grouped_methods; r->name; r++)
 		names[n++] = r->name;
-	return sl_lua_nofield(L, "GroupedData", luaL_checkstring(L, 2), names, n);
+	return sl_lua_nofield(L, "GroupedData", luaL_checkstring(L, 2), names,
+			      n);
 }
 
 void sl_ldf_open(lua_State *L)

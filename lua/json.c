@@ -130,8 +130,7 @@ static int parse_string(lua_State *L, jparser *j)
 			if (read_escape_u(j, &b) < 0)
 				return -1;
 			break;
-		default:
-			return -1;
+		default: return -1;
 		}
 	}
 }

@@ -81,9 +81,10 @@ static int bad_value(lua_State *L, const ctx *cx, int rowsmap, int64_t i,
 	sl_buf_init(&tn);
 	sl_type_sql(t, &tn);
 	sl_lerr_describe(L, -1, got, sizeof got);
-	sl_err_set(cx->err, SL_EINVAL, "%s: row %lld, field '%s': expected %s, got %s",
-		   cx->who, (long long)rowof(L, rowsmap, i), path,
-		   sl_buf_cstr(&tn), got);
+	sl_err_set(cx->err, SL_EINVAL,
+		   "%s: row %lld, field '%s': expected %s, got %s", cx->who,
+		   (long long)rowof(L, rowsmap, i), path, sl_buf_cstr(&tn),
+		   got);
 	if (t->kind == SL_TIMESTAMP)
 		sl_err_hint(cx->err, "a timestamp is a string like "
 				     "'2026-01-01 12:00:00' or a number of "
@@ -166,8 +167,7 @@ static int put_prim(lua_State *L, const ctx *cx, sl_col *c, int64_t i,
 		sl_col_i64(c)[i] = us;
 		return 0;
 	}
-	default:
-		break;
+	default: break;
 	}
 	return bad_value(L, cx, rowsmap, i, path, c->type);
 }
@@ -189,9 +189,8 @@ enum { M_NULL, M_MAP, M_POS, M_BARE };
 /* Decide how the struct value on the stack top is read: by name, by
  * position or (one-field struct) as a bare value.  Checks unknown names and
  * extra positions. */
-static int struct_mode(lua_State *L, const ctx *cx, const sl_type *t,
-		       int64_t i, int rowsmap, const char *path, int top,
-		       char *mode)
+static int struct_mode(lua_State *L, const ctx *cx, const sl_type *t, int64_t i,
+		       int rowsmap, const char *path, int top, char *mode)
 {
 	int v = lua_gettop(L), has_name = 0, maxpos = 0;
 	if (lua_isnil(L, v)) {
@@ -217,17 +216,19 @@ static int struct_mode(lua_State *L, const ctx *cx, const sl_type *t,
 				if (f == t->nfields)
 					goto unknown;
 				has_name = 1;
-			} else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > maxpos) {
+			} else if (lua_isinteger(L, -1) &&
+				   lua_tointeger(L, -1) > maxpos) {
 				lua_Integer k = lua_tointeger(L, -1);
 				maxpos = k > 1000000 ? 1000000 : (int)k;
 			}
 		}
 		if (!has_name && maxpos > t->nfields) {
-			sl_err_set(cx->err, SL_EINVAL,
-				   "%s: row %lld: %d values for %d fields%s%s%s",
-				   cx->who, (long long)rowof(L, rowsmap, i),
-				   maxpos, t->nfields, path[0] ? " of '" : "",
-				   path, path[0] ? "'" : "");
+			sl_err_set(
+			    cx->err, SL_EINVAL,
+			    "%s: row %lld: %d values for %d fields%s%s%s",
+			    cx->who, (long long)rowof(L, rowsmap, i), maxpos,
+			    t->nfields, path[0] ? " of '" : "", path,
+			    path[0] ? "'" : "");
 			return -1;
 		}
 		*mode = has_name ? M_MAP : M_POS;
@@ -236,28 +237,27 @@ static int struct_mode(lua_State *L, const ctx *cx, const sl_type *t,
 	{
 		char got[96];
 		sl_lerr_describe(L, v, got, sizeof got);
-		sl_err_set(cx->err, SL_EINVAL,
-			   "%s: row %lld%s%s%s: expected a table (array or map), got %s",
-			   cx->who, (long long)rowof(L, rowsmap, i),
-			   path[0] ? ", field '" : "", path, path[0] ? "'" : "",
-			   got);
+		sl_err_set(
+		    cx->err, SL_EINVAL,
+		    "%s: row %lld%s%s%s: expected a table (array or map), got %s",
+		    cx->who, (long long)rowof(L, rowsmap, i),
+		    path[0] ? ", field '" : "", path, path[0] ? "'" : "", got);
 		return -1;
 	}
-unknown: {
-		const char *names[256];
-		const char *k = lua_tostring(L, -1), *near;
-		int nn = t->nfields < 256 ? t->nfields : 256;
-		for (int f = 0; f < nn; f++)
-			names[f] = t->fields[f].name;
-		sl_err_set(cx->err, SL_EINVAL,
-			   "%s: row %lld: unknown field '%s%s%s'", cx->who,
-			   (long long)rowof(L, rowsmap, i), path,
-			   path[0] ? "." : "", k);
-		near = sl_nearest_name(k, names, nn);
-		if (near != NULL)
-			sl_err_hint(cx->err, "did you mean '%s'?", near);
-		return -1;
-	}
+unknown : {
+	const char *names[256];
+	const char *k = lua_tostring(L, -1), *near;
+	int nn = t->nfields < 256 ? t->nfields : 256;
+	for (int f = 0; f < nn; f++)
+		names[f] = t->fields[f].name;
+	sl_err_set(cx->err, SL_EINVAL, "%s: row %lld: unknown field '%s%s%s'",
+		   cx->who, (long long)rowof(L, rowsmap, i), path,
+		   path[0] ? "." : "", k);
+	near = sl_nearest_name(k, names, nn);
+	if (near != NULL)
+		sl_err_hint(cx->err, "did you mean '%s'?", near);
+	return -1;
+}
 }
 
 static guard *build_struct(lua_State *L, const ctx *cx, sl_type *t, int vals,
@@ -288,8 +288,7 @@ static guard *build_struct(lua_State *L, const ctx *cx, sl_type *t, int vals,
 			if (mode[i] == M_MAP) {
 				lua_pushstring(L, t->fields[f].name);
 				lua_rawget(L, -2);
-			}
-			else if (mode[i] == M_POS)
+			} else if (mode[i] == M_POS)
 				lua_rawgeti(L, -1, f + 1);
 			else
 				lua_pushvalue(L, -1);
@@ -339,8 +338,8 @@ static guard *build_array(lua_State *L, const ctx *cx, sl_type *t, int vals,
 		}
 		lua_pop(L, 1);
 		if (total > INT32_MAX) {
-			sl_err_set(cx->err, SL_EINVAL, "%s: too many array elements",
-				   cx->who);
+			sl_err_set(cx->err, SL_EINVAL,
+				   "%s: too many array elements", cx->who);
 			return NULL;
 		}
 		off[i + 1] = (int32_t)total;
@@ -396,7 +395,7 @@ sl_batch *sl_lconv_batch(lua_State *L, int idx, sl_type *schema,
 			 const char *who, sl_err *err)
 {
 	int top = lua_gettop(L), nf = schema->nfields;
-	ctx cx = {who, err};
+	ctx cx = { who, err };
 	guard *g;
 	sl_col **cols;
 	lua_Integer n;
@@ -467,7 +466,8 @@ static sl_type *infer_struct(lua_State *L, int v, int names, sl_err *err)
 		sl_type *ft;
 		lua_rawgeti(L, names, f + 1);
 		if (lua_type(L, -1) != LUA_TSTRING) {
-			sl_err_set(err, SL_EINVAL, "column names must be strings");
+			sl_err_set(err, SL_EINVAL,
+				   "column names must be strings");
 			goto fail;
 		}
 		lua_pushvalue(L, -1);
@@ -494,12 +494,11 @@ fail:
 static sl_type *infer_value(lua_State *L, int v, sl_err *err)
 {
 	switch (lua_type(L, v)) {
-	case LUA_TBOOLEAN:
-		return sl_type_prim(SL_BOOLEAN);
+	case LUA_TBOOLEAN: return sl_type_prim(SL_BOOLEAN);
 	case LUA_TNUMBER:
-		return sl_type_prim(lua_isinteger(L, v) ? SL_BIGINT : SL_DOUBLE);
-	case LUA_TSTRING:
-		return sl_type_prim(SL_STRING);
+		return sl_type_prim(lua_isinteger(L, v) ? SL_BIGINT
+							: SL_DOUBLE);
+	case LUA_TSTRING: return sl_type_prim(SL_STRING);
 	case LUA_TTABLE:
 		if (lua_rawlen(L, v) > 0) {
 			sl_type *e;
@@ -530,7 +529,8 @@ sl_type *sl_lconv_infer(lua_State *L, int idx, int names_idx, const char *who,
 		sl_err_set(err, SL_EINVAL,
 			   "%s: cannot infer a schema from %s; give a schema "
 			   "string such as \"a INT, b STRING\"",
-			   who, lua_isnil(L, -1) ? "no rows" : "a non-table row");
+			   who,
+			   lua_isnil(L, -1) ? "no rows" : "a non-table row");
 		goto out;
 	}
 	row = lua_gettop(L);
@@ -593,18 +593,10 @@ void sl_lconv_push_value(lua_State *L, const sl_col *c, int64_t i)
 		return;
 	}
 	switch (c->type->kind) {
-	case SL_BOOLEAN:
-		lua_pushboolean(L, sl_col_u8(c)[i]);
-		return;
-	case SL_INT:
-		lua_pushinteger(L, sl_col_i32(c)[i]);
-		return;
-	case SL_BIGINT:
-		lua_pushinteger(L, sl_col_i64(c)[i]);
-		return;
-	case SL_DOUBLE:
-		lua_pushnumber(L, sl_col_f64(c)[i]);
-		return;
+	case SL_BOOLEAN: lua_pushboolean(L, sl_col_u8(c)[i]); return;
+	case SL_INT: lua_pushinteger(L, sl_col_i32(c)[i]); return;
+	case SL_BIGINT: lua_pushinteger(L, sl_col_i64(c)[i]); return;
+	case SL_DOUBLE: lua_pushnumber(L, sl_col_f64(c)[i]); return;
 	case SL_STRING:
 	case SL_BINARY:
 		lua_pushlstring(L, sl_col_str(c)[i].p ? sl_col_str(c)[i].p : "",
@@ -635,9 +627,7 @@ void sl_lconv_push_value(lua_State *L, const sl_col *c, int64_t i)
 		}
 		return;
 	}
-	default:
-		lua_pushnil(L);
-		return;
+	default: lua_pushnil(L); return;
 	}
 }
 
@@ -684,9 +674,7 @@ void sl_lconv_push_rows(lua_State *L, const sl_batch *b)
 			case SL_DOUBLE:
 				lua_pushnumber(L, sl_col_f64(c)[i]);
 				break;
-			default:
-				sl_lconv_push_value(L, c, i);
-				break;
+			default: sl_lconv_push_value(L, c, i); break;
 			}
 			lua_rawset(L, -3);
 			lua_pop(L, 1);
@@ -781,7 +769,8 @@ static void add_repr(lua_State *L, luaL_Buffer *b, int v)
 		lua_pushvalue(L, v);
 		luaL_addvalue(b);
 		luaL_addchar(b, '\'');
-	} else if (lua_type(L, v) == LUA_TTABLE && !luaL_getmetafield(L, v, "__name")) {
+	} else if (lua_type(L, v) == LUA_TTABLE &&
+		   !luaL_getmetafield(L, v, "__name")) {
 		lua_Integer n = (lua_Integer)lua_rawlen(L, v);
 		luaL_addchar(b, '[');
 		for (lua_Integer i = 1; i <= n; i++) {
@@ -827,11 +816,11 @@ static int l_row_tostring(lua_State *L)
 
 void sl_lconv_open(lua_State *L)
 {
-	static const luaL_Reg row_meta[] = {
-		{"__index", l_row_index}, {"__len", l_row_len},
-		{"__pairs", l_row_pairs}, {"__tostring", l_row_tostring},
-		{NULL, NULL}
-	};
+	static const luaL_Reg row_meta[] = { { "__index", l_row_index },
+					     { "__len", l_row_len },
+					     { "__pairs", l_row_pairs },
+					     { "__tostring", l_row_tostring },
+					     { NULL, NULL } };
 	luaL_newmetatable(L, SL_MT_ROW);
 	luaL_setfuncs(L, row_meta, 0);
 	lua_pop(L, 1);
@@ -851,14 +840,15 @@ void sl_lconv_open(lua_State *L)
 const char *sl_lconv_optstr(lua_State *L, int idx, char *buf, size_t size)
 {
 	switch (lua_type(L, idx)) {
-	case LUA_TSTRING:
-		return lua_tostring(L, idx);
+	case LUA_TSTRING: return lua_tostring(L, idx);
 	case LUA_TBOOLEAN:
-		snprintf(buf, size, "%s", lua_toboolean(L, idx) ? "true" : "false");
+		snprintf(buf, size, "%s",
+			 lua_toboolean(L, idx) ? "true" : "false");
 		return buf;
 	case LUA_TNUMBER:
 		if (lua_isinteger(L, idx))
-			snprintf(buf, size, "%lld", (long long)lua_tointeger(L, idx));
+			snprintf(buf, size, "%lld",
+				 (long long)lua_tointeger(L, idx));
 		else {
 			double d = lua_tonumber(L, idx);
 			if (d == floor(d) && fabs(d) < 1e15) {
@@ -873,7 +863,6 @@ const char *sl_lconv_optstr(lua_State *L, int idx, char *buf, size_t size)
 			}
 		}
 		return buf;
-	default:
-		return NULL;
+	default: return NULL;
 	}
 }

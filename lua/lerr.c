@@ -27,7 +27,8 @@ static int l_error_tostring(lua_State *L)
 		luaL_addvalue(&b);
 	else
 		lua_pop(L, 1);
-	if (lua_getfield(L, 1, "hint") == LUA_TSTRING && lua_rawlen(L, -1) > 0) {
+	if (lua_getfield(L, 1, "hint") == LUA_TSTRING &&
+	    lua_rawlen(L, -1) > 0) {
 		luaL_addstring(&b, " (");
 		luaL_addvalue(&b);
 		luaL_addstring(&b, ")");
@@ -98,17 +99,15 @@ void sl_lerr_describe(lua_State *L, int idx, char *out, size_t size)
 			snprintf(out, size, "number %lld",
 				 (long long)lua_tointeger(L, idx));
 		else
-			snprintf(out, size, "number %.14g", lua_tonumber(L, idx));
+			snprintf(out, size, "number %.14g",
+				 lua_tonumber(L, idx));
 		return;
 	case LUA_TBOOLEAN:
 		snprintf(out, size, "boolean %s",
 			 lua_toboolean(L, idx) ? "true" : "false");
 		return;
-	case LUA_TNONE:
-		snprintf(out, size, "no value");
-		return;
-	default:
-		break;
+	case LUA_TNONE: snprintf(out, size, "no value"); return;
+	default: break;
 	}
 	if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) {
 		snprintf(out, size, "%s", lua_tostring(L, -1));
@@ -139,8 +138,8 @@ void *sl_lerr_checkself(lua_State *L, const char *tname, const char *method)
 	return NULL;
 }
 
-int sl_lerr_argerror(lua_State *L, int arg, const char *method,
-		     const char *fmt, ...)
+int sl_lerr_argerror(lua_State *L, int arg, const char *method, const char *fmt,
+		     ...)
 {
 	char msg[400];
 	va_list ap;

@@ -48,8 +48,8 @@ const char *sl_lerr_checkstr(lua_State *L, int arg, const char *method,
 			     const char *what);
 /* "bad argument #arg to 'method' (msg)", with the argument number adjusted
  * for the receiver.  Never returns. */
-int sl_lerr_argerror(lua_State *L, int arg, const char *method,
-		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sl_lerr_argerror(lua_State *L, int arg, const char *method, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
 
 /* Short description of the value at idx for messages: "string 'x'",
  * "number 1.5", "boolean true", "table", "nil", "streamlab.Column". */

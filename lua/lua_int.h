@@ -21,15 +21,15 @@
 #include "session.h"
 
 #define SL_MT_DATAFRAME "streamlab.DataFrame"
-#define SL_MT_COLUMN "streamlab.Column"
-#define SL_MT_GROUPED "streamlab.GroupedData"
-#define SL_MT_READER "streamlab.DataFrameReader"
-#define SL_MT_WRITER "streamlab.DataFrameWriter"
-#define SL_MT_ROW "streamlab.Row"
-#define SL_MT_SREADER "streamlab.DataStreamReader"
-#define SL_MT_SWRITER "streamlab.DataStreamWriter"
+#define SL_MT_COLUMN    "streamlab.Column"
+#define SL_MT_GROUPED   "streamlab.GroupedData"
+#define SL_MT_READER    "streamlab.DataFrameReader"
+#define SL_MT_WRITER    "streamlab.DataFrameWriter"
+#define SL_MT_ROW       "streamlab.Row"
+#define SL_MT_SREADER   "streamlab.DataStreamReader"
+#define SL_MT_SWRITER   "streamlab.DataStreamWriter"
 #define SL_MT_MEMSTREAM "streamlab.MemoryStream"
-#define SL_MT_QUERY "streamlab.StreamingQuery"
+#define SL_MT_QUERY     "streamlab.StreamingQuery"
 
 typedef struct l_column {
 	sl_expr *e;
@@ -126,10 +126,10 @@ int sl_ljson_push(lua_State *L, const char *json);
  * batches bracket the engine call with enter/leave (no Lua error between
  * them); leave also flushes buffered console output. */
 typedef struct l_sess {
-	sl_session *s;     /* owned; freed by the registry userdata's __gc */
-	lua_State *L;      /* the thread callbacks use now */
-	lua_State *main;   /* the main thread */
-	sl_buf out;        /* console output not yet ended by a newline */
+	sl_session *s;   /* owned; freed by the registry userdata's __gc */
+	lua_State *L;    /* the thread callbacks use now */
+	lua_State *main; /* the main thread */
+	sl_buf out;      /* console output not yet ended by a newline */
 	/* awaitAnyTermination: a query terminated since resetTerminated */
 	bool any_terminated;
 	char *any_exception; /* that query's failure (malloc'd) or NULL */

@@ -52,8 +52,10 @@ static void export_file(const char *dir, const char *name, const char *text,
 			break;
 	}
 	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
-		fprintf(stderr, "streamlab: STREAMLAB_PYSPARK_DIR: cannot write "
-				"'%s': %s\n", path, strerror(errno));
+		fprintf(stderr,
+			"streamlab: STREAMLAB_PYSPARK_DIR: cannot write "
+			"'%s': %s\n",
+			path, strerror(errno));
 	}
 	if (fd >= 0)
 		close(fd);
@@ -108,7 +110,8 @@ int sl_lpyspark_query(lua_State *L)
 		return sl_lerr_raisef(L, SL_ESTATE, NULL,
 				      "toPySpark: no program for query '%s' "
 				      "(it was not started by writeStream "
-				      "start())", sl_query_id(*u));
+				      "start())",
+				      sl_query_id(*u));
 	return 1;
 }
 
@@ -119,7 +122,8 @@ int sl_lpyspark_df(lua_State *L)
 	sl_err err;
 	sl_buf out;
 	if (p == NULL)
-		return sl_lerr_argerror(L, 1, "toPySpark", "DataFrame expected");
+		return sl_lerr_argerror(L, 1, "toPySpark",
+					"DataFrame expected");
 	sl_buf_init(&out);
 	if (sl_pyspark_dataframe(p, sl_lua_session(L), &out, &err) < 0) {
 		sl_buf_release(&out);

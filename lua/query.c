@@ -40,9 +40,9 @@
 #include "query.h"
 #include "timeutil.h"
 
-#define MT_STREAMS "streamlab.StreamingQueryManager"
-#define MT_CLOCK "streamlab.Clock"
-#define REG_QUERIES "streamlab.queries"     /* weak: query address -> ud */
+#define MT_STREAMS    "streamlab.StreamingQueryManager"
+#define MT_CLOCK      "streamlab.Clock"
+#define REG_QUERIES   "streamlab.queries"   /* weak: query address -> ud */
 #define REG_LISTENERS "streamlab.listeners" /* listener table -> handle */
 
 typedef struct l_query {
@@ -289,8 +289,8 @@ static int l_query_laterows(lua_State *L)
 	sl_feed *f;
 	if (!lua_isnoneornil(L, 2)) {
 		if (!lua_isinteger(L, 2) || lua_tointeger(L, 2) < 0)
-			return sl_lerr_argerror(L, 2, "lateRows",
-						"non-negative integer expected");
+			return sl_lerr_argerror(
+			    L, 2, "lateRows", "non-negative integer expected");
 		n = lua_tointeger(L, 2);
 	}
 	lua_newtable(L);
@@ -320,8 +320,8 @@ static int l_query_laterows(lua_State *L)
 static int l_query_crash(lua_State *L)
 {
 	sl_query *q = qself(L, "crash");
-	const char *point = sl_lerr_checkstr(L, 2, "crash",
-					     "crash point (\"after-sink\")");
+	const char *point =
+	    sl_lerr_checkstr(L, 2, "crash", "crash point (\"after-sink\")");
 	sl_err err;
 	if (sl_query_crash(q, point, &err) < 0)
 		return sl_lerr_raise(L, &err);
@@ -360,23 +360,29 @@ static int l_query_checkpoint(lua_State *L)
 }
 
 static const luaL_Reg query_methods[] = {
-	{"stop", l_query_stop},
-	{"awaitTermination", l_query_awaittermination},
-	{"processAllAvailable", l_query_processallavailable},
-	{"explain", l_query_explain},
-	{"step", l_query_step},
-	{"lateRows", l_query_laterows},
-	{"toPySpark", sl_lpyspark_query},
-	{"crash", l_query_crash},
-	{"restart", l_query_restart},
-	{"checkpoint", l_query_checkpoint},
-	{NULL, NULL}
+	{ "stop", l_query_stop },
+	{ "awaitTermination", l_query_awaittermination },
+	{ "processAllAvailable", l_query_processallavailable },
+	{ "explain", l_query_explain },
+	{ "step", l_query_step },
+	{ "lateRows", l_query_laterows },
+	{ "toPySpark", sl_lpyspark_query },
+	{ "crash", l_query_crash },
+	{ "restart", l_query_restart },
+	{ "checkpoint", l_query_checkpoint },
+	{ NULL, NULL }
 };
 
-static const char *const query_fields[] = {
-	"id", "runId", "name", "isActive", "status", "lastProgress",
-	"recentProgress", "exception", "checkpointLocation", NULL
-};
+static const char *const query_fields[] = { "id",
+					    "runId",
+					    "name",
+					    "isActive",
+					    "status",
+					    "lastProgress",
+					    "recentProgress",
+					    "exception",
+					    "checkpointLocation",
+					    NULL };
 
 static int push_recent(lua_State *L, sl_query *q)
 {
@@ -541,9 +547,9 @@ static void listen_free(void *ud)
 
 static int l_streams_addlistener(lua_State *L)
 {
-	static const char *const methods[] = {"onQueryStarted",
-					      "onQueryProgress", "onQueryIdle",
-					      "onQueryTerminated"};
+	static const char *const methods[] = { "onQueryStarted",
+					       "onQueryProgress", "onQueryIdle",
+					       "onQueryTerminated" };
 	l_sess *x = sl_lsess_of(L);
 	l_listener *rec;
 	int handle;
@@ -556,7 +562,8 @@ static int l_streams_addlistener(lua_State *L)
 		if (t != LUA_TNIL && t != LUA_TFUNCTION)
 			return sl_lerr_raisef(L, SL_EINVAL, NULL,
 					      "addListener: '%s' must be a "
-					      "function", methods[i]);
+					      "function",
+					      methods[i]);
 	}
 	lua_getfield(L, LUA_REGISTRYINDEX, REG_LISTENERS);
 	lua_pushvalue(L, 1);
@@ -643,12 +650,12 @@ static int l_streams_resetterminated(lua_State *L)
 }
 
 static const luaL_Reg streams_methods[] = {
-	{"get", l_streams_get},
-	{"awaitAnyTermination", l_streams_awaitany},
-	{"resetTerminated", l_streams_resetterminated},
-	{"addListener", l_streams_addlistener},
-	{"removeListener", l_streams_removelistener},
-	{NULL, NULL}
+	{ "get", l_streams_get },
+	{ "awaitAnyTermination", l_streams_awaitany },
+	{ "resetTerminated", l_streams_resetterminated },
+	{ "addListener", l_streams_addlistener },
+	{ "removeListener", l_streams_removelistener },
+	{ NULL, NULL }
 };
 
 static int l_streams_index(lua_State *L)
@@ -698,12 +705,13 @@ static int l_clock_manual(lua_State *L)
 		size_t n;
 		const char *s = lua_tolstring(L, 1, &n);
 		if (lua_type(L, 1) != LUA_TSTRING || !sl_ts_parse(s, n, &us))
-			return sl_lerr_raisef(L, SL_EINVAL,
-					      "e.g. spark.clock:manual(\"2026-01-01 "
-					      "12:00:00\") or seconds since 1970",
-					      "clock:manual: cannot read '%s' as "
-					      "a timestamp",
-					      luaL_tolstring(L, 1, NULL));
+			return sl_lerr_raisef(
+			    L, SL_EINVAL,
+			    "e.g. spark.clock:manual(\"2026-01-01 "
+			    "12:00:00\") or seconds since 1970",
+			    "clock:manual: cannot read '%s' as "
+			    "a timestamp",
+			    luaL_tolstring(L, 1, NULL));
 	}
 	sl_clock_set_manual(c, us);
 	return 0;
@@ -729,7 +737,8 @@ static int l_clock_advance(lua_State *L)
 	if (us < 0)
 		return sl_lerr_raisef(L, SL_EINVAL, NULL,
 				      "clock:advance: time only moves forward, "
-				      "got %s", luaL_tolstring(L, 1, NULL));
+				      "got %s",
+				      luaL_tolstring(L, 1, NULL));
 	if (!sl_clock_is_manual(c))
 		return sl_lerr_raisef(L, SL_ESTATE,
 				      "call spark.clock:manual(...) first",
@@ -758,11 +767,11 @@ static int l_clock_real(lua_State *L)
 	return 0;
 }
 
-static const luaL_Reg clock_methods[] = {
-	{"manual", l_clock_manual}, {"advance", l_clock_advance},
-	{"now", l_clock_now}, {"real", l_clock_real},
-	{NULL, NULL}
-};
+static const luaL_Reg clock_methods[] = { { "manual", l_clock_manual },
+					  { "advance", l_clock_advance },
+					  { "now", l_clock_now },
+					  { "real", l_clock_real },
+					  { NULL, NULL } };
 
 static int l_clock_index(lua_State *L)
 {
@@ -782,7 +791,8 @@ static int l_clock_tostring(lua_State *L)
 	sl_clock *c = the_clock(L);
 	sl_buf b;
 	sl_buf_init(&b);
-	sl_buf_adds(&b, sl_clock_is_manual(c) ? "Clock(manual, " : "Clock(real, ");
+	sl_buf_adds(&b,
+		    sl_clock_is_manual(c) ? "Clock(manual, " : "Clock(real, ");
 	sl_ts_format(sl_clock_now(c), &b);
 	sl_buf_addc(&b, ')');
 	lua_pushstring(L, sl_buf_cstr(&b));

@@ -35,7 +35,7 @@ typedef struct l_writer {
 	sl_options opts;
 } l_writer;
 
-static const char *const formats[] = {"json", "csv", "text"};
+static const char *const formats[] = { "json", "csv", "text" };
 
 static void nomem(lua_State *L)
 {
@@ -59,10 +59,12 @@ static const char *check_format(lua_State *L, const char *method)
 	if (!sl_format_known(f)) {
 		const char *near = sl_nearest_name(f, formats, 3);
 		char hint[96];
-		snprintf(hint, sizeof hint, "did you mean '%s'?", near ? near : "");
+		snprintf(hint, sizeof hint, "did you mean '%s'?",
+			 near ? near : "");
 		sl_lerr_raisef(L, SL_EINVAL, near ? hint : NULL,
 			       "%s: unknown format '%s' (expected json, csv or "
-			       "text)", method, f);
+			       "text)",
+			       method, f);
 		return NULL;
 	}
 	return f;
@@ -93,7 +95,8 @@ void sl_lopt_setall(lua_State *L, sl_options *o, int idx, const char *method)
 		int v = lua_gettop(L);
 		if (lua_type(L, v - 1) != LUA_TSTRING)
 			sl_lerr_raisef(L, SL_EINVAL, NULL,
-				       "%s: option names must be strings", method);
+				       "%s: option names must be strings",
+				       method);
 		sl_lopt_set(L, o, v - 1, v, method);
 		lua_pop(L, 1);
 	}
@@ -169,8 +172,8 @@ static int do_load(lua_State *L, const char *fmt, const char *method)
 	if (!lua_isnoneornil(L, 2))
 		path = sl_lerr_checkstr(L, 2, method, "path");
 	else if ((path = sl_options_get(&r->opts, "path")) == NULL)
-		return sl_lerr_raisef(L, SL_EINVAL, NULL,
-				      "%s: no path given", method);
+		return sl_lerr_raisef(L, SL_EINVAL, NULL, "%s: no path given",
+				      method);
 	if (fmt == NULL)
 		fmt = r->format;
 	if (fmt == NULL)
@@ -178,12 +181,12 @@ static int do_load(lua_State *L, const char *fmt, const char *method)
 				      "call :format(\"json\") first, or use "
 				      ":json(path), :csv(path), :text(path)",
 				      "%s: no format given (expected json, csv "
-				      "or text)", method);
+				      "or text)",
+				      method);
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
-	return sl_ldf_finish(L, ud,
-			     sl_plan_read(fmt, path, r->schema, &r->opts, &err),
-			     &err);
+	return sl_ldf_finish(
+	    L, ud, sl_plan_read(fmt, path, r->schema, &r->opts, &err), &err);
 }
 
 /* json(path, {opts}) / csv(path, {opts}): keyword options first. */
@@ -195,14 +198,16 @@ static int shorthand(lua_State *L, const char *fmt)
 		while (lua_next(L, 3) != 0) {
 			int v = lua_gettop(L);
 			if (lua_type(L, v - 1) != LUA_TSTRING)
-				return sl_lerr_raisef(L, SL_EINVAL, NULL,
-						      "%s: option names must be "
-						      "strings", fmt);
+				return sl_lerr_raisef(
+				    L, SL_EINVAL, NULL,
+				    "%s: option names must be "
+				    "strings",
+				    fmt);
 			if (strcmp(lua_tostring(L, v - 1), "schema") == 0) {
 				sl_err err;
 				sl_type *t = sl_type_parse_ddl(
-					sl_lerr_checkstr(L, v, fmt, "DDL string"),
-					&err);
+				    sl_lerr_checkstr(L, v, fmt, "DDL string"),
+				    &err);
 				if (t == NULL)
 					return sl_lerr_raise(L, &err);
 				sl_type_free(r->schema);
@@ -217,10 +222,22 @@ static int shorthand(lua_State *L, const char *fmt)
 	return do_load(L, fmt, fmt);
 }
 
-static int l_reader_load(lua_State *L) { return do_load(L, NULL, "load"); }
-static int l_reader_json(lua_State *L) { return shorthand(L, "json"); }
-static int l_reader_csv(lua_State *L) { return shorthand(L, "csv"); }
-static int l_reader_text(lua_State *L) { return shorthand(L, "text"); }
+static int l_reader_load(lua_State *L)
+{
+	return do_load(L, NULL, "load");
+}
+static int l_reader_json(lua_State *L)
+{
+	return shorthand(L, "json");
+}
+static int l_reader_csv(lua_State *L)
+{
+	return shorthand(L, "csv");
+}
+static int l_reader_text(lua_State *L)
+{
+	return shorthand(L, "text");
+}
 
 static int l_reader_tostring(lua_State *L)
 {
@@ -240,13 +257,15 @@ static int l_reader_tostring(lua_State *L)
 	return 1;
 }
 
-static const luaL_Reg reader_methods[] = {
-	{"format", l_reader_format}, {"option", l_reader_option},
-	{"options", l_reader_options}, {"schema", l_reader_schema},
-	{"load", l_reader_load}, {"json", l_reader_json},
-	{"csv", l_reader_csv}, {"text", l_reader_text},
-	{NULL, NULL}
-};
+static const luaL_Reg reader_methods[] = { { "format", l_reader_format },
+					   { "option", l_reader_option },
+					   { "options", l_reader_options },
+					   { "schema", l_reader_schema },
+					   { "load", l_reader_load },
+					   { "json", l_reader_json },
+					   { "csv", l_reader_csv },
+					   { "text", l_reader_text },
+					   { NULL, NULL } };
 
 /* ---- DataFrameWriter ---- */
 
@@ -284,8 +303,8 @@ static int l_writer_format(lua_State *L)
 
 static int l_writer_mode(lua_State *L)
 {
-	static const char *const modes[] = {"error", "errorifexists",
-					    "overwrite", "append", "ignore"};
+	static const char *const modes[] = { "error", "errorifexists",
+					     "overwrite", "append", "ignore" };
 	l_writer *w = sl_lerr_checkself(L, SL_MT_WRITER, "mode");
 	const char *m = sl_lerr_checkstr(L, 2, "mode", "save mode");
 	int i;
@@ -295,11 +314,13 @@ static int l_writer_mode(lua_State *L)
 	if (i == 5) {
 		const char *near = sl_nearest_name(m, modes, 5);
 		char hint[64];
-		snprintf(hint, sizeof hint, "did you mean '%s'?", near ? near : "");
+		snprintf(hint, sizeof hint, "did you mean '%s'?",
+			 near ? near : "");
 		return sl_lerr_raisef(L, SL_EINVAL, near ? hint : NULL,
 				      "mode: unknown save mode '%s' (expected "
 				      "error, errorifexists, overwrite, append "
-				      "or ignore)", m);
+				      "or ignore)",
+				      m);
 	}
 	set_str(L, &w->mode, modes[i]);
 	lua_settop(L, 1);
@@ -356,16 +377,29 @@ static int do_save(lua_State *L, const char *fmt, const char *method)
 				      "call :format(\"json\") first, or use "
 				      ":json(path), :csv(path)",
 				      "%s: no format given (expected json, csv "
-				      "or text)", method);
+				      "or text)",
+				      method);
 	if (sl_plan_write(w->p, fmt, path, w->mode, &w->opts, &err) < 0)
 		return sl_lerr_raise(L, &err);
 	return 0;
 }
 
-static int l_writer_save(lua_State *L) { return do_save(L, NULL, "save"); }
-static int l_writer_json(lua_State *L) { return do_save(L, "json", "json"); }
-static int l_writer_csv(lua_State *L) { return do_save(L, "csv", "csv"); }
-static int l_writer_text(lua_State *L) { return do_save(L, "text", "text"); }
+static int l_writer_save(lua_State *L)
+{
+	return do_save(L, NULL, "save");
+}
+static int l_writer_json(lua_State *L)
+{
+	return do_save(L, "json", "json");
+}
+static int l_writer_csv(lua_State *L)
+{
+	return do_save(L, "csv", "csv");
+}
+static int l_writer_text(lua_State *L)
+{
+	return do_save(L, "text", "text");
+}
 
 static int l_writer_tostring(lua_State *L)
 {
@@ -376,13 +410,15 @@ static int l_writer_tostring(lua_State *L)
 	return 1;
 }
 
-static const luaL_Reg writer_methods[] = {
-	{"format", l_writer_format}, {"mode", l_writer_mode},
-	{"option", l_writer_option}, {"options", l_writer_options},
-	{"save", l_writer_save}, {"json", l_writer_json},
-	{"csv", l_writer_csv}, {"text", l_writer_text},
-	{NULL, NULL}
-};
+static const luaL_Reg writer_methods[] = { { "format", l_writer_format },
+					   { "mode", l_writer_mode },
+					   { "option", l_writer_option },
+					   { "options", l_writer_options },
+					   { "save", l_writer_save },
+					   { "json", l_writer_json },
+					   { "csv", l_writer_csv },
+					   { "text", l_writer_text },
+					   { NULL, NULL } };
 
 /* __index: methods, else "DataFrameReader has no method 'x'". */
 static int l_builder_index(lua_State *L)

@@ -40,8 +40,8 @@
 #include "lua_int.h"
 #include "query.h"
 
-#define MT_SESSION "streamlab.SparkSession"
-#define MT_CONF "streamlab.RuntimeConfig"
+#define MT_SESSION  "streamlab.SparkSession"
+#define MT_CONF     "streamlab.RuntimeConfig"
 #define MT_SESSHOLD "streamlab.EngineSession"
 
 /* Registry key (its address) of the l_sess userdata. */
@@ -172,14 +172,15 @@ typedef struct confkey {
 } confkey;
 
 static const confkey known_conf[] = {
-	{"spark.sql.streaming.multipleWatermarkPolicy", "min", "policy"},
-	{"spark.sql.streaming.noDataMicroBatches.enabled", "true", "bool"},
-	{"spark.sql.streaming.statefulOperator.allowMultiple", "true", "bool"},
-	{"spark.sql.streaming.minBatchesToRetain", "100", "int"},
-	{"spark.sql.session.timeZone", "UTC", "string"},
-	{"spark.sql.shuffle.partitions", "200", "int"},
-	{"spark.sql.caseSensitive", "false", "bool"},
-	{NULL, NULL, NULL}
+	{ "spark.sql.streaming.multipleWatermarkPolicy", "min", "policy" },
+	{ "spark.sql.streaming.noDataMicroBatches.enabled", "true", "bool" },
+	{ "spark.sql.streaming.statefulOperator.allowMultiple", "true",
+	  "bool" },
+	{ "spark.sql.streaming.minBatchesToRetain", "100", "int" },
+	{ "spark.sql.session.timeZone", "UTC", "string" },
+	{ "spark.sql.shuffle.partitions", "200", "int" },
+	{ "spark.sql.caseSensitive", "false", "bool" },
+	{ NULL, NULL, NULL }
 };
 
 static const confkey *find_conf(const char *k)
@@ -211,27 +212,29 @@ static void check_conf_value(lua_State *L, const confkey *c, const char *v)
 		long long n = strtoll(v, &end, 10);
 		if (*v == '\0' || *end != '\0' || n < 0)
 			sl_lerr_raisef(L, SL_EINVAL, NULL,
-				       "%s should be int, but was %s", c->key, v);
+				       "%s should be int, but was %s", c->key,
+				       v);
 	}
 	if (strcmp(c->key, "spark.sql.session.timeZone") == 0 &&
 	    strcmp(v, "UTC") != 0)
-		sl_lerr_raisef(L, SL_EINVAL,
-			       "streamlab keeps all timestamps in UTC",
-			       "%s: only 'UTC' is supported, got '%s'", c->key,
-			       v);
+		sl_lerr_raisef(
+		    L, SL_EINVAL, "streamlab keeps all timestamps in UTC",
+		    "%s: only 'UTC' is supported, got '%s'", c->key, v);
 }
 
 /* The receiver must be spark.conf: a '.' call gets the ':' hint. */
 static void check_conf(lua_State *L, const char *method)
 {
-	if (lua_istable(L, 1) && luaL_getmetafield(L, 1, "__name") == LUA_TSTRING &&
+	if (lua_istable(L, 1) &&
+	    luaL_getmetafield(L, 1, "__name") == LUA_TSTRING &&
 	    strcmp(lua_tostring(L, -1), MT_CONF) == 0) {
 		lua_pop(L, 1);
 		return;
 	}
 	luaL_where(L, 1);
 	lua_pushfstring(L,
-			"bad argument #1 to '%s' (" MT_CONF " expected, got %s; "
+			"bad argument #1 to '%s' (" MT_CONF
+			" expected, got %s; "
 			"use ':' not '.' to call methods)",
 			method, luaL_typename(L, 1));
 	lua_concat(L, 2);
@@ -249,7 +252,8 @@ static int l_conf_set(lua_State *L)
 		sl_lerr_describe(L, 3, got, sizeof got);
 		return sl_lerr_argerror(L, 3, "set",
 					"string, number or boolean expected, "
-					"got %s", got);
+					"got %s",
+					got);
 	}
 	check_conf_value(L, find_conf(k), v);
 	{
@@ -282,7 +286,8 @@ static int l_conf_get(lua_State *L)
 	}
 	return sl_lerr_raisef(L, SL_EINVAL, NULL,
 			      "[SQL_CONF_NOT_FOUND] The SQL config \"%s\" "
-			      "cannot be found", k);
+			      "cannot be found",
+			      k);
 }
 
 static int l_conf_unset(lua_State *L)
@@ -302,10 +307,10 @@ static int l_conf_tostring(lua_State *L)
 
 static void push_conf(lua_State *L)
 {
-	static const luaL_Reg conf_methods[] = {
-		{"set", l_conf_set}, {"get", l_conf_get},
-		{"unset", l_conf_unset}, {NULL, NULL}
-	};
+	static const luaL_Reg conf_methods[] = { { "set", l_conf_set },
+						 { "get", l_conf_get },
+						 { "unset", l_conf_unset },
+						 { NULL, NULL } };
 	lua_newtable(L);
 	if (luaL_newmetatable(L, MT_CONF)) {
 		luaL_newlib(L, conf_methods);
@@ -319,7 +324,7 @@ static void push_conf(lua_State *L)
 /* ---- the spark table ---- */
 
 static const char *const spark_fields[] = {
-	"read", "readStream", "conf", "createDataFrame", "table", "streams",
+	"read",  "readStream",   "conf", "createDataFrame", "table", "streams",
 	"clock", "memoryStream", NULL
 };
 
@@ -424,7 +429,8 @@ sl_session *sl_lua_session(lua_State *L)
 {
 	l_sess *x = sl_lsess_of(L);
 	if (x == NULL || x->s == NULL)
-		sl_lerr_raisef(L, SL_ESTATE, NULL, "spark: the session is closed");
+		sl_lerr_raisef(L, SL_ESTATE, NULL,
+			       "spark: the session is closed");
 	return x->s;
 }
 

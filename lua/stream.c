@@ -127,9 +127,8 @@ static void reader_schema(lua_State *L, l_sreader *r, int idx,
 			  const char *method)
 {
 	sl_err err;
-	sl_type *t = sl_type_parse_ddl(sl_lerr_checkstr(L, idx, method,
-							"DDL string"),
-				       &err);
+	sl_type *t = sl_type_parse_ddl(
+	    sl_lerr_checkstr(L, idx, method, "DDL string"), &err);
 	if (t == NULL)
 		sl_lerr_raise(L, &err);
 	sl_type_free(r->schema);
@@ -162,13 +161,13 @@ static int sreader_load(lua_State *L, const char *fmt, const char *method)
 				      "call :format(\"rate\") first, or use "
 				      ":json(path), :csv(path), :text(path)",
 				      "%s: no format given (expected rate, "
-				      "socket, json, csv or text)", method);
+				      "socket, json, csv or text)",
+				      method);
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
-	return finish_stream(L, ud,
-			     sl_source_desc_new(fmt, path, r->schema, &r->opts,
-						&err),
-			     &err);
+	return finish_stream(
+	    L, ud, sl_source_desc_new(fmt, path, r->schema, &r->opts, &err),
+	    &err);
 }
 
 /* json(path, {opts}) etc.: keyword options (schema included) first. */
@@ -180,9 +179,11 @@ static int sreader_shorthand(lua_State *L, const char *fmt)
 		while (lua_next(L, 3) != 0) {
 			int v = lua_gettop(L);
 			if (lua_type(L, v - 1) != LUA_TSTRING)
-				return sl_lerr_raisef(L, SL_EINVAL, NULL,
-						      "%s: option names must be "
-						      "strings", fmt);
+				return sl_lerr_raisef(
+				    L, SL_EINVAL, NULL,
+				    "%s: option names must be "
+				    "strings",
+				    fmt);
 			if (strcmp(lua_tostring(L, v - 1), "schema") == 0)
 				reader_schema(L, r, v, fmt);
 			else
@@ -196,10 +197,22 @@ static int sreader_shorthand(lua_State *L, const char *fmt)
 	return sreader_load(L, fmt, fmt);
 }
 
-static int l_sreader_load(lua_State *L) { return sreader_load(L, NULL, "load"); }
-static int l_sreader_json(lua_State *L) { return sreader_shorthand(L, "json"); }
-static int l_sreader_csv(lua_State *L) { return sreader_shorthand(L, "csv"); }
-static int l_sreader_text(lua_State *L) { return sreader_shorthand(L, "text"); }
+static int l_sreader_load(lua_State *L)
+{
+	return sreader_load(L, NULL, "load");
+}
+static int l_sreader_json(lua_State *L)
+{
+	return sreader_shorthand(L, "json");
+}
+static int l_sreader_csv(lua_State *L)
+{
+	return sreader_shorthand(L, "csv");
+}
+static int l_sreader_text(lua_State *L)
+{
+	return sreader_shorthand(L, "text");
+}
 
 static int l_sreader_tostring(lua_State *L)
 {
@@ -219,13 +232,15 @@ static int l_sreader_tostring(lua_State *L)
 	return 1;
 }
 
-static const luaL_Reg sreader_methods[] = {
-	{"format", l_sreader_format}, {"option", l_sreader_option},
-	{"options", l_sreader_options}, {"schema", l_sreader_schema},
-	{"load", l_sreader_load}, {"json", l_sreader_json},
-	{"csv", l_sreader_csv}, {"text", l_sreader_text},
-	{NULL, NULL}
-};
+static const luaL_Reg sreader_methods[] = { { "format", l_sreader_format },
+					    { "option", l_sreader_option },
+					    { "options", l_sreader_options },
+					    { "schema", l_sreader_schema },
+					    { "load", l_sreader_load },
+					    { "json", l_sreader_json },
+					    { "csv", l_sreader_csv },
+					    { "text", l_sreader_text },
+					    { NULL, NULL } };
 
 /* ---- foreachBatch: the sink callback ---- */
 
@@ -344,8 +359,8 @@ void sl_lswriter_push(lua_State *L, sl_plan *p)
 
 static int l_swriter_format(lua_State *L)
 {
-	static const char *const sinks[] = {"console", "memory", "json", "csv",
-					    "noop"};
+	static const char *const sinks[] = { "console", "memory", "json", "csv",
+					     "noop" };
 	l_swriter *w = sl_lerr_checkself(L, SL_MT_SWRITER, "format");
 	const char *f = sl_lerr_checkstr(L, 2, "format", "format name");
 	if (!sl_sink_known(f)) {
@@ -355,7 +370,8 @@ static int l_swriter_format(lua_State *L)
 			 near ? near : "");
 		return sl_lerr_raisef(L, SL_EINVAL, near ? hint : NULL,
 				      "unknown sink format '%s' (expected "
-				      "console, memory, json, csv, noop)", f);
+				      "console, memory, json, csv, noop)",
+				      f);
 	}
 	set_str(L, &w->format, f);
 	lua_settop(L, 1);
@@ -397,7 +413,8 @@ static int l_swriter_queryname(lua_State *L)
 		return sl_lerr_raisef(L, SL_EINVAL, NULL,
 				      "[VALUE_NOT_NON_EMPTY_STR] Value for "
 				      "`queryName` must be a non empty string, "
-				      "got '%s'.", n);
+				      "got '%s'.",
+				      n);
 	set_str(L, &w->name, n);
 	lua_settop(L, 1);
 	return 1;
@@ -407,8 +424,8 @@ static int l_swriter_queryname(lua_State *L)
  * PySpark 3.5's checks and messages. */
 static int l_swriter_trigger(lua_State *L)
 {
-	static const char *const kinds[] = {"processingTime", "once",
-					    "continuous", "availableNow"};
+	static const char *const kinds[] = { "processingTime", "once",
+					     "continuous", "availableNow" };
 	l_swriter *w = sl_lerr_checkself(L, SL_MT_SWRITER, "trigger");
 	int given = 0, which = -1;
 	char got[96];
@@ -416,13 +433,14 @@ static int l_swriter_trigger(lua_State *L)
 		sl_lerr_describe(L, 2, got, sizeof got);
 		return sl_lerr_argerror(L, 2, "trigger",
 					"table expected (e.g. {processingTime="
-					"\"1 minute\"}), got %s", got);
+					"\"1 minute\"}), got %s",
+					got);
 	}
 	lua_settop(L, 2);
 	lua_pushnil(L);
 	while (lua_next(L, 2) != 0) {
-		const char *k = lua_type(L, -2) == LUA_TSTRING
-				    ? lua_tostring(L, -2) : "?";
+		const char *k =
+		    lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
 		int i;
 		lua_pop(L, 1);
 		for (i = 0; i < 4; i++)
@@ -436,7 +454,8 @@ static int l_swriter_trigger(lua_State *L)
 			return sl_lerr_raisef(L, SL_EINVAL, near ? hint : NULL,
 					      "trigger: unknown trigger '%s' "
 					      "(expected processingTime, once "
-					      "or availableNow)", k);
+					      "or availableNow)",
+					      k);
 		}
 		given++;
 		which = i;
@@ -451,36 +470,38 @@ static int l_swriter_trigger(lua_State *L)
 		const char *s = lua_tostring(L, -1);
 		int64_t us;
 		sl_err err;
-		if (lua_type(L, -1) != LUA_TSTRING || s[strspn(s, " \t")] == '\0')
-			return sl_lerr_raisef(L, SL_EINVAL, NULL,
-					      "[VALUE_NOT_NON_EMPTY_STR] Value "
-					      "for `processingTime` must be a "
-					      "non empty string, got '%s'.",
-					      lua_type(L, -1) == LUA_TSTRING
-						  ? s : got);
+		if (lua_type(L, -1) != LUA_TSTRING ||
+		    s[strspn(s, " \t")] == '\0')
+			return sl_lerr_raisef(
+			    L, SL_EINVAL, NULL,
+			    "[VALUE_NOT_NON_EMPTY_STR] Value "
+			    "for `processingTime` must be a "
+			    "non empty string, got '%s'.",
+			    lua_type(L, -1) == LUA_TSTRING ? s : got);
 		if (sl_duration_parse(s, &us, &err) < 0)
 			return sl_lerr_raise(L, &err);
 		if (us < 0)
 			return sl_lerr_raisef(L, SL_EINVAL, NULL,
 					      "Interval value must be "
-					      "non-negative, got '%s'", s);
+					      "non-negative, got '%s'",
+					      s);
 		w->trigger.kind = SL_TRIGGER_PROCESSING;
 		w->trigger.interval_us = us;
 	} else if (which == 2) {
-		return sl_lerr_raisef(L, SL_EINVAL,
-				      "use processingTime, once or availableNow",
-				      "trigger: continuous processing is not "
-				      "supported by streamlab");
+		return sl_lerr_raisef(
+		    L, SL_EINVAL, "use processingTime, once or availableNow",
+		    "trigger: continuous processing is not "
+		    "supported by streamlab");
 	} else {
 		if (lua_type(L, -1) != LUA_TBOOLEAN || !lua_toboolean(L, -1))
-			return sl_lerr_raisef(L, SL_EINVAL, NULL,
-					      "[VALUE_NOT_TRUE] Value for `%s` "
-					      "must be True, got '%s'.",
-					      kinds[which],
-					      lua_type(L, -1) == LUA_TBOOLEAN
-						  ? "False" : got);
-		w->trigger.kind = which == 1 ? SL_TRIGGER_ONCE
-					     : SL_TRIGGER_AVAILABLE_NOW;
+			return sl_lerr_raisef(
+			    L, SL_EINVAL, NULL,
+			    "[VALUE_NOT_TRUE] Value for `%s` "
+			    "must be True, got '%s'.",
+			    kinds[which],
+			    lua_type(L, -1) == LUA_TBOOLEAN ? "False" : got);
+		w->trigger.kind =
+		    which == 1 ? SL_TRIGGER_ONCE : SL_TRIGGER_AVAILABLE_NOW;
 		w->trigger.interval_us = 0;
 	}
 	lua_settop(L, 1);
@@ -493,9 +514,9 @@ static int l_swriter_foreachbatch(lua_State *L)
 	char got[96];
 	if (lua_type(L, 2) != LUA_TFUNCTION) {
 		sl_lerr_describe(L, 2, got, sizeof got);
-		return sl_lerr_argerror(L, 2, "foreachBatch",
-					"function(df, batchId) expected, got %s",
-					got);
+		return sl_lerr_argerror(
+		    L, 2, "foreachBatch",
+		    "function(df, batchId) expected, got %s", got);
 	}
 	lua_settop(L, 2);
 	luaL_unref(L, LUA_REGISTRYINDEX, w->fe_ref);
@@ -537,11 +558,12 @@ static int l_swriter_start(lua_State *L)
 	}
 	lua_settop(L, 1);
 	if (w->format == NULL && w->fe_ref == LUA_NOREF)
-		return sl_lerr_raisef(L, SL_EINVAL,
-				      "call :format(\"console\") or "
-				      ":foreachBatch(fn) first",
-				      "start: no sink given (expected console, "
-				      "memory, json, csv, noop or foreachBatch)");
+		return sl_lerr_raisef(
+		    L, SL_EINVAL,
+		    "call :format(\"console\") or "
+		    ":foreachBatch(fn) first",
+		    "start: no sink given (expected console, "
+		    "memory, json, csv, noop or foreachBatch)");
 	memset(&o, 0, sizeof o);
 	o.name = w->name;
 	o.mode = w->mode;
@@ -573,18 +595,22 @@ static int l_swriter_tostring(lua_State *L)
 	l_swriter *w = luaL_checkudata(L, 1, SL_MT_SWRITER);
 	lua_pushfstring(L, "DataStreamWriter(format=%s, outputMode=%s)",
 			w->fe_ref != LUA_NOREF ? "foreachBatch"
-			: w->format	       ? w->format
+			: w->format            ? w->format
 					       : "?",
 			sl_outmode_name(w->mode));
 	return 1;
 }
 
 static const luaL_Reg swriter_methods[] = {
-	{"format", l_swriter_format}, {"outputMode", l_swriter_outputmode},
-	{"option", l_swriter_option}, {"options", l_swriter_options},
-	{"queryName", l_swriter_queryname}, {"trigger", l_swriter_trigger},
-	{"foreachBatch", l_swriter_foreachbatch}, {"start", l_swriter_start},
-	{NULL, NULL}
+	{ "format", l_swriter_format },
+	{ "outputMode", l_swriter_outputmode },
+	{ "option", l_swriter_option },
+	{ "options", l_swriter_options },
+	{ "queryName", l_swriter_queryname },
+	{ "trigger", l_swriter_trigger },
+	{ "foreachBatch", l_swriter_foreachbatch },
+	{ "start", l_swriter_start },
+	{ NULL, NULL }
 };
 
 /* ---- MemoryStream ---- */
@@ -599,8 +625,8 @@ static int l_memstream_gc(lua_State *L)
 
 int sl_lmemstream_new(lua_State *L)
 {
-	const char *ddl = sl_lerr_checkstr(L, 1, "memoryStream",
-					   "schema DDL string");
+	const char *ddl =
+	    sl_lerr_checkstr(L, 1, "memoryStream", "schema DDL string");
 	l_memstream *u;
 	sl_type *t;
 	sl_err err;
@@ -684,10 +710,10 @@ static int l_memstream_tostring(lua_State *L)
 	return 1;
 }
 
-static const luaL_Reg memstream_methods[] = {
-	{"addData", l_memstream_adddata}, {"toDF", l_memstream_todf},
-	{NULL, NULL}
-};
+static const luaL_Reg memstream_methods[] = { { "addData",
+						l_memstream_adddata },
+					      { "toDF", l_memstream_todf },
+					      { NULL, NULL } };
 
 /* ---- metatables ---- */
 
@@ -703,7 +729,7 @@ static int l_builder_index(lua_State *L)
 		return 1;
 	lua_getfield(L, -3, "__name");
 	what = lua_tostring(L, -1);
-	reg = strcmp(what, SL_MT_SREADER) == 0	  ? sreader_methods
+	reg = strcmp(what, SL_MT_SREADER) == 0   ? sreader_methods
 	      : strcmp(what, SL_MT_SWRITER) == 0 ? swriter_methods
 						 : memstream_methods;
 	for (; reg->name; reg++)

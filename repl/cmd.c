@@ -46,30 +46,33 @@ static int cmd_pyspark(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
-	{":help", "[topic]", "this help; topics: keys, views, or a Lua name",
-	 cmd_help},
-	{":lessons", "", "list the lessons", cmd_lessons},
-	{":lesson", "N", "run lesson N", cmd_lesson},
-	{":load", "FILE", "run a Lua file in this session", cmd_load},
-	{":queries", "", "the streaming queries, * marks the focused one",
-	 cmd_queries},
-	{":focus", "Q", "focus query Q (number, name or id prefix)", cmd_focus},
-	{":step", "", "run one micro-batch of the focused query", cmd_step},
-	{":tick", "DURATION", "advance the manual clock, e.g. :tick 10 seconds",
-	 cmd_tick},
-	{":crash", "POINT", "crash the focused query at POINT (after-sink, ...)",
-	 cmd_crash},
-	{":restart", "", "restart the crashed query from its checkpoint",
-	 cmd_restart},
-	{":view", "NAME", "main, scatter, state or kafka (or F2..F5)", cmd_view},
-	{":pyspark", "", "the focused query as a PySpark program (for Spark)",
-	 cmd_pyspark},
-	{":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
-	 cmd_quit},
+	{ ":help", "[topic]", "this help; topics: keys, views, or a Lua name",
+	  cmd_help },
+	{ ":lessons", "", "list the lessons", cmd_lessons },
+	{ ":lesson", "N", "run lesson N", cmd_lesson },
+	{ ":load", "FILE", "run a Lua file in this session", cmd_load },
+	{ ":queries", "", "the streaming queries, * marks the focused one",
+	  cmd_queries },
+	{ ":focus", "Q", "focus query Q (number, name or id prefix)",
+	  cmd_focus },
+	{ ":step", "", "run one micro-batch of the focused query", cmd_step },
+	{ ":tick", "DURATION",
+	  "advance the manual clock, e.g. :tick 10 seconds", cmd_tick },
+	{ ":crash", "POINT",
+	  "crash the focused query at POINT (after-sink, ...)", cmd_crash },
+	{ ":restart", "", "restart the crashed query from its checkpoint",
+	  cmd_restart },
+	{ ":view", "NAME", "main, scatter, state or kafka (or F2..F5)",
+	  cmd_view },
+	{ ":pyspark", "", "the focused query as a PySpark program (for Spark)",
+	  cmd_pyspark },
+	{ ":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
+	  cmd_quit },
 };
 #define CMD_COUNT ((int)(sizeof cmd_table / sizeof cmd_table[0]))
 
-const char *const sl_cmd_views[] = {"main", "scatter", "state", "kafka", NULL};
+const char *const sl_cmd_views[] = { "main", "scatter", "state", "kafka",
+				     NULL };
 
 static const sl_cmd_screen *screen;
 
@@ -116,9 +119,10 @@ static void lua_quote(sl_buf *b, const char *s)
 /* Run chunk through the console as the command's Lua. */
 static int run_lua(sl_console *c, sl_buf *chunk)
 {
-	int st = sl_buf_failed(chunk)
-		     ? SL_CONSOLE_ERROR
-		     : sl_console_eval_chunk(c, sl_buf_cstr(chunk), "=(command)");
+	int st =
+	    sl_buf_failed(chunk)
+		? SL_CONSOLE_ERROR
+		: sl_console_eval_chunk(c, sl_buf_cstr(chunk), "=(command)");
 	sl_buf_release(chunk);
 	if (st == SL_CONSOLE_EXIT)
 		return SL_CMD_QUIT;
@@ -333,8 +337,8 @@ static int cmd_queries(sl_console *c, const char *args)
 static int cmd_focus(sl_console *c, const char *args)
 {
 	if (screen == NULL || screen->focus == NULL)
-		return fail(c, "error: :focus works in the workbench screen%s\n",
-			    "");
+		return fail(
+		    c, "error: :focus works in the workbench screen%s\n", "");
 	if (!screen->focus(screen->ud, args))
 		return fail(c, "error: no query '%s' (try :queries)\n", args);
 	return SL_CMD_OK;
@@ -347,19 +351,19 @@ static bool query_prologue(sl_console *c, sl_buf *b, const char *cmd)
 	const char *id = focus_id(c);
 
 	if (id == NULL) {
-		fail(c, "error: %s: no query to act on (start one with "
-			"writeStream...start())\n",
+		fail(c,
+		     "error: %s: no query to act on (start one with "
+		     "writeStream...start())\n",
 		     cmd);
 		return false;
 	}
 	sl_buf_init(b);
-	sl_buf_adds(b,
-		    "local W = package.loaded['streamlab.workbench'] or "
-		    "{queries = {}}\n"
-		    "package.loaded['streamlab.workbench'] = W\n"
-		    "for _, a in ipairs(spark.streams.active) do "
-		    "W.queries[a.id] = a end\n"
-		    "local q = W.queries[");
+	sl_buf_adds(b, "local W = package.loaded['streamlab.workbench'] or "
+		       "{queries = {}}\n"
+		       "package.loaded['streamlab.workbench'] = W\n"
+		       "for _, a in ipairs(spark.streams.active) do "
+		       "W.queries[a.id] = a end\n"
+		       "local q = W.queries[");
 	lua_quote(b, id);
 	sl_buf_adds(b, "]\nif q == nil then error('no query with id ' .. ");
 	lua_quote(b, id);
@@ -394,23 +398,24 @@ static int cmd_tick(sl_console *c, const char *args)
 }
 
 /* Has the StreamingQuery binding got this method yet? */
-#define METHOD_CHECK \
-    "local ok, f = pcall(function() return q.%s end)\n" \
-    "if not ok or type(f) ~= 'function' then\n" \
-    "  print(':%s: not available yet (q:%s comes with the checkpoint " \
-    "milestone)')\n" \
-    "  return\n" \
-    "end\n"
+#define METHOD_CHECK                                                           \
+	"local ok, f = pcall(function() return q.%s end)\n"                    \
+	"if not ok or type(f) ~= 'function' then\n"                            \
+	"  print(':%s: not available yet (q:%s comes with the checkpoint "     \
+	"milestone)')\n"                                                       \
+	"  return\n"                                                           \
+	"end\n"
 
 static int cmd_crash(sl_console *c, const char *args)
 {
 	sl_buf b;
 
 	if (args[0] == '\0')
-		return fail(c, "error: :crash needs a POINT%s\n",
-			    " (after-offsets, mid-state, after-state, mid-sink, "
-			    "after-sink, before-commit, mid-commit, "
-			    "after-commit)");
+		return fail(
+		    c, "error: :crash needs a POINT%s\n",
+		    " (after-offsets, mid-state, after-state, mid-sink, "
+		    "after-sink, before-commit, mid-commit, "
+		    "after-commit)");
 	if (!query_prologue(c, &b, ":crash"))
 		return SL_CMD_ERROR;
 	sl_buf_printf(&b, METHOD_CHECK, "crash", "crash", "crash");
@@ -525,7 +530,8 @@ int sl_cmd_run(sl_console *c, const char *line)
 	line += strspn(line, " \t");
 	/* arguments without trailing blanks */
 	snprintf(args, sizeof args, "%s", line);
-	for (n = strlen(args); n > 0 && (args[n - 1] == ' ' || args[n - 1] == '\t');)
+	for (n = strlen(args);
+	     n > 0 && (args[n - 1] == ' ' || args[n - 1] == '\t');)
 		args[--n] = '\0';
 	return found->fn(c, args);
 }

@@ -141,8 +141,8 @@ void sl_model_hms(int64_t us, char *out, size_t n)
 		snprintf(out, n, "-");
 		return;
 	}
-	snprintf(out, n, "%02d:%02d:%02d", (int)(s / 3600),
-		 (int)(s / 60 % 60), (int)(s % 60));
+	snprintf(out, n, "%02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60),
+		 (int)(s % 60));
 }
 
 int64_t sl_model_parse_time(const char *s)
@@ -296,9 +296,9 @@ bool sl_model_refresh(sl_model *m, sl_session *s)
 			q->exception = strndup(exc, k);
 		}
 		changed |= model_feed_read(m, q, sl_query_feed(eq));
-		set_str(&q->status,
-			active ? model_status_message(eq) : q->failed ? "failed"
-								      : "stopped");
+		set_str(&q->status, active      ? model_status_message(eq)
+				    : q->failed ? "failed"
+						: "stopped");
 	}
 	return changed;
 }
@@ -351,8 +351,8 @@ int sl_model_out_count(const sl_model *m)
 
 const char *sl_model_out_line(const sl_model *m, int i, bool *err)
 {
-	int start = (m->out_head - m->out_n + MODEL_OUT_LINES) %
-		    MODEL_OUT_LINES;
+	int start =
+	    (m->out_head - m->out_n + MODEL_OUT_LINES) % MODEL_OUT_LINES;
 
 	if (i == m->out_n && m->partial.len > 0) {
 		*err = m->partial_stream == 2;

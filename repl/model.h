@@ -30,16 +30,16 @@
 #include "session.h"
 
 #define MODEL_MAX_QUERIES 16
-#define MODEL_MAX_ROWS 256    /* window/state rows per query */
-#define MODEL_MAX_LATE 128    /* late and bad rows kept per query */
-#define MODEL_MAX_BATCHES 256 /* checkpoint timeline entries */
-#define MODEL_MAX_SRC 4       /* sources shown per batch */
-#define MODEL_MAX_LANES 16    /* Kafka partitions */
-#define MODEL_NONE INT64_MIN  /* "no value" for times and ids */
+#define MODEL_MAX_ROWS    256       /* window/state rows per query */
+#define MODEL_MAX_LATE    128       /* late and bad rows kept per query */
+#define MODEL_MAX_BATCHES 256       /* checkpoint timeline entries */
+#define MODEL_MAX_SRC     4         /* sources shown per batch */
+#define MODEL_MAX_LANES   16        /* Kafka partitions */
+#define MODEL_NONE        INT64_MIN /* "no value" for times and ids */
 
 typedef struct model_row {
-	char *window;      /* "12:00:00-12:10:00", or "" for keys without one */
-	char *key;         /* the rest of the key */
+	char *window; /* "12:00:00-12:10:00", or "" for keys without one */
+	char *key;    /* the rest of the key */
 	char *value;
 	char state[12];    /* OPEN, UPDATED, EMITTED, EVICTED */
 	int64_t batch;     /* batch of the last change */
@@ -56,60 +56,60 @@ typedef struct model_wlate {
 
 typedef struct model_late {
 	int64_t batch;
-	bool bad;          /* a bad record, not a late one */
-	int64_t event_us;  /* MODEL_NONE for bad records */
-	char *text;        /* the engine's one-line description */
-	char *row;         /* the row as JSON (or the record) */
-	char *windows;     /* the windows it missed, "[start,end) ..." */
-	char *watermark;   /* the watermark that excluded it (time text) */
+	bool bad;         /* a bad record, not a late one */
+	int64_t event_us; /* MODEL_NONE for bad records */
+	char *text;       /* the engine's one-line description */
+	char *row;        /* the row as JSON (or the record) */
+	char *windows;    /* the windows it missed, "[start,end) ..." */
+	char *watermark;  /* the watermark that excluded it (time text) */
 } model_late;
 
 typedef struct model_batch {
 	int64_t id;
-	int64_t ts_us;              /* batch timestamp (processing time) */
+	int64_t ts_us; /* batch timestamp (processing time) */
 	int nsrc;
 	char *offsets[MODEL_MAX_SRC]; /* "start -> end" per source */
-	char *watermark;            /* eventTime.watermark, or NULL */
+	char *watermark;              /* eventTime.watermark, or NULL */
 	int64_t in_rows, out_rows;
-	int64_t state_rows;         /* -1 when no stateful operator */
-	int64_t state_version;      /* -1 when no stateful operator */
-	int64_t late;               /* rows dropped in this batch */
+	int64_t state_rows;    /* -1 when no stateful operator */
+	int64_t state_version; /* -1 when no stateful operator */
+	int64_t late;          /* rows dropped in this batch */
 	int64_t ev_min_us, ev_max_us, ev_avg_us; /* MODEL_NONE when none */
-	int64_t wm_us;              /* watermark used by the batch */
-	char *sink;                 /* the SINK event text, or NULL */
+	int64_t wm_us; /* watermark used by the batch */
+	char *sink;    /* the SINK event text, or NULL */
 	bool sink_skipped;
-	int writes;                 /* sink writes not skipped (replays too) */
-	int64_t rows_written;       /* rows of those writes */
-	bool committed;             /* BATCH_END seen */
-	bool replayed;              /* a REPLAY event names this batch */
-	char *crash;                /* the CRASH event text, or NULL */
+	int writes;           /* sink writes not skipped (replays too) */
+	int64_t rows_written; /* rows of those writes */
+	bool committed;       /* BATCH_END seen */
+	bool replayed;        /* a REPLAY event names this batch */
+	char *crash;          /* the CRASH event text, or NULL */
 } model_batch;
 
 typedef struct model_lane {
-	char *name;                 /* "topic/partition" */
-	int64_t end;                /* last end offset */
-	int64_t rows;               /* rows in the last batch */
-	int64_t batch;              /* batch that last moved it */
+	char *name;    /* "topic/partition" */
+	int64_t end;   /* last end offset */
+	int64_t rows;  /* rows in the last batch */
+	int64_t batch; /* batch that last moved it */
 } model_lane;
 
 typedef struct model_query {
 	char *id, *run_id, *name;
 	bool active, failed;
-	char *exception;            /* first line, or NULL */
-	char *status;               /* status message */
-	int64_t batch;              /* last batch id, -1 before the first */
-	int64_t in_rows;            /* numInputRows of the last batch */
-	double rows_per_s;          /* processedRowsPerSecond */
-	int64_t state_rows;         /* numRowsTotal (sum over operators) */
-	int64_t late_total;         /* rows dropped as late, all batches */
+	char *exception;    /* first line, or NULL */
+	char *status;       /* status message */
+	int64_t batch;      /* last batch id, -1 before the first */
+	int64_t in_rows;    /* numInputRows of the last batch */
+	double rows_per_s;  /* processedRowsPerSecond */
+	int64_t state_rows; /* numRowsTotal (sum over operators) */
+	int64_t late_total; /* rows dropped as late, all batches */
 	int64_t bad_total;
-	char *watermark;            /* eventTime.watermark text or NULL */
-	char *max_event;            /* eventTime.max text or NULL */
-	int64_t wm_evict_us;        /* watermark for eviction, next batch */
-	int64_t wm_late_us;         /* late cutoff, next batch */
-	int64_t max_event_us;       /* max event time seen, all batches */
-	int64_t window_us;          /* widest window seen, for the axis */
-	char *mode;                 /* output mode, from the sink text */
+	char *watermark;      /* eventTime.watermark text or NULL */
+	char *max_event;      /* eventTime.max text or NULL */
+	int64_t wm_evict_us;  /* watermark for eviction, next batch */
+	int64_t wm_late_us;   /* late cutoff, next batch */
+	int64_t max_event_us; /* max event time seen, all batches */
+	int64_t window_us;    /* widest window seen, for the axis */
+	char *mode;           /* output mode, from the sink text */
 	model_row rows[MODEL_MAX_ROWS];
 	int nrows;
 	model_wlate wlate[MODEL_MAX_WLATE];
@@ -118,16 +118,16 @@ typedef struct model_query {
 	int nlate, late_head;
 	model_batch batches[MODEL_MAX_BATCHES]; /* ring by arrival */
 	int nbatches, batch_head;
-	char *ckpt_note[8];         /* crash/replay lines, newest last */
+	char *ckpt_note[8]; /* crash/replay lines, newest last */
 	int nnotes;
-	bool restarted;             /* a new run of this id was seen */
+	bool restarted; /* a new run of this id was seen */
 	model_lane lanes[MODEL_MAX_LANES];
 	int nlanes;
 	/* engine side */
-	void *q;                    /* sl_query *, referenced */
-	uint64_t seq;               /* last feed event read */
-	bool seen;                  /* still known to the session */
-	bool wm_moved;              /* a WATERMARK event in this batch */
+	void *q;       /* sl_query *, referenced */
+	uint64_t seq;  /* last feed event read */
+	bool seen;     /* still known to the session */
+	bool wm_moved; /* a WATERMARK event in this batch */
 } model_query;
 
 typedef struct sl_model sl_model;

@@ -117,9 +117,10 @@ static void kafka_lanes(model_query *q, const char *start, const char *end,
 
 			snprintf(name, sizeof name, "%s/%s", topic, part);
 			snprintf(path, sizeof path, "%s.%s", topic, part);
-			from = start ? (int64_t)mjson_num(mjson_get(start, path),
-							  0)
-				     : 0;
+			from =
+			    start
+				? (int64_t)mjson_num(mjson_get(start, path), 0)
+				: 0;
 			for (int j = 0; j < q->nlanes && l == NULL; j++)
 				if (strcmp(q->lanes[j].name, name) == 0)
 					l = &q->lanes[j];
@@ -170,7 +171,8 @@ static void split_key(const char *key, model_row *r)
 		const char *rest = close + 1;
 		size_t n;
 
-		snprintf(a, sizeof a, "%.*s", (int)(comma - open - 1), open + 1);
+		snprintf(a, sizeof a, "%.*s", (int)(comma - open - 1),
+			 open + 1);
 		snprintf(b, sizeof b, "%.*s", (int)(close - comma - 2),
 			 comma + 2);
 		r->wstart_us = sl_model_parse_time(a);
@@ -226,7 +228,8 @@ static void on_state_row(model_query *q, const sl_event *ev)
 	set_str(&r->value, val);
 	snprintf(r->state, sizeof r->state, "%s", st);
 	r->batch = ev->batch_id;
-	if (r->wend_us != MODEL_NONE && r->wend_us - r->wstart_us > q->window_us)
+	if (r->wend_us != MODEL_NONE &&
+	    r->wend_us - r->wstart_us > q->window_us)
 		q->window_us = r->wend_us - r->wstart_us;
 }
 
@@ -302,9 +305,9 @@ static void on_late(model_query *q, const sl_event *ev)
 		sl_model_hms(s, sa, sizeof sa);
 		sl_model_hms(e, sb, sizeof sb);
 		if (used < sizeof wins)
-			used += (size_t)snprintf(wins + used, sizeof wins - used,
-						 "%s[%s,%s)", used ? " " : "",
-						 sa, sb);
+			used += (size_t)snprintf(
+			    wins + used, sizeof wins - used, "%s[%s,%s)",
+			    used ? " " : "", sa, sb);
 	}
 	l->windows = dup0(wins);
 	q->late_total++;
@@ -349,8 +352,8 @@ static void on_batch_end(model_query *q, const sl_event *ev)
 
 	b->committed = true;
 	q->batch = ev->batch_id;
-	q->in_rows = b->in_rows = (int64_t)mjson_num(
-	    mjson_get(js, "numInputRows"), 0);
+	q->in_rows = b->in_rows =
+	    (int64_t)mjson_num(mjson_get(js, "numInputRows"), 0);
 	q->rows_per_s = mjson_num(mjson_get(js, "processedRowsPerSecond"), 0);
 	if (ops && *ops == '[' && mjson_get(ops, "0")) {
 		int64_t total = 0;

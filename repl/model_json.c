@@ -60,7 +60,8 @@ static const char *member(const char *p, const char *key, size_t n)
 	p = ws(p + 1);
 	while (*p == '"') {
 		const char *k = p + 1, *end = skip_string(p);
-		bool hit = (size_t)(end - 1 - k) == n && strncmp(k, key, n) == 0;
+		bool hit =
+		    (size_t)(end - 1 - k) == n && strncmp(k, key, n) == 0;
 
 		p = ws(end);
 		if (*p != ':')
@@ -154,7 +155,9 @@ bool mjson_text(const char *p, char *out, size_t n)
 		for (p++; *p && *p != '"' && k + 1 < n; p++) {
 			if (*p == '\\' && p[1]) {
 				p++;
-				out[k++] = *p == 'n' ? ' ' : *p == 't' ? ' ' : *p;
+				out[k++] = *p == 'n'   ? ' '
+					   : *p == 't' ? ' '
+						       : *p;
 			} else {
 				out[k++] = *p;
 			}

@@ -24,12 +24,12 @@ typedef enum pane_view {
 
 /* Where every pane goes for a terminal of rows x cols. */
 typedef struct pane_layout {
-	ui_rect strip;     /* the queries strip, one row */
+	ui_rect strip;                          /* the queries strip, one row */
 	ui_rect windows, watermark, late, ckpt; /* VIEW_MAIN */
-	ui_rect view;      /* the other views: the four panes' area */
-	ui_rect progress;  /* one row */
+	ui_rect view;     /* the other views: the four panes' area */
+	ui_rect progress; /* one row */
 	ui_rect output;
-	ui_rect input;     /* one row */
+	ui_rect input; /* one row */
 } pane_layout;
 
 void pane_layout_for(int rows, int cols, pane_layout *l);

@@ -18,7 +18,8 @@ void pane_late(ui_rect r, model_query *q)
 		 q && q->nlate ? "  (newest first)" : "");
 	ui_box(r, title);
 	if (q == NULL || q->nlate == 0) {
-		pane_empty(in, q ? "(no data yet: no row dropped as late)" : NULL);
+		pane_empty(in,
+			   q ? "(no data yet: no row dropped as late)" : NULL);
 		return;
 	}
 	for (int i = 0; i < q->nlate && y < in.y + in.h; i++) {
@@ -31,13 +32,14 @@ void pane_late(ui_rect r, model_query *q)
 			continue;
 		}
 		sl_model_hms(l->event_us, t, sizeof t);
-		snprintf(line, sizeof line, "b%lld %s DROPPED %s", (long long)l->batch,
-			 t, l->row ? l->row : "");
+		snprintf(line, sizeof line, "b%lld %s DROPPED %s",
+			 (long long)l->batch, t, l->row ? l->row : "");
 		ui_put(y++, in.x, UI_BAD, line, in.w);
 		if (y >= in.y + in.h)
 			break;
 		snprintf(line, sizeof line, "   missed %s  wm %s",
-			 l->windows && l->windows[0] ? l->windows : "(no window)",
+			 l->windows && l->windows[0] ? l->windows
+						     : "(no window)",
 			 l->watermark ? l->watermark : "-");
 		ui_put(y++, in.x, UI_NORMAL, line, in.w);
 	}

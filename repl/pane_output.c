@@ -24,21 +24,21 @@ void pane_layout_for(int rows, int cols, pane_layout *l)
 	}
 	top_h = (area_h + 1) / 2;
 	memset(l, 0, sizeof *l);
-	l->strip = (ui_rect){0, 0, 1, cols};
-	l->view = (ui_rect){1, 0, area_h, cols};
-	l->watermark = (ui_rect){1, 0, top_h, left_w};
-	l->windows = (ui_rect){1, left_w, top_h, cols - left_w};
-	l->ckpt = (ui_rect){1 + top_h, 0, area_h - top_h, left_w};
-	l->late = (ui_rect){1 + top_h, left_w, area_h - top_h, cols - left_w};
-	l->progress = (ui_rect){1 + area_h, 0, 1, cols};
-	l->output = (ui_rect){2 + area_h, 0, out_h, cols};
-	l->input = (ui_rect){rows - 1, 0, 1, cols};
+	l->strip = (ui_rect){ 0, 0, 1, cols };
+	l->view = (ui_rect){ 1, 0, area_h, cols };
+	l->watermark = (ui_rect){ 1, 0, top_h, left_w };
+	l->windows = (ui_rect){ 1, left_w, top_h, cols - left_w };
+	l->ckpt = (ui_rect){ 1 + top_h, 0, area_h - top_h, left_w };
+	l->late = (ui_rect){ 1 + top_h, left_w, area_h - top_h, cols - left_w };
+	l->progress = (ui_rect){ 1 + area_h, 0, 1, cols };
+	l->output = (ui_rect){ 2 + area_h, 0, out_h, cols };
+	l->input = (ui_rect){ rows - 1, 0, 1, cols };
 }
 
 ui_rect pane_inner(ui_rect r)
 {
-	return (ui_rect){r.y + 1, r.x + 1, r.h - 2 > 0 ? r.h - 2 : 0,
-			 r.w - 2 > 0 ? r.w - 2 : 0};
+	return (ui_rect){ r.y + 1, r.x + 1, r.h - 2 > 0 ? r.h - 2 : 0,
+			  r.w - 2 > 0 ? r.w - 2 : 0 };
 }
 
 const char *pane_short_time(const char *iso, char *out)
@@ -74,13 +74,15 @@ void pane_strip(ui_rect r, sl_model *m)
 
 		snprintf(item, sizeof item, "%d%s %s [%s] batch %lld", i + 1,
 			 q == f ? "*" : "", q->name ? q->name : q->id,
-			 q->failed ? "failed" : q->active ? "active" : "stopped",
+			 q->failed   ? "failed"
+			 : q->active ? "active"
+				     : "stopped",
 			 (long long)q->batch);
 		x += 1;
 		x += ui_put(r.y, x, attr, item, r.w - x);
 	}
-	ui_put(r.y, r.w - 20 > x ? r.w - 20 : r.w, UI_DIM, "  :help  Tab  F2-F5",
-	       20);
+	ui_put(r.y, r.w - 20 > x ? r.w - 20 : r.w, UI_DIM,
+	       "  :help  Tab  F2-F5", 20);
 }
 
 void pane_progress(ui_rect r, model_query *q)
@@ -96,11 +98,12 @@ void pane_progress(ui_rect r, model_query *q)
 		 " %s  %.8s  batch %lld  in %lld rows  %.1f rows/s  state %lld "
 		 "rows  wm %s  late dropped %lld  bad %lld  %s",
 		 q->name ? q->name : "query", q->id, (long long)q->batch,
-		 (long long)q->in_rows, q->rows_per_s,
-		 (long long)q->state_rows, pane_short_time(q->watermark, wm),
-		 (long long)q->late_total, (long long)q->bad_total,
+		 (long long)q->in_rows, q->rows_per_s, (long long)q->state_rows,
+		 pane_short_time(q->watermark, wm), (long long)q->late_total,
+		 (long long)q->bad_total,
 		 q->failed && q->exception ? q->exception
-					   : q->status ? q->status : "");
+		 : q->status               ? q->status
+					   : "");
 	ui_put(r.y, r.x, UI_REVERSE, line, r.w);
 }
 
@@ -137,7 +140,7 @@ void pane_input(ui_rect r, const char *prompt, const char *text, int point)
 	/* scroll sideways: show the tail so the cursor stays on screen */
 	if (room > 2 && cw > room) {
 		while (*shown && ui_width(shown, point - (int)(shown - text)) >
-					 room - 1) {
+				     room - 1) {
 			shown++;
 			while ((*shown & 0xC0) == 0x80)
 				shown++;

@@ -29,13 +29,14 @@ static int yrow(int64_t t, int64_t lo, int64_t hi, int top, int h)
 	return top + (h - 1 - k); /* later event time is higher up */
 }
 
-static void et_range(const model_query *q, int first, int64_t *lo,
-		     int64_t *hi)
+static void et_range(const model_query *q, int first, int64_t *lo, int64_t *hi)
 {
 	*lo = *hi = MODEL_NONE;
 	for (int i = first; i < q->nbatches; i++) {
 		const model_batch *b = sl_model_batch(q, i);
-		int64_t v[4] = {b->ev_min_us, b->ev_max_us, b->wm_us > 0 ? b->wm_us : MODEL_NONE, MODEL_NONE};
+		int64_t v[4] = { b->ev_min_us, b->ev_max_us,
+				 b->wm_us > 0 ? b->wm_us : MODEL_NONE,
+				 MODEL_NONE };
 		for (int k = 0; k < 3; k++) {
 			if (v[k] == MODEL_NONE)
 				continue;
@@ -61,7 +62,9 @@ void pane_scatter(ui_rect r, model_query *q)
 	int64_t lo, hi;
 	char t[16];
 
-	ui_box(r, "event time vs processing time (o on time, x dropped, = watermark, : max event)");
+	ui_box(
+	    r,
+	    "event time vs processing time (o on time, x dropped, = watermark, : max event)");
 	if (q == NULL || q->nbatches == 0) {
 		pane_empty(in, NULL);
 		return;
@@ -135,10 +138,12 @@ void pane_state(ui_rect r, model_query *q)
 	for (int i = first; i < q->nbatches; i++) {
 		const model_batch *b = sl_model_batch(q, i);
 		int x = in.x + (i - first) * step;
-		int h = b->state_rows > 0
-			    ? (int)((b->state_rows * (plot_h - 1) + max - 1) / max)
-			    : 0;
-		const char *wm = b->watermark ? strchr(b->watermark, 'T') : NULL;
+		int h =
+		    b->state_rows > 0
+			? (int)((b->state_rows * (plot_h - 1) + max - 1) / max)
+			: 0;
+		const char *wm =
+		    b->watermark ? strchr(b->watermark, 'T') : NULL;
 
 		for (int k = 0; k < h; k++)
 			ui_put(in.y + plot_h - 1 - k, x + 1, UI_GOOD, "###", 3);
@@ -147,11 +152,13 @@ void pane_state(ui_rect r, model_query *q)
 				  "%lld", (long long)b->state_rows);
 		ui_printf(in.y + plot_h, x, UI_DIM, step, "b%lld",
 			  (long long)b->id);
-		ui_put(in.y + plot_h + 1, x, UI_WARN, wm ? wm + 1 : "-", step - 1);
+		ui_put(in.y + plot_h + 1, x, UI_WARN, wm ? wm + 1 : "-",
+		       step - 1);
 	}
-	ui_put(in.y + plot_h + 2, in.x, UI_DIM,
-	       "bars: state rows after the batch; under them: the watermark it used",
-	       in.w);
+	ui_put(
+	    in.y + plot_h + 2, in.x, UI_DIM,
+	    "bars: state rows after the batch; under them: the watermark it used",
+	    in.w);
 }
 
 void pane_kafka(ui_rect r, model_query *q)
@@ -171,9 +178,9 @@ void pane_kafka(ui_rect r, model_query *q)
 		const model_lane *l = &q->lanes[i];
 		int bar = (int)(l->end * (in.w - 50) / max);
 		int x = ui_printf(in.y + i, in.x, UI_NORMAL, in.w,
-				  "%-20.20s end %-8lld +%-6lld b%-4lld ", l->name,
-				  (long long)l->end, (long long)l->rows,
-				  (long long)l->batch);
+				  "%-20.20s end %-8lld +%-6lld b%-4lld ",
+				  l->name, (long long)l->end,
+				  (long long)l->rows, (long long)l->batch);
 		ui_hline(in.y + i, in.x + x, l->rows ? UI_GOOD : UI_DIM, "#",
 			 bar);
 	}

@@ -159,11 +159,12 @@ void pane_watermark(ui_rect r, model_query *q)
 		     sizeof lc);
 	if (q->wm_late_us != q->wm_evict_us && q->wm_late_us > 0)
 		ui_printf(y++, in.x, UI_NORMAL, in.w,
-			  "M max event %s  W eviction wm %s  L late cutoff %s", mx,
-			  wm, lc);
+			  "M max event %s  W eviction wm %s  L late cutoff %s",
+			  mx, wm, lc);
 	else
 		ui_printf(y++, in.x, UI_NORMAL, in.w,
-			  "M max event time %s  W watermark %s (next batch)", mx, wm);
+			  "M max event time %s  W watermark %s (next batch)",
+			  mx, wm);
 	sl_model_hms(a.lo, t0, sizeof t0);
 	sl_model_hms(a.hi, t1, sizeof t1);
 	ui_put(y, a.x, UI_DIM, t0, a.w);

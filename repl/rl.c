@@ -165,7 +165,7 @@ static void line_prompt(sl_rl *r)
 {
 	if (!r->screen)
 		fflush(stdout);
-	r->prompt = r->asking			 ? QUIT_QUESTION
+	r->prompt = r->asking                    ? QUIT_QUESTION
 		    : sl_console_pending(r->con) ? ">> "
 						 : "> ";
 	rl_callback_handler_install(r->prompt, line_done);
@@ -206,7 +206,8 @@ static bool line_accept(sl_rl *r, const char *line)
 
 	if (r->screen && r->h.echo) {
 		char *e;
-		if (asprintf(&e, "%s%s", r->asking ? "" : r->prompt, line) >= 0) {
+		if (asprintf(&e, "%s%s", r->asking ? "" : r->prompt, line) >=
+		    0) {
 			r->h.echo(r->h.ud, r->asking ? "" : e);
 			free(e);
 		}
@@ -339,11 +340,11 @@ sl_rl *sl_rl_open_screen(sl_console *c, const char *histfile,
 		const char *seq;
 		rl_command_func_t *fn;
 	} keys[] = {
-		{"\\e[5~", key_pgup}, {"\\e[6~", key_pgdn},
-		{"\\eOQ", key_f2},    {"\\eOR", key_f3},
-		{"\\eOS", key_f4},    {"\\e[15~", key_f5},
-		{"\\e[12~", key_f2},  {"\\e[13~", key_f3},
-		{"\\e[14~", key_f4},
+		{ "\\e[5~", key_pgup }, { "\\e[6~", key_pgdn },
+		{ "\\eOQ", key_f2 },    { "\\eOR", key_f3 },
+		{ "\\eOS", key_f4 },    { "\\e[15~", key_f5 },
+		{ "\\e[12~", key_f2 },  { "\\e[13~", key_f3 },
+		{ "\\e[14~", key_f4 },
 	};
 	static FILE *devnull;
 	sl_rl *r;
@@ -583,7 +584,7 @@ int sl_rl_run(sl_console *c)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	for (;;) {
-		const struct timespec idle = {0, IDLE_TICK_US * 1000L};
+		const struct timespec idle = { 0, IDLE_TICK_US * 1000L };
 		fd_set in;
 		int n;
 

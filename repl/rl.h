@@ -48,7 +48,7 @@ void sl_rl_close(sl_rl *r);
 /* The screen's side of readline (all callbacks get ud). */
 typedef struct sl_rl_hooks {
 	void *ud;
-	void (*redisplay)(void *ud);               /* the line changed */
+	void (*redisplay)(void *ud);                /* the line changed */
 	void (*matches)(void *ud, char **m, int n); /* Tab: n candidates */
 	void (*key)(void *ud, const char *name);    /* "PgUp" "PgDn" "F2".. */
 	void (*busy)(void *ud, bool running);       /* around evaluation */

@@ -34,9 +34,9 @@
 #include "sl_lua.h"
 #include "ui.h"
 
-#define TICK_MS 100
+#define TICK_MS    100
 #define HOOK_COUNT 10000
-#define KEYQ 4096
+#define KEYQ       4096
 
 typedef struct screen {
 	sl_console *con;
@@ -47,9 +47,9 @@ typedef struct screen {
 	pane_layout lay;
 	int rows, cols;
 	int64_t next_tick_ms;
-	int pipe_rd;          /* stdout/stderr of the process, or -1 */
+	int pipe_rd; /* stdout/stderr of the process, or -1 */
 	int saved_out, saved_err;
-	FILE *tty;            /* where curses draws */
+	FILE *tty;                /* where curses draws */
 	unsigned char keyq[KEYQ]; /* bytes typed while Lua ran */
 	int kq_head, kq_n;
 	bool busy;
@@ -187,7 +187,8 @@ static void h_matches(void *ud, char **m, int n)
 
 	sl_buf_init(&b);
 	for (int i = 0; i < n; i++) {
-		if (b.len > 0 && (int)(b.len + strlen(m[i]) + 2) > s->cols - 2) {
+		if (b.len > 0 &&
+		    (int)(b.len + strlen(m[i]) + 2) > s->cols - 2) {
 			sl_model_out(s->m, SL_CONSOLE_OUT, b.p, b.len);
 			sl_model_out(s->m, SL_CONSOLE_OUT, "\n", 1);
 			sl_buf_clear(&b);
@@ -463,7 +464,9 @@ static bool step(screen *s)
 		s->kq_head = (s->kq_head + 1) % KEYQ;
 		s->kq_n--;
 	} else {
-		c = ui_getkey(wait < 0 ? 0 : wait > TICK_MS ? TICK_MS : (int)wait);
+		c = ui_getkey(wait < 0         ? 0
+			      : wait > TICK_MS ? TICK_MS
+					       : (int)wait);
 	}
 	if (c == UI_KEY_RESIZE)
 		relayout(s);
@@ -486,8 +489,8 @@ static const sl_rl_hooks *hooks_for(screen *s)
 {
 	static sl_rl_hooks h;
 
-	h = (sl_rl_hooks){s, h_redisplay, h_matches, h_key, h_busy, h_echo,
-			  h_running};
+	h = (sl_rl_hooks){ s,      h_redisplay, h_matches, h_key,
+			   h_busy, h_echo,      h_running };
 	return &h;
 }
 
@@ -516,7 +519,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	the_screen = &s;
 	sl_model_set_log(s.m, log_line, &s);
 	sl_console_set_writer(c, out_write, &s);
-	cs = (sl_cmd_screen){&s, c_focus, set_view, c_focus_id};
+	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id };
 	sl_cmd_set_screen(&cs);
 	sl_model_out(s.m, SL_CONSOLE_OUT, welcome, strlen(welcome));
 	hist = history_path();

@@ -26,8 +26,10 @@ static void ui_colors(void)
 		int attr, fg;
 		attr_t extra;
 	} map[] = {
-		{UI_TITLE, COLOR_CYAN, A_BOLD}, {UI_GOOD, COLOR_GREEN, 0},
-		{UI_WARN, COLOR_YELLOW, A_BOLD}, {UI_BAD, COLOR_RED, A_BOLD},
+		{ UI_TITLE, COLOR_CYAN, A_BOLD },
+		{ UI_GOOD, COLOR_GREEN, 0 },
+		{ UI_WARN, COLOR_YELLOW, A_BOLD },
+		{ UI_BAD, COLOR_RED, A_BOLD },
 	};
 	size_t i;
 
@@ -190,8 +192,8 @@ void ui_box(ui_rect r, const char *title)
 	ui_hline(r.y + r.h - 1, r.x + 1, UI_DIM, "-", r.w - 2);
 	ui_put(r.y + r.h - 1, r.x + r.w - 1, UI_DIM, "+", 1);
 	if (title && title[0] && r.w > 6) {
-		int used = ui_printf(r.y, r.x + 3, UI_TITLE, r.w - 6, " %s ",
-				     title);
+		int used =
+		    ui_printf(r.y, r.x + 3, UI_TITLE, r.w - 6, " %s ", title);
 		(void)used;
 	}
 }

@@ -26,8 +26,8 @@ typedef struct ui_rect {
 /* Cell attributes (colours when the terminal has them). */
 enum {
 	UI_NORMAL = 0,
-	UI_TITLE,   /* pane titles */
-	UI_DIM,     /* axis, hints, "(no data yet)" */
+	UI_TITLE, /* pane titles */
+	UI_DIM,   /* axis, hints, "(no data yet)" */
 	UI_BOLD,
 	UI_GOOD,    /* on time, committed */
 	UI_WARN,    /* watermark, updated rows */
