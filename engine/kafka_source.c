@@ -433,18 +433,123 @@ static int partitions(ksrc *k, sl_kafka_tpmap *out, sl_err *err)
 	return rc;
 }
 
-/* Low and high watermarks; the simulated retention floor raises low. */
-static rd_kafka_resp_err_t wmarks(ksrc *k, const char *topic, int32_t p,
-				  int64_t *lo, int64_t *hi)
+/* ---- watermarks, bounded in time ----
+ *
+ * rd_kafka_query_watermark_offsets waits for the ListOffsets reply of the
+ * partition's leader whatever its timeout says, so a leader that is down
+ * stalls planning for the socket timeout (a minute).  Instead the
+ * partitions are grouped by leader (from one metadata request) and every
+ * group is asked with one rd_kafka_offsets_for_times (timestamp -1: the
+ * end, -2: the beginning), which does honour its timeout; all groups share
+ * one budget of WM_TIMEOUT_MS (each gets at least WM_MIN_MS, so a healthy
+ * broker asked after a dead one still answers).  A group that does not
+ * answer in time is unavailable: its partitions keep their last known end
+ * (the caller plans nothing new for them). */
+
+#define WM_MIN_MS 250
+
+/* Leader broker per partition of parts (-1 when unknown). */
+static int leaders(ksrc *k, const sl_kafka_tpmap *parts, sl_kafka_tpmap *out,
+		   sl_err *err)
 {
-	rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(
-		k->rk, topic, p, lo, hi, WM_TIMEOUT_MS);
-	if (e == 0 && sl_kafka_is_embedded(k->conf.servers)) {
-		int64_t f = sl_kafka_retention_floor(topic, p);
-		if (f > *lo)
-			*lo = f < *hi ? f : *hi;
+	const struct rd_kafka_metadata *md = NULL;
+	rd_kafka_resp_err_t e = rd_kafka_metadata(k->rk, 1, NULL, &md,
+						  WM_TIMEOUT_MS);
+	for (int i = 0; i < parts->n; i++) {
+		const sl_kafka_tp *t = &parts->v[i];
+		int64_t lead = -1;
+		for (int j = 0; !e && j < md->topic_cnt && lead < 0; j++) {
+			const struct rd_kafka_metadata_topic *mt = &md->topics[j];
+			if (strcmp(mt->topic, t->topic) != 0)
+				continue;
+			for (int m = 0; m < mt->partition_cnt; m++)
+				if (mt->partitions[m].id == t->partition)
+					lead = mt->partitions[m].leader;
+		}
+		if (sl_kafka_tpmap_put(out, t->topic, t->partition, lead) != 0) {
+			if (md != NULL)
+				rd_kafka_metadata_destroy(md);
+			return sl_err_nomem(err);
+		}
 	}
-	return e;
+	if (md != NULL)
+		rd_kafka_metadata_destroy(md);
+	return 0;
+}
+
+/* Ask one group (the partitions of parts whose leader is lead) for their
+ * offsets at ts (-1 end, -2 beginning); answers go to out.  Returns false
+ * when the group did not answer (in time). */
+static bool ask_group(ksrc *k, const sl_kafka_tpmap *parts,
+		      const sl_kafka_tpmap *lead, int64_t leader, int64_t ts,
+		      int timeout_ms, sl_kafka_tpmap *out, bool *nomem)
+{
+	rd_kafka_topic_partition_list_t *l =
+		rd_kafka_topic_partition_list_new(parts->n);
+	bool ok;
+	for (int i = 0; i < parts->n; i++)
+		if (lead->v[i].offset == leader)
+			rd_kafka_topic_partition_list_add(l, parts->v[i].topic,
+							  parts->v[i].partition)
+				->offset = ts;
+	ok = rd_kafka_offsets_for_times(k->rk, l, timeout_ms) == 0;
+	for (int i = 0; ok && i < l->cnt; i++) {
+		const rd_kafka_topic_partition_t *tp = &l->elems[i];
+		if (tp->err || tp->offset < 0)
+			continue; /* that partition is unavailable */
+		if (sl_kafka_tpmap_put(out, tp->topic, tp->partition,
+				       tp->offset) != 0)
+			*nomem = true;
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+	return ok;
+}
+
+/* Low (when lo != NULL) and high watermarks of parts, in at most about
+ * WM_TIMEOUT_MS; partitions that could not be asked are missing from hi
+ * (and lo).  The simulated retention floor raises low. */
+static int wmarks(ksrc *k, const sl_kafka_tpmap *parts, sl_kafka_tpmap *lo,
+		  sl_kafka_tpmap *hi, sl_err *err)
+{
+	sl_kafka_tpmap lead;
+	int64_t t0 = sl_clock_monotonic_us();
+	bool nomem = false;
+	int rc;
+	sl_kafka_tpmap_init(&lead);
+	if ((rc = leaders(k, parts, &lead, err)) != 0)
+		goto out;
+	for (int i = 0; i < parts->n && !nomem; i++) {
+		int64_t leader = lead.v[i].offset, left;
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = lead.v[j].offset == leader;
+		if (seen)
+			continue; /* group already asked */
+		left = WM_TIMEOUT_MS - (sl_clock_monotonic_us() - t0) / 1000;
+		if (left < WM_MIN_MS)
+			left = WM_MIN_MS;
+		if (ask_group(k, parts, &lead, leader, -1, (int)left, hi,
+			      &nomem) &&
+		    lo != NULL)
+			ask_group(k, parts, &lead, leader, -2, (int)left, lo,
+				  &nomem);
+	}
+	if (nomem) {
+		rc = sl_err_nomem(err);
+		goto out;
+	}
+	for (int i = 0; lo && i < lo->n && sl_kafka_is_embedded(k->conf.servers);
+	     i++) {
+		sl_kafka_tp *t = &lo->v[i];
+		int64_t f = sl_kafka_retention_floor(t->topic, t->partition);
+		int j = sl_kafka_tpmap_find(hi, t->topic, t->partition);
+		int64_t h = j < 0 ? f : hi->v[j].offset;
+		if (f > t->offset)
+			t->offset = f < h ? f : h;
+	}
+out:
+	sl_kafka_tpmap_release(&lead);
+	return rc;
 }
 
 /* ---- the initial offsets, kept in <metadir>/0 ---- */
@@ -557,10 +662,12 @@ static int initial_resolve(ksrc *k, const sl_kafka_tpmap *lo,
 static int klatest(sl_source *s, char **offset, sl_err *err)
 {
 	ksrc *k = s->impl;
-	sl_kafka_tpmap parts, lo, hi;
+	sl_kafka_tpmap parts, lo, hi, got, glo;
 	sl_buf b;
 	int rc, down = 0;
 	*offset = NULL;
+	sl_kafka_tpmap_init(&got);
+	sl_kafka_tpmap_init(&glo);
 	sl_kafka_tpmap_init(&parts);
 	sl_kafka_tpmap_init(&lo);
 	sl_kafka_tpmap_init(&hi);
@@ -574,15 +681,30 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 		rc = sl_kafka_tpmap_copy(&hi, &k->known);
 		goto done;
 	}
+	if ((rc = wmarks(k, &parts, k->have_initial ? NULL : &glo, &got,
+			 err)) != 0)
+		goto out;
 	for (int i = 0; i < parts.n && rc == 0; i++) {
 		const sl_kafka_tp *t = &parts.v[i];
-		int64_t l = 0, h = 0;
+		int64_t l, h;
 		int j = sl_kafka_tpmap_find(&k->known, t->topic, t->partition);
-		if (wmarks(k, t->topic, t->partition, &l, &h) != 0) {
+		int g = sl_kafka_tpmap_find(&got, t->topic, t->partition);
+		int gl = sl_kafka_tpmap_find(&glo, t->topic, t->partition);
+		if (g < 0 || (!k->have_initial && gl < 0)) {
 			down++;
+			note(k, "kafka source: topic '%s' partition %d "
+				"unavailable (its leader does not answer), "
+				"planning nothing new for it",
+			     t->topic, (int)t->partition);
 			if (j < 0)
 				continue; /* never seen: nothing to plan */
 			l = h = k->known.v[j].offset;
+		} else {
+			h = got.v[g].offset;
+			l = gl < 0 ? h : glo.v[gl].offset;
+			/* a lagging leader never moves the end back */
+			if (j >= 0 && h < k->known.v[j].offset)
+				h = k->known.v[j].offset;
 		}
 		if (sl_kafka_tpmap_put(&lo, t->topic, t->partition, l) != 0 ||
 		    sl_kafka_tpmap_put(&hi, t->topic, t->partition, h) != 0 ||
@@ -608,6 +730,8 @@ out:
 	sl_kafka_tpmap_release(&parts);
 	sl_kafka_tpmap_release(&lo);
 	sl_kafka_tpmap_release(&hi);
+	sl_kafka_tpmap_release(&got);
+	sl_kafka_tpmap_release(&glo);
 	return rc;
 }
 
@@ -880,18 +1004,51 @@ typedef struct want {
 	bool done;
 } want;
 
+static int plan_moving(ksrc *k, const sl_kafka_tpmap *from,
+		       const sl_kafka_tpmap *until, const sl_kafka_tpmap *los,
+		       want *w, int *nw, sl_err *err);
+
 /* Plan the partitions of (start, end]: check retention, apply
  * failOnDataLoss.  Fills w (one per moving partition) and *nw. */
 static int plan_read(ksrc *k, const sl_kafka_tpmap *from,
 		     const sl_kafka_tpmap *until, want *w, int *nw,
 		     sl_err *err)
 {
+	sl_kafka_tpmap moving, los, his;
+	int rc;
 	*nw = 0;
+	sl_kafka_tpmap_init(&moving);
+	sl_kafka_tpmap_init(&los);
+	sl_kafka_tpmap_init(&his);
+	/* watermarks (one bounded round) of the partitions that may move */
 	for (int i = 0; i < until->n; i++) {
 		const sl_kafka_tp *t = &until->v[i];
 		int j = sl_kafka_tpmap_find(from, t->topic, t->partition);
-		int64_t a, lo = 0, hi = 0;
-		bool have = wmarks(k, t->topic, t->partition, &lo, &hi) == 0;
+		if ((j < 0 || t->offset > from->v[j].offset) &&
+		    sl_kafka_tpmap_put(&moving, t->topic, t->partition, 0) != 0) {
+			sl_kafka_tpmap_release(&moving);
+			return sl_err_nomem(err);
+		}
+	}
+	rc = moving.n > 0 ? wmarks(k, &moving, &los, &his, err) : 0;
+	if (rc == 0)
+		rc = plan_moving(k, from, until, &los, w, nw, err);
+	sl_kafka_tpmap_release(&moving);
+	sl_kafka_tpmap_release(&los);
+	sl_kafka_tpmap_release(&his);
+	return rc;
+}
+
+static int plan_moving(ksrc *k, const sl_kafka_tpmap *from,
+		       const sl_kafka_tpmap *until, const sl_kafka_tpmap *los,
+		       want *w, int *nw, sl_err *err)
+{
+	for (int i = 0; i < until->n; i++) {
+		const sl_kafka_tp *t = &until->v[i];
+		int j = sl_kafka_tpmap_find(from, t->topic, t->partition);
+		int jl = sl_kafka_tpmap_find(los, t->topic, t->partition);
+		int64_t a, lo = jl >= 0 ? los->v[jl].offset : 0;
+		bool have = jl >= 0;
 		a = j >= 0 ? from->v[j].offset : (have ? lo : 0);
 		if (t->offset < a)
 			note(k, "kafka source: partition %s-%d went back from "
