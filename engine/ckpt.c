@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,24 @@
 #include "buf.h"
 #include "fsutil.h"
 
+/* A snapshot being written by a helper thread (never touches Lua or
+ * the state store: it gets the serialized payload). */
+struct snapjob {
+	pthread_t thr;
+	sl_buf b;
+	char path[4400];
+	int op;
+	int64_t version;
+	struct snapjob *next;
+};
+
 struct sl_ckpt {
 	char *dir;
 	int lockfd;
+	struct snapjob *jobs; /* snapshots in flight */
 };
+
+static void snap_join(sl_ckpt *c, int64_t upto, int op, int64_t same);
 
 #define MAGIC_HEAD 0x44534c53u /* "SLSD" */
 #define MAGIC_TAIL 0x45534c53u /* "SLSE" */
@@ -78,6 +93,7 @@ void sl_ckpt_close(sl_ckpt *c)
 {
 	if (c == NULL)
 		return;
+	snap_join(c, INT64_MAX, -1, -1);
 	if (c->lockfd >= 0)
 		close(c->lockfd); /* releases the flock */
 	free(c->dir);
@@ -551,6 +567,9 @@ void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
 	int nops = 0, i;
 	if (keep_from <= 0)
 		return;
+	/* only durable snapshots may replace deltas: a snapshot still in
+	 * flight is newer than keep_from, so purge_state never picks it */
+	snap_join(c, keep_from, -1, -1);
 	sl_ckpt_path(c, "offsets", dir, sizeof dir);
 	purge_dir(dir, keep_from, NULL);
 	sl_ckpt_path(c, "commits", dir, sizeof dir);
@@ -622,38 +641,91 @@ static int put_rec(void *ud, const void *k, size_t kl, const void *v,
 	return 0;
 }
 
-static int write_state_file(const char *path, sl_state *s, bool full,
-			    sl_crash *crash, const char *point, int64_t batch,
-			    sl_err *err)
+/* The payload of a state file: head magic and records (no trailer). */
+static void state_payload(sl_buf *b, sl_state *s, bool full)
 {
-	sl_buf b;
 	struct wctx w;
-	uint32_t magic = MAGIC_HEAD, crc, tail[2];
-	uint64_t plen;
-	int rc;
-	sl_buf_init(&b);
-	w.b = &b;
+	uint32_t magic = MAGIC_HEAD;
+	w.b = b;
 	w.deletes = !full;
-	sl_buf_add(&b, &magic, sizeof magic);
+	sl_buf_add(b, &magic, sizeof magic);
 	if (full)
 		sl_state_foreach(s, put_rec, &w);
 	else
 		sl_state_foreach_delta(s, put_rec, &w);
-	plen = b.len;
-	crc = sl_crc32(0, b.p, b.len);
-	sl_buf_add(&b, &plen, sizeof plen);
-	tail[0] = crc;
+}
+
+/* Append the trailer (length, CRC, magic) and write path atomically. */
+static int finish_state_file(const char *path, sl_buf *b, sl_crash *crash,
+			     const char *point, int64_t batch, sl_err *err)
+{
+	uint64_t plen = b->len;
+	uint32_t tail[2];
+	tail[0] = sl_buf_failed(b) ? 0 : sl_crc32(0, b->p, b->len);
 	tail[1] = MAGIC_TAIL;
-	sl_buf_add(&b, tail, sizeof tail);
-	if (sl_buf_failed(&b)) {
-		sl_buf_release(&b);
+	sl_buf_add(b, &plen, sizeof plen);
+	sl_buf_add(b, tail, sizeof tail);
+	if (sl_buf_failed(b))
 		return sl_err_nomem(err);
-	}
 	/* a re-run batch rewrites the same version with the same content */
-	rc = sl_fs_write_atomic(path, b.p, b.len, true, crash, point, batch,
-				err);
-	sl_buf_release(&b);
-	return rc;
+	return sl_fs_write_atomic(path, b->p, b->len, true, crash, point,
+				  batch, err);
+}
+
+static void *snap_main(void *ud)
+{
+	struct snapjob *j = ud;
+	sl_err e;
+	/* a failed snapshot leaves nothing behind (the temp is removed):
+	 * recovery uses the older snapshot plus the deltas */
+	(void)finish_state_file(j->path, &j->b, NULL, NULL, j->version, &e);
+	sl_buf_release(&j->b);
+	return NULL;
+}
+
+/* Join (and forget) the snapshots in flight of versions <= upto, or of
+ * version `same` for operator op. */
+static void snap_join(sl_ckpt *c, int64_t upto, int op, int64_t same)
+{
+	struct snapjob **pp = &c->jobs, *j;
+	while ((j = *pp) != NULL) {
+		if (j->version <= upto || (j->op == op && j->version == same)) {
+			(void)pthread_join(j->thr, NULL);
+			*pp = j->next;
+			free(j);
+		} else {
+			pp = &j->next;
+		}
+	}
+}
+
+/* Serialize the full state now (the store changes with the next batch)
+ * and write it on a helper thread, off the batch's critical path. */
+static int save_snapshot(sl_ckpt *c, const char *dir, int op, sl_state *s,
+			 int64_t version, sl_err *err)
+{
+	struct snapjob *j;
+	/* one snapshot at a time per operator: the previous one is done */
+	snap_join(c, version - 1, op, version);
+	j = calloc(1, sizeof *j);
+	if (j == NULL)
+		return sl_err_nomem(err);
+	sl_buf_init(&j->b);
+	j->op = op;
+	j->version = version;
+	snprintf(j->path, sizeof j->path, "%s/%lld.snapshot", dir,
+		 (long long)version);
+	state_payload(&j->b, s, true);
+	if (pthread_create(&j->thr, NULL, snap_main, j) != 0) {
+		int rc = finish_state_file(j->path, &j->b, NULL, NULL,
+					   version, err);
+		sl_buf_release(&j->b);
+		free(j);
+		return rc;
+	}
+	j->next = c->jobs;
+	c->jobs = j;
+	return 0;
 }
 
 int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
@@ -661,21 +733,21 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 		       sl_err *err)
 {
 	char dir[4200], p[4400];
+	sl_buf b;
 	int rc;
 	snprintf(dir, sizeof dir, "%s/state/%d/0", c->dir, op);
 	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
 		return rc;
 	snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)version);
-	if ((rc = write_state_file(p, s, false, crash, "mid-state", batch,
-				   err)) < 0)
+	sl_buf_init(&b);
+	state_payload(&b, s, false);
+	rc = finish_state_file(p, &b, crash, "mid-state", batch, err);
+	sl_buf_release(&b);
+	if (rc < 0)
 		return rc;
-	if (snapshot) {
-		/* the snapshot holds the pending version's full content */
-		snprintf(p, sizeof p, "%s/%lld.snapshot", dir, (long long)version);
-		if ((rc = write_state_file(p, s, true, NULL, NULL, batch, err)) < 0)
-			return rc;
-	}
-	return 0;
+	/* the snapshot holds the pending version's full content; it is a
+	 * redundant copy, so the commit does not wait for it */
+	return snapshot ? save_snapshot(c, dir, op, s, version, err) : 0;
 }
 
 static int apply_file(const char *path, sl_state *s, sl_err *err)
@@ -731,6 +803,7 @@ int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
 	int64_t *snaps = NULL, from = 0, v;
 	int n = 0, i, rc;
 	snprintf(dir, sizeof dir, "%s/state/%d/0", c->dir, op);
+	snap_join(c, INT64_MAX, -1, -1);
 	sl_state_reset(s, 0);
 	if (version <= 0)
 		return 0;

@@ -26,7 +26,7 @@
 
 #define LOG_RING 256
 #define LOG_LINE 320
-#define META_TIMEOUT_MS 5000
+#define META_TIMEOUT_MS 15000 /* generous: a starved mock cluster is slow, not gone */
 #define WM_TIMEOUT_MS 3000
 
 /* ---- the log ring ---- */
