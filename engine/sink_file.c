@@ -37,6 +37,7 @@
 
 #include "crash.h"
 #include "fileformat.h"
+#include "fsutil.h"
 #include "sink_int.h"
 
 typedef struct filesink {
@@ -110,68 +111,6 @@ static int latest_logged(const char *meta, int64_t *last, sl_err *err)
 			*last = id;
 	closedir(d);
 	return 0;
-}
-
-static void fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Create path with the bytes, atomically and never replacing it. */
-static int write_new(const char *dir, const char *path, const char *p, size_t n,
-		     sl_err *err)
-{
-	unsigned rnd = 0;
-	char *tmp = NULL;
-	int fd, saved, rc = 0;
-	if (getrandom(&rnd, sizeof rnd, 0) < 0)
-		rnd = (unsigned)getpid();
-	if (asprintf(&tmp, "%s/.%s.%u.tmp", dir, strrchr(path, '/') + 1, rnd) <
-	    0)
-		return sl_err_nomem(err);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = io_err(err, "write", tmp);
-		goto out;
-	}
-	if (write_all(fd, p, n) != 0 || fsync(fd) != 0) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		errno = saved;
-		rc = io_err(err, "write", path);
-		goto out;
-	}
-	if (close(fd) != 0 || link(tmp, path) != 0) {
-		saved = errno;
-		unlink(tmp);
-		errno = saved;
-		rc = io_err(err, "write", path);
-		goto out;
-	}
-	unlink(tmp);
-	fsync_dir(dir);
-out:
-	free(tmp);
-	return rc;
 }
 
 /* A local path as the URI Spark logs: file:///a/b%20c. */
@@ -263,7 +202,8 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 		rc = sl_err_nomem(err);
 	}
 	if (rc == 0)
-		rc = write_new(f->meta, entry, log.p, log.len, err);
+		rc = sl_fs_write_atomic(entry, log.p, log.len, false, NULL, NULL,
+					batch_id, err);
 	if (rc == 0)
 		f->last_id = batch_id;
 	free(entry);
