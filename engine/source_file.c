@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "fileformat.h"
+#include "fsutil.h"
 #include "source_int.h"
 #include "timeutil.h"
 
@@ -405,15 +406,14 @@ static void group_release(fgroup *g)
 
 static int log_write(const fsrc *fs, int64_t id, const fgroup *g, sl_err *err)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	sl_buf b;
-	int fd, ok;
+	int rc;
 	if (fs->metadir == NULL)
 		return 0;
 	if (sl_source_mkdirs(fs->metadir, err) != 0)
 		return SL_ECHECKPOINT;
 	snprintf(path, sizeof path, "%s/%lld", fs->metadir, (long long)id);
-	snprintf(tmp, sizeof tmp, "%s/.%lld.tmp", fs->metadir, (long long)id);
 	sl_buf_init(&b);
 	sl_buf_adds(&b, "v1");
 	for (int i = 0; i < g->n; i++) {
@@ -426,22 +426,16 @@ static int log_write(const fsrc *fs, int64_t id, const fgroup *g, sl_err *err)
 			      (long long)g->f[i].mtime_ms, (long long)id);
 		sl_buf_release(&uri);
 	}
-	if (sl_buf_failed(&b))
+	if (sl_buf_failed(&b)) {
+		sl_buf_release(&b);
 		return sl_err_nomem(err);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	ok = fd >= 0 && write(fd, b.p, b.len) == (ssize_t)b.len &&
-	     fsync(fd) == 0;
-	if (fd >= 0)
-		ok = close(fd) == 0 && ok;
-	sl_buf_release(&b);
-	if (!ok || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		return sl_err_set(err, SL_ECHECKPOINT,
-				  "file source: cannot write log '%s': %s",
-				  path, strerror(e));
 	}
-	return 0;
+	/* overwrite: a batch re-planned after a crash rewrites its own id */
+	rc = sl_fs_write_atomic(path, b.p, b.len, true, NULL, NULL, id, err);
+	sl_buf_release(&b);
+	if (rc < 0)
+		sl_err_prefix(err, "file source: cannot write log");
+	return rc;
 }
 
 /* One entry line: {"path":"...","timestamp":N,"batchId":N}. */
