@@ -88,6 +88,9 @@ void sl_lwriter_push(lua_State *L, sl_plan *p);
 void sl_lopt_set(lua_State *L, sl_options *o, int kidx, int vidx,
 		 const char *method);
 void sl_lopt_setall(lua_State *L, sl_options *o, int idx, const char *method);
+/* Push "Kind(format=f, k=v, ...)": the __tostring of readers. */
+int sl_lopt_tostring(lua_State *L, const char *kind, const char *format,
+		     const sl_options *opts);
 
 /* ---- stream.c ---- */
 void sl_lstream_open(lua_State *L);

@@ -242,15 +242,22 @@ static int l_reader_text(lua_State *L)
 static int l_reader_tostring(lua_State *L)
 {
 	l_reader *r = luaL_checkudata(L, 1, SL_MT_READER);
+	return sl_lopt_tostring(L, "DataFrameReader", r->format, &r->opts);
+}
+
+int sl_lopt_tostring(lua_State *L, const char *kind, const char *format,
+		     const sl_options *opts)
+{
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
-	luaL_addstring(&b, "DataFrameReader(format=");
-	luaL_addstring(&b, r->format ? r->format : "?");
-	for (int i = 0; i < r->opts.n; i++) {
+	luaL_addstring(&b, kind);
+	luaL_addstring(&b, "(format=");
+	luaL_addstring(&b, format ? format : "?");
+	for (int i = 0; i < opts->n; i++) {
 		luaL_addstring(&b, ", ");
-		luaL_addstring(&b, r->opts.keys[i]);
+		luaL_addstring(&b, opts->keys[i]);
 		luaL_addchar(&b, '=');
-		luaL_addstring(&b, r->opts.vals[i]);
+		luaL_addstring(&b, opts->vals[i]);
 	}
 	luaL_addchar(&b, ')');
 	luaL_pushresult(&b);

@@ -217,19 +217,7 @@ static int l_sreader_text(lua_State *L)
 static int l_sreader_tostring(lua_State *L)
 {
 	l_sreader *r = luaL_checkudata(L, 1, SL_MT_SREADER);
-	luaL_Buffer b;
-	luaL_buffinit(L, &b);
-	luaL_addstring(&b, "DataStreamReader(format=");
-	luaL_addstring(&b, r->format ? r->format : "?");
-	for (int i = 0; i < r->opts.n; i++) {
-		luaL_addstring(&b, ", ");
-		luaL_addstring(&b, r->opts.keys[i]);
-		luaL_addchar(&b, '=');
-		luaL_addstring(&b, r->opts.vals[i]);
-	}
-	luaL_addchar(&b, ')');
-	luaL_pushresult(&b);
-	return 1;
+	return sl_lopt_tostring(L, "DataStreamReader", r->format, &r->opts);
 }
 
 static const luaL_Reg sreader_methods[] = { { "format", l_sreader_format },
