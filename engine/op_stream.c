@@ -176,6 +176,7 @@ typedef struct saggst {
 	sl_buf kb, vb; /* scratch */
 	sl_buf keys;   /* encoded keys of the batch's groups, back to back */
 	int64_t *koff; /* group g's key at keys.p + koff[g] .. koff[g+1] */
+	uint64_t *khash; /* its sl_state_hash */
 	int64_t kcap;
 	sl_agg_et et;    /* how a group compares with the watermark */
 	bool evicts;     /* watermarked and not Complete mode */
@@ -451,12 +452,14 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 	st->kc = calloc((size_t)p->nkeys + 1, sizeof *st->kc);
 	if (n + 1 > st->kcap) {
 		free(st->koff);
+		free(st->khash);
 		free(st->isnew);
 		st->koff = malloc((size_t)(n + 1) * sizeof *st->koff);
+		st->khash = malloc((size_t)(n + 1) * sizeof *st->khash);
 		st->isnew = malloc((size_t)(n + 1));
-		st->kcap = st->koff && st->isnew ? n + 1 : 0;
+		st->kcap = st->koff && st->khash && st->isnew ? n + 1 : 0;
 	}
-	if (st->kc == NULL || st->koff == NULL || st->isnew == NULL)
+	if (st->kc == NULL || st->kcap == 0)
 		return sl_err_nomem(err);
 	for (k = 0; k < p->nkeys; k++)
 		if ((st->kc[k] = sl_hash_groups_key(t, k, 0, n, err)) == NULL)
@@ -467,7 +470,13 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 		sl_hash_key_encode(st->kc, p->nkeys, g, &st->keys);
 	}
 	st->koff[n] = (int64_t)st->keys.len;
-	return sl_buf_failed(&st->keys) ? sl_err_nomem(err) : 0;
+	if (sl_buf_failed(&st->keys))
+		return sl_err_nomem(err);
+	for (g = 0; g < n; g++)
+		st->khash[g] = sl_state_hash(
+		    st->keys.p ? st->keys.p + st->koff[g] : "",
+		    (size_t)(st->koff[g + 1] - st->koff[g]));
+	return 0;
 }
 
 /* The compared value of row r of key columns kc, or false for NULL. */
@@ -484,16 +493,18 @@ static bool key_time(const saggst *st, sl_col *const *kc, int64_t r, int64_t *t)
 	return true;
 }
 
-/* Merge group g with its stored buffer and store the result; a new
- * group of a watermarked aggregation enters the eviction index. */
-static int merge_group(sl_op *op, int64_t g, sl_err *err)
+/* Merge group g with its stored buffer and store the result (one
+ * lookup: put_at reuses find's position); a new group of a watermarked
+ * aggregation enters the eviction index. */
+static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	saggst *st = op->state;
-	sl_agg **aggs = sl_op_agg_states(st->part);
 	const char *key = st->keys.p ? st->keys.p + st->koff[g] : "";
 	size_t klen = (size_t)(st->koff[g + 1] - st->koff[g]), vlen = 0, at = 0;
-	const unsigned char *old = sl_state_get(st->sf.store, key, klen, &vlen);
+	sl_state_pos pos;
+	const unsigned char *old = sl_state_find(st->sf.store, st->khash[g],
+						 key, klen, &vlen, &pos);
 	int64_t t;
 	int i, rc;
 	st->isnew[g] = old == NULL;
@@ -512,8 +523,33 @@ static int merge_group(sl_op *op, int64_t g, sl_err *err)
 	    key_time(st, st->kc, g, &t) &&
 	    (rc = sl_win_index_push(&st->ix, t, key, klen, err)) < 0)
 		return rc;
-	return sl_state_put(st->sf.store, key, klen, st->vb.p ? st->vb.p : "",
-			    st->vb.len, err);
+	return sl_state_put_at(st->sf.store, &pos, key, klen,
+			       st->vb.p ? st->vb.p : "", st->vb.len, err);
+}
+
+/* How many groups ahead the merge prefetches a group's entry; its slot
+ * is prefetched twice as far ahead.  The lookups of a batch's groups are
+ * independent, so their cache misses overlap. */
+#define MERGE_AHEAD 8
+
+static int merge_groups(sl_op *op, int64_t n, sl_err *err)
+{
+	saggst *st = op->state;
+	sl_agg **aggs = sl_op_agg_states(st->part);
+	const sl_state *s = st->sf.store;
+	int64_t g;
+	int rc;
+	for (g = 0; g < n && g < 2 * MERGE_AHEAD; g++)
+		sl_state_prefetch(s, st->khash[g]);
+	for (g = 0; g < n; g++) {
+		if (g + 2 * MERGE_AHEAD < n)
+			sl_state_prefetch(s, st->khash[g + 2 * MERGE_AHEAD]);
+		if (g + MERGE_AHEAD < n)
+			sl_state_prefetch_entry(s, st->khash[g + MERGE_AHEAD]);
+		if ((rc = merge_group(op, aggs, g, err)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* One feed event per group of the batch: its key and new aggregates;
@@ -790,17 +826,66 @@ static void feed_evicted(sl_op *op, const sl_batch *o, const char *word)
 	sl_buf_release(&v);
 }
 
+/* The index's keys due at lim (valid until the next push), with their
+ * hashes in .g, as the prefetching loop of evict wants them. */
+static int pop_due(saggst *st, int64_t lim, kents *due)
+{
+	const void *key;
+	size_t klen;
+	int64_t t, i;
+	while (sl_win_index_pop(&st->ix, lim, &t, &key, &klen))
+		if (kents_add(due, key, klen, NULL, 0) < 0)
+			return SL_ENOMEM;
+	for (i = 0; i < due->n; i++)
+		due->e[i].g =
+		    (int64_t)sl_state_hash(due->e[i].k, due->e[i].klen);
+	return 0;
+}
+
+/* Remove the due keys from the store (one lookup each, prefetched ahead
+ * like the merge); l and vals get the removed entries when want. */
+static int remove_due(saggst *st, const kents *due, bool want, kents *l,
+		      sl_buf *vals)
+{
+	sl_state *s = st->sf.store;
+	int64_t i, n = due->n;
+	int rc = 0;
+	for (i = 0; i < n && i < 2 * MERGE_AHEAD; i++)
+		sl_state_prefetch(s, (uint64_t)due->e[i].g);
+	for (i = 0; i < n && rc >= 0; i++) {
+		const kent *d = &due->e[i];
+		sl_state_pos pos;
+		size_t vlen;
+		const void *v;
+		if (i + 2 * MERGE_AHEAD < n)
+			sl_state_prefetch(s, (uint64_t)d[2 * MERGE_AHEAD].g);
+		if (i + MERGE_AHEAD < n)
+			sl_state_prefetch_entry(s, (uint64_t)d[MERGE_AHEAD].g);
+		v = sl_state_find(s, (uint64_t)d->g, d->k, d->klen, &vlen,
+				  &pos);
+		if (v == NULL) /* stale: removed already */
+			continue;
+		if (want) {
+			rc = kents_add(l, d->k, d->klen, NULL, vlen);
+			if (rc == 0)
+				l->e[l->n - 1].g = (int64_t)vals->len;
+			sl_buf_add(vals, v, vlen);
+		}
+		if (rc == 0)
+			rc = sl_state_remove_at(s, &pos, d->k, d->klen);
+	}
+	return rc < 0 ? rc : 0;
+}
+
 /* Remove every entry whose compared value <= the eviction watermark;
  * *out (when out != NULL: Append) gets them as output rows, in key
  * order.  Each entry leaves the store once, so it is emitted once. */
 static int evict(sl_op *op, sl_batch **out, sl_err *err)
 {
 	saggst *st = op->state;
-	int64_t lim = st->ctx->wm_evict_us, t, i;
-	const void *key;
-	size_t klen, vlen;
+	int64_t lim = st->ctx->wm_evict_us, i;
 	sl_buf vals;
-	kents l;
+	kents l, due;
 	sl_batch *o = NULL;
 	bool want = out != NULL || sl_stream_wants_rows(st->ctx);
 	int rc = 0;
@@ -812,19 +897,12 @@ static int evict(sl_op *op, sl_batch **out, sl_err *err)
 	if (sl_win_index_min(&st->ix) > lim)
 		return 0;
 	memset(&l, 0, sizeof l);
+	memset(&due, 0, sizeof due);
 	sl_buf_init(&vals);
-	while (rc == 0 && sl_win_index_pop(&st->ix, lim, &t, &key, &klen)) {
-		const void *v = sl_state_get(st->sf.store, key, klen, &vlen);
-		if (v == NULL) /* stale: removed already */
-			continue;
-		if (want) {
-			rc = kents_add(&l, key, klen, NULL, vlen);
-			if (rc == 0)
-				l.e[l.n - 1].g = (int64_t)vals.len;
-			sl_buf_add(&vals, v, vlen);
-		}
-		sl_state_remove(st->sf.store, key, klen);
-	}
+	rc = pop_due(st, lim, &due);
+	if (rc == 0)
+		rc = remove_due(st, &due, want, &l, &vals);
+	free(due.e);
 	if (rc == 0 && sl_buf_failed(&vals))
 		rc = SL_ENOMEM;
 	for (i = 0; rc == 0 && i < l.n; i++) /* offsets -> pointers */
@@ -870,7 +948,7 @@ static void sagg_reset(sl_op *op)
 static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 {
 	saggst *st = op->state;
-	int64_t n, g;
+	int64_t n;
 	int rc;
 	if (st->late != NULL) /* Spark counts late groups, not rows */
 		st->sf.dropped += sl_op_agg_ngroups(st->late);
@@ -886,9 +964,8 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 	n = *ngroups = sl_op_agg_ngroups(st->part);
 	if ((rc = encode_keys(op, n, err)) < 0)
 		return rc;
-	for (g = 0; g < n; g++)
-		if ((rc = merge_group(op, g, err)) < 0)
-			return rc;
+	if ((rc = merge_groups(op, n, err)) < 0)
+		return rc;
 	return sl_stream_wants_rows(st->ctx) ? feed_groups(op, n, err) : 0;
 }
 
@@ -958,6 +1035,7 @@ static void sagg_free(sl_op *op)
 	sl_buf_release(&st->keys);
 	sl_win_index_release(&st->ix);
 	free(st->koff);
+	free(st->khash);
 	free(st->isnew);
 	free(st);
 }

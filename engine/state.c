@@ -3,12 +3,32 @@
  *
  * Why an undo log and not copy-on-write versions: a micro-batch touches a
  * small part of a large state, so remembering the old value of each key the
- * batch changes costs O(changes) and makes abort exact; the same log names
- * the keys of the delta the checkpoint writes.  Keys touched twice in one
- * version are logged twice; abort replays the log backwards, so the oldest
- * record wins and the result is still exact.
+ * batch changes costs O(changes) and makes abort exact.  Keys touched twice
+ * in one version are logged twice; abort replays the log backwards, so the
+ * oldest record wins and the result is still exact.  The undo log is
+ * dropped at commit.
  *
- * Slots use linear probing with backward-shift deletion (no tombstones).
+ * The delta without lookups: every heap entry carries an 8-bit tag, the
+ * version that last wrote it (set when a put logs it or writes it), and
+ * dead entries (removed, or replaced by a value of another length) are
+ * tagged TAG_DEAD.  So the puts of the delta are the live entries tagged
+ * with the delta's tag, found by one sequential scan of the heap; the
+ * removes are kept in a small side log (`rm`) written at removal.  Lookups
+ * per changed key were most of a checkpoint's time at 200k groups (each
+ * one two cache misses); a scan streams the heap.
+ *
+ * Tags: every version (commit, abort, reset, set_version) takes the next
+ * tag; after TAG_MAX one sweep of the heap (every 253 versions) retags the
+ * delta's entries 1 and every other live one TAG_NONE, and tags restart at
+ * 2, so a tag never names two versions.  The tag shares a word with the
+ * key length (keys up to 16 MiB): an 8-byte entry header, not 16, was
+ * most of the way to BENCH.md's 64 bytes per group.
+ *
+ * Slots are 8 bytes: the low 32 bits of the hash (home index and tag) and
+ * the entry's heap offset / 8 + 1 (0 = empty), so a cache line holds 8
+ * probes.  Linear probing with backward-shift deletion (no tombstones).
+ * The 32-bit offset bounds the heap at 32 GiB; past it puts fail with
+ * SL_ENOMEM.
  */
 #include "state.h"
 
@@ -16,68 +36,128 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct slot {
-	uint64_t hash;
-	uint64_t off; /* entry offset in heap + 1; 0 = empty */
-};
+#define TAG_NONE 0u   /* written by no tracked version (abort restored) */
+#define TAG_MAX 254u  /* the last version tag before a sweep */
+#define TAG_DEAD 255u /* a dead heap entry */
+#define KLEN_MAX 0xffffffu
+#define MAX_REF 0xffffffffu /* slot offset field: (off / 8) + 1 */
 
 struct entry {
-	uint32_t klen, vlen;
-	int64_t logged; /* epoch whose undo log already holds this key */
+	uint32_t kt; /* key length << 8 | tag */
+	uint32_t vlen;
 	/* key bytes, then value bytes */
-};
-
-struct undo {
-	uint64_t off; /* record offset in the log buffer */
 };
 
 struct sl_state {
 	int64_t version;
-	int64_t epoch; /* +1 at every commit and abort: tags undo records */
-	struct slot *slots;
-	uint64_t nslots; /* power of two */
+	unsigned tag; /* the pending version's tag, 1..TAG_MAX */
+	uint64_t *slots; /* low 32: hash; high 32: heap offset / 8 + 1 */
+	uint64_t nslots; /* power of two, at most 2^32 */
+	uint64_t mods;   /* +1 at insert, remove, growth: stales positions */
 	int64_t nrows;
 	char *heap;
 	size_t heap_len, heap_cap, garbage;
 	/* undo log of the pending version: records {klen, vlen or -1, key,
-	 * old value} in `log`; after commit it is the delta until the next
-	 * write */
+	 * old value} */
 	char *log;
 	size_t log_len, log_cap;
-	bool log_is_delta;
+	/* keys removed in the delta's version: records {klen, key} */
+	char *rm;
+	size_t rm_len, rm_cap;
+	bool dirty;     /* the pending version has writes */
+	bool has_delta; /* delta_tag names the delta (else it is empty) */
+	unsigned delta_tag;
 	int64_t nupdated, nremoved;
 };
 
-/* A word-at-a-time hash (multiply-xorshift per 8 bytes): keys are short
- * encoded group keys, and the byte loop of FNV was the hottest line of
- * W1-100k's state merge. */
-static uint64_t hash_bytes(const void *p, size_t n)
+/* A wyhash-style hash: 128-bit multiply-folds of 16 bytes at a time, the
+ * tail read as two overlapping words (no byte loop).  Keys are short
+ * encoded group keys; the byte tail of the former multiply-xorshift hash
+ * was 5% of W1-100k.  Hashes never leave the process, so the function
+ * may change. */
+static uint64_t rd64(const unsigned char *p)
 {
-	const unsigned char *b = p;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
-	while (n >= 8) {
-		uint64_t w;
-		memcpy(&w, b, 8);
-		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-		h ^= h >> 31;
-		b += 8;
-		n -= 8;
-	}
-	if (n > 0) {
-		uint64_t w = 0;
-		memcpy(&w, b, n);
-		h = (h ^ w) * 0x94d049bb133111ebull;
-		h ^= h >> 29;
-	}
-	h ^= h >> 32;
-	h *= 0xd6e8feb86659fd93ull;
-	h ^= h >> 32;
-	return h;
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
 }
 
-static struct entry *entry_at(const sl_state *s, uint64_t off)
+static uint64_t rd32(const unsigned char *p)
 {
-	return (struct entry *)(s->heap + off - 1);
+	uint32_t w;
+	memcpy(&w, p, 4);
+	return w;
+}
+
+static uint64_t mum(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+	return (uint64_t)(r >> 64) ^ (uint64_t)r;
+}
+
+#define HK0 0xa0761d6478bd642full
+#define HK1 0xe7037ed1a0b428dbull
+#define HK2 0x8ebc6af09c88c6e3ull
+
+static uint64_t hash_bytes(const void *key, size_t n)
+{
+	const unsigned char *p = key;
+	uint64_t seed = HK0 ^ mum(n ^ HK1, HK2), a, b;
+	if (n <= 16) {
+		if (n >= 8) {
+			a = rd64(p);
+			b = rd64(p + n - 8);
+		} else if (n >= 4) {
+			a = rd32(p);
+			b = rd32(p + n - 4);
+		} else if (n > 0) {
+			a = ((uint64_t)p[0] << 16) |
+			    ((uint64_t)p[n >> 1] << 8) | p[n - 1];
+			b = 0;
+		} else {
+			a = b = 0;
+		}
+	} else {
+		size_t i = n;
+		while (i > 16) {
+			seed = mum(rd64(p) ^ HK1, rd64(p + 8) ^ seed);
+			p += 16;
+			i -= 16;
+		}
+		a = rd64(p + i - 16);
+		b = rd64(p + i - 8);
+	}
+	return mum(HK1 ^ n, mum(a ^ HK1, b ^ seed));
+}
+
+uint64_t sl_state_hash(const void *key, size_t klen)
+{
+	return hash_bytes(key, klen);
+}
+
+static uint64_t slot_make(uint64_t h, size_t off)
+{
+	return (uint64_t)(uint32_t)h | ((uint64_t)(off / 8 + 1) << 32);
+}
+
+static struct entry *slot_entry(const sl_state *s, uint64_t x)
+{
+	return (struct entry *)(s->heap + ((x >> 32) - 1) * 8);
+}
+
+static uint32_t e_klen(const struct entry *e)
+{
+	return e->kt >> 8;
+}
+
+static unsigned e_tag(const struct entry *e)
+{
+	return e->kt & 0xffu;
+}
+
+static void e_set_tag(struct entry *e, unsigned tag)
+{
+	e->kt = (e->kt & ~0xffu) | tag;
 }
 
 static char *entry_key(struct entry *e)
@@ -87,7 +167,7 @@ static char *entry_key(struct entry *e)
 
 static char *entry_val(struct entry *e)
 {
-	return (char *)(e + 1) + e->klen;
+	return (char *)(e + 1) + e_klen(e);
 }
 
 static size_t entry_size(uint32_t klen, uint32_t vlen)
@@ -102,6 +182,7 @@ sl_state *sl_state_new(void)
 	if (s == NULL)
 		return NULL;
 	s->nslots = 16;
+	s->tag = 1;
 	s->slots = calloc(s->nslots, sizeof *s->slots);
 	if (s->slots == NULL) {
 		free(s);
@@ -117,6 +198,7 @@ void sl_state_free(sl_state *s)
 	free(s->slots);
 	free(s->heap);
 	free(s->log);
+	free(s->rm);
 	free(s);
 }
 
@@ -130,14 +212,48 @@ static uint64_t find(const sl_state *s, uint64_t h, const void *key,
 		     size_t klen)
 {
 	uint64_t mask = s->nslots - 1, i = h & mask;
+	uint32_t tag = (uint32_t)h;
 	for (;;) {
-		const struct slot *sl = &s->slots[i];
-		if (sl->off == 0)
+		uint64_t x = s->slots[i];
+		if (x == 0)
 			return i;
-		if (sl->hash == h) {
-			struct entry *e = entry_at(s, sl->off);
-			if (e->klen == klen && memcmp(entry_key(e), key, klen) == 0)
+		if ((uint32_t)x == tag) {
+			struct entry *e = slot_entry(s, x);
+			if (e_klen(e) == klen &&
+			    memcmp(entry_key(e), key, klen) == 0)
 				return i;
+		}
+		i = (i + 1) & mask;
+	}
+}
+
+/* The empty slot for a key known to be absent. */
+static uint64_t find_empty(const sl_state *s, uint64_t h)
+{
+	uint64_t mask = s->nslots - 1, i = h & mask;
+	while (s->slots[i] != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+void sl_state_prefetch(const sl_state *s, uint64_t hash)
+{
+	__builtin_prefetch(&s->slots[hash & (s->nslots - 1)]);
+}
+
+void sl_state_prefetch_entry(const sl_state *s, uint64_t hash)
+{
+	uint64_t mask = s->nslots - 1, i = hash & mask;
+	int k;
+	for (k = 0; k < 4; k++) {
+		uint64_t x = s->slots[i];
+		if (x == 0)
+			return;
+		if ((uint32_t)x == (uint32_t)hash) {
+			const char *e = (const char *)slot_entry(s, x);
+			__builtin_prefetch(e);
+			__builtin_prefetch(e + 56);
+			return;
 		}
 		i = (i + 1) & mask;
 	}
@@ -146,21 +262,24 @@ static uint64_t find(const sl_state *s, uint64_t h, const void *key,
 static int grow_slots(sl_state *s)
 {
 	uint64_t n = s->nslots * 2, i, mask = n - 1;
-	struct slot *ns = calloc(n, sizeof *ns);
-	if (ns == NULL)
+	uint64_t *ns;
+	if (n > ((uint64_t)1 << 32))
+		return SL_ENOMEM;
+	if ((ns = calloc(n, sizeof *ns)) == NULL)
 		return SL_ENOMEM;
 	for (i = 0; i < s->nslots; i++) {
-		uint64_t j;
-		if (s->slots[i].off == 0)
+		uint64_t j, x = s->slots[i];
+		if (x == 0)
 			continue;
-		j = s->slots[i].hash & mask;
-		while (ns[j].off != 0)
+		j = (uint32_t)x & mask;
+		while (ns[j] != 0)
 			j = (j + 1) & mask;
-		ns[j] = s->slots[i];
+		ns[j] = x;
 	}
 	free(s->slots);
 	s->slots = ns;
 	s->nslots = n;
+	s->mods++;
 	return 0;
 }
 
@@ -181,7 +300,7 @@ static int reserve(char **buf, size_t *cap, size_t len, size_t extra)
 	return 0;
 }
 
-/* Move live entries to a fresh heap (offsets change). */
+/* Move live entries to a fresh heap (offsets change, slots do not). */
 static int compact(sl_state *s)
 {
 	size_t cap = s->heap_len - s->garbage + 64, len = 0;
@@ -192,12 +311,12 @@ static int compact(sl_state *s)
 	for (i = 0; i < s->nslots; i++) {
 		struct entry *e;
 		size_t sz;
-		if (s->slots[i].off == 0)
+		if (s->slots[i] == 0)
 			continue;
-		e = entry_at(s, s->slots[i].off);
-		sz = entry_size(e->klen, e->vlen);
+		e = slot_entry(s, s->slots[i]);
+		sz = entry_size(e_klen(e), e->vlen);
 		memcpy(nh + len, e, sz);
-		s->slots[i].off = len + 1;
+		s->slots[i] = slot_make(s->slots[i], len);
 		len += sz;
 	}
 	free(s->heap);
@@ -208,12 +327,14 @@ static int compact(sl_state *s)
 	return 0;
 }
 
-/* Start of a write: the delta of the last commit is no longer needed. */
+/* Start of a write: the pending version becomes the delta. */
 static void begin_write(sl_state *s)
 {
-	if (s->log_is_delta) {
-		s->log_len = 0;
-		s->log_is_delta = false;
+	if (!s->dirty) {
+		s->dirty = true;
+		s->rm_len = 0;
+		s->has_delta = true;
+		s->delta_tag = s->tag;
 	}
 }
 
@@ -224,7 +345,7 @@ static int log_old(sl_state *s, const void *key, size_t klen,
 	uint32_t hdr[2];
 	size_t vlen = old ? old->vlen : 0;
 	int rc;
-	if (old != NULL && old->logged == s->epoch)
+	if (old != NULL && e_tag(old) == s->tag)
 		return 0;
 	rc = reserve(&s->log, &s->log_cap, s->log_len,
 		     sizeof hdr + klen + vlen);
@@ -239,129 +360,219 @@ static int log_old(sl_state *s, const void *key, size_t klen,
 		       vlen);
 	s->log_len += sizeof hdr + klen + vlen;
 	if (old != NULL)
-		old->logged = s->epoch;
+		e_set_tag(old, s->tag);
 	return 0;
 }
 
-const void *sl_state_get(sl_state *s, const void *key, size_t klen,
-			 size_t *vlen)
+/* Remember a removed key for the delta. */
+static int log_removed(sl_state *s, const void *key, size_t klen)
 {
-	uint64_t h = hash_bytes(key, klen), i = find(s, h, key, klen);
+	uint32_t kl = (uint32_t)klen;
+	if (reserve(&s->rm, &s->rm_cap, s->rm_len, sizeof kl + klen) < 0)
+		return SL_ENOMEM;
+	memcpy(s->rm + s->rm_len, &kl, sizeof kl);
+	memcpy(s->rm + s->rm_len + sizeof kl, key, klen);
+	s->rm_len += sizeof kl + klen;
+	return 0;
+}
+
+const void *sl_state_find(sl_state *s, uint64_t hash, const void *key,
+			  size_t klen, size_t *vlen, sl_state_pos *pos)
+{
+	uint64_t i = find(s, hash, key, klen);
 	struct entry *e;
-	if (s->slots[i].off == 0)
+	if (pos != NULL) {
+		pos->hash = hash;
+		pos->slot = i;
+		pos->mods = s->mods;
+	}
+	if (s->slots[i] == 0)
 		return NULL;
-	e = entry_at(s, s->slots[i].off);
+	e = slot_entry(s, s->slots[i]);
 	if (vlen != NULL)
 		*vlen = e->vlen;
 	return entry_val(e);
 }
 
-/* Insert or replace without logging (used by put and abort). */
-static int raw_put(sl_state *s, uint64_t h, const void *key, size_t klen,
-		   const void *val, size_t vlen, int64_t logged)
+const void *sl_state_get(sl_state *s, const void *key, size_t klen,
+			 size_t *vlen)
 {
-	uint64_t i = find(s, h, key, klen);
+	return sl_state_find(s, hash_bytes(key, klen), key, klen, vlen, NULL);
+}
+
+/* p as an offset into the heap when it points there (a realloc of the
+ * heap would leave it dangling), else SIZE_MAX. */
+static size_t heap_ref(const sl_state *s, const void *p)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)s->heap;
+	return s->heap != NULL && a >= b && a < b + s->heap_cap ? a - b
+								: SIZE_MAX;
+}
+
+/* Insert or replace at slot i (key's slot or the empty slot where it
+ * goes) without logging; `tag` tags the entry.  Used by put and
+ * abort.  Out of memory leaves the store unchanged. */
+static int raw_put(sl_state *s, uint64_t h, uint64_t i, const void *key,
+		   size_t klen, const void *val, size_t vlen, unsigned tag)
+{
 	struct entry *e;
-	size_t sz;
-	if (s->slots[i].off != 0) {
-		e = entry_at(s, s->slots[i].off);
+	size_t sz, kref, vref;
+	if (s->slots[i] != 0) {
+		e = slot_entry(s, s->slots[i]);
 		if (e->vlen == vlen) {
-			memcpy(entry_val(e), val, vlen);
+			memmove(entry_val(e), val, vlen);
+			e_set_tag(e, tag);
 			return 0;
 		}
-		s->garbage += entry_size(e->klen, e->vlen);
 	} else if ((uint64_t)(s->nrows + 1) * 4 > s->nslots * 3) {
 		if (grow_slots(s) < 0)
 			return SL_ENOMEM;
-		i = find(s, h, key, klen);
+		i = find_empty(s, h);
 	}
 	sz = entry_size((uint32_t)klen, (uint32_t)vlen);
+	if ((s->heap_len + sz) / 8 + 1 >= MAX_REF)
+		return SL_ENOMEM;
+	kref = heap_ref(s, key);
+	vref = heap_ref(s, val);
 	if (reserve(&s->heap, &s->heap_cap, s->heap_len, sz) < 0)
 		return SL_ENOMEM;
+	if (kref != SIZE_MAX)
+		key = s->heap + kref;
+	if (vref != SIZE_MAX)
+		val = s->heap + vref;
 	e = (struct entry *)(s->heap + s->heap_len);
-	e->klen = (uint32_t)klen;
+	e->kt = (uint32_t)klen << 8 | tag;
 	e->vlen = (uint32_t)vlen;
-	e->logged = logged;
 	memcpy(entry_key(e), key, klen);
 	memcpy(entry_val(e), val, vlen);
-	if (s->slots[i].off == 0)
+	if (s->slots[i] == 0) {
 		s->nrows++;
-	s->slots[i].hash = h;
-	s->slots[i].off = s->heap_len + 1;
+		s->mods++;
+	} else {
+		struct entry *old = slot_entry(s, s->slots[i]);
+		s->garbage += entry_size(e_klen(old), old->vlen);
+		e_set_tag(old, TAG_DEAD);
+	}
+	s->slots[i] = slot_make(h, s->heap_len);
 	s->heap_len += sz;
 	if (s->garbage > 65536 && s->garbage * 2 > s->heap_len)
-		return compact(s);
+		(void)compact(s); /* out of memory: stays uncompacted */
+	return 0;
+}
+
+/* The slot of pos, found again if the slots moved since. */
+static uint64_t pos_slot(const sl_state *s, const sl_state_pos *pos,
+			 const void *key, size_t klen)
+{
+	return pos->mods == s->mods ? pos->slot
+				    : find(s, pos->hash, key, klen);
+}
+
+int sl_state_put_at(sl_state *s, const sl_state_pos *pos, const void *key,
+		    size_t klen, const void *val, size_t vlen, sl_err *err)
+{
+	uint64_t i;
+	struct entry *old = NULL;
+	if (klen > KLEN_MAX || vlen >= UINT32_MAX)
+		return sl_err_set(err, SL_EINVAL, "state: entry too large");
+	begin_write(s);
+	i = pos_slot(s, pos, key, klen);
+	if (s->slots[i] != 0)
+		old = slot_entry(s, s->slots[i]);
+	if (log_old(s, key, klen, old) < 0 ||
+	    raw_put(s, pos->hash, i, key, klen, val, vlen, s->tag) < 0)
+		return sl_err_nomem(err);
+	s->nupdated++;
 	return 0;
 }
 
 int sl_state_put(sl_state *s, const void *key, size_t klen, const void *val,
 		 size_t vlen, sl_err *err)
 {
-	uint64_t h = hash_bytes(key, klen), i;
-	struct entry *old = NULL;
-	if (klen >= UINT32_MAX || vlen >= UINT32_MAX)
-		return sl_err_set(err, SL_EINVAL, "state: entry too large");
-	begin_write(s);
-	i = find(s, h, key, klen);
-	if (s->slots[i].off != 0)
-		old = entry_at(s, s->slots[i].off);
-	if (log_old(s, key, klen, old) < 0 ||
-	    raw_put(s, h, key, klen, val, vlen, s->epoch) < 0)
-		return sl_err_nomem(err);
-	s->nupdated++;
-	return 0;
+	sl_state_pos pos;
+	pos.hash = hash_bytes(key, klen);
+	pos.slot = find(s, pos.hash, key, klen);
+	pos.mods = s->mods;
+	return sl_state_put_at(s, &pos, key, klen, val, vlen, err);
 }
 
 static void raw_remove(sl_state *s, uint64_t i)
 {
 	uint64_t mask = s->nslots - 1, j = i;
-	struct entry *e = entry_at(s, s->slots[i].off);
-	s->garbage += entry_size(e->klen, e->vlen);
-	s->slots[i].off = 0;
+	struct entry *e = slot_entry(s, s->slots[i]);
+	s->garbage += entry_size(e_klen(e), e->vlen);
+	e_set_tag(e, TAG_DEAD);
+	s->slots[i] = 0;
 	s->nrows--;
+	s->mods++;
 	/* backward-shift the cluster that follows */
 	for (;;) {
 		uint64_t home;
 		j = (j + 1) & mask;
-		if (s->slots[j].off == 0)
+		if (s->slots[j] == 0)
 			break;
-		home = s->slots[j].hash & mask;
+		home = (uint32_t)s->slots[j] & mask;
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			s->slots[i] = s->slots[j];
-			s->slots[j].off = 0;
+			s->slots[j] = 0;
 			i = j;
 		}
 	}
 }
 
-int sl_state_remove(sl_state *s, const void *key, size_t klen)
+/* Log, then remove the live entry at slot i. */
+static int remove_slot(sl_state *s, uint64_t i, const void *key, size_t klen)
 {
-	uint64_t h = hash_bytes(key, klen), i;
-	begin_write(s);
-	i = find(s, h, key, klen);
-	if (s->slots[i].off == 0)
-		return 0;
-	if (log_old(s, key, klen, entry_at(s, s->slots[i].off)) < 0)
+	if (log_old(s, key, klen, slot_entry(s, s->slots[i])) < 0 ||
+	    log_removed(s, key, klen) < 0)
 		return SL_ENOMEM;
 	raw_remove(s, i);
 	s->nremoved++;
 	return 1;
 }
 
-int sl_state_foreach(sl_state *s, sl_state_fn fn, void *ud)
+int sl_state_remove_at(sl_state *s, const sl_state_pos *pos, const void *key,
+		       size_t klen)
 {
 	uint64_t i;
-	for (i = 0; i < s->nslots; i++) {
-		struct entry *e;
-		int rc;
-		if (s->slots[i].off == 0)
-			continue;
-		e = entry_at(s, s->slots[i].off);
-		rc = fn(ud, entry_key(e), e->klen, entry_val(e), e->vlen);
-		if (rc != 0)
-			return rc;
+	begin_write(s);
+	i = pos_slot(s, pos, key, klen);
+	if (s->slots[i] == 0)
+		return 0;
+	return remove_slot(s, i, key, klen);
+}
+
+int sl_state_remove(sl_state *s, const void *key, size_t klen)
+{
+	sl_state_pos pos;
+	pos.hash = hash_bytes(key, klen);
+	pos.slot = find(s, pos.hash, key, klen);
+	pos.mods = s->mods;
+	return sl_state_remove_at(s, &pos, key, klen);
+}
+
+/* Calls fn for the live entries of the heap, in heap order, whose tag is
+ * `tag` (or every live one when all). */
+static int scan_heap(sl_state *s, bool all, unsigned tag, sl_state_fn fn,
+		     void *ud)
+{
+	size_t p = 0;
+	while (p < s->heap_len) {
+		struct entry *e = (struct entry *)(s->heap + p);
+		p += entry_size(e_klen(e), e->vlen);
+		if (all ? e_tag(e) != TAG_DEAD : e_tag(e) == tag) {
+			int rc = fn(ud, entry_key(e), e_klen(e), entry_val(e),
+				    e->vlen);
+			if (rc != 0)
+				return rc;
+		}
 	}
 	return 0;
+}
+
+int sl_state_foreach(sl_state *s, sl_state_fn fn, void *ud)
+{
+	return scan_heap(s, true, 0, fn, ud);
 }
 
 int64_t sl_state_remove_if(sl_state *s, sl_state_fn pred, void *pred_ud,
@@ -372,23 +583,21 @@ int64_t sl_state_remove_if(sl_state *s, sl_state_fn pred, void *pred_ud,
 	begin_write(s);
 	while (i < s->nslots) {
 		struct entry *e;
-		if (s->slots[i].off == 0) {
+		if (s->slots[i] == 0) {
 			i++;
 			continue;
 		}
-		e = entry_at(s, s->slots[i].off);
-		if (!pred(pred_ud, entry_key(e), e->klen, entry_val(e),
+		e = slot_entry(s, s->slots[i]);
+		if (!pred(pred_ud, entry_key(e), e_klen(e), entry_val(e),
 			  e->vlen)) {
 			i++;
 			continue;
 		}
 		if (on_remove != NULL)
-			on_remove(rm_ud, entry_key(e), e->klen, entry_val(e),
+			on_remove(rm_ud, entry_key(e), e_klen(e), entry_val(e),
 				  e->vlen);
-		if (log_old(s, entry_key(e), e->klen, e) < 0)
+		if (remove_slot(s, i, entry_key(e), e_klen(e)) < 0)
 			return sl_err_nomem(err);
-		raw_remove(s, i);
-		s->nremoved++;
 		n++;
 		/* slot i now holds a shifted entry (or is empty): look again,
 		 * unless the shift wrapped a cluster around the end */
@@ -396,25 +605,46 @@ int64_t sl_state_remove_if(sl_state *s, sl_state_fn pred, void *pred_ud,
 	return n;
 }
 
+/* Move to the next version's tag (see the top of the file). */
+static void next_tag(sl_state *s)
+{
+	size_t p = 0;
+	if (s->tag < TAG_MAX) {
+		s->tag++;
+		return;
+	}
+	while (p < s->heap_len) {
+		struct entry *e = (struct entry *)(s->heap + p);
+		unsigned t = e_tag(e);
+		bool in_delta = s->has_delta && t == s->delta_tag;
+		p += entry_size(e_klen(e), e->vlen);
+		if (t != TAG_DEAD)
+			e_set_tag(e, in_delta ? 1 : TAG_NONE);
+	}
+	s->delta_tag = 1;
+	s->tag = 2;
+}
+
 int sl_state_commit(sl_state *s, sl_err *err)
 {
 	(void)err;
+	if (!s->dirty) { /* an empty version: an empty delta */
+		s->rm_len = 0;
+		s->has_delta = true;
+		s->delta_tag = s->tag;
+	}
 	s->version++;
-	s->epoch++;
-	s->log_is_delta = true;
+	next_tag(s);
+	s->dirty = false;
+	s->log_len = 0;
 	s->nupdated = s->nremoved = 0;
 	return 0;
 }
 
-void sl_state_abort(sl_state *s)
+/* Replay the undo records backwards: the oldest record wins. */
+static void undo(sl_state *s)
 {
-	/* replay the undo records backwards: the oldest record wins */
 	size_t *offs = NULL, n = 0, cap = 0, p = 0;
-	s->epoch++;
-	if (s->log_is_delta) {
-		s->nupdated = s->nremoved = 0;
-		return;
-	}
 	while (p < s->log_len) {
 		uint32_t hdr[2];
 		if (n == cap) {
@@ -436,15 +666,27 @@ void sl_state_abort(sl_state *s)
 		memcpy(hdr, s->log + offs[n], sizeof hdr);
 		k = s->log + offs[n] + sizeof hdr;
 		h = hash_bytes(k, hdr[0]);
+		i = find(s, h, k, hdr[0]);
 		if (hdr[1] == UINT32_MAX) {
-			i = find(s, h, k, hdr[0]);
-			if (s->slots[i].off != 0)
+			if (s->slots[i] != 0)
 				raw_remove(s, i);
 		} else {
-			raw_put(s, h, k, hdr[0], k + hdr[0], hdr[1], -1);
+			(void)raw_put(s, h, i, k, hdr[0], k + hdr[0], hdr[1],
+				      TAG_NONE);
 		}
 	}
 	free(offs);
+}
+
+void sl_state_abort(sl_state *s)
+{
+	if (s->dirty) {
+		undo(s);
+		s->has_delta = false;
+		s->rm_len = 0;
+	}
+	next_tag(s);
+	s->dirty = false;
 	s->log_len = 0;
 	s->nupdated = s->nremoved = 0;
 }
@@ -452,21 +694,18 @@ void sl_state_abort(sl_state *s)
 int sl_state_foreach_delta(sl_state *s, sl_state_fn fn, void *ud)
 {
 	size_t p = 0;
-	while (p < s->log_len) {
-		uint32_t hdr[2];
-		const char *k;
-		size_t vlen;
-		const void *v;
+	if (!s->has_delta)
+		return 0;
+	while (p < s->rm_len) {
+		uint32_t kl;
 		int rc;
-		memcpy(hdr, s->log + p, sizeof hdr);
-		k = s->log + p + sizeof hdr;
-		v = sl_state_get(s, k, hdr[0], &vlen);
-		rc = fn(ud, k, hdr[0], v, v ? vlen : 0);
+		memcpy(&kl, s->rm + p, sizeof kl);
+		rc = fn(ud, s->rm + p + sizeof kl, kl, NULL, 0);
 		if (rc != 0)
 			return rc;
-		p += sizeof hdr + hdr[0] + (hdr[1] == UINT32_MAX ? 0 : hdr[1]);
+		p += sizeof kl + kl;
 	}
-	return 0;
+	return scan_heap(s, false, s->delta_tag, fn, ud);
 }
 
 void sl_state_reset(sl_state *s, int64_t v)
@@ -474,19 +713,20 @@ void sl_state_reset(sl_state *s, int64_t v)
 	memset(s->slots, 0, s->nslots * sizeof *s->slots);
 	s->nrows = 0;
 	s->heap_len = s->garbage = 0;
-	s->log_len = 0;
-	s->log_is_delta = false;
+	s->log_len = s->rm_len = 0;
+	s->dirty = s->has_delta = false;
 	s->nupdated = s->nremoved = 0;
 	s->version = v;
-	s->epoch++;
+	next_tag(s);
+	s->mods++;
 }
 
 void sl_state_set_version(sl_state *s, int64_t v)
 {
 	s->version = v;
-	s->epoch++;
-	s->log_len = 0;
-	s->log_is_delta = true;
+	next_tag(s);
+	s->log_len = s->rm_len = 0;
+	s->dirty = s->has_delta = false;
 	s->nupdated = s->nremoved = 0;
 }
 
@@ -508,5 +748,5 @@ int64_t sl_state_num_removed(const sl_state *s)
 size_t sl_state_memory(const sl_state *s)
 {
 	return sizeof *s + s->nslots * sizeof *s->slots + s->heap_len -
-	       s->garbage + s->log_len;
+	       s->garbage + s->log_len + s->rm_len;
 }
