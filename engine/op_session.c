@@ -376,7 +376,8 @@ static int sweep(srun *r, sl_err *err)
 		qsort(rk, (size_t)n, sizeof *rk, rowkey_cmp);
 	for (lo = 0; lo < n && rc == 0; lo = i) {
 		for (i = lo + 1; i < n && rk[i].klen == rk[lo].klen &&
-				 memcmp(rk[i].k, rk[lo].k, rk[lo].klen) == 0;
+				 (rk[lo].klen == 0 ||
+				  memcmp(rk[i].k, rk[lo].k, rk[lo].klen) == 0);
 		     i++)
 			;
 		rc = sweep_key(r, rk, lo, i, err);
@@ -555,7 +556,8 @@ static sl_batch *entries_out(sl_op *op, sent *en, int64_t n, sl_err *err)
 	int i, j, rc = 0;
 	if (!kp || !kl || !s || !e || !aggs)
 		rc = sl_err_nomem(err);
-	qsort(en, (size_t)n, sizeof *en, sent_cmp);
+	if (n > 0 && en != NULL)
+		qsort(en, (size_t)n, sizeof *en, sent_cmp);
 	for (i = 0; i < p->naggs && rc == 0; i++) {
 		const sl_aggspec *a = &p->aggs[i];
 		for (j = 0; j < a->nargs && j < 8; j++)

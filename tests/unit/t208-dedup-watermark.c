@@ -519,9 +519,9 @@ static void test_errors(void)
 	{
 		sl_options opts;
 		sl_options_init(&opts);
-		rows = sl_format_read_buf("json", "t",
-					  "{\"value\":\"a\"}\n{\"value\":\"a\"}\n",
-					  30, t, &opts, &err);
+		static const char two[] = "{\"value\":\"a\"}\n{\"value\":\"a\"}\n";
+		rows = sl_format_read_buf("json", "t", two, sizeof two - 1, t,
+					  &opts, &err);
 	}
 	local = rows ? sl_plan_local(rows, &err) : NULL;
 	bd = local ? sl_plan_dedup_within_watermark(local, NULL, 0, &err) : NULL;
