@@ -276,6 +276,30 @@ void sl_agg_free(sl_agg *a)
 	free(a);
 }
 
+bool sl_agg_clear(sl_agg *a, int64_t n)
+{
+	if (n > a->cap)
+		n = a->cap;
+	if (a->distinct || a->dset != NULL || a->nchunks > 0 || a->ord ||
+	    a->vk == SL_STRING || a->fn == F_COLLECT || n < 0)
+		return false;
+	if (a->cnt)
+		memset(a->cnt, 0, (size_t)n * 8);
+	if (a->isum)
+		memset(a->isum, 0, (size_t)n * 8);
+	if (a->dsum)
+		memset(a->dsum, 0, (size_t)n * 8);
+	if (a->vals && a->w > 0)
+		memset(a->vals, 0, (size_t)n * (size_t)a->w);
+	if (a->has)
+		memset(a->has, 0, (size_t)n);
+	if (a->vnull)
+		memset(a->vnull, 0, (size_t)n);
+	if (a->regs)
+		memset(a->regs, 0, (size_t)n << a->p);
+	return true;
+}
+
 size_t sl_agg_bytes(const sl_agg *a)
 {
 	size_t per = 0;
@@ -1073,6 +1097,64 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 	case F_COLLECT: break;
 	}
 	return sl_buf_failed(out) ? sl_err_nomem(err) : 0;
+}
+
+/* ---- the same bytes without sl_buf calls (the merge's hot loop) ---- */
+
+size_t sl_agg_save_max(const sl_agg *a)
+{
+	if (!sl_agg_streamable(a))
+		return 0;
+	switch (a->fn) {
+	case F_COUNT: return 10;
+	case F_SUM: return 11;
+	case F_AVG: return 18;
+	case F_MIN:
+	case F_MAX:
+	case F_FIRST:
+	case F_LAST: return a->vk == SL_STRING ? 0 : 1 + (size_t)a->w;
+	default: return 0; /* min_by/max_by, approx: sl_agg_save */
+	}
+}
+
+static inline size_t raw_uvar(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p)
+{
+	bool has = g < a->cap;
+	uint8_t f;
+	switch (a->fn) {
+	case F_COUNT: return raw_uvar(p, has ? (uint64_t)a->cnt[g] : 0);
+	case F_SUM:
+		f = has && a->has[g];
+		p[0] = f;
+		if (f && a->vk == SL_BIGINT)
+			return 1 + raw_uvar(p + 1, zigzag(a->isum[g]));
+		if (f)
+			memcpy(p + 1, &a->dsum[g], 8);
+		return f ? 9 : 1;
+	case F_AVG:
+		memcpy(p, has ? &a->dsum[g] : &(double){ 0 }, 8);
+		return 8 + raw_uvar(p + 8, has ? (uint64_t)a->cnt[g] : 0);
+	default: /* min/max/first/last of a fixed-width value */
+		f = (uint8_t)((has && a->has[g]) |
+			      (has && a->vnull[g] ? 2 : 0));
+		p[0] = f;
+		if (f != 1 || a->w == 0)
+			return 1;
+		memcpy(p + 1, a->vals + (size_t)g * (size_t)a->w,
+		       (size_t)a->w);
+		return 1 + (size_t)a->w;
+	}
 }
 
 /* Read one kept value for group g into tmp (strings point into p). */

@@ -59,6 +59,10 @@ int sl_agg_update(sl_agg *a, const int32_t *gids, int64_t n, int64_t ngroups,
 /* Result column for groups [from, from + n) (groups never updated give
  * the empty-input value: 0 for count, NULL for the others). */
 sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err);
+/* Back to the state of a new sl_agg, keeping the arrays, when groups
+ * [n, cap) were never touched; false (nothing done) for aggregates that
+ * keep strings, lists or DISTINCT sets: make a new one then. */
+bool sl_agg_clear(sl_agg *a, int64_t n);
 /* Bytes of state held. */
 size_t sl_agg_bytes(const sl_agg *a);
 
@@ -72,6 +76,13 @@ size_t sl_agg_bytes(const sl_agg *a);
 bool sl_agg_streamable(const sl_agg *a);
 /* Append group g's buffer to out. */
 int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err);
+/* The most bytes sl_agg_save appends for one group when that is bounded
+ * and small (count, sum, avg, min/max/first/last of fixed-width values),
+ * else 0. */
+size_t sl_agg_save_max(const sl_agg *a);
+/* sl_agg_save of group g into p, which has room for sl_agg_save_max(a)
+ * (> 0) bytes; returns the bytes written (the same bytes). */
+size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p);
 /* Merge a saved buffer at p[0..n) into group g: the saved one holds rows
  * that came BEFORE the group's current rows (first keeps it, last keeps
  * the current value when there is one).  Merging into a group never

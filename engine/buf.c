@@ -59,6 +59,11 @@ void sl_buf_add(sl_buf *b, const void *p, size_t n)
 	b->p[b->len] = '\0';
 }
 
+bool sl_buf_reserve(sl_buf *b, size_t n)
+{
+	return grow(b, n);
+}
+
 void sl_buf_adds(sl_buf *b, const char *s)
 {
 	sl_buf_add(b, s, strlen(s));

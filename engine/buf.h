@@ -24,6 +24,9 @@ void sl_buf_init(sl_buf *b);
 void sl_buf_release(sl_buf *b);
 void sl_buf_clear(sl_buf *b); /* length 0, keeps capacity */
 void sl_buf_add(sl_buf *b, const void *p, size_t n);
+/* Room for n more bytes (and the NUL) at p + len, for a writer that
+ * fills them itself and then adds to len; false (and failed) on OOM. */
+bool sl_buf_reserve(sl_buf *b, size_t n);
 void sl_buf_adds(sl_buf *b, const char *s);
 void sl_buf_addc(sl_buf *b, char c);
 void sl_buf_printf(sl_buf *b, const char *fmt, ...)

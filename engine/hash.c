@@ -285,6 +285,22 @@ void sl_hash_groups_free(sl_hash_groups *t)
 	free(t);
 }
 
+int sl_hash_groups_clear(sl_hash_groups *t)
+{
+	sl_arena *a = NULL;
+	if (sl_arena_used(t->arena) > 0) { /* strings of the old keys */
+		if ((a = sl_arena_new()) == NULL)
+			return SL_ENOMEM;
+		sl_arena_free(t->arena);
+		t->arena = a;
+	}
+	if (t->n > 0)
+		memset(t->slots, 0, (size_t)(t->mask + 1) * sizeof *t->slots);
+	t->n = 0;
+	t->null_keys = false;
+	return 0;
+}
+
 int64_t sl_hash_groups_count(const sl_hash_groups *t)
 {
 	return t->n;
@@ -1173,6 +1189,192 @@ void sl_hash_key_encode(sl_col *const *cols, int n, int64_t row, sl_buf *out)
 	int k;
 	for (k = 0; k < n; k++)
 		encode_value(cols[k], row, out);
+}
+
+/* ---------------------------------------- batch key encoding */
+
+static inline void store_be64(unsigned char *p, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+}
+
+static inline void store_be32(unsigned char *p, uint32_t v)
+{
+	v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+
+/* Bytes of a non-NULL value of column type t when every value of its
+ * kind encodes to the same width (flag included), else 0. */
+static int fixed_width(const sl_type *t)
+{
+	int k, w, sum = 1;
+	switch (t->kind) {
+	case SL_BOOLEAN: return 2;
+	case SL_INT: return 5;
+	case SL_BIGINT:
+	case SL_TIMESTAMP:
+	case SL_DOUBLE: return 9;
+	case SL_STRUCT:
+		for (k = 0; k < t->nfields; k++) {
+			if ((w = fixed_width(t->fields[k].type)) == 0)
+				return 0;
+			sum += w;
+		}
+		return sum;
+	default: return 0; /* strings; NULLTYPE is always NULL */
+	}
+}
+
+static bool has_nulls(const sl_col *c)
+{
+	int k;
+	if (c->nulls != NULL)
+		return true;
+	for (k = 0; c->type->kind == SL_STRUCT && k < c->nchild; k++)
+		if (has_nulls(c->child[k]))
+			return true;
+	return false;
+}
+
+/* Rows [0, n) of a NULL-free fixed-width column c into p + i * stride;
+ * returns the bytes per row written. */
+static int encode_fixed_col(const sl_col *c, int64_t n, unsigned char *p,
+			    int64_t stride)
+{
+	int64_t i;
+	int k, at = 1;
+	for (i = 0; i < n; i++)
+		p[i * stride] = 1;
+	switch (c->type->kind) {
+	case SL_BOOLEAN:
+		for (i = 0; i < n; i++)
+			p[i * stride + 1] = sl_col_u8(c)[i] != 0;
+		return 2;
+	case SL_INT:
+		for (i = 0; i < n; i++)
+			store_be32(p + i * stride + 1,
+				   (uint32_t)sl_col_i32(c)[i] ^
+				       UINT32_C(0x80000000));
+		return 5;
+	case SL_BIGINT:
+	case SL_TIMESTAMP:
+		for (i = 0; i < n; i++)
+			store_be64(p + i * stride + 1,
+				   (uint64_t)sl_col_i64(c)[i] ^
+				       (UINT64_C(1) << 63));
+		return 9;
+	case SL_DOUBLE:
+		for (i = 0; i < n; i++)
+			store_be64(p + i * stride + 1,
+				   key_dbl_bits(sl_col_f64(c)[i]));
+		return 9;
+	default: /* STRUCT (fixed_width said so) */
+		for (k = 0; k < c->nchild; k++)
+			at += encode_fixed_col(c->child[k], n, p + at, stride);
+		return at;
+	}
+}
+
+int sl_hash_keys_encode(sl_col *const *cols, int ncols, int64_t n,
+			sl_buf *out, int64_t *off)
+{
+	int64_t i, base = (int64_t)out->len, w = 0;
+	int k, cw;
+	bool fixed = true;
+	for (k = 0; k < ncols && fixed; k++) {
+		cw = fixed_width(cols[k]->type);
+		fixed = cw > 0 && !has_nulls(cols[k]);
+		w += cw;
+	}
+	if (!fixed) { /* NULLs or strings: one row at a time */
+		for (i = 0; i < n; i++) {
+			off[i] = (int64_t)out->len;
+			sl_hash_key_encode(cols, ncols, i, out);
+		}
+		off[n] = (int64_t)out->len;
+		return sl_buf_failed(out) ? SL_ENOMEM : 0;
+	}
+	if (!sl_buf_reserve(out, (size_t)(n * w)))
+		return SL_ENOMEM;
+	for (k = 0, cw = 0; k < ncols; k++)
+		cw += encode_fixed_col(cols[k], n,
+				       (unsigned char *)out->p + base + cw, w);
+	for (i = 0; i <= n; i++)
+		off[i] = base + i * w;
+	out->len += (size_t)(n * w);
+	out->p[out->len] = '\0';
+	return 0;
+}
+
+/* Packed keys without NULLs: every group's encoding has the same width,
+ * written a leaf at a time straight from the key words. */
+static int64_t encode_packed(const sl_hash_groups *t, int64_t from, int64_t n,
+			     unsigned char *p)
+{
+	int64_t i, w = 0, fw = t->fw, at = 0;
+	int k;
+	for (k = 0; k < t->nleaves; k++)
+		w += 1 + t->leaves[k].w;
+	for (k = 0; k < t->nleaves; k++) {
+		const leaf *L = &t->leaves[k];
+		const uint64_t *x = t->kw + from * fw + (L->word < 0 ? 0 : L->word);
+		unsigned char *q = p + at;
+		for (i = 0; i < n; i++)
+			q[i * w] = 1;
+		switch (L->kind) {
+		case SL_BOOLEAN:
+			for (i = 0; i < n; i++)
+				q[i * w + 1] = x[i * fw] != 0;
+			break;
+		case SL_INT:
+			for (i = 0; i < n; i++)
+				store_be32(q + i * w + 1,
+					   (uint32_t)x[i * fw] ^
+					       UINT32_C(0x80000000));
+			break;
+		case SL_BIGINT:
+			for (i = 0; i < n; i++)
+				store_be64(q + i * w + 1,
+					   x[i * fw] ^ (UINT64_C(1) << 63));
+			break;
+		default: break; /* a STRUCT's flag */
+		}
+		at += 1 + L->w;
+	}
+	return w;
+}
+
+int sl_hash_groups_encode(const sl_hash_groups *t, int64_t from, int64_t n,
+			  sl_buf *out, int64_t *off, sl_err *err)
+{
+	int64_t i, base = (int64_t)out->len, w;
+	sl_col **kc;
+	int k, rc = 0;
+	if (t->fw > 0 && !t->null_keys) {
+		for (k = 0, w = 0; k < t->nleaves; k++)
+			w += 1 + t->leaves[k].w;
+		if (!sl_buf_reserve(out, (size_t)(n * w)))
+			return sl_err_nomem(err);
+		w = encode_packed(t, from, n, (unsigned char *)out->p + base);
+		for (i = 0; i <= n; i++)
+			off[i] = base + i * w;
+		out->len += (size_t)(n * w);
+		out->p[out->len] = '\0';
+		return 0;
+	}
+	if ((kc = calloc((size_t)t->nkeys + 1, sizeof *kc)) == NULL)
+		return sl_err_nomem(err);
+	for (k = 0; k < t->nkeys && rc == 0; k++)
+		if ((kc[k] = sl_hash_groups_key(t, k, from, n, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+	if (rc == 0 && sl_hash_keys_encode(kc, t->nkeys, n, out, off) < 0)
+		rc = sl_err_nomem(err);
+	for (k = 0; k < t->nkeys; k++)
+		sl_col_free(kc[k]);
+	free(kc);
+	return rc;
 }
 
 /* Reader over encoded bytes. */

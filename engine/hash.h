@@ -39,6 +39,9 @@ typedef struct sl_hash_groups sl_hash_groups;
 sl_hash_groups *sl_hash_groups_new(sl_type *const *types, int nkeys,
 				   sl_err *err);
 void sl_hash_groups_free(sl_hash_groups *t);
+/* Forget every group, keeping the table's capacity (a micro-batch's
+ * table reused by the next one).  SL_ENOMEM leaves it unchanged. */
+int sl_hash_groups_clear(sl_hash_groups *t);
 /* Number of groups so far. */
 int64_t sl_hash_groups_count(const sl_hash_groups *t);
 
@@ -71,6 +74,17 @@ bool sl_hash_key_type_ok(const sl_type *t);
  * each 0x00 written 00 FF and ended by 00 01; a STRUCT's flag then its
  * fields).  ARRAY columns are not keys (sl_hash_key_type_ok). */
 void sl_hash_key_encode(sl_col *const *cols, int n, int64_t row, sl_buf *out);
+/* sl_hash_key_encode of rows [0, n) of cols[0..ncols), appended to out:
+ * row i's key is out->p[off[i] .. off[i + 1]) (off has n + 1 entries).
+ * Keys of fixed-width types (BOOLEAN, INT, BIGINT, TIMESTAMP, DOUBLE and
+ * STRUCTs of them) without NULLs are written a column at a time.
+ * SL_ENOMEM (out failed). */
+int sl_hash_keys_encode(sl_col *const *cols, int ncols, int64_t n,
+			sl_buf *out, int64_t *off);
+/* The same for the keys of groups [from, from + n) of t, read from the
+ * table itself when it packs them (no key columns are made). */
+int sl_hash_groups_encode(const sl_hash_groups *t, int64_t from, int64_t n,
+			  sl_buf *out, int64_t *off, sl_err *err);
 /* Decode one key from p[0..len) into row `row` of cols[0..n) (made with
  * sl_col_new over the key types, long enough); *used = bytes read.
  * SL_EINTERNAL on bytes that are not a key of these types. */

@@ -18,10 +18,12 @@
  *     eviction watermark closes, once, as they leave the store.
  * With a watermarked grouping key (window end / event time, see
  * sl_plan_agg_event_time) and not in Complete mode, rows whose compared
- * value is <= ctx->wm_late_us are dropped before the partial aggregate:
- * aggregated apart to count late groups (numRowsDroppedByWatermark, as
- * Spark counts after its partial aggregate) and logged (sl_stream_late:
- * one entry per input row, listing every window it missed).
+ * value is <= ctx->wm_late_us are dropped: the compared value is part of
+ * the group key, so late rows make late groups of the batch's hash
+ * aggregate, which are counted (numRowsDroppedByWatermark, as Spark
+ * counts after its partial aggregate) and neither merged nor output; the
+ * rows are logged (sl_stream_late: one entry per input row, listing every
+ * window it missed).
  * At the end of the batch entries <= ctx->wm_evict_us leave the store; an
  * sl_win_index (window.h) finds them without scanning the store.
  * The store's pending version is made permanent by sl_exec_stream_commit
@@ -180,13 +182,15 @@ typedef struct saggst {
 	int64_t kcap;
 	sl_agg_et et;    /* how a group compares with the watermark */
 	bool evicts;     /* watermarked and not Complete mode */
-	sl_op *late;     /* this batch's late rows, aggregated to count the
-			    late groups, or NULL */
+	bool late_rows;  /* this batch had late rows: its late groups are
+			    found (and skipped) at the merge */
+	int64_t nlate;   /* late groups of the batch (glate) */
 	int64_t logged;  /* late rows logged this batch */
 	sl_win_index ix; /* compared value -> key, for eviction */
 	int64_t last_evict_us; /* the watermark of the last eviction */
 	uint8_t *isnew; /* group g was not in the store before the merge */
-	int64_t isnew_cap;
+	uint8_t *glate; /* group g is late: dropped, not merged */
+	sl_op *spare;   /* the last batch's part, emptied */
 } saggst;
 
 /* Late rows logged per operator and batch (numRowsDroppedByWatermark
@@ -195,11 +199,45 @@ typedef struct saggst {
  * measured with 200). */
 #define LATE_LOG_MAX 200
 
+/* A hash aggregate for this batch: the last batch's, emptied, when there
+ * is one (growing its arrays and table again every batch was a tenth of
+ * W1-100k's time), else a new one. */
+static sl_op *part_get(sl_op *op, sl_op **spare, sl_err *err)
+{
+	sl_op *part = *spare;
+	*spare = NULL;
+	return part != NULL ? part : sl_op_agg_new(op->plan, err);
+}
+
+/* Empty a batch's hash aggregate for the next batch, keeping its
+ * capacity; NULL (freed) when it holds what cannot be emptied. */
+static sl_op *part_recycle(const sl_plan *p, sl_op *part)
+{
+	sl_agg **aggs;
+	sl_hash_groups *t;
+	int64_t n;
+	int i;
+	if (part == NULL)
+		return NULL;
+	aggs = sl_op_agg_states(part);
+	t = sl_op_agg_table(part);
+	n = sl_op_agg_ngroups(part);
+	for (i = 0; i < p->naggs; i++)
+		if (!sl_agg_clear(aggs[i], n))
+			goto drop;
+	if (t != NULL && sl_hash_groups_clear(t) < 0)
+		goto drop;
+	return part;
+drop:
+	sl_op_free(part);
+	return NULL;
+}
+
 static int sagg_part(sl_op *op, sl_err *err)
 {
 	saggst *st = op->state;
 	if (st->part == NULL)
-		st->part = sl_op_agg_new(op->plan, err);
+		st->part = part_get(op, &st->spare, err);
 	return st->part ? 0 : (err ? err->code : SL_ENOMEM);
 }
 
@@ -345,39 +383,6 @@ static void log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
 	sl_buf_release(&win);
 }
 
-/* Late rows are aggregated on their own (their groups are what Spark
- * counts in numRowsDroppedByWatermark) and logged; the rest go on. */
-static int split_late(sl_op *op, sl_batch *in, const int64_t *v,
-		      const uint8_t *late, int64_t nlate, sl_err *err)
-{
-	saggst *st = op->state;
-	uint8_t *keep = malloc((size_t)in->nrows + 1);
-	sl_batch *good = NULL, *bad = NULL;
-	int64_t i;
-	int rc = 0;
-	if (keep == NULL)
-		return sl_err_nomem(err);
-	for (i = 0; i < in->nrows; i++)
-		keep[i] = !late[i];
-	if (st->late == NULL &&
-	    (st->late = sl_op_agg_new(op->plan, err)) == NULL)
-		rc = err ? err->code : SL_ENOMEM;
-	if (rc == 0 &&
-	    ((bad = sl_batch_filter(in, late, nlate)) == NULL ||
-	     (good = sl_batch_filter(in, keep, in->nrows - nlate)) == NULL))
-		rc = sl_err_nomem(err);
-	if (rc == 0)
-		rc = st->late->ops->push(st->late, 0, bad, err);
-	if (rc == 0 && good->nrows > 0)
-		rc = st->part->ops->push(st->part, 0, good, err);
-	if (rc == 0)
-		log_late_rows(op, in, v, late);
-	sl_batch_free(good);
-	sl_batch_free(bad);
-	free(keep);
-	return rc;
-}
-
 /* The smallest compared value of the batch (INT64_MAX: none): a window's
  * end grows with its time, so the smallest time gives the smallest end.
  * One tight pass; most batches have no late row and stop here. */
@@ -426,8 +431,11 @@ static int sagg_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 		return sl_err_nomem(err);
 	}
 	nlate = row_times(st, in, st->ctx->wm_late_us, v, late);
-	rc = nlate == 0 ? st->part->ops->push(st->part, 0, in, err)
-			: split_late(op, in, v, late, nlate, err);
+	rc = st->part->ops->push(st->part, 0, in, err);
+	if (rc == 0 && nlate > 0) {
+		st->late_rows = true;
+		log_late_rows(op, in, v, late);
+	}
 	free(v);
 	free(late);
 	return rc;
@@ -448,16 +456,20 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 	saggst *st = op->state;
 	sl_hash_groups *t = sl_op_agg_table(st->part);
 	int64_t g;
-	int k;
+	int k, rc;
 	st->kc = calloc((size_t)p->nkeys + 1, sizeof *st->kc);
 	if (n + 1 > st->kcap) {
 		free(st->koff);
 		free(st->khash);
 		free(st->isnew);
+		free(st->glate);
 		st->koff = malloc((size_t)(n + 1) * sizeof *st->koff);
 		st->khash = malloc((size_t)(n + 1) * sizeof *st->khash);
 		st->isnew = malloc((size_t)(n + 1));
-		st->kcap = st->koff && st->khash && st->isnew ? n + 1 : 0;
+		st->glate = malloc((size_t)(n + 1));
+		st->kcap = st->koff && st->khash && st->isnew && st->glate
+			       ? n + 1
+			       : 0;
 	}
 	if (st->kc == NULL || st->kcap == 0)
 		return sl_err_nomem(err);
@@ -465,13 +477,11 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 		if ((st->kc[k] = sl_hash_groups_key(t, k, 0, n, err)) == NULL)
 			return err ? err->code : SL_ENOMEM;
 	sl_buf_clear(&st->keys);
-	for (g = 0; g < n; g++) {
-		st->koff[g] = (int64_t)st->keys.len;
-		sl_hash_key_encode(st->kc, p->nkeys, g, &st->keys);
-	}
-	st->koff[n] = (int64_t)st->keys.len;
-	if (sl_buf_failed(&st->keys))
-		return sl_err_nomem(err);
+	for (g = 0; t == NULL && g <= n; g++) /* global: the empty key */
+		st->koff[g] = 0;
+	if (t != NULL &&
+	    (rc = sl_hash_groups_encode(t, 0, n, &st->keys, st->koff, err)) < 0)
+		return rc;
 	for (g = 0; g < n; g++)
 		st->khash[g] = sl_state_hash(
 		    st->keys.p ? st->keys.p + st->koff[g] : "",
@@ -493,10 +503,29 @@ static bool key_time(const saggst *st, sl_col *const *kc, int64_t r, int64_t *t)
 	return true;
 }
 
+/* The batch's late groups: a row is late when its group's compared value
+ * (window end, event time: part of the key) is <= the late watermark, so
+ * its group is late as a whole.  They are counted (Spark's
+ * numRowsDroppedByWatermark counts the late groups after its partial
+ * aggregate) and neither merged nor output: late rows went through the
+ * batch's one hash aggregate with the others instead of a filtered copy
+ * of the batch into an aggregate of their own (half of W5's time). */
+static int64_t mark_late(saggst *st, int64_t n)
+{
+	int64_t g, t, nlate = 0;
+	for (g = 0; g < n; g++) {
+		st->glate[g] = st->late_rows && key_time(st, st->kc, g, &t) &&
+			       t <= st->ctx->wm_late_us;
+		nlate += st->glate[g];
+	}
+	return nlate;
+}
+
 /* Merge group g with its stored buffer and store the result (one
  * lookup: put_at reuses find's position); a new group of a watermarked
  * aggregation enters the eviction index. */
-static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, sl_err *err)
+static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
+		       sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	saggst *st = op->state;
@@ -516,7 +545,12 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, sl_err *err)
 		at += used;
 	}
 	sl_buf_clear(&st->vb);
-	for (i = 0; i < p->naggs; i++)
+	if (vmax > 0) { /* fixed-size buffers: written in place */
+		unsigned char *b = (unsigned char *)st->vb.p;
+		for (i = 0; i < p->naggs; i++)
+			st->vb.len += sl_agg_save_raw(aggs[i], g, b + st->vb.len);
+	}
+	for (i = 0; vmax == 0 && i < p->naggs; i++)
 		if ((rc = sl_agg_save(aggs[i], g, &st->vb, err)) < 0)
 			return rc;
 	if (old == NULL && st->evicts && st->ix.valid &&
@@ -537,8 +571,18 @@ static int merge_groups(sl_op *op, int64_t n, sl_err *err)
 	saggst *st = op->state;
 	sl_agg **aggs = sl_op_agg_states(st->part);
 	const sl_state *s = st->sf.store;
+	size_t vmax = 0, m;
 	int64_t g;
-	int rc;
+	int i, rc;
+	for (i = 0; i < op->plan->naggs; i++) {
+		if ((m = sl_agg_save_max(aggs[i])) == 0) {
+			vmax = 0;
+			break;
+		}
+		vmax += m;
+	}
+	if (vmax > 0 && !sl_buf_reserve(&st->vb, vmax))
+		return sl_err_nomem(err);
 	for (g = 0; g < n && g < 2 * MERGE_AHEAD; g++)
 		sl_state_prefetch(s, st->khash[g]);
 	for (g = 0; g < n; g++) {
@@ -546,7 +590,8 @@ static int merge_groups(sl_op *op, int64_t n, sl_err *err)
 			sl_state_prefetch(s, st->khash[g + 2 * MERGE_AHEAD]);
 		if (g + MERGE_AHEAD < n)
 			sl_state_prefetch_entry(s, st->khash[g + MERGE_AHEAD]);
-		if ((rc = merge_group(op, aggs, g, err)) < 0)
+		if (!st->glate[g] &&
+		    (rc = merge_group(op, aggs, g, vmax, err)) < 0)
 			return rc;
 	}
 	return 0;
@@ -561,7 +606,7 @@ static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 	sl_agg **aggs = sl_op_agg_states(st->part);
 	sl_col **ac = calloc((size_t)p->naggs + 1, sizeof *ac);
 	sl_buf k, v;
-	int64_t g;
+	int64_t g, shown = 0;
 	int i, rc = 0;
 	if (ac == NULL)
 		return sl_err_nomem(err);
@@ -572,7 +617,10 @@ static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 	sl_buf_init(&v);
 	/* The ring keeps a few hundred events: formatting 100k rows a batch to
 	 * keep 200 of them was most of W1-100k's time.  Show the first ones. */
-	for (g = 0; g < n && g < SL_FEED_ROWS_PER_BATCH && rc == 0; g++) {
+	for (g = 0; g < n && shown < SL_FEED_ROWS_PER_BATCH && rc == 0; g++) {
+		if (st->glate[g])
+			continue;
+		shown++;
 		sl_buf_clear(&k);
 		sl_buf_clear(&v);
 		sl_stream_row_text(st->kc, p->nkeys, g, &k);
@@ -606,24 +654,26 @@ static sl_batch *update_rows(sl_op *op, int64_t n, sl_err *err)
 {
 	saggst *st = op->state;
 	kent *e = malloc((size_t)(n + 1) * sizeof *e);
-	int64_t *idx = malloc((size_t)(n + 1) * sizeof *idx), g;
+	int64_t *idx = malloc((size_t)(n + 1) * sizeof *idx), g, m = 0;
 	sl_batch *all = NULL, *o = NULL;
 	if (e == NULL || idx == NULL) {
 		sl_err_nomem(err);
 		goto out;
 	}
 	for (g = 0; g < n; g++) {
-		e[g].k = (const unsigned char *)(st->keys.p ? st->keys.p : "") +
+		if (st->glate[g])
+			continue;
+		e[m].k = (const unsigned char *)(st->keys.p ? st->keys.p : "") +
 			 st->koff[g];
-		e[g].klen = (size_t)(st->koff[g + 1] - st->koff[g]);
-		e[g].g = g;
+		e[m].klen = (size_t)(st->koff[g + 1] - st->koff[g]);
+		e[m++].g = g;
 	}
-	qsort(e, (size_t)n, sizeof *e, kent_cmp);
-	for (g = 0; g < n; g++)
+	qsort(e, (size_t)m, sizeof *e, kent_cmp);
+	for (g = 0; g < m; g++)
 		idx[g] = e[g].g;
 	all = sl_op_agg_output(op->plan, st->kc, sl_op_agg_states(st->part), n,
 			       err);
-	if (all != NULL && (o = sl_batch_take(all, idx, n)) == NULL)
+	if (all != NULL && (o = sl_batch_take(all, idx, m)) == NULL)
 		sl_err_nomem(err);
 out:
 	sl_batch_free(all);
@@ -929,10 +979,13 @@ static void sagg_clear(sl_op *op)
 	saggst *st = op->state;
 	free_cols(st->kc, op->plan->nkeys);
 	st->kc = NULL;
-	sl_op_free(st->part);
-	st->part = NULL;
-	sl_op_free(st->late);
-	st->late = NULL;
+	if (st->part != NULL) {
+		sl_op_free(st->spare);
+		st->spare = part_recycle(op->plan, st->part);
+		st->part = NULL;
+	}
+	st->late_rows = false;
+	st->nlate = 0;
 	st->logged = 0;
 }
 
@@ -950,8 +1003,6 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 	saggst *st = op->state;
 	int64_t n;
 	int rc;
-	if (st->late != NULL) /* Spark counts late groups, not rows */
-		st->sf.dropped += sl_op_agg_ngroups(st->late);
 	/* a global aggregate has its one group even in an empty batch */
 	if (st->part == NULL && op->plan->nkeys > 0) {
 		*ngroups = 0;
@@ -964,6 +1015,8 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 	n = *ngroups = sl_op_agg_ngroups(st->part);
 	if ((rc = encode_keys(op, n, err)) < 0)
 		return rc;
+	st->nlate = mark_late(st, n);
+	st->sf.dropped += st->nlate;
 	if ((rc = merge_groups(op, n, err)) < 0)
 		return rc;
 	return sl_stream_wants_rows(st->ctx) ? feed_groups(op, n, err) : 0;
@@ -982,7 +1035,7 @@ static int sagg_output(sl_op *op, int64_t n, sl_batch **o, sl_err *err)
 			rc = err ? err->code : SL_ENOMEM;
 		break;
 	case SL_MODE_UPDATE:
-		if (n > 0 && (*o = update_rows(op, n, err)) == NULL)
+		if (n > st->nlate && (*o = update_rows(op, n, err)) == NULL)
 			rc = err ? err->code : SL_ENOMEM;
 		if (rc == 0 && st->evicts)
 			rc = evict(op, NULL, err);
@@ -1029,6 +1082,7 @@ static void sagg_free(sl_op *op)
 	if (st == NULL)
 		return;
 	sagg_clear(op);
+	sl_op_free(st->spare);
 	sl_state_free(st->sf.store);
 	sl_buf_release(&st->kb);
 	sl_buf_release(&st->vb);
@@ -1037,6 +1091,7 @@ static void sagg_free(sl_op *op)
 	free(st->koff);
 	free(st->khash);
 	free(st->isnew);
+	free(st->glate);
 	free(st);
 }
 

@@ -2,11 +2,14 @@
  * t201-agg: groupBy/agg and global aggregates: every aggregate function,
  * NULL keys and values, string and struct keys, empty input, mixed
  * expressions, analysis errors, and a randomised comparison of the hash
- * aggregate against a naive O(n^2) reference over several batches.
+ * aggregate against a naive O(n^2) reference over several batches;
+ * streaming buffers written in place (sl_agg_save_raw) exactly as
+ * sl_agg_save writes them, and aggregates cleared for reuse.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg.h"
 #include "fileformat.h"
 #include "plan.h"
 #include "sqlexpr.h"
@@ -347,6 +350,88 @@ static void test_fast_paths(void)
 	sl_plan_free(b);
 }
 
+/* ---- streaming buffers: written in place as by sl_agg_save; clear ---- */
+
+static void raw_case(const char *fname, sl_type *at, sl_col *arg, bool rows)
+{
+	int32_t g[6] = { 0, 1, 0, 2, 1, 0 };
+	sl_agg *a = sl_agg_new(fname, false, rows, &at, at ? 1 : 0, 0, &err);
+	sl_buf one;
+	unsigned char raw[64];
+	size_t m = a ? sl_agg_save_max(a) : 0, len;
+	int64_t gi, bad = 0;
+	ok(a != NULL && m > 0 && m <= sizeof raw, "%s: bounded buffer (%d)",
+	   fname, (int)m);
+	if (a == NULL || m == 0)
+		return;
+	/* group 3 is never updated (ngroups 4): the empty-input buffer */
+	ok(sl_agg_update(a, g, 6, 4, &arg, &err) == 0, "%s: update", fname);
+	sl_buf_init(&one);
+	for (gi = 0; gi < 5; gi++) { /* 4 is past the arrays */
+		sl_buf_clear(&one);
+		sl_agg_save(a, gi, &one, &err);
+		len = sl_agg_save_raw(a, gi, raw);
+		bad += len != one.len || len > m || memcmp(raw, one.p, len) != 0;
+	}
+	is_int(bad, 0, "%s: sl_agg_save_raw writes sl_agg_save's bytes", fname);
+	ok(sl_agg_clear(a, 4), "%s: clearable", fname);
+	sl_buf_clear(&one);
+	sl_agg_save(a, 1, &one, &err);
+	len = sl_agg_save_raw(a, 4, raw); /* never touched: empty */
+	ok(len == one.len && memcmp(raw, one.p, len) == 0,
+	   "%s: a cleared group saves as one never updated", fname);
+	sl_buf_release(&one);
+	sl_agg_free(a);
+}
+
+static void test_save_raw(void)
+{
+	sl_col *i64 = sl_col_new(sl_type_prim(SL_BIGINT), 6);
+	sl_col *f64 = sl_col_new(sl_type_prim(SL_DOUBLE), 6);
+	sl_col *i32 = sl_col_new(sl_type_prim(SL_INT), 6);
+	sl_col *bo = sl_col_new(sl_type_prim(SL_BOOLEAN), 6);
+	sl_col *str = sl_col_new(sl_type_prim(SL_STRING), 6);
+	sl_type *st = sl_type_prim(SL_STRING);
+	static const int64_t iv[6] = { INT64_MAX, -300, 5, 7, -1, 1 };
+	static const double dv[6] = { 1.5, -0.0, 2.25, 1e300, 3, -7 };
+	sl_agg *a;
+	int i;
+	for (i = 0; i < 6; i++) {
+		sl_col_i64(i64)[i] = iv[i];
+		sl_col_f64(f64)[i] = dv[i];
+		sl_col_i32(i32)[i] = (int32_t)iv[i] * 1000;
+		sl_col_u8(bo)[i] = (uint8_t)(i % 2);
+		sl_col_set_str(str, i, "ab", 2);
+	}
+	sl_col_set_null(i64, 5); /* group 0 keeps INT64_MAX + 5 (wraps) */
+	sl_col_set_null(f64, 1); /* group 1: -1 only */
+	sl_col_set_null(bo, 0);  /* first(bool) of group 0 is NULL */
+	raw_case("count", NULL, NULL, true);
+	raw_case("count", sl_type_prim(SL_BIGINT), i64, false);
+	raw_case("sum", sl_type_prim(SL_BIGINT), i64, false);
+	raw_case("sum", sl_type_prim(SL_INT), i32, false);
+	raw_case("sum", sl_type_prim(SL_DOUBLE), f64, false);
+	raw_case("avg", sl_type_prim(SL_DOUBLE), f64, false);
+	raw_case("min", sl_type_prim(SL_BIGINT), i64, false);
+	raw_case("max", sl_type_prim(SL_DOUBLE), f64, false);
+	raw_case("max", sl_type_prim(SL_INT), i32, false);
+	raw_case("first", sl_type_prim(SL_BOOLEAN), bo, false);
+	raw_case("last", sl_type_prim(SL_BOOLEAN), bo, false);
+	a = sl_agg_new("min", false, false, &st, 1, 0, &err);
+	ok(a && sl_agg_save_max(a) == 0 && !sl_agg_clear(a, 0),
+	   "min of strings: sl_agg_save only, not clearable");
+	sl_agg_free(a);
+	a = sl_agg_new("count", true, false, &st, 1, 0, &err);
+	ok(a && sl_agg_save_max(a) == 0 && !sl_agg_clear(a, 0),
+	   "count(DISTINCT): no buffer, not clearable");
+	sl_agg_free(a);
+	sl_col_free(i64);
+	sl_col_free(f64);
+	sl_col_free(i32);
+	sl_col_free(bo);
+	sl_col_free(str);
+}
+
 int main(void)
 {
 	sl_plan *in = local(SDDL, SALES);
@@ -358,6 +443,7 @@ int main(void)
 	test_fast_paths();
 	test_random();
 	test_approx_large();
+	test_save_raw();
 	sl_plan_free(in);
 	return done_testing();
 }

@@ -5,8 +5,12 @@
  * NULLs), keys handed back, find and skip_nulls, growth past a million
  * slots; the single STRING key path; window() evaluated in one pass
  * (out-of-order, negative times, startTime, NULL timestamps) without
- * materialising its literals; integer remainder by a constant divisor.
+ * materialising its literals; integer remainder by a constant divisor;
+ * keys encoded a batch at a time (from the table, from columns) exactly
+ * as row by row; a cleared table.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -359,6 +363,144 @@ static void test_const_mod(void)
 	sl_type_free(s);
 }
 
+/* ---- keys encoded a batch at a time, as row by row ---- */
+
+/* Rows [0, n) of cols encoded by sl_hash_keys_encode / off against
+ * sl_hash_key_encode one row at a time; the number of rows that differ. */
+static int64_t encode_diff(sl_col *const *cols, int nc, int64_t n,
+			   const sl_buf *all, const int64_t *off)
+{
+	sl_buf one;
+	int64_t i, bad = 0;
+	sl_buf_init(&one);
+	for (i = 0; i < n; i++) {
+		sl_buf_clear(&one);
+		sl_hash_key_encode(cols, nc, i, &one);
+		bad += (size_t)(off[i + 1] - off[i]) != one.len ||
+		       memcmp(all->p + off[i], one.p, one.len) != 0;
+	}
+	sl_buf_release(&one);
+	return bad;
+}
+
+/* A table's keys (packed, with and without NULLs) encoded straight from
+ * the table, the same bytes as its key columns encoded row by row. */
+static void table_encode_case(sl_type *const *types, int nk, sl_col **cols,
+			      int64_t n, const char *what)
+{
+	sl_hash_groups *t = sl_hash_groups_new(types, nk, &err);
+	int32_t *g = malloc((size_t)n * sizeof *g);
+	int64_t *off = malloc((size_t)(n + 1) * sizeof *off), ng, from;
+	sl_col *kc[4];
+	sl_buf b;
+	int k;
+	sl_buf_init(&b);
+	sl_buf_add(&b, "xy", 2); /* appends: offsets count from the start */
+	ok(sl_hash_groups_insert(t, cols, n, false, g, &err) == 0,
+	   "%s: insert", what);
+	ng = sl_hash_groups_count(t);
+	from = ng / 3;
+	ok(sl_hash_groups_encode(t, from, ng - from, &b, off, &err) == 0 &&
+	   off[0] == 2, "%s: encode groups %lld.. of %lld", what,
+	   (long long)from, (long long)ng);
+	for (k = 0; k < nk; k++)
+		kc[k] = sl_hash_groups_key(t, k, from, ng - from, &err);
+	is_int(encode_diff(kc, nk, ng - from, &b, off), 0,
+	       "%s: the same bytes as row by row", what);
+	for (k = 0; k < nk; k++)
+		sl_col_free(kc[k]);
+	ok(sl_hash_groups_clear(t) == 0 && sl_hash_groups_count(t) == 0,
+	   "%s: cleared", what);
+	ok(sl_hash_groups_find(t, cols, n, false, g, &err) == 0 && g[0] == -1,
+	   "%s: a cleared table finds nothing", what);
+	ok(sl_hash_groups_insert(t, cols, n, false, g, &err) == 0 &&
+	   g[0] == 0 && sl_hash_groups_count(t) == ng,
+	   "%s: refilled: ids from 0 again, %lld groups", what, (long long)ng);
+	sl_buf_release(&b);
+	free(off);
+	free(g);
+	sl_hash_groups_free(t);
+}
+
+static void test_batch_encode(void)
+{
+	sl_type *wt = ddl("w STRUCT<start: TIMESTAMP, end: TIMESTAMP>");
+	sl_type *st = ddl("s STRUCT<d: DOUBLE, i: INT, b: BOOLEAN>");
+	sl_type *types[2], *t2[2] = { sl_type_prim(SL_INT),
+				      sl_type_prim(SL_BOOLEAN) };
+	int64_t n = 5000, i, *off = malloc((size_t)(n + 1) * sizeof *off);
+	sl_col *w, *p, *a, *bo, *cols[2], *s, *str;
+	sl_buf b;
+	static const double dv[] = { 0.0, -0.0, 1.5, -2.25, 1e300, -1e-300 };
+	types[0] = wt->fields[0].type;
+	types[1] = sl_type_prim(SL_BIGINT);
+	w = sl_col_new(types[0], n);
+	p = sl_col_new(types[1], n);
+	a = sl_col_new(t2[0], n);
+	bo = sl_col_new(t2[1], n);
+	for (i = 0; i < n; i++) {
+		int64_t st0 = ((int64_t)(rnd() % 50) - 25) * 60000000;
+		sl_col_i64(w->child[0])[i] = st0;
+		sl_col_i64(w->child[1])[i] = st0 + 60000000;
+		sl_col_i64(p)[i] = (int64_t)(rnd() % 300) - 150;
+		sl_col_i32(a)[i] = (int32_t)(rnd() % 200) - 100;
+		sl_col_u8(bo)[i] = (uint8_t)(rnd() % 2);
+	}
+	cols[0] = w;
+	cols[1] = p;
+	table_encode_case(types, 2, cols, n, "window + BIGINT");
+	cols[0] = a;
+	cols[1] = bo;
+	table_encode_case(t2, 2, cols, n, "INT + BOOLEAN");
+	sl_col_set_null(w, 7);
+	sl_col_set_null(w->child[1], 9);
+	sl_col_set_null(p, 11);
+	cols[0] = w;
+	cols[1] = p;
+	table_encode_case(types, 2, cols, n, "window + BIGINT with NULLs");
+
+	/* columns: fixed-width struct (doubles: -0.0, NaN), then a STRING
+	 * key (row at a time) */
+	s = sl_col_new(st->fields[0].type, n);
+	str = sl_col_new(sl_type_prim(SL_STRING), n);
+	for (i = 0; i < n; i++) {
+		char tx[16];
+		sl_col_f64(s->child[0])[i] = i % 7 == 6 ? NAN : dv[i % 6];
+		sl_col_i32(s->child[1])[i] = (int32_t)rnd();
+		sl_col_u8(s->child[2])[i] = (uint8_t)(i % 2);
+		snprintf(tx, sizeof tx, "k%c%lld", i % 5 ? 'a' : '\0',
+			 (long long)i);
+		sl_col_set_str(str, i, tx, 2 + strlen(tx + 2));
+	}
+	sl_buf_init(&b);
+	cols[0] = s;
+	ok(sl_hash_keys_encode(cols, 1, n, &b, off) == 0 &&
+	   off[n] - off[0] == n * 17, "fixed-width struct: 17 bytes a row");
+	is_int(encode_diff(cols, 1, n, &b, off), 0,
+	       "fixed-width struct: the same bytes as row by row");
+	sl_buf_clear(&b);
+	cols[1] = str;
+	ok(sl_hash_keys_encode(cols, 2, n, &b, off) == 0, "struct + STRING");
+	is_int(encode_diff(cols, 2, n, &b, off), 0,
+	       "struct + STRING (0x00 bytes): the same bytes as row by row");
+	sl_buf_clear(&b);
+	sl_col_set_null(s->child[0], 3);
+	ok(sl_hash_keys_encode(cols, 1, n, &b, off) == 0 &&
+	   off[4] - off[3] == 9, "a NULL double: its flag byte only");
+	is_int(encode_diff(cols, 1, n, &b, off), 0,
+	       "struct with a NULL: the same bytes as row by row");
+	sl_buf_release(&b);
+	sl_col_free(s);
+	sl_col_free(str);
+	sl_col_free(w);
+	sl_col_free(p);
+	sl_col_free(a);
+	sl_col_free(bo);
+	sl_type_free(wt);
+	sl_type_free(st);
+	free(off);
+}
+
 int main(void)
 {
 	sl_engine_tune_malloc();
@@ -368,5 +510,6 @@ int main(void)
 	test_string_key();
 	test_window();
 	test_const_mod();
+	test_batch_encode();
 	return done_testing();
 }
