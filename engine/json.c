@@ -785,66 +785,146 @@ out:
 	return b;
 }
 
-/* from_json: texts are copied into one arena the result shares. */
+/* from_json: texts are copied into one arena the result shares.  Runs of
+ * texts without a newline of their own are copied as lines ('\n' after
+ * each) and offered to the reader's fast path (jsonscan.c) in one go;
+ * each line it does not take goes to the general parser, which
+ * overwrites the row, as in the reader. */
+typedef struct jdec {
+	const sl_str *texts;
+	const uint8_t *nulls;
+	int64_t n;
+	sl_col *c;
+	jnode root;
+	jp j;
+	sl_jsonscan *scan;
+	char *buf; /* the next free byte of the lines buffer */
+} jdec;
+
+static bool dec_null(const jdec *d, int64_t i)
+{
+	return (d->nulls != NULL && (d->nulls[i >> 3] >> (i & 7)) & 1) ||
+	       d->texts[i].p == NULL;
+}
+
+/* Row i by the general parser from t[0..len); -1 on out of memory. */
+static int dec_general(jdec *d, int64_t i, const char *t, size_t len)
+{
+	int rc;
+	d->j.p = d->j.line = t;
+	d->j.end = t + len;
+	d->j.depth = 0;
+	d->j.nterr = 0;
+	d->j.why[0] = '\0';
+	rc = parse_record(&d->j, &d->root, i);
+	if (d->j.oom)
+		return -1;
+	/* Spark 3: a malformed text gives a struct of nulls */
+	if (rc != 0)
+		for (int k = 0; k < d->root.nkids; k++)
+			if (set_null_deep(&d->j, &d->root.kids[k], i))
+				return -1;
+	unnull(d->c, i);
+	return 0;
+}
+
+/* Rows [i, k) of non-null texts without newlines, as lines through the
+ * fast path, the lines it stops at through the general parser.  Returns
+ * k (> i), or -1 on out of memory; i itself when text i cannot be a
+ * line. */
+static int64_t dec_run(jdec *d, int64_t i)
+{
+	const char *p = d->buf, *e;
+	int64_t k = i, row = i, lineno = 0, got;
+	while (k < d->n && !dec_null(d, k) && d->texts[k].len > 0 &&
+	       memccpy(d->buf, d->texts[k].p, '\n', d->texts[k].len) == NULL) {
+		d->buf[d->texts[k].len] = '\n';
+		d->buf += d->texts[k].len + 1;
+		k++;
+	}
+	e = d->buf;
+	while (row < k) {
+		got = sl_jsonscan_run(d->scan, &p, e, row, &lineno, &d->j.tsc);
+		if (got < 0)
+			return -1;
+		for (int64_t r = row; r < row + got; r++)
+			unnull(d->c, r);
+		row += got;
+		if (row >= k)
+			break;
+		if (dec_general(d, row, p, d->texts[row].len) != 0)
+			return -1;
+		p += d->texts[row].len + 1;
+		row++;
+	}
+	return k;
+}
+
+static void dec_release(jdec *d)
+{
+	node_release(&d->root);
+	sl_jsonscan_free(d->scan);
+	sl_buf_release(&d->j.tmp);
+}
+
 sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
 		       sl_type *schema, sl_err *err)
 {
 	sl_arena *arena = NULL;
-	sl_col *c = NULL;
-	jnode root;
-	jp j;
-	int64_t i;
-	memset(&root, 0, sizeof root);
-	sl_jsonlex_init(&j, NULL);
+	jdec d;
+	int64_t i, k;
+	memset(&d, 0, sizeof d);
+	d.texts = texts;
+	d.nulls = nulls;
+	d.n = n;
+	sl_jsonlex_init(&d.j, NULL);
 	if (schema->kind != SL_STRUCT) {
 		sl_err_set(err, SL_EINVAL,
 			   "from_json: schema must be a STRUCT");
 		return NULL;
 	}
 	arena = sl_arena_new();
-	c = arena ? sl_col_new(schema, n) : NULL;
-	if (c == NULL || node_init(&root, schema, "value", c, arena, -1))
+	d.c = arena ? sl_col_new(schema, n) : NULL;
+	if (d.c == NULL || node_init(&d.root, schema, "value", d.c, arena, -1))
 		goto oom;
-	root.root = true;
-	j.arena = arena;
-	for (i = 0; i < n; i++) {
+	d.root.root = true;
+	d.j.arena = arena;
+	d.scan = sl_jsonscan_new(schema, d.c->child, -1);
+	if (d.scan != NULL) {
+		size_t total = 1;
+		for (i = 0; i < n; i++)
+			total += texts[i].p != NULL ? texts[i].len + 1 : 0;
+		if ((d.buf = sl_arena_alloc(arena, total)) == NULL)
+			goto oom;
+	}
+	for (i = 0; i < n;) {
 		const char *t;
-		int rc;
-		if ((nulls != NULL && (nulls[i >> 3] >> (i & 7)) & 1) ||
-		    texts[i].p == NULL) {
-			if (set_null_deep(&j, &root, i))
+		if (dec_null(&d, i)) {
+			if (set_null_deep(&d.j, &d.root, i))
 				goto oom;
+			i++;
+			continue;
+		}
+		if (d.scan != NULL && (k = dec_run(&d, i)) != i) {
+			if (k < 0)
+				goto oom;
+			i = k;
 			continue;
 		}
 		t = texts[i].len ? sl_arena_dup(arena, texts[i].p, texts[i].len)
 				 : "";
-		if (t == NULL)
+		if (t == NULL || dec_general(&d, i, t, texts[i].len) != 0)
 			goto oom;
-		j.p = j.line = t;
-		j.end = t + texts[i].len;
-		j.depth = 0;
-		j.nterr = 0;
-		j.why[0] = '\0';
-		rc = parse_record(&j, &root, i);
-		if (j.oom)
-			goto oom;
-		/* Spark 3: a malformed text gives a struct of nulls */
-		if (rc != 0)
-			for (int k = 0; k < root.nkids; k++)
-				if (set_null_deep(&j, &root.kids[k], i))
-					goto oom;
-		unnull(c, i);
+		i++;
 	}
-	node_finish(&root, n);
-	node_release(&root);
-	sl_buf_release(&j.tmp);
+	node_finish(&d.root, n);
+	dec_release(&d);
 	sl_arena_free(arena);
-	return c;
+	return d.c;
 oom:
-	node_release(&root);
-	sl_buf_release(&j.tmp);
+	dec_release(&d);
 	sl_arena_free(arena);
-	sl_col_free(c);
+	sl_col_free(d.c);
 	sl_err_nomem(err);
 	return NULL;
 }

@@ -1,7 +1,8 @@
 /*
  * kafka_int: internals shared by the Kafka files (kafka_cluster.c,
- * kafka_util.c, kafka_source.c, kafka_sink.c).  The only engine header
- * that includes librdkafka; never included from outside engine/kafka_*.c.
+ * kafka_util.c, kafka_source.c, kafka_read.c, kafka_sink.c).  The only
+ * engine header that includes librdkafka (with kafka_src.h, which
+ * includes it); never included from outside engine/kafka_*.c.
  *
  * Offset maps are Spark's JSON: {"topic":{"0":23,"1":45}} (partitions
  * sorted numerically, topics by name, so equal maps print equal text).

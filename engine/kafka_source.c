@@ -9,6 +9,9 @@
  * nothing is ever committed to Kafka (no consumer group state), so the
  * engine's own offset log is the single source of truth and a re-run batch
  * reads exactly the same records (exactly-once with an idempotent sink).
+ * Between batches the consumer stays assigned where the last batch ended
+ * and fetches ahead (kafka_read.c, "the consumer between batches");
+ * planning asks metadata and watermarks through a second handle.
  *
  * The starting offsets (startingOffsets: earliest, latest or JSON) are
  * resolved once, at the query's first planning, and kept in
@@ -46,31 +49,16 @@
 
 #include "feed.h"
 #include "kafka_int.h"
+#include "kafka_src.h"
 #include "source_int.h"
 #include "timeutil.h"
 
-#define CHUNK 65536
 #define WM_TIMEOUT_MS 2000
 #define META_TIMEOUT_MS 5000
 #define SCHEMA_DDL                                                             \
 	"key BINARY, value BINARY, topic STRING, partition INT, offset "      \
 	"BIGINT, timestamp TIMESTAMP, timestampType INT"
 #define HEADERS_DDL ", headers ARRAY<STRUCT<key: STRING, value: BINARY>>"
-
-enum { ST_SUBSCRIBE = 1, ST_PATTERN, ST_ASSIGN };
-
-typedef struct kconf {
-	int strategy;
-	const char *strategy_val; /* borrowed from the options */
-	const char *starting;     /* "earliest" | "latest" | JSON */
-	const char *servers;      /* NULL: embedded */
-	int64_t max_offsets;      /* 0: no limit */
-	int64_t min_offsets;      /* 0: none */
-	int64_t max_delay_us;
-	int64_t poll_timeout_ms;
-	bool fail_on_loss;
-	bool headers;
-} kconf;
 
 /* ---- options ---- */
 
@@ -278,27 +266,9 @@ sl_type *sl_kafka_source_check(const sl_options *opts, sl_type *user_schema,
 
 /* ---- the instance ---- */
 
-typedef struct ksrc {
-	kconf conf;
-	sl_options opts; /* our copy; conf borrows from it */
-	sl_clock *clock;
-	char *metadir;
-	rd_kafka_t *rk;
-	rd_kafka_queue_t *q;
-	sl_kafka_tpmap initial;
-	bool have_initial;
-	sl_kafka_tpmap known; /* last latest per partition (broker outages) */
-	int64_t last_trigger_us;
-	int64_t lost;
-	uint64_t logseq;
-	sl_source *self;
-} ksrc;
-
-static void note(ksrc *k, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* A line for the feed (and the log ring, so the REPL sees it too). */
-static void note(ksrc *k, const char *fmt, ...)
+void sl_kafka_src_note(ksrc *k, const char *fmt, ...)
 {
 	char line[400];
 	va_list ap;
@@ -311,7 +281,7 @@ static void note(ksrc *k, const char *fmt, ...)
 
 /* Move the log ring's new lines (librdkafka's and our notes) into the
  * query's feed. */
-static void drain_logs(ksrc *k)
+void sl_kafka_src_drain(ksrc *k)
 {
 	char line[400];
 	sl_feed *f = k->self ? k->self->feed : NULL;
@@ -321,17 +291,17 @@ static void drain_logs(ksrc *k)
 				    line, NULL);
 }
 
-static int consumer(ksrc *k, sl_err *err)
+/* A consumer handle with our settings and the kafka.* options. */
+static rd_kafka_t *client_new(ksrc *k, sl_err *err)
 {
 	const char *list;
 	rd_kafka_conf_t *c;
+	rd_kafka_t *rk;
 	char es[256];
 	const sl_options *o = &k->opts;
-	if (k->rk != NULL)
-		return 0;
 	if (sl_kafka_resolve(k->conf.servers, &list, err) != 0 ||
 	    (c = sl_kafka_conf_new(list, err)) == NULL)
-		return err ? err->code : SL_EIO;
+		return NULL;
 	if (sl_kafka_conf_set(c, "group.id", "spark-kafka-source-streamlab",
 			      err) != 0 ||
 	    sl_kafka_conf_set(c, "enable.auto.commit", "false", err) != 0 ||
@@ -349,18 +319,36 @@ static int consumer(ksrc *k, sl_err *err)
 		    strcasecmp(o->keys[i], "kafka.bootstrap.servers") != 0 &&
 		    sl_kafka_conf_set(c, o->keys[i] + 6, o->vals[i], err) != 0)
 			goto fail;
-	k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, c, es, sizeof es);
-	if (k->rk == NULL) {
+	rk = rd_kafka_new(RD_KAFKA_CONSUMER, c, es, sizeof es);
+	if (rk == NULL) {
 		sl_err_set(err, SL_EIO, "kafka: cannot create a consumer: %s",
 			   es);
 		goto fail;
 	}
+	return rk;
+fail:
+	rd_kafka_conf_destroy(c);
+	return NULL;
+}
+
+/* Two handles: rk fetches (and stays assigned between batches, see
+ * poll_all); mk asks the metadata and the watermarks on connections of
+ * its own, so those replies never queue behind a fetch the broker holds
+ * for fetch.wait.max.ms. */
+int sl_kafka_src_consumer(ksrc *k, sl_err *err)
+{
+	if (k->rk != NULL)
+		return 0;
+	if ((k->mk = client_new(k, err)) == NULL)
+		return err ? err->code : SL_EIO;
+	if ((k->rk = client_new(k, err)) == NULL) {
+		rd_kafka_destroy(k->mk);
+		k->mk = NULL;
+		return err ? err->code : SL_EIO;
+	}
 	rd_kafka_poll_set_consumer(k->rk);
 	k->q = rd_kafka_queue_get_consumer(k->rk);
 	return 0;
-fail:
-	rd_kafka_conf_destroy(c);
-	return err ? err->code : SL_EIO;
 }
 
 /* Partitions to read now (offsets set to -2), by the strategy. */
@@ -373,7 +361,8 @@ static int partitions(ksrc *k, sl_kafka_tpmap *out, sl_err *err)
 	if (k->conf.strategy == ST_ASSIGN)
 		return sl_kafka_tpmap_parse(out, k->conf.strategy_val, true,
 					    "assign", err);
-	e = rd_kafka_metadata(k->rk, 1, NULL, &md, META_TIMEOUT_MS);
+	rd_kafka_poll(k->mk, 0); /* drop its queued events */
+	e = rd_kafka_metadata(k->mk, 1, NULL, &md, META_TIMEOUT_MS);
 	if (e)
 		return sl_err_set(err, SL_EIO,
 				  "kafka: cannot read the cluster metadata: %s",
@@ -423,13 +412,17 @@ static int partitions(ksrc *k, sl_kafka_tpmap *out, sl_err *err)
 		}
 		for (int j = 0; want && j < t->partition_cnt && rc == 0; j++)
 			if (sl_kafka_tpmap_put(out, t->topic, t->partitions[j].id,
-					       -2) != 0)
+					       -2) != 0 ||
+			    sl_kafka_tpmap_put(&k->lead, t->topic,
+					       t->partitions[j].id,
+					       t->partitions[j].leader) != 0)
 				rc = sl_err_nomem(err);
 	}
 	if (k->conf.strategy == ST_PATTERN)
 		regfree(&re);
 	rd_kafka_metadata_destroy(md);
 	sl_kafka_tpmap_sort(out);
+	k->lead_fresh = rc == 0; /* the watermarks need not ask again */
 	return rc;
 }
 
@@ -453,7 +446,7 @@ static int leaders(ksrc *k, const sl_kafka_tpmap *parts, sl_kafka_tpmap *out,
 		   sl_err *err)
 {
 	const struct rd_kafka_metadata *md = NULL;
-	rd_kafka_resp_err_t e = rd_kafka_metadata(k->rk, 1, NULL, &md,
+	rd_kafka_resp_err_t e = rd_kafka_metadata(k->mk, 1, NULL, &md,
 						  WM_TIMEOUT_MS);
 	for (int i = 0; i < parts->n; i++) {
 		const sl_kafka_tp *t = &parts->v[i];
@@ -492,7 +485,7 @@ static bool ask_group(ksrc *k, const sl_kafka_tpmap *parts,
 			rd_kafka_topic_partition_list_add(l, parts->v[i].topic,
 							  parts->v[i].partition)
 				->offset = ts;
-	ok = rd_kafka_offsets_for_times(k->rk, l, timeout_ms) == 0;
+	ok = rd_kafka_offsets_for_times(k->mk, l, timeout_ms) == 0;
 	for (int i = 0; ok && i < l->cnt; i++) {
 		const rd_kafka_topic_partition_t *tp = &l->elems[i];
 		if (tp->err || tp->offset < 0)
@@ -505,19 +498,42 @@ static bool ask_group(ksrc *k, const sl_kafka_tpmap *parts,
 	return ok;
 }
 
-/* Low (when lo != NULL) and high watermarks of parts, in at most about
- * WM_TIMEOUT_MS; partitions that could not be asked are missing from hi
- * (and lo).  The simulated retention floor raises low. */
-static int wmarks(ksrc *k, const sl_kafka_tpmap *parts, sl_kafka_tpmap *lo,
-		  sl_kafka_tpmap *hi, sl_err *err)
+/* The leaders of parts (in parts' order) from k->lead, when it knows
+ * them all. */
+static bool leaders_known(ksrc *k, const sl_kafka_tpmap *parts,
+			  sl_kafka_tpmap *out)
+{
+	for (int i = 0; i < parts->n; i++) {
+		const sl_kafka_tp *t = &parts->v[i];
+		int j = sl_kafka_tpmap_find(&k->lead, t->topic, t->partition);
+		if (j < 0 || sl_kafka_tpmap_put(out, t->topic, t->partition,
+						k->lead.v[j].offset) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Low (when lo != NULL) and high (when hi != NULL) watermarks of parts,
+ * in at most about WM_TIMEOUT_MS; partitions that could not be asked are
+ * missing from hi and lo.  The simulated retention floor raises low.
+ * cached: use the leaders last seen (k->lead) instead of asking the
+ * metadata again. */
+int sl_kafka_src_wmarks(ksrc *k, const sl_kafka_tpmap *parts,
+			sl_kafka_tpmap *lo, sl_kafka_tpmap *hi, bool cached,
+			sl_err *err)
 {
 	sl_kafka_tpmap lead;
 	int64_t t0 = sl_clock_monotonic_us();
 	bool nomem = false;
-	int rc;
+	int rc = 0;
 	sl_kafka_tpmap_init(&lead);
-	if ((rc = leaders(k, parts, &lead, err)) != 0)
-		goto out;
+	if (!cached || !leaders_known(k, parts, &lead)) {
+		sl_kafka_tpmap_release(&lead);
+		sl_kafka_tpmap_init(&lead);
+		if ((rc = leaders(k, parts, &lead, err)) != 0 ||
+		    (rc = sl_kafka_tpmap_copy(&k->lead, &lead)) != 0)
+			goto out;
+	}
 	for (int i = 0; i < parts->n && !nomem; i++) {
 		int64_t leader = lead.v[i].offset, left;
 		bool seen = false;
@@ -528,8 +544,8 @@ static int wmarks(ksrc *k, const sl_kafka_tpmap *parts, sl_kafka_tpmap *lo,
 		left = WM_TIMEOUT_MS - (sl_clock_monotonic_us() - t0) / 1000;
 		if (left < WM_MIN_MS)
 			left = WM_MIN_MS;
-		if (ask_group(k, parts, &lead, leader, -1, (int)left, hi,
-			      &nomem) &&
+		if ((hi == NULL || ask_group(k, parts, &lead, leader, -1,
+					     (int)left, hi, &nomem)) &&
 		    lo != NULL)
 			ask_group(k, parts, &lead, leader, -2, (int)left, lo,
 				  &nomem);
@@ -542,7 +558,8 @@ static int wmarks(ksrc *k, const sl_kafka_tpmap *parts, sl_kafka_tpmap *lo,
 	     i++) {
 		sl_kafka_tp *t = &lo->v[i];
 		int64_t f = sl_kafka_retention_floor(t->topic, t->partition);
-		int j = sl_kafka_tpmap_find(hi, t->topic, t->partition);
+		int j = hi ? sl_kafka_tpmap_find(hi, t->topic, t->partition)
+			   : -1;
 		int64_t h = j < 0 ? f : hi->v[j].offset;
 		if (f > t->offset)
 			t->offset = f < h ? f : h;
@@ -659,6 +676,50 @@ static int initial_resolve(ksrc *k, const sl_kafka_tpmap *lo,
 
 /* ---- latest ---- */
 
+/* The status reason for the partitions of parts missing from got (down
+ * of them): "kafka: partition t-1 unavailable: leader broker 2 not
+ * answering", or for several "kafka: 3 partitions unavailable: t-1
+ * (broker 2), t-4 (broker 2), ..." (at most 3 named). */
+static void why_down(ksrc *k, const sl_kafka_tpmap *parts,
+		     const sl_kafka_tpmap *got, int down)
+{
+	int named = 0;
+	if (down == 0)
+		return;
+	if (down > 1)
+		sl_buf_printf(&k->why, "kafka: %d partitions unavailable: ",
+			      down);
+	for (int i = 0; i < parts->n && named < 3; i++) {
+		const sl_kafka_tp *t = &parts->v[i];
+		int j = sl_kafka_tpmap_find(&k->lead, t->topic, t->partition);
+		int64_t b = j >= 0 ? k->lead.v[j].offset : -1;
+		if (sl_kafka_tpmap_find(got, t->topic, t->partition) >= 0)
+			continue;
+		if (down == 1 && b >= 0)
+			sl_buf_printf(&k->why,
+				      "kafka: partition %s-%d unavailable: "
+				      "leader broker %lld not answering",
+				      t->topic, (int)t->partition,
+				      (long long)b);
+		else if (down == 1)
+			sl_buf_printf(&k->why,
+				      "kafka: partition %s-%d unavailable: "
+				      "no leader",
+				      t->topic, (int)t->partition);
+		else if (b >= 0)
+			sl_buf_printf(&k->why, "%s%s-%d (broker %lld)",
+				      named ? ", " : "", t->topic,
+				      (int)t->partition, (long long)b);
+		else
+			sl_buf_printf(&k->why, "%s%s-%d (no leader)",
+				      named ? ", " : "", t->topic,
+				      (int)t->partition);
+		named++;
+	}
+	if (down > named)
+		sl_buf_adds(&k->why, ", ...");
+}
+
 static int klatest(sl_source *s, char **offset, sl_err *err)
 {
 	ksrc *k = s->impl;
@@ -671,18 +732,23 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 	sl_kafka_tpmap_init(&parts);
 	sl_kafka_tpmap_init(&lo);
 	sl_kafka_tpmap_init(&hi);
-	if ((rc = consumer(k, err)) != 0)
+	sl_buf_clear(&k->why);
+	k->lead_fresh = false;
+	if ((rc = sl_kafka_src_consumer(k, err)) != 0)
 		goto out;
 	if ((rc = partitions(k, &parts, err)) != 0) {
 		if (rc != SL_EIO || k->known.n == 0)
 			goto out;
 		/* cluster unreachable: plan nothing new */
-		note(k, "kafka source unavailable: %s", err ? err->msg : "");
+		sl_kafka_src_note(k, "kafka source unavailable: %s", err ? err->msg : "");
+		sl_buf_adds(&k->why, "kafka: cluster unreachable");
 		rc = sl_kafka_tpmap_copy(&hi, &k->known);
 		goto done;
 	}
-	if ((rc = wmarks(k, &parts, k->have_initial ? NULL : &glo, &got,
-			 err)) != 0)
+	rc = sl_kafka_src_wmarks(k, &parts, k->have_initial ? NULL : &glo, &got,
+		    k->lead_fresh, err);
+	k->lead_fresh = false;
+	if (rc != 0)
 		goto out;
 	for (int i = 0; i < parts.n && rc == 0; i++) {
 		const sl_kafka_tp *t = &parts.v[i];
@@ -692,7 +758,7 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 		int gl = sl_kafka_tpmap_find(&glo, t->topic, t->partition);
 		if (g < 0 || (!k->have_initial && gl < 0)) {
 			down++;
-			note(k, "kafka source: topic '%s' partition %d "
+			sl_kafka_src_note(k, "kafka source: topic '%s' partition %d "
 				"unavailable (its leader does not answer), "
 				"planning nothing new for it",
 			     t->topic, (int)t->partition);
@@ -712,9 +778,12 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 			rc = sl_err_nomem(err);
 	}
 	if (down > 0)
-		note(k, "kafka source: %d partition(s) unavailable, waiting "
+		sl_kafka_src_note(k, "kafka source: %d partition(s) unavailable, waiting "
 			"for their brokers",
 		     down);
+	why_down(k, &parts, &got, down);
+	if (rc == 0)
+		sl_kafka_src_idle(k, &hi);
 	if (rc == 0 && !k->have_initial && down == 0)
 		rc = initial_resolve(k, &lo, &hi, err);
 done:
@@ -726,7 +795,7 @@ done:
 			rc = sl_err_nomem(err);
 	}
 out:
-	drain_logs(k);
+	sl_kafka_src_drain(k);
 	sl_kafka_tpmap_release(&parts);
 	sl_kafka_tpmap_release(&lo);
 	sl_kafka_tpmap_release(&hi);
@@ -736,7 +805,7 @@ out:
 }
 
 /* The offsets a batch starts from: start, else the initial offsets. */
-static int from_offsets(ksrc *k, const char *start, sl_kafka_tpmap *m,
+int sl_kafka_src_from(ksrc *k, const char *start, sl_kafka_tpmap *m,
 			sl_err *err)
 {
 	if (start != NULL)
@@ -761,7 +830,7 @@ static int klimit(sl_source *s, const char *start, const char *latest,
 	*end = NULL;
 	sl_kafka_tpmap_init(&from);
 	sl_kafka_tpmap_init(&until);
-	if ((rc = from_offsets(k, start, &from, err)) != 0 ||
+	if ((rc = sl_kafka_src_from(k, start, &from, err)) != 0 ||
 	    (rc = sl_kafka_tpmap_parse(&until, latest, false, "kafka offset",
 				       err)) != 0)
 		goto out;
@@ -814,435 +883,6 @@ out:
 	return rc;
 }
 
-/* ---- read: rows straight into column arrays ---- */
-
-typedef struct rowbuf {
-	sl_type *schema;
-	bool headers;
-	sl_col *c[8];
-	int64_t n, cap;
-	/* headers of the chunk, built into an ARRAY column at flush */
-	int32_t *hoff;
-	sl_arena *harena;
-	sl_str *hk, *hv;
-	uint8_t *hvnull;
-	int64_t nh, hcap;
-} rowbuf;
-
-static void rb_drop(rowbuf *r)
-{
-	for (int i = 0; i < 8; i++)
-		sl_col_free(r->c[i]);
-	memset(r->c, 0, sizeof r->c);
-	free(r->hoff);
-	r->hoff = NULL;
-	sl_arena_free(r->harena);
-	r->harena = NULL;
-	r->n = r->nh = 0;
-}
-
-static void rb_release(rowbuf *r)
-{
-	rb_drop(r);
-	free(r->hk);
-	free(r->hv);
-	free(r->hvnull);
-}
-
-static int rb_open(rowbuf *r, int64_t cap)
-{
-	int nc = r->schema->nfields;
-	r->cap = cap;
-	r->n = r->nh = 0;
-	for (int i = 0; i < nc && i < 7; i++)
-		if ((r->c[i] = sl_col_new(r->schema->fields[i].type, cap)) ==
-		    NULL)
-			return SL_ENOMEM;
-	if (r->headers) {
-		r->hoff = calloc((size_t)cap + 1, sizeof *r->hoff);
-		r->harena = sl_arena_new();
-		if (r->hoff == NULL || r->harena == NULL)
-			return SL_ENOMEM;
-	}
-	return 0;
-}
-
-static int rb_header(rowbuf *r, const char *name, const void *v, size_t len)
-{
-	if (r->nh == r->hcap) {
-		int64_t cap = r->hcap ? 2 * r->hcap : 64;
-		sl_str *k = realloc(r->hk, (size_t)cap * sizeof *k);
-		if (k != NULL)
-			r->hk = k;
-		sl_str *x = realloc(r->hv, (size_t)cap * sizeof *x);
-		if (x != NULL)
-			r->hv = x;
-		uint8_t *nn = realloc(r->hvnull, (size_t)cap);
-		if (nn != NULL)
-			r->hvnull = nn;
-		if (k == NULL || x == NULL || nn == NULL)
-			return SL_ENOMEM;
-		r->hcap = cap;
-	}
-	r->hk[r->nh].len = (uint32_t)strlen(name);
-	r->hk[r->nh].p = sl_arena_dup(r->harena, name, r->hk[r->nh].len);
-	r->hvnull[r->nh] = v == NULL;
-	r->hv[r->nh].len = v ? (uint32_t)len : 0;
-	r->hv[r->nh].p = v ? sl_arena_dup(r->harena, v, len) : NULL;
-	if (r->hk[r->nh].p == NULL || (v && r->hv[r->nh].p == NULL))
-		return SL_ENOMEM;
-	r->nh++;
-	return 0;
-}
-
-/* One record into row r->n.  tcache: the topic's bytes in this chunk's
- * arena (set on the first row of the topic). */
-static int rb_add(rowbuf *r, const rd_kafka_message_t *m, const char *topic,
-		  const char **tcache)
-{
-	int64_t i = r->n;
-	rd_kafka_timestamp_type_t tt;
-	int64_t ts = rd_kafka_message_timestamp(m, &tt);
-	if (m->key == NULL ? sl_col_set_null(r->c[0], i)
-			   : sl_col_set_str(r->c[0], i, m->key, m->key_len))
-		return SL_ENOMEM;
-	if (m->payload == NULL ? sl_col_set_null(r->c[1], i)
-			       : sl_col_set_str(r->c[1], i, m->payload,
-						m->len))
-		return SL_ENOMEM;
-	if (*tcache == NULL) {
-		if (sl_col_set_str(r->c[2], i, topic, strlen(topic)) != 0)
-			return SL_ENOMEM;
-		*tcache = sl_col_str(r->c[2])[i].p;
-	} else {
-		sl_col_str(r->c[2])[i].p = *tcache;
-		sl_col_str(r->c[2])[i].len = (uint32_t)strlen(topic);
-	}
-	sl_col_i32(r->c[3])[i] = m->partition;
-	sl_col_i64(r->c[4])[i] = m->offset;
-	if (tt == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) {
-		if (sl_col_set_null(r->c[5], i) != 0)
-			return SL_ENOMEM;
-	} else {
-		sl_col_i64(r->c[5])[i] = ts * 1000;
-	}
-	sl_col_i32(r->c[6])[i] = tt == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME;
-	if (r->headers) {
-		rd_kafka_headers_t *h = NULL;
-		if (rd_kafka_message_headers(m, &h) == 0 && h != NULL) {
-			const char *name;
-			const void *v;
-			size_t len;
-			for (size_t j = 0;
-			     rd_kafka_header_get_all(h, j, &name, &v, &len) ==
-			     0;
-			     j++)
-				if (rb_header(r, name, v, len) != 0)
-					return SL_ENOMEM;
-		}
-		r->hoff[i + 1] = (int32_t)r->nh;
-	}
-	r->n++;
-	return 0;
-}
-
-/* The chunk as a batch appended to out; the buffer is empty after. */
-static int rb_flush(rowbuf *r, sl_batch_list *out)
-{
-	sl_col *cols[8];
-	sl_batch *b;
-	int nc = r->schema->nfields;
-	if (r->n == 0) {
-		rb_drop(r);
-		return 0;
-	}
-	for (int i = 0; i < 7; i++) {
-		r->c[i]->len = r->n; /* private columns: trim to the rows */
-		cols[i] = r->c[i];
-		r->c[i] = NULL;
-	}
-	if (r->headers) {
-		sl_type *at = r->schema->fields[7].type;
-		sl_col *el = sl_col_new(at->elem, r->nh);
-		if (el == NULL)
-			goto nomem;
-		for (int64_t j = 0; j < r->nh; j++) {
-			if (sl_col_set_str(el->child[0], j, r->hk[j].p,
-					   r->hk[j].len) != 0 ||
-			    (r->hvnull[j]
-				     ? sl_col_set_null(el->child[1], j)
-				     : sl_col_set_str(el->child[1], j,
-						      r->hv[j].p,
-						      r->hv[j].len)) != 0) {
-				sl_col_free(el);
-				goto nomem;
-			}
-		}
-		cols[7] = sl_col_array_new(at, r->n, r->hoff, el);
-		if (cols[7] == NULL)
-			goto nomem;
-	}
-	(void)nc;
-	rb_drop(r);
-	b = sl_batch_new(r->schema, cols[4]->len, cols);
-	if (b == NULL)
-		return SL_ENOMEM;
-	return sl_batch_list_add(out, b);
-nomem:
-	for (int i = 0; i < 7; i++)
-		sl_col_free(cols[i]);
-	rb_drop(r);
-	return SL_ENOMEM;
-}
-
-/* One partition's part of a read. */
-typedef struct want {
-	const char *topic; /* borrowed from the end map */
-	int32_t partition;
-	int64_t from, pos, until; /* read [from, until); pos = next */
-	const char *tcache;
-	bool done;
-} want;
-
-static int plan_moving(ksrc *k, const sl_kafka_tpmap *from,
-		       const sl_kafka_tpmap *until, const sl_kafka_tpmap *los,
-		       want *w, int *nw, sl_err *err);
-
-/* Plan the partitions of (start, end]: check retention, apply
- * failOnDataLoss.  Fills w (one per moving partition) and *nw. */
-static int plan_read(ksrc *k, const sl_kafka_tpmap *from,
-		     const sl_kafka_tpmap *until, want *w, int *nw,
-		     sl_err *err)
-{
-	sl_kafka_tpmap moving, los, his;
-	int rc;
-	*nw = 0;
-	sl_kafka_tpmap_init(&moving);
-	sl_kafka_tpmap_init(&los);
-	sl_kafka_tpmap_init(&his);
-	/* watermarks (one bounded round) of the partitions that may move */
-	for (int i = 0; i < until->n; i++) {
-		const sl_kafka_tp *t = &until->v[i];
-		int j = sl_kafka_tpmap_find(from, t->topic, t->partition);
-		if ((j < 0 || t->offset > from->v[j].offset) &&
-		    sl_kafka_tpmap_put(&moving, t->topic, t->partition, 0) != 0) {
-			sl_kafka_tpmap_release(&moving);
-			return sl_err_nomem(err);
-		}
-	}
-	rc = moving.n > 0 ? wmarks(k, &moving, &los, &his, err) : 0;
-	if (rc == 0)
-		rc = plan_moving(k, from, until, &los, w, nw, err);
-	sl_kafka_tpmap_release(&moving);
-	sl_kafka_tpmap_release(&los);
-	sl_kafka_tpmap_release(&his);
-	return rc;
-}
-
-static int plan_moving(ksrc *k, const sl_kafka_tpmap *from,
-		       const sl_kafka_tpmap *until, const sl_kafka_tpmap *los,
-		       want *w, int *nw, sl_err *err)
-{
-	for (int i = 0; i < until->n; i++) {
-		const sl_kafka_tp *t = &until->v[i];
-		int j = sl_kafka_tpmap_find(from, t->topic, t->partition);
-		int jl = sl_kafka_tpmap_find(los, t->topic, t->partition);
-		int64_t a, lo = jl >= 0 ? los->v[jl].offset : 0;
-		bool have = jl >= 0;
-		a = j >= 0 ? from->v[j].offset : (have ? lo : 0);
-		if (t->offset < a)
-			note(k, "kafka source: partition %s-%d went back from "
-				"offset %lld to %lld; some data may have been "
-				"missed",
-			     t->topic, (int)t->partition, (long long)a,
-			     (long long)t->offset);
-		if (t->offset <= a)
-			continue;
-		if (have && a < lo) {
-			int64_t gone = (lo < t->offset ? lo : t->offset) - a;
-			if (k->conf.fail_on_loss)
-				return sl_err_set(
-					err, SL_EDATA,
-					"data loss: wanted offsets [%lld, %lld) "
-					"of topic '%s' partition %d, but the "
-					"earliest available is %lld (set "
-					"failOnDataLoss=false to continue)",
-					(long long)a, (long long)t->offset,
-					t->topic, (int)t->partition,
-					(long long)lo);
-			k->lost += gone;
-			note(k, "data loss: offsets [%lld, %lld) of topic '%s' "
-				"partition %d are gone (%lld lost, "
-				"failOnDataLoss=false)",
-			     (long long)a, (long long)(a + gone), t->topic,
-			     (int)t->partition, (long long)gone);
-			a += gone;
-			if (a >= t->offset)
-				continue;
-		}
-		w[*nw].topic = t->topic;
-		w[*nw].partition = t->partition;
-		w[*nw].from = w[*nw].pos = a;
-		w[*nw].until = t->offset;
-		w[*nw].tcache = NULL;
-		w[*nw].done = false;
-		(*nw)++;
-	}
-	return 0;
-}
-
-static int find_want(want *w, int nw, const char *topic, int32_t p, int hint)
-{
-	if (hint >= 0 && hint < nw && w[hint].partition == p &&
-	    strcmp(w[hint].topic, topic) == 0)
-		return hint;
-	for (int i = 0; i < nw; i++)
-		if (w[i].partition == p && strcmp(w[i].topic, topic) == 0)
-			return i;
-	return -1;
-}
-
-/* Poll until every partition reached its end; rows into rb / out. */
-static int poll_all(ksrc *k, want *w, int nw, rowbuf *rb, int64_t total,
-		    sl_batch_list *out, sl_err *err)
-{
-	rd_kafka_message_t *msgs[1024];
-	int left = nw, hint = -1, rc = 0;
-	int64_t t0 = sl_clock_monotonic_us(), remaining = total;
-	while (left > 0 && rc == 0) {
-		/* Non-blocking batch (a timeout would wait for a full one),
-		 * then block for a single record when nothing is queued. */
-		ssize_t n = rd_kafka_consume_batch_queue(k->q, 0, msgs, 1024);
-		if (n == 0 && (msgs[0] = rd_kafka_consume_queue(k->q, 100)))
-			n = 1;
-		if (sl_clock_monotonic_us() - t0 >
-		    k->conf.poll_timeout_ms * 1000) {
-			for (int i = 0; i < nw; i++)
-				if (!w[i].done)
-					rc = sl_err_set(
-						err, SL_EIO,
-						"kafka: timed out after %lld ms "
-						"reading topic '%s' partition "
-						"%d: got offsets [%lld, %lld) "
-						"of [%lld, %lld)",
-						(long long)k->conf.poll_timeout_ms,
-						w[i].topic, (int)w[i].partition,
-						(long long)w[i].from,
-						(long long)w[i].pos,
-						(long long)w[i].from,
-						(long long)w[i].until);
-		}
-		for (ssize_t j = 0; j < n; j++) {
-			rd_kafka_message_t *m = msgs[j];
-			const char *tn = m->rkt ? rd_kafka_topic_name(m->rkt)
-						: NULL;
-			int i = tn ? find_want(w, nw, tn, m->partition, hint)
-				   : -1;
-			hint = i;
-			if (rc != 0 || i < 0 || w[i].done) {
-				/* stale, or already complete */
-			} else if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-				if (m->offset >= w[i].until) {
-					w[i].done = true;
-					left--;
-				}
-			} else if (m->err ==
-					   RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
-				   m->err ==
-					   RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
-				rc = sl_err_set(
-					err, SL_EDATA,
-					"data loss: wanted offsets [%lld, %lld) "
-					"of topic '%s' partition %d, but they "
-					"are out of range: %s",
-					(long long)w[i].pos,
-					(long long)w[i].until, w[i].topic,
-					(int)w[i].partition,
-					rd_kafka_message_errstr(m));
-			} else if (m->err) {
-				note(k, "kafka source: %s [%d]: %s", tn,
-				     (int)m->partition,
-				     rd_kafka_message_errstr(m));
-			} else if (m->offset >= w[i].pos &&
-				   m->offset < w[i].until) {
-				if (rb->c[0] == NULL &&
-				    rb_open(rb, remaining < CHUNK ? remaining
-								  : CHUNK))
-					rc = sl_err_nomem(err);
-				else if (rb_add(rb, m, w[i].topic,
-						&w[i].tcache) != 0)
-					rc = sl_err_nomem(err);
-				w[i].pos = m->offset + 1;
-				remaining--;
-				if (rc == 0 && rb->n == rb->cap) {
-					if (rb_flush(rb, out) != 0)
-						rc = sl_err_nomem(err);
-					for (int x = 0; x < nw; x++)
-						w[x].tcache = NULL;
-				}
-				if (w[i].pos >= w[i].until) {
-					w[i].done = true;
-					left--;
-				}
-			}
-			rd_kafka_message_destroy(m);
-		}
-	}
-	if (rc == 0 && rb_flush(rb, out) != 0)
-		rc = sl_err_nomem(err);
-	return rc;
-}
-
-static int kread(sl_source *s, const char *start, const char *end,
-		 sl_batch_list *out, sl_err *err)
-{
-	ksrc *k = s->impl;
-	sl_kafka_tpmap from, until;
-	rd_kafka_topic_partition_list_t *l = NULL;
-	rowbuf rb;
-	want *w = NULL;
-	int nw = 0, rc;
-	int64_t total = 0;
-	memset(&rb, 0, sizeof rb);
-	rb.schema = s->schema;
-	rb.headers = k->conf.headers;
-	sl_kafka_tpmap_init(&from);
-	sl_kafka_tpmap_init(&until);
-	if ((rc = consumer(k, err)) != 0 ||
-	    (rc = from_offsets(k, start, &from, err)) != 0 ||
-	    (rc = sl_kafka_tpmap_parse(&until, end, false, "kafka offset",
-				       err)) != 0)
-		goto out;
-	w = calloc((size_t)until.n + 1, sizeof *w);
-	if (w == NULL) {
-		rc = sl_err_nomem(err);
-		goto out;
-	}
-	if ((rc = plan_read(k, &from, &until, w, &nw, err)) != 0 || nw == 0)
-		goto out;
-	l = rd_kafka_topic_partition_list_new(nw);
-	for (int i = 0; i < nw; i++) {
-		rd_kafka_topic_partition_list_add(l, w[i].topic, w[i].partition)
-			->offset = w[i].from;
-		total += w[i].until - w[i].from;
-	}
-	if (rd_kafka_assign(k->rk, l) != 0) {
-		rc = sl_err_set(err, SL_EIO, "kafka: cannot assign partitions");
-		goto out;
-	}
-	rc = poll_all(k, w, nw, &rb, total, out, err);
-	rd_kafka_assign(k->rk, NULL);
-out:
-	drain_logs(k);
-	if (l)
-		rd_kafka_topic_partition_list_destroy(l);
-	rb_release(&rb);
-	free(w);
-	sl_kafka_tpmap_release(&from);
-	sl_kafka_tpmap_release(&until);
-	return rc;
-}
-
 static void kdescribe(const sl_source *s, sl_buf *out)
 {
 	const ksrc *k = s->impl;
@@ -1252,9 +892,18 @@ static void kdescribe(const sl_source *s, sl_buf *out)
 		      k->conf.strategy_val);
 }
 
+static void kstatus(const sl_source *s, sl_buf *out)
+{
+	const ksrc *k = s->impl;
+	if (k->why.len > 0)
+		sl_buf_add(out, k->why.p, k->why.len);
+}
+
 static void kclose(sl_source *s)
 {
 	ksrc *k = s->impl;
+	sl_kafka_src_stash_clear(k);
+	free(k->stash);
 	if (k->q)
 		rd_kafka_queue_destroy(k->q);
 	if (k->rk) {
@@ -1262,8 +911,15 @@ static void kclose(sl_source *s)
 		rd_kafka_consumer_close(k->rk);
 		rd_kafka_destroy(k->rk);
 	}
+	if (k->mk) {
+		rd_kafka_consumer_close(k->mk);
+		rd_kafka_destroy(k->mk);
+	}
 	sl_kafka_tpmap_release(&k->initial);
 	sl_kafka_tpmap_release(&k->known);
+	sl_kafka_tpmap_release(&k->lead);
+	sl_kafka_tpmap_release(&k->asg);
+	sl_buf_release(&k->why);
 	sl_options_release(&k->opts);
 	free(k->metadir);
 	free(k);
@@ -1273,10 +929,11 @@ static const struct sl_source_ops kafka_ops = {
 	.name = "kafka",
 	.latest = klatest,
 	.limit = klimit,
-	.read = kread,
+	.read = sl_kafka_src_read,
 	.commit = NULL, /* nothing is committed to Kafka, as Spark */
 	.describe = kdescribe,
 	.close = kclose,
+	.status = kstatus,
 };
 
 sl_source *sl_source_kafka_open(const sl_options *opts, sl_type *schema,
@@ -1292,6 +949,9 @@ sl_source *sl_source_kafka_open(const sl_options *opts, sl_type *schema,
 	sl_options_init(&k->opts);
 	sl_kafka_tpmap_init(&k->initial);
 	sl_kafka_tpmap_init(&k->known);
+	sl_kafka_tpmap_init(&k->lead);
+	sl_kafka_tpmap_init(&k->asg);
+	sl_buf_init(&k->why);
 	k->clock = clock;
 	k->last_trigger_us = sl_clock_now(clock);
 	if (sl_options_copy(&k->opts, opts) != 0 ||
@@ -1310,6 +970,8 @@ sl_source *sl_source_kafka_open(const sl_options *opts, sl_type *schema,
 fail:
 	sl_kafka_tpmap_release(&k->initial);
 	sl_kafka_tpmap_release(&k->known);
+	sl_kafka_tpmap_release(&k->lead);
+	sl_buf_release(&k->why);
 	sl_options_release(&k->opts);
 	free(k->metadir);
 	free(k);

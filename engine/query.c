@@ -65,9 +65,41 @@ void sl_query_event(sl_query *q, sl_event_kind kind, int64_t batch_id,
  * trigger" while a ProcessingTime trigger sleeps). */
 void sl_query_idle_status(sl_query *q)
 {
-	sl_query_set_status(q, q->trigger.kind == SL_TRIGGER_PROCESSING
-				   ? "Waiting for next trigger"
-				   : "Waiting for data to arrive");
+	const char *msg = q->trigger.kind == SL_TRIGGER_PROCESSING
+				  ? "Waiting for next trigger"
+				  : "Waiting for data to arrive";
+	sl_buf why, one;
+	int i;
+	/* a source holding data back says why, in parentheses:
+	 * "Waiting for data to arrive (kafka: partition events-0
+	 * unavailable: leader broker 1 not answering)" */
+	sl_buf_init(&why);
+	sl_buf_init(&one);
+	for (i = 0; q->src != NULL && i < q->nsrc; i++) {
+		if (q->src[i] == NULL || q->src[i]->ops->status == NULL)
+			continue;
+		sl_buf_clear(&one);
+		q->src[i]->ops->status(q->src[i], &one);
+		if (one.len == 0)
+			continue; /* nothing to say */
+		if (why.len > 0)
+			sl_buf_adds(&why, "; ");
+		sl_buf_add(&why, one.p, one.len);
+	}
+	if (why.len > 0) {
+		sl_buf_clear(&one);
+		sl_buf_adds(&one, msg);
+		sl_buf_adds(&one, " (");
+		sl_buf_add(&one, why.p, why.len);
+		sl_buf_addc(&one, ')');
+		if (!sl_buf_failed(&one) && one.len < sizeof q->idle_msg) {
+			memcpy(q->idle_msg, one.p, one.len + 1);
+			msg = q->idle_msg;
+		}
+	}
+	sl_buf_release(&one);
+	sl_buf_release(&why);
+	sl_query_set_status(q, msg);
 	q->trigger_active = false;
 }
 

@@ -131,6 +131,7 @@ struct sl_query {
 	const char *status_msg;
 	bool data_available, trigger_active;
 	sl_buf status_buf;
+	char idle_msg[320]; /* status_msg when a source adds a reason */
 
 	/* the checkpoint (query_ckpt.c) */
 	sl_ckpt *ck;          /* open and locked while the query runs */

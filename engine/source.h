@@ -72,6 +72,12 @@ struct sl_source_ops {
 	 * "FileStreamSource[file:/abs/dir]", "TextSocketV2[host: x, port: 9]". */
 	void (*describe)(const sl_source *s, sl_buf *out);
 	void (*close)(sl_source *s);
+	/* Why the source may be holding data back, as of its last `latest`
+	 * (kafka: "kafka: partition events-0 unavailable: leader broker 1
+	 * not answering"): appends one short line, nothing when all is well.
+	 * NULL hook = nothing to say.  The query shows it in its idle status
+	 * message. */
+	void (*status)(const sl_source *s, sl_buf *out);
 };
 
 struct sl_source {
