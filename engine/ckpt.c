@@ -16,7 +16,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <lz4.h>
+
 #include "buf.h"
+#include "ckwriter.h"
 #include "fsutil.h"
 
 /* A snapshot being written by a helper thread (never touches Lua or
@@ -34,12 +37,27 @@ struct sl_ckpt {
 	char *dir;
 	int lockfd;
 	struct snapjob *jobs; /* snapshots in flight */
+	sl_ckwriter *w;       /* pipelined writes (sl_ckpt_set_async) */
+	int64_t last_ticket;  /* of the newest queued write */
 };
+
+/* A file for the writer thread: the bytes, and for a state file the
+ * trailer still to append (its CRC is computed off the batch's path). */
+struct filejob {
+	char *path;
+	sl_buf b;
+	bool overwrite, trailer;
+	int64_t batch;
+};
+
+static int put_trailer(sl_buf *b, sl_err *err);
 
 static void snap_join(sl_ckpt *c, int64_t upto, int op, int64_t same);
 
 #define MAGIC_HEAD 0x44534c53u /* "SLSD" */
 #define MAGIC_TAIL 0x45534c53u /* "SLSE" */
+#define MAGIC_LZ4 0x5a534c53u  /* "SLSZ": u64 raw length, LZ4 block of the
+				  payload (head magic and records) */
 #define TRAILER 16             /* u64 payload length, u32 crc, u32 magic */
 
 void sl_ckpt_path(const sl_ckpt *c, const char *rel, char *out, size_t n)
@@ -93,6 +111,8 @@ void sl_ckpt_close(sl_ckpt *c)
 {
 	if (c == NULL)
 		return;
+	sl_ckwriter_free(c->w); /* waits for the queued writes */
+	c->w = NULL;
 	snap_join(c, INT64_MAX, -1, -1);
 	if (c->lockfd >= 0)
 		close(c->lockfd); /* releases the flock */
@@ -103,6 +123,98 @@ void sl_ckpt_close(sl_ckpt *c)
 const char *sl_ckpt_dir(const sl_ckpt *c)
 {
 	return c->dir;
+}
+
+/* ---- the pipelined writer ---- */
+
+int sl_ckpt_set_async(sl_ckpt *c, bool on, sl_err *err)
+{
+	int rc = 0;
+	if (on && c->w == NULL && (c->w = sl_ckwriter_new()) == NULL)
+		return sl_err_nomem(err);
+	if (!on && c->w != NULL) {
+		rc = sl_ckwriter_sync(c->w, err);
+		sl_ckwriter_free(c->w);
+		c->w = NULL;
+	}
+	return rc;
+}
+
+int sl_ckpt_sync(sl_ckpt *c, sl_err *err)
+{
+	return c->w != NULL ? sl_ckwriter_sync(c->w, err) : 0;
+}
+
+int64_t sl_ckpt_ticket(const sl_ckpt *c)
+{
+	return c->last_ticket;
+}
+
+int sl_ckpt_wait(sl_ckpt *c, int64_t ticket, sl_err *err)
+{
+	return c->w != NULL && ticket > 0 ? sl_ckwriter_wait(c->w, ticket, err)
+					  : 0;
+}
+
+int64_t sl_ckpt_batch_write_us(sl_ckpt *c, int64_t batch)
+{
+	return c->w != NULL ? sl_ckwriter_batch_us(c->w, batch) : -1;
+}
+
+static int filejob_run(void *ud, sl_err *err)
+{
+	struct filejob *j = ud;
+	int rc = j->trailer ? put_trailer(&j->b, err) : 0;
+	if (rc == 0)
+		rc = sl_fs_write_atomic(j->path, j->b.p, j->b.len, j->overwrite,
+					NULL, NULL, j->batch, err);
+	return rc;
+}
+
+static void filejob_free(void *ud)
+{
+	struct filejob *j = ud;
+	free(j->path);
+	sl_buf_release(&j->b);
+	free(j);
+}
+
+/* Write b (taken: released here) to path: queued when the writer is on
+ * and no crash point may hit this write, else now, after everything
+ * queued (the order on disk is the order of the calls). */
+static int put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
+		    bool trailer, sl_crash *crash, const char *point,
+		    int64_t batch, sl_err *err)
+{
+	struct filejob *j;
+	int64_t t;
+	int rc;
+	if (c->w == NULL || (point != NULL && sl_crash_hits(crash, point, batch))) {
+		rc = sl_ckpt_sync(c, err);
+		if (rc == 0 && trailer)
+			rc = put_trailer(b, err);
+		if (rc == 0)
+			rc = sl_fs_write_atomic(path, b->p, b->len, overwrite,
+						crash, point, batch, err);
+		sl_buf_release(b);
+		return rc;
+	}
+	j = calloc(1, sizeof *j);
+	if (j == NULL || (j->path = strdup(path)) == NULL) {
+		free(j);
+		sl_buf_release(b);
+		return sl_err_nomem(err);
+	}
+	j->b = *b; /* moved */
+	sl_buf_init(b);
+	j->overwrite = overwrite;
+	j->trailer = trailer;
+	j->batch = batch;
+	t = sl_ckwriter_submit(c->w, filejob_run, filejob_free, j, batch, err);
+	if (t < 0)
+		return (int)t;
+	c->last_ticket = t;
+	return 0;
 }
 
 /* ---- a tiny JSON scanner for our flat objects ---- */
@@ -320,9 +432,10 @@ int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch,
 		return sl_err_nomem(err);
 	}
 	snprintf(p, sizeof p, "%s/%lld", dir, (long long)batch);
-	rc = sl_fs_write_atomic(p, b.p, b.len, overwrite, NULL, NULL, batch,
-				err);
-	sl_buf_release(&b);
+	rc = put_file(c, p, &b, overwrite, false, NULL, NULL, batch, err);
+	/* a crash "after" the write: the write is durable first */
+	if (rc == 0 && sl_crash_hits(crash, "after-offsets", batch))
+		rc = sl_ckpt_sync(c, err);
 	if (rc == 0)
 		rc = sl_crash_at(crash, "after-offsets", batch, err);
 	return rc;
@@ -406,16 +519,22 @@ int sl_ckpt_read_offsets(sl_ckpt *c, int64_t batch, sl_ckpt_offsets *o,
 int sl_ckpt_write_commit(sl_ckpt *c, int64_t batch, int64_t next_wm_ms,
 			 sl_crash *crash, sl_err *err)
 {
-	char dir[4200], p[4300], text[96];
-	int rc, n;
+	char dir[4200], p[4300];
+	sl_buf b;
+	int rc;
 	sl_ckpt_path(c, "commits", dir, sizeof dir);
 	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
 		return rc;
-	n = snprintf(text, sizeof text, "v1\n{\"nextBatchWatermarkMs\":%lld}",
-		     (long long)next_wm_ms);
+	sl_buf_init(&b);
+	sl_buf_printf(&b, "v1\n{\"nextBatchWatermarkMs\":%lld}",
+		      (long long)next_wm_ms);
+	if (sl_buf_failed(&b)) {
+		sl_buf_release(&b);
+		return sl_err_nomem(err);
+	}
 	snprintf(p, sizeof p, "%s/%lld", dir, (long long)batch);
-	return sl_fs_write_atomic(p, text, (size_t)n, false, crash,
-				  "mid-commit", batch, err);
+	return put_file(c, p, &b, false, false, crash, "mid-commit", batch,
+			err);
 }
 
 int sl_ckpt_read_commit(sl_ckpt *c, int64_t batch, int64_t *next_wm_ms,
@@ -560,21 +679,16 @@ static void purge_state(const char *dir, int64_t keep_from)
 	purge_dir(dir, base + 1, ".delta");
 }
 
-void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
+static void purge_files(const char *cdir, int64_t keep_from)
 {
 	char dir[4200], p[4400];
 	int64_t *ops = NULL;
 	int nops = 0, i;
-	if (keep_from <= 0)
-		return;
-	/* only durable snapshots may replace deltas: a snapshot still in
-	 * flight is newer than keep_from, so purge_state never picks it */
-	snap_join(c, keep_from, -1, -1);
-	sl_ckpt_path(c, "offsets", dir, sizeof dir);
+	snprintf(dir, sizeof dir, "%s/offsets", cdir);
 	purge_dir(dir, keep_from, NULL);
-	sl_ckpt_path(c, "commits", dir, sizeof dir);
+	snprintf(dir, sizeof dir, "%s/commits", cdir);
 	purge_dir(dir, keep_from, NULL);
-	sl_ckpt_path(c, "state", dir, sizeof dir);
+	snprintf(dir, sizeof dir, "%s/state", cdir);
 	if (sl_fs_list_ids(dir, NULL, &ops, &nops, NULL) < 0)
 		return;
 	for (i = 0; i < nops; i++) {
@@ -582,6 +696,49 @@ void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
 		purge_state(p, keep_from);
 	}
 	free(ops);
+}
+
+struct purgejob {
+	char *dir;
+	int64_t keep_from;
+};
+
+static int purgejob_run(void *ud, sl_err *err)
+{
+	struct purgejob *j = ud;
+	(void)err;
+	purge_files(j->dir, j->keep_from);
+	return 0;
+}
+
+static void purgejob_free(void *ud)
+{
+	struct purgejob *j = ud;
+	free(j->dir);
+	free(j);
+}
+
+void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
+{
+	struct purgejob *j;
+	if (keep_from <= 0)
+		return;
+	/* queued: it runs once the writes before it are durable.  A
+	 * snapshot is only listed once its thread linked it in whole, so a
+	 * snapshot still in flight is never taken as the base */
+	if (c->w != NULL && (j = calloc(1, sizeof *j)) != NULL) {
+		if ((j->dir = strdup(c->dir)) != NULL) {
+			j->keep_from = keep_from;
+			(void)sl_ckwriter_submit(c->w, purgejob_run,
+						 purgejob_free, j, -1, NULL);
+			return;
+		}
+		free(j);
+	}
+	/* only durable snapshots may replace deltas: a snapshot still in
+	 * flight is newer than keep_from, so purge_state never picks it */
+	snap_join(c, keep_from, -1, -1);
+	purge_files(c->dir, keep_from);
 }
 
 static int sweep_tree(const char *dir, int depth)
@@ -655,21 +812,63 @@ static void state_payload(sl_buf *b, sl_state *s, bool full)
 		sl_state_foreach_delta(s, put_rec, &w);
 }
 
-/* Append the trailer (length, CRC, magic) and write path atomically. */
-static int finish_state_file(const char *path, sl_buf *b, sl_crash *crash,
-			     const char *point, int64_t batch, sl_err *err)
+/* LZ4-compress the payload in b (Spark's default state store codec):
+ * W4-200k's 4 MB delta becomes ~0.5 MB, and the fsync is what costs. */
+static int compress_payload(sl_buf *b, sl_err *err)
 {
-	uint64_t plen = b->len;
+	sl_buf z;
+	uint32_t magic = MAGIC_LZ4;
+	uint64_t raw = b->len;
+	int bound, n;
+	if (sl_buf_failed(b))
+		return sl_err_nomem(err);
+	if (b->len > (size_t)LZ4_MAX_INPUT_SIZE)
+		return 0; /* stays plain: readers take both */
+	bound = LZ4_compressBound((int)b->len);
+	sl_buf_init(&z);
+	sl_buf_add(&z, &magic, sizeof magic);
+	sl_buf_add(&z, &raw, sizeof raw);
+	if (!sl_buf_reserve(&z, (size_t)bound)) {
+		sl_buf_release(&z);
+		return sl_err_nomem(err);
+	}
+	n = LZ4_compress_default(b->p, z.p + z.len, (int)b->len, bound);
+	if (n <= 0) { /* cannot happen with the bound; keep it plain */
+		sl_buf_release(&z);
+		return 0;
+	}
+	z.len += (size_t)n;
+	z.p[z.len] = '\0';
+	sl_buf_release(b);
+	*b = z;
+	return 0;
+}
+
+/* Compress, then append the trailer (length, CRC, magic). */
+static int put_trailer(sl_buf *b, sl_err *err)
+{
+	uint64_t plen;
 	uint32_t tail[2];
+	int rc = compress_payload(b, err);
+	if (rc < 0)
+		return rc;
+	plen = b->len;
 	tail[0] = sl_buf_failed(b) ? 0 : sl_crc32(0, b->p, b->len);
 	tail[1] = MAGIC_TAIL;
 	sl_buf_add(b, &plen, sizeof plen);
 	sl_buf_add(b, tail, sizeof tail);
-	if (sl_buf_failed(b))
-		return sl_err_nomem(err);
+	return sl_buf_failed(b) ? sl_err_nomem(err) : 0;
+}
+
+/* Append the trailer and write path atomically, now. */
+static int finish_state_file(const char *path, sl_buf *b, sl_crash *crash,
+			     const char *point, int64_t batch, sl_err *err)
+{
+	int rc = put_trailer(b, err);
 	/* a re-run batch rewrites the same version with the same content */
-	return sl_fs_write_atomic(path, b->p, b->len, true, crash, point,
-				  batch, err);
+	return rc < 0 ? rc
+		      : sl_fs_write_atomic(path, b->p, b->len, true, crash,
+					   point, batch, err);
 }
 
 static void *snap_main(void *ud)
@@ -741,8 +940,8 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 	snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)version);
 	sl_buf_init(&b);
 	state_payload(&b, s, false);
-	rc = finish_state_file(p, &b, crash, "mid-state", batch, err);
-	sl_buf_release(&b);
+	/* a re-run batch rewrites the same version (overwrite) */
+	rc = put_file(c, p, &b, true, true, crash, "mid-state", batch, err);
 	if (rc < 0)
 		return rc;
 	/* the snapshot holds the pending version's full content; it is a
@@ -750,13 +949,67 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 	return snapshot ? save_snapshot(c, dir, op, s, version, err) : 0;
 }
 
+/* Apply the records of a payload (head magic, then records); false when
+ * they do not parse. */
+static bool apply_records(const char *data, size_t plen, sl_state *s,
+			  int *rc, sl_err *err)
+{
+	size_t pos = sizeof(uint32_t);
+	uint32_t head;
+	*rc = 0;
+	if (plen < sizeof head)
+		return false;
+	memcpy(&head, data, sizeof head);
+	if (head != MAGIC_HEAD)
+		return false;
+	while (pos < plen) {
+		uint32_t hdr[2];
+		if (plen - pos < sizeof hdr)
+			return false;
+		memcpy(hdr, data + pos, sizeof hdr);
+		pos += sizeof hdr;
+		if (plen - pos < hdr[0] ||
+		    (hdr[1] != UINT32_MAX && plen - pos - hdr[0] < hdr[1]))
+			return false;
+		if (hdr[1] == UINT32_MAX)
+			sl_state_remove(s, data + pos, hdr[0]);
+		else if ((*rc = sl_state_put(s, data + pos, hdr[0],
+					     data + pos + hdr[0], hdr[1],
+					     err)) < 0)
+			return true;
+		pos += hdr[0] + (hdr[1] == UINT32_MAX ? 0 : hdr[1]);
+	}
+	return true;
+}
+
+/* An LZ4 payload back to the plain one (malloc'd), or NULL. */
+static char *inflate_payload(const char *data, size_t plen, size_t *rawlen)
+{
+	uint64_t raw;
+	char *out;
+	if (plen < 12)
+		return NULL;
+	memcpy(&raw, data + 4, sizeof raw);
+	if (raw == 0 || raw > (uint64_t)LZ4_MAX_INPUT_SIZE ||
+	    plen - 12 > (size_t)INT32_MAX || (out = malloc(raw)) == NULL)
+		return NULL;
+	if (LZ4_decompress_safe(data + 12, out, (int)(plen - 12), (int)raw) !=
+	    (int)raw) {
+		free(out);
+		return NULL;
+	}
+	*rawlen = raw;
+	return out;
+}
+
 static int apply_file(const char *path, sl_state *s, sl_err *err)
 {
-	char *data;
-	size_t len, pos = sizeof(uint32_t);
+	char *data, *raw = NULL;
+	size_t len, rawlen = 0;
 	uint64_t plen;
 	uint32_t head, tail[2];
 	int rc;
+	bool ok;
 	if ((rc = sl_fs_read(path, &data, &len, NULL, err)) < 0)
 		return sl_err_set(err, SL_ECHECKPOINT,
 				  "state file '%s' is missing or unreadable",
@@ -766,29 +1019,20 @@ static int apply_file(const char *path, sl_state *s, sl_err *err)
 	memcpy(&head, data, sizeof head);
 	memcpy(&plen, data + len - TRAILER, sizeof plen);
 	memcpy(tail, data + len - TRAILER + 8, sizeof tail);
-	if (head != MAGIC_HEAD || tail[1] != MAGIC_TAIL ||
-	    plen != len - TRAILER || sl_crc32(0, data, plen) != tail[0])
+	if ((head != MAGIC_HEAD && head != MAGIC_LZ4) ||
+	    tail[1] != MAGIC_TAIL || plen != len - TRAILER ||
+	    sl_crc32(0, data, plen) != tail[0])
 		goto torn;
-	while (pos < plen) {
-		uint32_t hdr[2];
-		if (plen - pos < sizeof hdr)
-			goto torn;
-		memcpy(hdr, data + pos, sizeof hdr);
-		pos += sizeof hdr;
-		if (plen - pos < hdr[0] ||
-		    (hdr[1] != UINT32_MAX && plen - pos - hdr[0] < hdr[1]))
-			goto torn;
-		if (hdr[1] == UINT32_MAX)
-			sl_state_remove(s, data + pos, hdr[0]);
-		else if (sl_state_put(s, data + pos, hdr[0],
-				      data + pos + hdr[0], hdr[1], err) < 0) {
-			free(data);
-			return err ? err->code : SL_ENOMEM;
-		}
-		pos += hdr[0] + (hdr[1] == UINT32_MAX ? 0 : hdr[1]);
-	}
+	if (head == MAGIC_LZ4 &&
+	    (raw = inflate_payload(data, plen, &rawlen)) == NULL)
+		goto torn;
+	ok = raw != NULL ? apply_records(raw, rawlen, s, &rc, err)
+			 : apply_records(data, plen, s, &rc, err);
+	free(raw);
+	if (!ok)
+		goto torn;
 	free(data);
-	return 0;
+	return rc;
 torn:
 	free(data);
 	return sl_err_set(err, SL_ECHECKPOINT,

@@ -7,11 +7,13 @@
  *                           "conf":{..}} \n one offset line per source ("-" = none)
  *   commits/N               v1 \n {"nextBatchWatermarkMs":..}
  *   sources/<i>/...         per-source logs (the file source writes them)
- *   state/<op>/0/<V>.delta  our binary encoding + length + CRC-32 trailer;
+ *   state/<op>/0/<V>.delta  our binary records, LZ4-compressed (Spark's
+ *                           default state codec), + length + CRC-32 trailer;
  *   state/<op>/0/<V>.snapshot  every minDeltasForSnapshot versions
  *
  * Every file is written with sl_fs_write_atomic (temp, fsync, link or
- * rename, fsync dir).  The checkpoint is locked (flock on <dir>/.lock) by
+ * rename, fsync dir); with sl_ckpt_set_async on a background thread, in
+ * call order.  The checkpoint is locked (flock on <dir>/.lock) by
  * the query that opened it, so a second query on it is refused.
  *
  * Recovery rules (RELIABILITY.md 2): let L = last offsets id, C = last
@@ -47,6 +49,21 @@ void sl_ckpt_close(sl_ckpt *c);
  * lock, nothing created; SL_ECHECKPOINT when dir does not exist. */
 sl_ckpt *sl_ckpt_open_ro(const char *dir, sl_err *err);
 const char *sl_ckpt_dir(const sl_ckpt *c);
+
+/* Pipelined writes (ckwriter.h).  On: offsets, state deltas, commits and
+ * retention go to a background thread in call order; a call returns once
+ * its file is queued, and a failure is returned by a later call or wait.
+ * A write that an armed crash point may hit is done in the call, after
+ * everything queued.  Off (the default): every call writes before it
+ * returns.  Turning it off waits for the queue. */
+int sl_ckpt_set_async(sl_ckpt *c, bool on, sl_err *err);
+/* Everything written so far is durable (0), or the first failure. */
+int sl_ckpt_sync(sl_ckpt *c, sl_err *err);
+/* The newest queued write, and a wait for it (and all before it). */
+int64_t sl_ckpt_ticket(const sl_ckpt *c);
+int sl_ckpt_wait(sl_ckpt *c, int64_t ticket, sl_err *err);
+/* Time the background writer spent on batch's files, -1 when unknown. */
+int64_t sl_ckpt_batch_write_us(sl_ckpt *c, int64_t batch);
 
 /* metadata: *id / *fingerprint NULL when the file does not exist. */
 int sl_ckpt_read_metadata(sl_ckpt *c, char **id, char **fingerprint,

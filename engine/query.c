@@ -623,8 +623,16 @@ void sl_query_stop_now(sl_query *q, const char *why)
 {
 	sl_session *s = q->sess;
 	sl_buf b;
+	sl_err e;
 	if (!q->active)
 		return;
+	/* the batches' queued checkpoint files, before anything says stopped */
+	if (q->ck != NULL && sl_ckpt_sync(q->ck, &e) < 0 && why == NULL &&
+	    q->exception == NULL) {
+		q->exception = strdup(e.msg);
+		q->exc_code = e.code;
+		why = q->exception;
+	}
 	q->active = false;
 	q->stop_pending = false;
 	q->data_available = false;
@@ -791,6 +799,10 @@ int sl_query_tick(sl_query *q, int *batches, sl_err *err)
 		return 0;
 	/* a failure is recorded as the query's exception, not tick's */
 	(void)trigger_due(q, batches, err);
+	/* idle again: what the batches wrote is durable before the caller
+	 * (the screen, a lesson) looks at the checkpoint */
+	if (q->active && !q->running)
+		(void)sl_query_sync(q, NULL);
 	return 0;
 }
 
@@ -859,5 +871,7 @@ int sl_query_process_all_available(sl_query *q, sl_err *err)
 		rc = run_available(q, NULL, NULL, err);
 		break;
 	}
+	if (rc == 0 && q->active)
+		rc = sl_query_sync(q, err);
 	return rc;
 }

@@ -89,7 +89,9 @@ void sl_query_explain(const sl_query *q, bool extended, sl_buf *out);
 
 /* Run one micro-batch now if there is new data or a no-data batch is
  * needed, whether or not the trigger is due (q:step()).  *ran tells.
- * A batch failure stops the query and is returned. */
+ * A batch failure stops the query and is returned.  The batch's state
+ * delta and commits/N may still be queued when it returns, so back-to-
+ * back steps overlap writing with the next batch (sl_query_sync). */
 int sl_query_step(sl_query *q, bool *ran, sl_err *err);
 /* Run what the trigger makes due at the clock's now (sl_session_tick). */
 int sl_query_tick(sl_query *q, int *batches, sl_err *err);
@@ -125,8 +127,19 @@ const char *sl_query_checkpoint_json(sl_query *q);
 /* The checkpoint directory in use (a temporary one when the user gave
  * none), or NULL. */
 const char *sl_query_checkpoint_dir(const sl_query *q);
-/* Microseconds of the engine clock the last batch spent writing its
- * checkpoint files (offsets, state, commit): make bench's W4 figure. */
+/* Monotonic microseconds the last batch's own thread spent on its
+ * checkpoint (encoding files, queueing them, waiting for offsets/N before
+ * the sink): what the checkpoint costs the batch. */
 int64_t sl_query_last_checkpoint_us(const sl_query *q);
+/* Monotonic microseconds the checkpoint writer spent writing batch's
+ * files (offsets/N, state deltas, commits/N, each fsync'd), -1 when not
+ * known (yet); with sl_query_last_checkpoint_us, make bench's W4 figures. */
+int64_t sl_query_checkpoint_write_us(sl_query *q, int64_t batch);
+/* Checkpoint writes are pipelined: when a batch returns, its state delta
+ * and commits/N may still be queued (the next batch waits for them before
+ * its sink).  This waits until everything is durable; a failed write
+ * stops the query with the error naming the file.  Stop, restart and
+ * sl_query_checkpoint_json sync themselves. */
+int sl_query_sync(sl_query *q, sl_err *err);
 
 #endif

@@ -17,6 +17,14 @@
  *   commit    in-memory state; [commits/N: checkpoint milestone];
  *             sources told; progress, listeners, feed.
  *
+ * The milestones' files are written by the checkpoint's background writer
+ * (ckwriter.h) in exactly this order, each durable before the next starts,
+ * while this thread goes on; it waits for offsets/N before the sink sees
+ * batch N, so a re-run always finds the offsets the sink's output came
+ * from.  A crash leaves a prefix of the writes, as a synchronous writer
+ * would.  Batch N+1 may plan and aggregate while commits/N is being
+ * written: back-to-back batches (W4) overlap the fsyncs with work.
+ *
  * Any failure aborts the state stores to the version the batch started
  * from, keeps the offsets where they were (so a restart re-runs the
  * batch), records the error as the query's exception and stops the query.
@@ -142,6 +150,7 @@ typedef struct mbatch {
 	int64_t us_latest, us_wal, us_get, us_plan, us_add, us_state;
 	int64_t us_commit;
 	int64_t ck_mono; /* monotonic us in checkpoint writes (make bench) */
+	int64_t off_ticket; /* offsets/N's write, waited for before the sink */
 	int nstate;
 	sl_progress_state st[MAX_STATEOPS];
 	sl_state *stp[MAX_STATEOPS];
@@ -304,6 +313,16 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 	m->us_state = sl_query_now(q) - t1;
 	if (rc < 0)
 		return rc;
+	/* offsets/N (and what was queued before it) is durable before the
+	 * sink sees the batch: a re-run must find the same offsets */
+	c0 = sl_clock_monotonic_us();
+	if (sl_crash_hits(q->crash, "mid-sink", m->id))
+		rc = sl_query_sync(q, err);
+	else
+		rc = sl_query_ckpt_wait(q, m->off_ticket, err);
+	m->ck_mono += sl_clock_monotonic_us() - c0;
+	if (rc < 0)
+		return rc;
 	out = collect_take(q->collect, sl_plan_schema(q->plan), err);
 	if (out == NULL)
 		return err ? err->code : SL_ENOMEM;
@@ -327,8 +346,8 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 	sl_buf_release(&j);
 	/* sinks that cannot stop half way (foreachBatch, console, noop)
 	 * pass "mid-sink" once they wrote */
-	if ((rc = sl_crash_at(q->crash, "mid-sink", m->id, err)) < 0 ||
-	    (rc = sl_crash_at(q->crash, "after-sink", m->id, err)) < 0)
+	if ((rc = sl_query_crash_at(q, "mid-sink", m->id, err)) < 0 ||
+	    (rc = sl_query_crash_at(q, "after-sink", m->id, err)) < 0)
 		return rc;
 	m->us_add = sl_query_now(q) - t0 - m->us_state;
 	return 0;
@@ -384,7 +403,7 @@ static int commit_batch(sl_query *q, mbatch *m, sl_err *err)
 		return rc;
 	state_after(m);
 	q->last_batch_id = m->id;
-	if ((rc = sl_crash_at(q->crash, "after-commit", m->id, err)) < 0)
+	if ((rc = sl_query_crash_at(q, "after-commit", m->id, err)) < 0)
 		return rc;
 	sl_query_ckpt_purge(q, m->id);
 	for (i = 0; i < q->nsrc; i++)
@@ -685,13 +704,14 @@ static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
 	 * them logged already) */
 	if (replay) { /* offsets/N is durable: the same point as below */
 		replay_event(q, m);
-		if ((rc = sl_crash_at(q->crash, "after-offsets", m->id,
-				      err)) < 0)
+		if ((rc = sl_query_crash_at(q, "after-offsets", m->id,
+					    err)) < 0)
 			return rc;
 	} else {
 		int64_t c0 = sl_clock_monotonic_us();
 		rc = sl_query_ckpt_offsets(q, m->id, q->ctx.batch_ts_us,
 					   q->wm.global_ms, m->end, err);
+		m->off_ticket = sl_query_ckpt_ticket(q);
 		m->ck_mono += sl_clock_monotonic_us() - c0;
 		if (rc < 0)
 			return rc;

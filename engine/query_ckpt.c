@@ -539,6 +539,9 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 		return rc;
 	q->ck_fresh = false;
 	sl_ckpt_sweep(q->ck);
+	/* from here on the batches' files are written in the background */
+	if ((rc = sl_ckpt_set_async(q->ck, true, err)) < 0)
+		return rc;
 	if ((rc = repair_sink_log(q, &changed, err)) < 0 ||
 	    (changed && (rc = reopen_sink(q, err)) < 0))
 		return rc;
@@ -635,20 +638,60 @@ int sl_query_ckpt_state(sl_query *q, int64_t id, sl_err *err)
 					     id, err)) < 0)
 			return rc;
 	/* a query without state still passes both points */
-	if ((rc = sl_crash_at(q->crash, "mid-state", id, err)) < 0)
+	if ((rc = sl_query_crash_at(q, "mid-state", id, err)) < 0)
 		return rc;
-	return sl_crash_at(q->crash, "after-state", id, err);
+	return sl_query_crash_at(q, "after-state", id, err);
 }
 
 int sl_query_ckpt_commit(sl_query *q, int64_t id, int64_t next_wm_ms,
 			 sl_err *err)
 {
-	int rc = sl_crash_at(q->crash, "before-commit", id, err);
+	int rc = sl_query_crash_at(q, "before-commit", id, err);
 	if (rc == 0 && q->ck == NULL)
 		return sl_crash_at(q->crash, "mid-commit", id, err);
 	if (rc == 0)
 		rc = sl_ckpt_write_commit(q->ck, id, next_wm_ms, q->crash, err);
 	return rc;
+}
+
+int sl_query_crash_at(sl_query *q, const char *point, int64_t id,
+		      sl_err *err)
+{
+	int rc;
+	if (q->ck != NULL && sl_crash_hits(q->crash, point, id) &&
+	    (rc = sl_ckpt_sync(q->ck, err)) < 0)
+		return rc;
+	return sl_crash_at(q->crash, point, id, err);
+}
+
+int64_t sl_query_ckpt_ticket(const sl_query *q)
+{
+	return q->ck != NULL ? sl_ckpt_ticket(q->ck) : 0;
+}
+
+int sl_query_ckpt_wait(sl_query *q, int64_t ticket, sl_err *err)
+{
+	return q->ck != NULL ? sl_ckpt_wait(q->ck, ticket, err) : 0;
+}
+
+int sl_query_sync(sl_query *q, sl_err *err)
+{
+	sl_err e;
+	int rc;
+	if (q->ck == NULL)
+		return 0;
+	if ((rc = sl_ckpt_sync(q->ck, &e)) < 0) {
+		if (err != NULL)
+			*err = e;
+		if (q->active && !q->running)
+			sl_query_fail(q, q->last_batch_id, &e);
+	}
+	return rc;
+}
+
+int64_t sl_query_checkpoint_write_us(sl_query *q, int64_t batch)
+{
+	return q->ck != NULL ? sl_ckpt_batch_write_us(q->ck, batch) : -1;
 }
 
 void sl_query_ckpt_purge(sl_query *q, int64_t id)
@@ -730,6 +773,8 @@ const char *sl_query_checkpoint_json(sl_query *q)
 	int noff = 0, ncom = 0, i, k = 0;
 	sl_ckpt *c;
 	sl_buf b;
+	if (q->ck != NULL)
+		(void)sl_query_sync(q, NULL); /* the files as a batch left them */
 	if (q->ckdir == NULL || (c = sl_ckpt_open_ro(q->ckdir, NULL)) == NULL)
 		return NULL;
 	snprintf(dir, sizeof dir, "%s/offsets", q->ckdir);

@@ -226,6 +226,14 @@ int sl_query_ckpt_state(sl_query *q, int64_t id, sl_err *err);
 int sl_query_ckpt_commit(sl_query *q, int64_t id, int64_t next_wm_ms,
 			 sl_err *err);
 void sl_query_ckpt_purge(sl_query *q, int64_t id);
+/* sl_crash_at for the driver's points: when the point will hit, the
+ * queued checkpoint writes are made durable first (they come before the
+ * point in the protocol, so a process dying there has written them). */
+int sl_query_crash_at(sl_query *q, const char *point, int64_t id,
+		      sl_err *err);
+/* Wait until the write with ticket (sl_ckpt_ticket) is durable. */
+int sl_query_ckpt_wait(sl_query *q, int64_t ticket, sl_err *err);
+int64_t sl_query_ckpt_ticket(const sl_query *q);
 
 /* query_batch.c */
 /* Set up q->wm from the plan and the session's confs (at start). */

@@ -247,6 +247,9 @@ static int l_query_step(lua_State *L)
 	bool ran = false;
 	sl_err err;
 	int rc = sl_query_step(q, &ran, &err);
+	/* back at the prompt: the batch's checkpoint is on disk */
+	if (rc == 0)
+		rc = sl_query_sync(q, &err);
 	sl_lsess_leave(x, prev);
 	if (rc < 0) {
 		if (sl_query_exception(q) != NULL)
