@@ -629,15 +629,19 @@ static int file_limit(sl_source *s, const char *start, const char *latest,
 		      char **end, sl_err *err)
 {
 	fsrc *fs = s->impl;
-	int64_t lt;
-	(void)start;
+	int64_t lt, st;
 	*end = NULL;
 	if (latest == NULL)
 		return 0;
-	if (parse_off(latest, &lt, err) != 0)
+	if (parse_off(latest, &lt, err) != 0 || parse_off(start, &st, err) != 0)
 		return SL_EINVAL;
-	if (fs->conf.max_files > 0 && lt > fs->last + 1)
-		lt = fs->last + 1;
+	/* one log entry (at most maxFilesPerTrigger files) per batch: also
+	 * when the log already has entries after start, written by a batch
+	 * whose offsets/N never became durable before a crash (Spark would
+	 * add a new entry and read both; taking exactly the logged one keeps
+	 * every batch what the uncrashed run's was) */
+	if (fs->conf.max_files > 0 && lt > st + 1)
+		lt = st + 1;
 	*end = fmt_off(lt, err);
 	return *end ? 0 : SL_ENOMEM;
 }
