@@ -779,6 +779,7 @@ static sl_batch *run(lua_State *L, sl_plan *p)
 	sl_err err;
 	sl_batch *b;
 	batch_only(L, p);
+	sl_lsess_batch_now(L);
 	b = sl_plan_collect(p, &err);
 	if (b == NULL)
 		sl_lerr_raise(L, &err);

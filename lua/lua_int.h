@@ -140,6 +140,8 @@ typedef struct l_sess {
 } l_sess;
 /* The session of L's `spark` (never NULL after sl_lua_open). */
 l_sess *sl_lsess_of(lua_State *L);
+/* Before a batch action: current_timestamp() is the session clock's now. */
+void sl_lsess_batch_now(lua_State *L);
 lua_State *sl_lsess_enter(l_sess *x, lua_State *L);
 void sl_lsess_leave(l_sess *x, lua_State *prev);
 /* The thread callbacks must use now. */

@@ -386,6 +386,7 @@ static int do_save(lua_State *L, const char *fmt, const char *method)
 				      "%s: no format given (expected json, csv "
 				      "or text)",
 				      method);
+	sl_lsess_batch_now(L);
 	if (sl_plan_write(w->p, fmt, path, w->mode, &w->opts, &err) < 0)
 		return sl_lerr_raise(L, &err);
 	return 0;

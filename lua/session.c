@@ -35,6 +35,7 @@
 #include <strings.h>
 
 #include "catalog.h"
+#include "expr.h"
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
@@ -423,6 +424,15 @@ l_sess *sl_lsess_of(lua_State *L)
 	x = lua_touserdata(L, -1);
 	lua_pop(L, 1);
 	return x;
+}
+
+void sl_lsess_batch_now(lua_State *L)
+{
+	l_sess *x = sl_lsess_of(L);
+	/* Spark: current_timestamp() of a batch query is the time the query
+	 * started, the same for every row; the session clock's now */
+	if (x != NULL && x->s != NULL)
+		sl_func_set_now(sl_clock_now(sl_session_clock(x->s)));
 }
 
 sl_session *sl_lua_session(lua_State *L)

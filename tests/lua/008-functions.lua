@@ -79,4 +79,15 @@ T.is(col1(df:selectExpr("CASE WHEN x < 0 THEN 'neg' ELSE 'pos' END")), {"neg", "
 -- F.expr
 T.is(col1(df:select(F.expr("length(name) * 2"))), {10, 8}, "F.expr")
 
+-- current_timestamp() of a batch query: the session clock's now when the
+-- action runs, the same value on every row (Spark: the query's start)
+spark.clock:manual("2026-03-04 05:06:07.25")
+local now = spark.createDataFrame({{1}, {2}, {3}}, "n INT")
+  :select(F.current_timestamp():cast("string"):alias("t"))
+T.is(col1(now), {"2026-03-04 05:06:07.25", "2026-03-04 05:06:07.25", "2026-03-04 05:06:07.25"},
+  "current_timestamp() in a batch query: the clock's now, on every row")
+spark.clock:advance("1 day")
+T.is(col1(now), {"2026-03-05 05:06:07.25", "2026-03-05 05:06:07.25", "2026-03-05 05:06:07.25"},
+  "the next action reads the clock again")
+
 T.done()
