@@ -1151,8 +1151,7 @@ size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p)
 		p[0] = f;
 		if (f != 1 || a->w == 0)
 			return 1;
-		memcpy(p + 1, a->vals + (size_t)g * (size_t)a->w,
-		       (size_t)a->w);
+		memcpy(p + 1, a->vals + (size_t)g * (size_t)a->w, (size_t)a->w);
 		return 1 + (size_t)a->w;
 	}
 }

@@ -56,9 +56,10 @@ static void snap_join(sl_ckpt *c, int64_t upto, int op, int64_t same);
 
 #define MAGIC_HEAD 0x44534c53u /* "SLSD" */
 #define MAGIC_TAIL 0x45534c53u /* "SLSE" */
-#define MAGIC_LZ4 0x5a534c53u  /* "SLSZ": u64 raw length, LZ4 block of the
+#define MAGIC_LZ4                                                              \
+	0x5a534c53u /* "SLSZ": u64 raw length, LZ4 block of the
 				  payload (head magic and records) */
-#define TRAILER 16             /* u64 payload length, u32 crc, u32 magic */
+#define TRAILER 16  /* u64 payload length, u32 crc, u32 magic */
 
 void sl_ckpt_path(const sl_ckpt *c, const char *rel, char *out, size_t n)
 {
@@ -80,9 +81,10 @@ sl_ckpt *sl_ckpt_open(const char *dir, sl_err *err)
 	snprintf(p, sizeof p, "%s/.lock", dir);
 	c->lockfd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (c->lockfd < 0 || flock(c->lockfd, LOCK_EX | LOCK_NB) != 0) {
-		sl_err_set(err, SL_ECHECKPOINT,
-			   "checkpoint '%s' is in use by another running query (lock '%s')",
-			   dir, p);
+		sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint '%s' is in use by another running query (lock '%s')",
+		    dir, p);
 		sl_ckpt_close(c);
 		return NULL;
 	}
@@ -189,7 +191,8 @@ static int put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
 	struct filejob *j;
 	int64_t t;
 	int rc;
-	if (c->w == NULL || (point != NULL && sl_crash_hits(crash, point, batch))) {
+	if (c->w == NULL ||
+	    (point != NULL && sl_crash_hits(crash, point, batch))) {
 		rc = sl_ckpt_sync(c, err);
 		if (rc == 0 && trailer)
 			rc = put_trailer(b, err);
@@ -246,18 +249,31 @@ static const char *scan_string(const char *p, sl_buf *out)
 				for (k = 1; k <= 4; k++) {
 					if (!isxdigit((unsigned char)p[k]))
 						return NULL;
-					v = v * 16 + (unsigned)(isdigit((unsigned char)p[k]) ? p[k] - '0' : (tolower((unsigned char)p[k]) - 'a' + 10));
+					v = v * 16 +
+					    (unsigned)(isdigit(
+							   (unsigned char)p[k])
+							   ? p[k] - '0'
+							   : (tolower(
+								  (unsigned char)
+								      p[k]) -
+							      'a' + 10));
 				}
 				p += 4;
 				if (v < 0x80) {
 					sl_buf_addc(out, (char)v);
 				} else if (v < 0x800) {
-					sl_buf_addc(out, (char)(0xc0 | (v >> 6)));
-					sl_buf_addc(out, (char)(0x80 | (v & 0x3f)));
+					sl_buf_addc(out,
+						    (char)(0xc0 | (v >> 6)));
+					sl_buf_addc(out,
+						    (char)(0x80 | (v & 0x3f)));
 				} else {
-					sl_buf_addc(out, (char)(0xe0 | (v >> 12)));
-					sl_buf_addc(out, (char)(0x80 | ((v >> 6) & 0x3f)));
-					sl_buf_addc(out, (char)(0x80 | (v & 0x3f)));
+					sl_buf_addc(out,
+						    (char)(0xe0 | (v >> 12)));
+					sl_buf_addc(
+					    out,
+					    (char)(0x80 | ((v >> 6) & 0x3f)));
+					sl_buf_addc(out,
+						    (char)(0x80 | (v & 0x3f)));
 				}
 				break;
 			}
@@ -329,8 +345,8 @@ static bool get_conf(const char *json, sl_options *o)
 			p = skip_ws(p);
 			p = *p == ':' ? scan_string(skip_ws(p + 1), &v) : NULL;
 		}
-		okv = p != NULL && sl_options_set(o, sl_buf_cstr(&k),
-						  sl_buf_cstr(&v)) == 0;
+		okv = p != NULL &&
+		      sl_options_set(o, sl_buf_cstr(&k), sl_buf_cstr(&v)) == 0;
 		sl_buf_release(&k);
 		sl_buf_release(&v);
 		if (!okv)
@@ -358,14 +374,14 @@ int sl_ckpt_read_metadata(sl_ckpt *c, char **id, char **fingerprint,
 	*fingerprint = get_str(data, "fingerprint");
 	free(data);
 	if (*id == NULL)
-		return sl_err_set(err, SL_ECHECKPOINT,
-				  "checkpoint file '%s' is corrupt: no query id",
-				  p);
+		return sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s' is corrupt: no query id", p);
 	return 0;
 }
 
-int sl_ckpt_write_metadata(sl_ckpt *c, const char *id,
-			   const char *fingerprint, sl_err *err)
+int sl_ckpt_write_metadata(sl_ckpt *c, const char *id, const char *fingerprint,
+			   sl_err *err)
 {
 	char p[4200];
 	sl_buf b;
@@ -402,9 +418,8 @@ void sl_ckpt_offsets_release(sl_ckpt_offsets *o)
 	sl_ckpt_offsets_init(o);
 }
 
-int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch,
-			  const sl_ckpt_offsets *o, bool overwrite,
-			  sl_crash *crash, sl_err *err)
+int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch, const sl_ckpt_offsets *o,
+			  bool overwrite, sl_crash *crash, sl_err *err)
 {
 	char dir[4200], p[4300];
 	sl_buf b;
@@ -413,8 +428,10 @@ int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch,
 	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
 		return rc;
 	sl_buf_init(&b);
-	sl_buf_printf(&b, "v1\n{\"batchWatermarkMs\":%lld,\"batchTimestampMs\":%lld,\"conf\":{",
-		      (long long)o->watermark_ms, (long long)o->timestamp_ms);
+	sl_buf_printf(
+	    &b,
+	    "v1\n{\"batchWatermarkMs\":%lld,\"batchTimestampMs\":%lld,\"conf\":{",
+	    (long long)o->watermark_ms, (long long)o->timestamp_ms);
 	for (i = 0; i < o->conf.n; i++) {
 		if (i > 0)
 			sl_buf_addc(&b, ',');
@@ -452,23 +469,26 @@ static const char *check_version(const char *data, const char *path,
 		return NULL;
 	}
 	if (data[0] != 'v' || !isdigit((unsigned char)data[1])) {
-		sl_err_set(err, SL_ECHECKPOINT,
-			   "checkpoint file '%s' is corrupt: malformed, no version line",
-			   path);
+		sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s' is corrupt: malformed, no version line",
+		    path);
 		return NULL;
 	}
 	v = atoi(data + 1);
 	if (v != 1) {
-		sl_err_set(err, SL_ECHECKPOINT,
-			   "checkpoint file '%s': version v%d is newer than supported v1",
-			   path, v);
+		sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s': version v%d is newer than supported v1",
+		    path, v);
 		return NULL;
 	}
 	data = strchr(data, '\n');
 	if (data == NULL) {
-		sl_err_set(err, SL_ECHECKPOINT,
-			   "checkpoint file '%s' is corrupt: truncated after the version line",
-			   path);
+		sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s' is corrupt: truncated after the version line",
+		    path);
 		return NULL;
 	}
 	return data + 1;
@@ -496,18 +516,20 @@ int sl_ckpt_read_offsets(sl_ckpt *c, int64_t batch, sl_ckpt_offsets *o,
 	    !get_conf(line, &o->conf)) {
 		free(data);
 		sl_ckpt_offsets_release(o);
-		return sl_err_set(err, SL_ECHECKPOINT,
-				  "checkpoint file '%s' is corrupt: bad batch metadata",
-				  p);
+		return sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s' is corrupt: bad batch metadata", p);
 	}
 	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
-		char **ns = realloc(o->src, ((size_t)o->nsources + 1) * sizeof *ns);
+		char **ns =
+		    realloc(o->src, ((size_t)o->nsources + 1) * sizeof *ns);
 		if (ns == NULL) {
 			rc = sl_err_nomem(err);
 			break;
 		}
 		o->src = ns;
-		o->src[o->nsources] = strcmp(line, "-") == 0 ? NULL : strdup(line);
+		o->src[o->nsources] =
+		    strcmp(line, "-") == 0 ? NULL : strdup(line);
 		o->nsources++;
 	}
 	free(data);
@@ -552,9 +574,9 @@ int sl_ckpt_read_commit(sl_ckpt *c, int64_t batch, int64_t *next_wm_ms,
 	if (rest != NULL && *rest != '\0' &&
 	    !get_int(rest, "nextBatchWatermarkMs", next_wm_ms) &&
 	    strncmp(rest, "{}", 2) != 0) {
-		sl_err_set(err, SL_ECHECKPOINT,
-			   "checkpoint file '%s' is corrupt: bad commit metadata",
-			   p);
+		sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s' is corrupt: bad commit metadata", p);
 		rest = NULL;
 	}
 	free(data);
@@ -579,27 +601,30 @@ int sl_ckpt_recover(sl_ckpt *c, sl_ckpt_plan *plan, sl_err *err)
 		goto out;
 	for (i = 1; i < noff; i++)
 		if (off[i] != off[i - 1] + 1) {
-			rc = sl_err_set(err, SL_ECHECKPOINT,
-					"checkpoint '%s' is inconsistent: offsets/%lld missing (batches %lld and %lld exist)",
-					c->dir, (long long)off[i - 1] + 1,
-					(long long)off[i - 1], (long long)off[i]);
+			rc = sl_err_set(
+			    err, SL_ECHECKPOINT,
+			    "checkpoint '%s' is inconsistent: offsets/%lld missing (batches %lld and %lld exist)",
+			    c->dir, (long long)off[i - 1] + 1,
+			    (long long)off[i - 1], (long long)off[i]);
 			goto out;
 		}
 	if (noff == 0) {
 		if (ncom > 0)
-			rc = sl_err_set(err, SL_ECHECKPOINT,
-					"checkpoint '%s' is inconsistent: commits/%lld exists without offsets/%lld",
-					c->dir, (long long)com[0], (long long)com[0]);
+			rc = sl_err_set(
+			    err, SL_ECHECKPOINT,
+			    "checkpoint '%s' is inconsistent: commits/%lld exists without offsets/%lld",
+			    c->dir, (long long)com[0], (long long)com[0]);
 		goto out;
 	}
 	plan->first_offsets = off[0];
 	plan->last_offsets = off[noff - 1];
 	plan->last_commit = ncom > 0 ? com[ncom - 1] : -1;
 	if (plan->last_commit > plan->last_offsets) {
-		rc = sl_err_set(err, SL_ECHECKPOINT,
-				"checkpoint '%s' is inconsistent: commits/%lld is ahead of offsets/%lld",
-				c->dir, (long long)plan->last_commit,
-				(long long)plan->last_offsets);
+		rc = sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint '%s' is inconsistent: commits/%lld is ahead of offsets/%lld",
+		    c->dir, (long long)plan->last_commit,
+		    (long long)plan->last_offsets);
 		goto out;
 	}
 	/* the newest offsets file may be torn if it is not committed */
@@ -619,13 +644,14 @@ int sl_ckpt_recover(sl_ckpt *c, sl_ckpt_plan *plan, sl_err *err)
 	}
 	if (plan->last_offsets >= 0 &&
 	    plan->last_commit < plan->last_offsets - 1 &&
-	    !(plan->last_commit < 0 && plan->first_offsets == plan->last_offsets)) {
-		rc = sl_err_set(err, SL_ECHECKPOINT,
-				"checkpoint '%s' is inconsistent: batches %lld..%lld are planned but only %lld is committed (commits/%lld missing)",
-				c->dir, (long long)plan->last_commit + 1,
-				(long long)plan->last_offsets,
-				(long long)plan->last_commit,
-				(long long)plan->last_offsets - 1);
+	    !(plan->last_commit < 0 &&
+	      plan->first_offsets == plan->last_offsets)) {
+		rc = sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint '%s' is inconsistent: batches %lld..%lld are planned but only %lld is committed (commits/%lld missing)",
+		    c->dir, (long long)plan->last_commit + 1,
+		    (long long)plan->last_offsets, (long long)plan->last_commit,
+		    (long long)plan->last_offsets - 1);
 		goto out;
 	}
 	/* every committed file we depend on must read back */
@@ -634,8 +660,8 @@ int sl_ckpt_recover(sl_ckpt *c, sl_ckpt_plan *plan, sl_err *err)
 		sl_err_prefix(err, "cannot recover");
 		goto out;
 	}
-	plan->rerun = plan->last_offsets >= 0 &&
-		      plan->last_commit < plan->last_offsets;
+	plan->rerun =
+	    plan->last_offsets >= 0 && plan->last_commit < plan->last_offsets;
 out:
 	free(off);
 	free(com);
@@ -744,8 +770,8 @@ void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
 static int sweep_tree(const char *dir, int depth)
 {
 	int n = sl_fs_sweep_tmp(dir);
-	static const char *const subs[] = {"offsets", "commits", "sources",
-					   "state", NULL};
+	static const char *const subs[] = { "offsets", "commits", "sources",
+					    "state", NULL };
 	int i;
 	if (depth == 0) {
 		for (i = 0; subs[i] != NULL; i++) {
@@ -782,8 +808,7 @@ struct wctx {
 	bool deletes;
 };
 
-static int put_rec(void *ud, const void *k, size_t kl, const void *v,
-		   size_t vl)
+static int put_rec(void *ud, const void *k, size_t kl, const void *v, size_t vl)
 {
 	struct wctx *w = ud;
 	uint32_t hdr[2];
@@ -916,8 +941,8 @@ static int save_snapshot(sl_ckpt *c, const char *dir, int op, sl_state *s,
 		 (long long)version);
 	state_payload(&j->b, s, true);
 	if (pthread_create(&j->thr, NULL, snap_main, j) != 0) {
-		int rc = finish_state_file(j->path, &j->b, NULL, NULL,
-					   version, err);
+		int rc =
+		    finish_state_file(j->path, &j->b, NULL, NULL, version, err);
 		sl_buf_release(&j->b);
 		free(j);
 		return rc;
@@ -951,8 +976,8 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 
 /* Apply the records of a payload (head magic, then records); false when
  * they do not parse. */
-static bool apply_records(const char *data, size_t plen, sl_state *s,
-			  int *rc, sl_err *err)
+static bool apply_records(const char *data, size_t plen, sl_state *s, int *rc,
+			  sl_err *err)
 {
 	size_t pos = sizeof(uint32_t);
 	uint32_t head;
@@ -1035,9 +1060,9 @@ static int apply_file(const char *path, sl_state *s, sl_err *err)
 	return rc;
 torn:
 	free(data);
-	return sl_err_set(err, SL_ECHECKPOINT,
-			  "state file '%s' is corrupt (length or checksum mismatch)",
-			  path);
+	return sl_err_set(
+	    err, SL_ECHECKPOINT,
+	    "state file '%s' is corrupt (length or checksum mismatch)", path);
 }
 
 int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
@@ -1058,7 +1083,8 @@ int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
 	for (i = n - 1; i >= 0; i--) {
 		if (snaps[i] > version)
 			continue;
-		snprintf(p, sizeof p, "%s/%lld.snapshot", dir, (long long)snaps[i]);
+		snprintf(p, sizeof p, "%s/%lld.snapshot", dir,
+			 (long long)snaps[i]);
 		sl_state_reset(s, 0);
 		if (apply_file(p, s, NULL) == 0) {
 			from = snaps[i];

@@ -101,8 +101,7 @@ void sl_fs_fsync_dir(const char *dir)
 	}
 }
 
-static void split_dir(const char *path, char *dir, size_t dn,
-		      const char **base)
+static void split_dir(const char *path, char *dir, size_t dn, const char **base)
 {
 	const char *slash = strrchr(path, '/');
 	if (slash == NULL) {
@@ -152,9 +151,10 @@ int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 		int e = errno;
 		unlink(tmp);
 		if (e == EEXIST)
-			return sl_err_set(err, SL_EIO,
-					  "'%s' already exists (another query writing the same checkpoint?)",
-					  path);
+			return sl_err_set(
+			    err, SL_EIO,
+			    "'%s' already exists (another query writing the same checkpoint?)",
+			    path);
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(e));
 	}
@@ -197,8 +197,8 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids,
-		   int *n, sl_err *err)
+int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids, int *n,
+		   sl_err *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -266,8 +266,9 @@ uint32_t sl_crc32(uint32_t crc, const void *p, size_t n)
 	(void)pthread_once(&crc_once, crc_init);
 	crc = ~crc;
 	for (; n >= 8; n -= 8, b += 8) {
-		uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 |
-				     (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+		uint32_t lo =
+		    crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 |
+			   (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
 		uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 |
 			      (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
 		crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^

@@ -1277,8 +1277,8 @@ static int encode_fixed_col(const sl_col *c, int64_t n, unsigned char *p,
 	}
 }
 
-int sl_hash_keys_encode(sl_col *const *cols, int ncols, int64_t n,
-			sl_buf *out, int64_t *off)
+int sl_hash_keys_encode(sl_col *const *cols, int ncols, int64_t n, sl_buf *out,
+			int64_t *off)
 {
 	int64_t i, base = (int64_t)out->len, w = 0;
 	int k, cw;
@@ -1319,7 +1319,8 @@ static int64_t encode_packed(const sl_hash_groups *t, int64_t from, int64_t n,
 		w += 1 + t->leaves[k].w;
 	for (k = 0; k < t->nleaves; k++) {
 		const leaf *L = &t->leaves[k];
-		const uint64_t *x = t->kw + from * fw + (L->word < 0 ? 0 : L->word);
+		const uint64_t *x =
+		    t->kw + from * fw + (L->word < 0 ? 0 : L->word);
 		unsigned char *q = p + at;
 		for (i = 0; i < n; i++)
 			q[i * w] = 1;

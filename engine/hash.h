@@ -79,8 +79,8 @@ void sl_hash_key_encode(sl_col *const *cols, int n, int64_t row, sl_buf *out);
  * Keys of fixed-width types (BOOLEAN, INT, BIGINT, TIMESTAMP, DOUBLE and
  * STRUCTs of them) without NULLs are written a column at a time.
  * SL_ENOMEM (out failed). */
-int sl_hash_keys_encode(sl_col *const *cols, int ncols, int64_t n,
-			sl_buf *out, int64_t *off);
+int sl_hash_keys_encode(sl_col *const *cols, int ncols, int64_t n, sl_buf *out,
+			int64_t *off);
 /* The same for the keys of groups [from, from + n) of t, read from the
  * table itself when it packs them (no key columns are made). */
 int sl_hash_groups_encode(const sl_hash_groups *t, int64_t from, int64_t n,

@@ -59,7 +59,7 @@ typedef struct sl_kafka_msg {
 	const char *topic;
 	const void *value; /* NULL = null value */
 	size_t value_len;
-	const void *key;   /* NULL = null key */
+	const void *key; /* NULL = null key */
 	size_t key_len;
 	int32_t partition; /* -1: by key (murmur2, as Java), else round robin */
 	int64_t ts_ms;     /* -1: the producer's time */
@@ -76,8 +76,8 @@ typedef struct sl_kafka_wm {
 	int64_t low, high; /* high = next offset to be written */
 } sl_kafka_wm;
 /* Watermarks of every partition of topic, by partition (malloc'd array). */
-int sl_kafka_offsets(const char *servers, const char *topic,
-		     sl_kafka_wm **out, int *n, sl_err *err);
+int sl_kafka_offsets(const char *servers, const char *topic, sl_kafka_wm **out,
+		     int *n, sl_err *err);
 /* Topic names (sorted) and their partition counts; free with
  * sl_kafka_topics_free.  Internal topics (starting with "__") omitted. */
 int sl_kafka_topics(const char *servers, char ***names, int **partitions,
@@ -109,6 +109,6 @@ int64_t sl_kafka_retention_floor(const char *topic, int32_t partition);
 bool sl_kafka_log_next(uint64_t *seq, char *buf, size_t size);
 /* Add a line of our own (faults, data loss) to the log ring. */
 void sl_kafka_log_add(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+    __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -26,7 +26,8 @@
 
 #define LOG_RING 256
 #define LOG_LINE 320
-#define META_TIMEOUT_MS 15000 /* generous: a starved mock cluster is slow, not gone */
+#define META_TIMEOUT_MS                                                        \
+	15000 /* generous: a starved mock cluster is slow, not gone */
 #define WM_TIMEOUT_MS 3000
 
 /* ---- the log ring ---- */
@@ -150,7 +151,8 @@ rd_kafka_mock_cluster_t *sl_kafka_mock(sl_err *err)
 	K.owner = rd_kafka_new(RD_KAFKA_PRODUCER, c, es, sizeof es);
 	if (K.owner == NULL) {
 		rd_kafka_conf_destroy(c);
-		sl_err_set(err, SL_EIO, "kafka: cannot create a client: %s", es);
+		sl_err_set(err, SL_EIO, "kafka: cannot create a client: %s",
+			   es);
 		return NULL;
 	}
 	K.mock = rd_kafka_mock_cluster_new(K.owner, 3);
@@ -266,7 +268,8 @@ static rd_kafka_t *client(const char *servers, sl_err *err)
 	*slot = rd_kafka_new(RD_KAFKA_PRODUCER, c, es, sizeof es);
 	if (*slot == NULL) {
 		rd_kafka_conf_destroy(c);
-		sl_err_set(err, SL_EIO, "kafka: cannot create a client: %s", es);
+		sl_err_set(err, SL_EIO, "kafka: cannot create a client: %s",
+			   es);
 		return NULL;
 	}
 	if (slot == &K.prod_external) {
@@ -313,15 +316,17 @@ int sl_kafka_create_topic(const char *servers, const char *topic,
 		return sl_err_set(err, SL_EINVAL,
 				  "kafka.createTopic: the topic name is empty");
 	if (partitions < 1 || partitions > 10000)
-		return sl_err_set(err, SL_EINVAL,
-				  "kafka.createTopic: partitions must be between "
-				  "1 and 10000, got %d",
-				  partitions);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "kafka.createTopic: partitions must be between "
+		    "1 and 10000, got %d",
+		    partitions);
 	if (!sl_kafka_is_embedded(servers))
-		return sl_err_set(err, SL_EINVAL,
-				  "kafka.createTopic: topics can only be created "
-				  "on the embedded cluster (the mock has no "
-				  "CreateTopics API)");
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "kafka.createTopic: topics can only be created "
+		    "on the embedded cluster (the mock has no "
+		    "CreateTopics API)");
 	if ((mc = sl_kafka_mock(err)) == NULL)
 		return SL_EIO;
 	e = rd_kafka_mock_topic_create(mc, topic, partitions, 1);
@@ -346,14 +351,13 @@ static int produce_one(rd_kafka_t *rk, const sl_kafka_msg *m, int32_t part,
 	}
 	for (;;) {
 		e = rd_kafka_producev(
-			rk, RD_KAFKA_V_TOPIC(m->topic),
-			RD_KAFKA_V_PARTITION(part),
-			RD_KAFKA_V_VALUE((void *)m->value, m->value_len),
-			RD_KAFKA_V_KEY((void *)m->key, m->key_len),
-			RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-			RD_KAFKA_V_TIMESTAMP(m->ts_ms > 0 ? m->ts_ms : 0),
-			RD_KAFKA_V_HEADERS(h), RD_KAFKA_V_OPAQUE(dc),
-			RD_KAFKA_V_END);
+		    rk, RD_KAFKA_V_TOPIC(m->topic), RD_KAFKA_V_PARTITION(part),
+		    RD_KAFKA_V_VALUE((void *)m->value, m->value_len),
+		    RD_KAFKA_V_KEY((void *)m->key, m->key_len),
+		    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+		    RD_KAFKA_V_TIMESTAMP(m->ts_ms > 0 ? m->ts_ms : 0),
+		    RD_KAFKA_V_HEADERS(h), RD_KAFKA_V_OPAQUE(dc),
+		    RD_KAFKA_V_END);
 		if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL)
 			break;
 		rd_kafka_poll(rk, 10);
@@ -361,9 +365,9 @@ static int produce_one(rd_kafka_t *rk, const sl_kafka_msg *m, int32_t part,
 	if (e) {
 		if (h)
 			rd_kafka_headers_destroy(h);
-		return sl_err_set(err, SL_EIO,
-				  "kafka.produce: cannot send to topic '%s': %s",
-				  m->topic, rd_kafka_err2str(e));
+		return sl_err_set(
+		    err, SL_EIO, "kafka.produce: cannot send to topic '%s': %s",
+		    m->topic, rd_kafka_err2str(e));
 	}
 	return 0;
 }
@@ -381,8 +385,8 @@ static int topic_parts(rd_kafka_t *rk, const char *servers, const char *topic,
 		*n = 1;
 	}
 	if (*n == 0)
-		return sl_err_set(err, SL_EIO, "kafka.produce: unknown topic '%s'",
-				  topic);
+		return sl_err_set(err, SL_EIO,
+				  "kafka.produce: unknown topic '%s'", topic);
 	return 0;
 }
 
@@ -393,10 +397,11 @@ static int pick_partition(const sl_kafka_msg *m, int np, int32_t *part,
 			  sl_err *err)
 {
 	if (m->partition >= np)
-		return sl_err_set(err, SL_EINVAL,
-				  "kafka.produce: topic '%s' has %d partitions, "
-				  "no partition %d",
-				  m->topic, np, (int)m->partition);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "kafka.produce: topic '%s' has %d partitions, "
+		    "no partition %d",
+		    m->topic, np, (int)m->partition);
 	if (m->partition >= 0)
 		*part = m->partition;
 	else if (m->key != NULL)
@@ -407,8 +412,7 @@ static int pick_partition(const sl_kafka_msg *m, int np, int32_t *part,
 }
 
 /* Wait for n deliveries; on timeout purge so no late report touches dc. */
-static int wait_deliveries(rd_kafka_t *rk, dr_count *dc, int n,
-			   int timeout_ms)
+static int wait_deliveries(rd_kafka_t *rk, dr_count *dc, int n, int timeout_ms)
 {
 	int64_t t0 = sl_clock_monotonic_us();
 	while (dc->done < n &&
@@ -416,7 +420,7 @@ static int wait_deliveries(rd_kafka_t *rk, dr_count *dc, int n,
 		rd_kafka_poll(rk, 5);
 	if (dc->done < n) {
 		rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE |
-					   RD_KAFKA_PURGE_F_INFLIGHT);
+				       RD_KAFKA_PURGE_F_INFLIGHT);
 		while (dc->done < n)
 			rd_kafka_poll(rk, 10);
 		return -1;
@@ -428,7 +432,7 @@ int sl_kafka_produce(const char *servers, const sl_kafka_msg *m, int n,
 		     int timeout_ms, sl_err *err)
 {
 	rd_kafka_t *rk = client(servers, err);
-	dr_count dc = {0, 0, 0};
+	dr_count dc = { 0, 0, 0 };
 	const char *last = NULL;
 	int np = 0, sent = 0, rc = 0;
 	if (rk == NULL)
@@ -462,8 +466,8 @@ int sl_kafka_produce(const char *servers, const sl_kafka_msg *m, int n,
 	return 0;
 }
 
-int sl_kafka_offsets(const char *servers, const char *topic,
-		     sl_kafka_wm **out, int *n, sl_err *err)
+int sl_kafka_offsets(const char *servers, const char *topic, sl_kafka_wm **out,
+		     int *n, sl_err *err)
 {
 	rd_kafka_t *rk = client(servers, err);
 	sl_kafka_wm *w;
@@ -481,7 +485,7 @@ int sl_kafka_offsets(const char *servers, const char *topic,
 	for (int p = 0; p < np; p++) {
 		int64_t lo, hi;
 		rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(
-			rk, topic, p, &lo, &hi, WM_TIMEOUT_MS);
+		    rk, topic, p, &lo, &hi, WM_TIMEOUT_MS);
 		if (e) {
 			free(w);
 			return sl_err_set(err, SL_EIO,
@@ -524,8 +528,7 @@ int sl_kafka_topics(const char *servers, char ***names, int **partitions,
 		return SL_EIO;
 	e = rd_kafka_metadata(rk, 1, NULL, &md, META_TIMEOUT_MS);
 	if (e)
-		return sl_err_set(err, SL_EIO,
-				  "kafka: cannot list topics: %s",
+		return sl_err_set(err, SL_EIO, "kafka: cannot list topics: %s",
 				  rd_kafka_err2str(e));
 	t = malloc((size_t)(md->topic_cnt + 1) * sizeof *t);
 	*names = calloc((size_t)md->topic_cnt + 1, sizeof **names);
@@ -576,10 +579,11 @@ static int mock_rc(rd_kafka_resp_err_t e, const char *what, sl_err *err)
 static int check_broker(int32_t b, const char *what, sl_err *err)
 {
 	if (b < 1 || b > 3)
-		return sl_err_set(err, SL_EINVAL,
-				  "kafka.%s: no broker %d (the embedded cluster "
-				  "has brokers 1, 2 and 3)",
-				  what, (int)b);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "kafka.%s: no broker %d (the embedded cluster "
+		    "has brokers 1, 2 and 3)",
+		    what, (int)b);
 	return 0;
 }
 
@@ -615,9 +619,9 @@ int sl_kafka_set_leader(const char *topic, int32_t partition, int32_t broker,
 	sl_kafka_log_add("fault: topic '%s' partition %d leader is now "
 			 "broker %d",
 			 topic, (int)partition, (int)broker);
-	return mock_rc(rd_kafka_mock_partition_set_leader(mc, topic, partition,
-							  broker),
-		       "setLeader", err);
+	return mock_rc(
+	    rd_kafka_mock_partition_set_leader(mc, topic, partition, broker),
+	    "setLeader", err);
 }
 
 int sl_kafka_inject_error(const char *api, const char *error, int cnt,
@@ -628,15 +632,17 @@ int sl_kafka_inject_error(const char *api, const char *error, int cnt,
 	rd_kafka_resp_err_t *codes;
 	int key = sl_kafka_api_key(api);
 	if (key < 0)
-		return sl_err_set(err, SL_EINVAL,
-				  "kafka.injectError: unknown request '%s' "
-				  "(e.g. Produce, Fetch, ListOffsets, Metadata)",
-				  api);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "kafka.injectError: unknown request '%s' "
+		    "(e.g. Produce, Fetch, ListOffsets, Metadata)",
+		    api);
 	if (!sl_kafka_err_code(error, &code))
-		return sl_err_set(err, SL_EINVAL,
-				  "kafka.injectError: unknown error '%s' (e.g. "
-				  "NOT_LEADER_FOR_PARTITION, REQUEST_TIMED_OUT)",
-				  error);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "kafka.injectError: unknown error '%s' (e.g. "
+		    "NOT_LEADER_FOR_PARTITION, REQUEST_TIMED_OUT)",
+		    error);
 	if (cnt < 1 || cnt > 1000)
 		return sl_err_set(err, SL_EINVAL,
 				  "kafka.injectError: count must be between 1 "

@@ -39,8 +39,7 @@ void sl_kafka_tpmap_release(sl_kafka_tpmap *m);
 int sl_kafka_tpmap_put(sl_kafka_tpmap *m, const char *topic, int32_t p,
 		       int64_t off);
 /* Index or -1. */
-int sl_kafka_tpmap_find(const sl_kafka_tpmap *m, const char *topic,
-			int32_t p);
+int sl_kafka_tpmap_find(const sl_kafka_tpmap *m, const char *topic, int32_t p);
 void sl_kafka_tpmap_sort(sl_kafka_tpmap *m);
 int sl_kafka_tpmap_copy(sl_kafka_tpmap *dst, const sl_kafka_tpmap *src);
 /* {"t":{"0":1}} -> map (offsets); with lists=true {"t":[0,1]} (assign

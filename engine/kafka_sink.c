@@ -119,8 +119,7 @@ static int columns(const ksink *k, const sl_type *st, kcols *c, sl_err *err)
 	if (c->topic >= 0 && st->fields[c->topic].type->kind != SL_STRING)
 		return sl_err_set(err, SL_EANALYSIS,
 				  "topic type must be a string");
-	if (c->partition >= 0 &&
-	    st->fields[c->partition].type->kind != SL_INT)
+	if (c->partition >= 0 && st->fields[c->partition].type->kind != SL_INT)
 		return sl_err_set(err, SL_EANALYSIS,
 				  "partition attribute type must be an int");
 	if (c->headers >= 0) {
@@ -148,15 +147,15 @@ static rd_kafka_headers_t *row_headers(const sl_batch *b, const kcols *c,
 			char name[256];
 			sl_str kk = sl_col_str(el->child[0])[j];
 			sl_str vv = sl_col_str(el->child[1])[j];
-			size_t n = kk.len < sizeof name - 1 ? kk.len
-							    : sizeof name - 1;
+			size_t n =
+			    kk.len < sizeof name - 1 ? kk.len : sizeof name - 1;
 			memcpy(name, kk.p ? kk.p : "", n);
 			name[n] = '\0';
 			rd_kafka_header_add(
-				h, name, -1,
-				sl_col_isnull(el->child[1], j) ? NULL : vv.p,
-				sl_col_isnull(el->child[1], j) ? 0
-							       : (ssize_t)vv.len);
+			    h, name, -1,
+			    sl_col_isnull(el->child[1], j) ? NULL : vv.p,
+			    sl_col_isnull(el->child[1], j) ? 0
+							   : (ssize_t)vv.len);
 		}
 	}
 	rd_kafka_header_add(h, "streamlab.batch", -1, tag, -1);
@@ -168,7 +167,7 @@ static int send_row(ksink *k, const sl_batch *b, const kcols *c, int64_t i,
 {
 	char topic[256];
 	const char *tp = k->topic;
-	sl_str v = sl_col_str(b->cols[c->value])[i], key = {NULL, 0};
+	sl_str v = sl_col_str(b->cols[c->value])[i], key = { NULL, 0 };
 	bool vnull = sl_col_isnull(b->cols[c->value], i);
 	int32_t part = RD_KAFKA_PARTITION_UA;
 	rd_kafka_resp_err_t e;
@@ -193,12 +192,12 @@ static int send_row(ksink *k, const sl_batch *b, const kcols *c, int64_t i,
 	for (;;) {
 		rd_kafka_headers_t *h = row_headers(b, c, i, tag);
 		e = rd_kafka_producev(
-			k->rk, RD_KAFKA_V_TOPIC(tp), RD_KAFKA_V_PARTITION(part),
-			RD_KAFKA_V_VALUE(vnull ? NULL : (void *)v.p,
-					 vnull ? 0 : v.len),
-			RD_KAFKA_V_KEY((void *)key.p, key.len),
-			RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-			RD_KAFKA_V_HEADERS(h), RD_KAFKA_V_END);
+		    k->rk, RD_KAFKA_V_TOPIC(tp), RD_KAFKA_V_PARTITION(part),
+		    RD_KAFKA_V_VALUE(vnull ? NULL : (void *)v.p,
+				     vnull ? 0 : v.len),
+		    RD_KAFKA_V_KEY((void *)key.p, key.len),
+		    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+		    RD_KAFKA_V_HEADERS(h), RD_KAFKA_V_END);
 		if (e == 0)
 			return 0;
 		rd_kafka_headers_destroy(h);
@@ -223,29 +222,28 @@ static int kadd(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 	if ((rc = columns(k, data->schema, &c, err)) != 0 ||
 	    (rc = producer(k, err)) != 0)
 		return rc;
-	snprintf(tag, sizeof tag, "%s:%lld", k->query_id,
-		 (long long)batch_id);
+	snprintf(tag, sizeof tag, "%s:%lld", k->query_id, (long long)batch_id);
 	k->done = k->failed = 0;
 	for (int64_t i = 0; i < data->nrows && rc == 0; i++, sent++)
 		rc = send_row(k, data, &c, i, tag, err);
 	rd_kafka_flush(k->rk, (int)k->flush_ms);
 	if (k->done < sent) {
 		rd_kafka_purge(k->rk, RD_KAFKA_PURGE_F_QUEUE |
-					      RD_KAFKA_PURGE_F_INFLIGHT);
+					  RD_KAFKA_PURGE_F_INFLIGHT);
 		rd_kafka_flush(k->rk, 1000);
 		if (rc == 0)
-			rc = sl_err_set(err, SL_EIO,
-					"kafka sink: %lld of %lld records of "
-					"batch %lld not delivered within %lld ms",
-					(long long)(sent - k->done),
-					(long long)sent, (long long)batch_id,
-					(long long)k->flush_ms);
+			rc = sl_err_set(
+			    err, SL_EIO,
+			    "kafka sink: %lld of %lld records of "
+			    "batch %lld not delivered within %lld ms",
+			    (long long)(sent - k->done), (long long)sent,
+			    (long long)batch_id, (long long)k->flush_ms);
 	}
 	if (rc == 0 && k->failed > 0)
-		rc = sl_err_set(err, SL_EIO,
-				"kafka sink: %d records of batch %lld failed: %s",
-				k->failed, (long long)batch_id,
-				rd_kafka_err2str(k->first));
+		rc = sl_err_set(
+		    err, SL_EIO,
+		    "kafka sink: %d records of batch %lld failed: %s",
+		    k->failed, (long long)batch_id, rd_kafka_err2str(k->first));
 	return rc;
 }
 
@@ -302,8 +300,8 @@ sl_sink *sl_sink_kafka_new(const sl_options *opts, sl_outmode mode,
 	if ((v = sl_options_get(opts, "topic")) != NULL &&
 	    (k->topic = strdup(v)) == NULL)
 		goto nomem;
-	if (sl_options_int(opts, "flushTimeoutMs", 30000, &k->flush_ms,
-			   err) != 0)
+	if (sl_options_int(opts, "flushTimeoutMs", 30000, &k->flush_ms, err) !=
+	    0)
 		goto fail;
 	if (k->flush_ms <= 0) {
 		sl_err_set(err, SL_EINVAL,

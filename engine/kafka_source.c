@@ -53,10 +53,10 @@
 #include "source_int.h"
 #include "timeutil.h"
 
-#define WM_TIMEOUT_MS 2000
+#define WM_TIMEOUT_MS   2000
 #define META_TIMEOUT_MS 5000
 #define SCHEMA_DDL                                                             \
-	"key BINARY, value BINARY, topic STRING, partition INT, offset "      \
+	"key BINARY, value BINARY, topic STRING, partition INT, offset "       \
 	"BIGINT, timestamp TIMESTAMP, timestampType INT"
 #define HEADERS_DDL ", headers ARRAY<STRUCT<key: STRING, value: BINARY>>"
 
@@ -65,31 +65,31 @@
 static const struct {
 	const char *key, *msg;
 } rejected[] = {
-	{"kafka.auto.offset.reset",
-	 "Kafka option 'auto.offset.reset' is not supported. Instead set the "
-	 "source option 'startingoffsets' to 'earliest' or 'latest' to specify "
-	 "where to start. Structured Streaming manages which offsets are "
-	 "consumed internally, rather than relying on the kafkaConsumer."},
-	{"kafka.enable.auto.commit",
-	 "Kafka option 'enable.auto.commit' is not supported. This is "
-	 "unsupported as streaming source manages the offset internally."},
-	{"kafka.interceptor.classes",
-	 "Kafka option 'interceptor.classes' is not supported as user-specified "
-	 "consumer interceptors are not supported"},
-	{"kafka.key.deserializer",
-	 "Kafka option 'key.deserializer' is not supported, as keys are "
-	 "deserialized as byte arrays with ByteArrayDeserializer. Use DataFrame "
-	 "operations to explicitly deserialize the keys."},
-	{"kafka.value.deserializer",
-	 "Kafka option 'value.deserializer' is not supported, as values are "
-	 "deserialized as byte arrays with ByteArrayDeserializer. Use DataFrame "
-	 "operations to explicitly deserialize the values."},
+	{ "kafka.auto.offset.reset",
+	  "Kafka option 'auto.offset.reset' is not supported. Instead set the "
+	  "source option 'startingoffsets' to 'earliest' or 'latest' to specify "
+	  "where to start. Structured Streaming manages which offsets are "
+	  "consumed internally, rather than relying on the kafkaConsumer." },
+	{ "kafka.enable.auto.commit",
+	  "Kafka option 'enable.auto.commit' is not supported. This is "
+	  "unsupported as streaming source manages the offset internally." },
+	{ "kafka.interceptor.classes",
+	  "Kafka option 'interceptor.classes' is not supported as user-specified "
+	  "consumer interceptors are not supported" },
+	{ "kafka.key.deserializer",
+	  "Kafka option 'key.deserializer' is not supported, as keys are "
+	  "deserialized as byte arrays with ByteArrayDeserializer. Use DataFrame "
+	  "operations to explicitly deserialize the keys." },
+	{ "kafka.value.deserializer",
+	  "Kafka option 'value.deserializer' is not supported, as values are "
+	  "deserialized as byte arrays with ByteArrayDeserializer. Use DataFrame "
+	  "operations to explicitly deserialize the values." },
 };
 
 static int strategy(const sl_options *o, kconf *c, sl_err *err)
 {
-	static const char *const keys[] = {"subscribe", "subscribePattern",
-					   "assign"};
+	static const char *const keys[] = { "subscribe", "subscribePattern",
+					    "assign" };
 	int n = 0;
 	for (int i = 0; i < 3; i++) {
 		const char *v = sl_options_get(o, keys[i]);
@@ -125,10 +125,11 @@ static int strategy_value(const kconf *c, sl_err *err)
 {
 	const char *v = c->strategy_val;
 	if (c->strategy == ST_SUBSCRIBE && blank(v))
-		return sl_err_set(err, SL_EINVAL,
-				  "No topics to subscribe to as specified value "
-				  "for option 'subscribe' is '%s'",
-				  v);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "No topics to subscribe to as specified value "
+		    "for option 'subscribe' is '%s'",
+		    v);
 	if (c->strategy == ST_PATTERN) {
 		regex_t re;
 		if (*v == '\0')
@@ -209,8 +210,9 @@ static int conf_parse(const sl_options *o, kconf *c, sl_err *err)
 	if (sl_options_get(o, "endingOffsets") != NULL ||
 	    sl_options_get(o, "endingTimestamp") != NULL ||
 	    sl_options_get(o, "endingOffsetsByTimestamp") != NULL)
-		return sl_err_set(err, SL_EINVAL,
-				  "ending offset not valid in streaming queries");
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "ending offset not valid in streaming queries");
 	c->servers = sl_options_get(o, "kafka.bootstrap.servers");
 	c->starting = sl_options_get(o, "startingOffsets");
 	if (c->starting == NULL)
@@ -228,18 +230,19 @@ static int conf_parse(const sl_options *o, kconf *c, sl_err *err)
 	}
 	if (positive(o, "maxOffsetsPerTrigger", &c->max_offsets, err) != 0 ||
 	    positive(o, "minOffsetsPerTrigger", &c->min_offsets, err) != 0 ||
-	    sl_options_bool(o, "failOnDataLoss", true, &c->fail_on_loss,
-			    err) != 0 ||
+	    sl_options_bool(o, "failOnDataLoss", true, &c->fail_on_loss, err) !=
+		0 ||
 	    sl_options_bool(o, "includeHeaders", false, &c->headers, err) != 0)
 		return err ? err->code : SL_EINVAL;
 	c->max_delay_us = 15 * SL_US_PER_MIN;
 	if ((v = sl_options_get(o, "maxTriggerDelay")) != NULL &&
 	    (!sl_source_time_string(v, 1000, &c->max_delay_us) ||
 	     c->max_delay_us < 0))
-		return sl_err_set(err, SL_EINVAL,
-				  "maxTriggerDelay: expected a duration such as "
-				  "'15m' or '30 seconds', got '%s'",
-				  v);
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "maxTriggerDelay: expected a duration such as "
+		    "'15m' or '30 seconds', got '%s'",
+		    v);
 	if (positive(o, "kafkaConsumer.pollTimeoutMs", &c->poll_timeout_ms,
 		     err) != 0)
 		return SL_EINVAL;
@@ -260,12 +263,11 @@ sl_type *sl_kafka_source_check(const sl_options *opts, sl_type *user_schema,
 	}
 	if (conf_parse(opts, &c, err) != 0)
 		return NULL;
-	return sl_type_parse_ddl(c.headers ? SCHEMA_DDL HEADERS_DDL : SCHEMA_DDL,
-				 err);
+	return sl_type_parse_ddl(
+	    c.headers ? SCHEMA_DDL HEADERS_DDL : SCHEMA_DDL, err);
 }
 
 /* ---- the instance ---- */
-
 
 /* A line for the feed (and the log ring, so the REPL sees it too). */
 void sl_kafka_src_note(ksrc *k, const char *fmt, ...)
@@ -310,8 +312,8 @@ static rd_kafka_t *client_new(ksrc *k, sl_err *err)
 	    sl_kafka_conf_set(c, "enable.partition.eof", "true", err) != 0 ||
 	    sl_kafka_conf_set(c, "queued.min.messages", "1000000", err) != 0 ||
 	    sl_kafka_conf_set(c, "fetch.wait.max.ms", "10", err) != 0 ||
-	    sl_kafka_conf_set(c, "max.partition.fetch.bytes", "8388608",
-			      err) != 0 ||
+	    sl_kafka_conf_set(c, "max.partition.fetch.bytes", "8388608", err) !=
+		0 ||
 	    sl_kafka_conf_set(c, "fetch.error.backoff.ms", "50", err) != 0)
 		goto fail;
 	for (int i = 0; i < o->n; i++)
@@ -389,9 +391,10 @@ static int partitions(ksrc *k, sl_kafka_tpmap *out, sl_err *err)
 				char buf[600];
 				snprintf(buf, sizeof buf, "^(%s)$",
 					 k->conf.strategy_val);
-				want = regcomp(&whole, buf,
-					       REG_EXTENDED | REG_NOSUB) == 0 &&
-				       regexec(&whole, t->topic, 0, NULL, 0) == 0;
+				want =
+				    regcomp(&whole, buf,
+					    REG_EXTENDED | REG_NOSUB) == 0 &&
+				    regexec(&whole, t->topic, 0, NULL, 0) == 0;
 				regfree(&whole);
 			}
 		} else {
@@ -411,8 +414,8 @@ static int partitions(ksrc *k, sl_kafka_tpmap *out, sl_err *err)
 			}
 		}
 		for (int j = 0; want && j < t->partition_cnt && rc == 0; j++)
-			if (sl_kafka_tpmap_put(out, t->topic, t->partitions[j].id,
-					       -2) != 0 ||
+			if (sl_kafka_tpmap_put(out, t->topic,
+					       t->partitions[j].id, -2) != 0 ||
 			    sl_kafka_tpmap_put(&k->lead, t->topic,
 					       t->partitions[j].id,
 					       t->partitions[j].leader) != 0)
@@ -446,20 +449,22 @@ static int leaders(ksrc *k, const sl_kafka_tpmap *parts, sl_kafka_tpmap *out,
 		   sl_err *err)
 {
 	const struct rd_kafka_metadata *md = NULL;
-	rd_kafka_resp_err_t e = rd_kafka_metadata(k->mk, 1, NULL, &md,
-						  WM_TIMEOUT_MS);
+	rd_kafka_resp_err_t e =
+	    rd_kafka_metadata(k->mk, 1, NULL, &md, WM_TIMEOUT_MS);
 	for (int i = 0; i < parts->n; i++) {
 		const sl_kafka_tp *t = &parts->v[i];
 		int64_t lead = -1;
 		for (int j = 0; !e && j < md->topic_cnt && lead < 0; j++) {
-			const struct rd_kafka_metadata_topic *mt = &md->topics[j];
+			const struct rd_kafka_metadata_topic *mt =
+			    &md->topics[j];
 			if (strcmp(mt->topic, t->topic) != 0)
 				continue;
 			for (int m = 0; m < mt->partition_cnt; m++)
 				if (mt->partitions[m].id == t->partition)
 					lead = mt->partitions[m].leader;
 		}
-		if (sl_kafka_tpmap_put(out, t->topic, t->partition, lead) != 0) {
+		if (sl_kafka_tpmap_put(out, t->topic, t->partition, lead) !=
+		    0) {
 			if (md != NULL)
 				rd_kafka_metadata_destroy(md);
 			return sl_err_nomem(err);
@@ -478,13 +483,13 @@ static bool ask_group(ksrc *k, const sl_kafka_tpmap *parts,
 		      int timeout_ms, sl_kafka_tpmap *out, bool *nomem)
 {
 	rd_kafka_topic_partition_list_t *l =
-		rd_kafka_topic_partition_list_new(parts->n);
+	    rd_kafka_topic_partition_list_new(parts->n);
 	bool ok;
 	for (int i = 0; i < parts->n; i++)
 		if (lead->v[i].offset == leader)
 			rd_kafka_topic_partition_list_add(l, parts->v[i].topic,
 							  parts->v[i].partition)
-				->offset = ts;
+			    ->offset = ts;
 	ok = rd_kafka_offsets_for_times(k->mk, l, timeout_ms) == 0;
 	for (int i = 0; ok && i < l->cnt; i++) {
 		const rd_kafka_topic_partition_t *tp = &l->elems[i];
@@ -554,12 +559,12 @@ int sl_kafka_src_wmarks(ksrc *k, const sl_kafka_tpmap *parts,
 		rc = sl_err_nomem(err);
 		goto out;
 	}
-	for (int i = 0; lo && i < lo->n && sl_kafka_is_embedded(k->conf.servers);
-	     i++) {
+	for (int i = 0;
+	     lo && i < lo->n && sl_kafka_is_embedded(k->conf.servers); i++) {
 		sl_kafka_tp *t = &lo->v[i];
 		int64_t f = sl_kafka_retention_floor(t->topic, t->partition);
-		int j = hi ? sl_kafka_tpmap_find(hi, t->topic, t->partition)
-			   : -1;
+		int j =
+		    hi ? sl_kafka_tpmap_find(hi, t->topic, t->partition) : -1;
 		int64_t h = j < 0 ? f : hi->v[j].offset;
 		if (f > t->offset)
 			t->offset = f < h ? f : h;
@@ -580,10 +585,11 @@ static int initial_load(ksrc *k, sl_err *err)
 	snprintf(path, sizeof path, "%s/0", k->metadir);
 	f = fopen(path, "r");
 	if (f == NULL)
-		return errno == ENOENT ? 0
-				       : sl_err_set(err, SL_ECHECKPOINT,
-						    "kafka: cannot read '%s': %s",
-						    path, strerror(errno));
+		return errno == ENOENT
+			   ? 0
+			   : sl_err_set(err, SL_ECHECKPOINT,
+					"kafka: cannot read '%s': %s", path,
+					strerror(errno));
 	n = fread(text, 1, sizeof text - 1, f);
 	fclose(f);
 	text[n] = '\0';
@@ -646,21 +652,21 @@ static int initial_resolve(ksrc *k, const sl_kafka_tpmap *lo,
 					      "startingOffsets", err)) == 0) {
 		for (int i = 0; i < hi->n && rc == 0; i++) {
 			const sl_kafka_tp *t = &hi->v[i];
-			int j = sl_kafka_tpmap_find(&spec, t->topic,
-						    t->partition);
+			int j =
+			    sl_kafka_tpmap_find(&spec, t->topic, t->partition);
 			int64_t off;
 			if (j < 0) {
 				rc = sl_err_set(
-					err, SL_EINVAL,
-					"If startingOffsets contains specific "
-					"offsets, you must specify all "
-					"TopicPartitions. Use -1 for latest, -2 "
-					"for earliest. Missing: %s-%d",
-					t->topic, (int)t->partition);
+				    err, SL_EINVAL,
+				    "If startingOffsets contains specific "
+				    "offsets, you must specify all "
+				    "TopicPartitions. Use -1 for latest, -2 "
+				    "for earliest. Missing: %s-%d",
+				    t->topic, (int)t->partition);
 				break;
 			}
 			off = spec.v[j].offset;
-			off = off == -2 ? lo->v[i].offset
+			off = off == -2   ? lo->v[i].offset
 			      : off == -1 ? t->offset
 					  : off;
 			rc = sl_kafka_tpmap_put(&k->initial, t->topic,
@@ -687,8 +693,8 @@ static void why_down(ksrc *k, const sl_kafka_tpmap *parts,
 	if (down == 0)
 		return;
 	if (down > 1)
-		sl_buf_printf(&k->why, "kafka: %d partitions unavailable: ",
-			      down);
+		sl_buf_printf(&k->why,
+			      "kafka: %d partitions unavailable: ", down);
 	for (int i = 0; i < parts->n && named < 3; i++) {
 		const sl_kafka_tp *t = &parts->v[i];
 		int j = sl_kafka_tpmap_find(&k->lead, t->topic, t->partition);
@@ -740,13 +746,14 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 		if (rc != SL_EIO || k->known.n == 0)
 			goto out;
 		/* cluster unreachable: plan nothing new */
-		sl_kafka_src_note(k, "kafka source unavailable: %s", err ? err->msg : "");
+		sl_kafka_src_note(k, "kafka source unavailable: %s",
+				  err ? err->msg : "");
 		sl_buf_adds(&k->why, "kafka: cluster unreachable");
 		rc = sl_kafka_tpmap_copy(&hi, &k->known);
 		goto done;
 	}
 	rc = sl_kafka_src_wmarks(k, &parts, k->have_initial ? NULL : &glo, &got,
-		    k->lead_fresh, err);
+				 k->lead_fresh, err);
 	k->lead_fresh = false;
 	if (rc != 0)
 		goto out;
@@ -758,10 +765,12 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 		int gl = sl_kafka_tpmap_find(&glo, t->topic, t->partition);
 		if (g < 0 || (!k->have_initial && gl < 0)) {
 			down++;
-			sl_kafka_src_note(k, "kafka source: topic '%s' partition %d "
-				"unavailable (its leader does not answer), "
-				"planning nothing new for it",
-			     t->topic, (int)t->partition);
+			sl_kafka_src_note(
+			    k,
+			    "kafka source: topic '%s' partition %d "
+			    "unavailable (its leader does not answer), "
+			    "planning nothing new for it",
+			    t->topic, (int)t->partition);
 			if (j < 0)
 				continue; /* never seen: nothing to plan */
 			l = h = k->known.v[j].offset;
@@ -778,9 +787,11 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 			rc = sl_err_nomem(err);
 	}
 	if (down > 0)
-		sl_kafka_src_note(k, "kafka source: %d partition(s) unavailable, waiting "
-			"for their brokers",
-		     down);
+		sl_kafka_src_note(
+		    k,
+		    "kafka source: %d partition(s) unavailable, waiting "
+		    "for their brokers",
+		    down);
 	why_down(k, &parts, &got, down);
 	if (rc == 0)
 		sl_kafka_src_idle(k, &hi);
@@ -806,7 +817,7 @@ out:
 
 /* The offsets a batch starts from: start, else the initial offsets. */
 int sl_kafka_src_from(ksrc *k, const char *start, sl_kafka_tpmap *m,
-			sl_err *err)
+		      sl_err *err)
 {
 	if (start != NULL)
 		return sl_kafka_tpmap_parse(m, start, false, "kafka offset",
@@ -843,7 +854,7 @@ static int klimit(sl_source *s, const char *start, const char *latest,
 	}
 	if (k->conf.min_offsets > 0 && total < (double)k->conf.min_offsets &&
 	    sl_clock_now(k->clock) - k->last_trigger_us <
-		    k->conf.max_delay_us) {
+		k->conf.max_delay_us) {
 		/* minOffsetsPerTrigger: not enough yet, plan nothing */
 		sl_kafka_tpmap_release(&until);
 		sl_kafka_tpmap_init(&until);
@@ -861,7 +872,8 @@ static int klimit(sl_source *s, const char *start, const char *latest,
 			if (size <= 0)
 				continue;
 			prorate = limit * ((double)size / total);
-			step = (int64_t)(prorate < 1 ? ceil(prorate) : floor(prorate));
+			step = (int64_t)(prorate < 1 ? ceil(prorate)
+						     : floor(prorate));
 			off = a + step;
 			if (off < until.v[i].offset)
 				until.v[i].offset = off;
@@ -886,8 +898,8 @@ out:
 static void kdescribe(const sl_source *s, sl_buf *out)
 {
 	const ksrc *k = s->impl;
-	static const char *const names[] = {"", "Subscribe", "SubscribePattern",
-					    "Assign"};
+	static const char *const names[] = { "", "Subscribe",
+					     "SubscribePattern", "Assign" };
 	sl_buf_printf(out, "KafkaV2[%s[%s]]", names[k->conf.strategy],
 		      k->conf.strategy_val);
 }

@@ -145,7 +145,7 @@ static int bad(jr *r, const char *what)
 
 static int expect(jr *r, char c)
 {
-	char what[4] = {'\'', c, '\'', 0};
+	char what[4] = { '\'', c, '\'', 0 };
 	ws(r);
 	if (*r->p != c)
 		return bad(r, what);
@@ -189,8 +189,7 @@ static int jint(jr *r, long long *v)
 	return 0;
 }
 
-static int parse_inner(jr *r, sl_kafka_tpmap *m, const char *topic,
-		       bool lists)
+static int parse_inner(jr *r, sl_kafka_tpmap *m, const char *topic, bool lists)
 {
 	char key[64];
 	long long v;
@@ -214,9 +213,10 @@ static int parse_inner(jr *r, sl_kafka_tpmap *m, const char *topic,
 			errno = 0;
 			long p = strtol(key, &end, 10);
 			if (*key == '\0' || *end != '\0' || p < 0 || errno)
-				return sl_err_set(r->err, SL_EINVAL,
-						  "%s: bad partition '%s' in '%s'",
-						  r->who, key, r->s);
+				return sl_err_set(
+				    r->err, SL_EINVAL,
+				    "%s: bad partition '%s' in '%s'", r->who,
+				    key, r->s);
 			if (expect(r, ':') != 0 || jint(r, &v) != 0)
 				return SL_EINVAL;
 			if (sl_kafka_tpmap_put(m, topic, (int32_t)p, v) != 0)
@@ -234,7 +234,7 @@ static int parse_inner(jr *r, sl_kafka_tpmap *m, const char *topic,
 int sl_kafka_tpmap_parse(sl_kafka_tpmap *m, const char *json, bool lists,
 			 const char *who, sl_err *err)
 {
-	jr r = {json, json, who, err};
+	jr r = { json, json, who, err };
 	char topic[256];
 	if (expect(&r, '{') != 0)
 		return SL_EINVAL;
@@ -269,11 +269,14 @@ static const struct {
 	const char *name;
 	int key;
 } apis[] = {
-	{"Produce", 0},	      {"Fetch", 1},		{"ListOffsets", 2},
-	{"Metadata", 3},      {"OffsetCommit", 8},	{"OffsetFetch", 9},
-	{"FindCoordinator", 10}, {"JoinGroup", 11},	{"Heartbeat", 12},
-	{"LeaveGroup", 13},   {"SyncGroup", 14},	{"ApiVersions", 18},
-	{"InitProducerId", 22}, {"AddPartitionsToTxn", 24}, {"EndTxn", 26},
+	{ "Produce", 0 },          { "Fetch", 1 },
+	{ "ListOffsets", 2 },      { "Metadata", 3 },
+	{ "OffsetCommit", 8 },     { "OffsetFetch", 9 },
+	{ "FindCoordinator", 10 }, { "JoinGroup", 11 },
+	{ "Heartbeat", 12 },       { "LeaveGroup", 13 },
+	{ "SyncGroup", 14 },       { "ApiVersions", 18 },
+	{ "InitProducerId", 22 },  { "AddPartitionsToTxn", 24 },
+	{ "EndTxn", 26 },
 };
 
 int sl_kafka_api_key(const char *name)

@@ -66,8 +66,8 @@ void sl_query_event(sl_query *q, sl_event_kind kind, int64_t batch_id,
 void sl_query_idle_status(sl_query *q)
 {
 	const char *msg = q->trigger.kind == SL_TRIGGER_PROCESSING
-				  ? "Waiting for next trigger"
-				  : "Waiting for data to arrive";
+			      ? "Waiting for next trigger"
+			      : "Waiting for data to arrive";
 	sl_buf why, one;
 	int i;
 	/* a source holding data back says why, in parentheses:

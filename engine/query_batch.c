@@ -137,7 +137,7 @@ static sl_batch *collect_take(sl_op *op, sl_type *schema, sl_err *err)
 /* ------------------------------------------------------ the batch */
 
 #define MAX_STATEOPS 16
-#define MAX_WMS 16
+#define MAX_WMS      16
 
 /* What one trigger plans, measures and reports. */
 typedef struct mbatch {
@@ -149,7 +149,7 @@ typedef struct mbatch {
 	bool skipped;
 	int64_t us_latest, us_wal, us_get, us_plan, us_add, us_state;
 	int64_t us_commit;
-	int64_t ck_mono; /* monotonic us in checkpoint writes (make bench) */
+	int64_t ck_mono;    /* monotonic us in checkpoint writes (make bench) */
 	int64_t off_ticket; /* offsets/N's write, waited for before the sink */
 	int nstate;
 	sl_progress_state st[MAX_STATEOPS];
@@ -329,7 +329,8 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 	m->out_rows = out->nrows;
 	rc = q->sink->ops->add_batch(q->sink, m->id, out, &m->skipped, err);
 	sl_batch_free(out);
-	if (rc < 0) /* a sink that stops half way ("mid-sink") records nothing */
+	if (rc <
+	    0) /* a sink that stops half way ("mid-sink") records nothing */
 		return rc;
 	sl_buf_init(&t);
 	sl_buf_init(&j);
@@ -515,9 +516,9 @@ int sl_query_wm_init(sl_query *q, sl_err *err)
 	w->prev_ms = INT64_MIN;
 	if (pol != NULL && strcasecmp(pol, "min") != 0) {
 		if (strcasecmp(pol, "max") != 0)
-			return sl_err_set(err, SL_EINVAL,
-					  "Could not recognize watermark policy '%s'",
-					  pol);
+			return sl_err_set(
+			    err, SL_EINVAL,
+			    "Could not recognize watermark policy '%s'", pol);
 		w->policy_max = true;
 	}
 	w->allow_multiple = am == NULL || strcasecmp(am, "false") != 0;
@@ -594,8 +595,8 @@ static void advance_watermark(sl_query *q, const mbatch *m)
 		sl_buf_release(&t);
 		sl_buf_release(&j);
 	}
-	w->no_data_pending = sl_exec_stream_wants_no_data(
-	    q->root, w->global_ms * 1000);
+	w->no_data_pending =
+	    sl_exec_stream_wants_no_data(q->root, w->global_ms * 1000);
 }
 
 /* Nothing new: does a stateful operator want a batch anyway (Spark's
@@ -644,9 +645,10 @@ static void replay_event(sl_query *q, const mbatch *m)
 	sl_buf_init(&j);
 	sl_buf_printf(&t, "re-ran batch %lld with offsets/%lld",
 		      (long long)m->id, (long long)m->id);
-	sl_buf_printf(&j, "{\"batchId\":%lld,\"watermarkMs\":%lld,\"timestampMs\":%lld}",
-		      (long long)m->id, (long long)q->replay_off.watermark_ms,
-		      (long long)q->replay_off.timestamp_ms);
+	sl_buf_printf(
+	    &j, "{\"batchId\":%lld,\"watermarkMs\":%lld,\"timestampMs\":%lld}",
+	    (long long)m->id, (long long)q->replay_off.watermark_ms,
+	    (long long)q->replay_off.timestamp_ms);
 	sl_query_event(q, SL_EV_REPLAY, m->id, sl_buf_cstr(&t),
 		       sl_buf_cstr(&j));
 	sl_buf_release(&t);
@@ -704,8 +706,8 @@ static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
 	 * them logged already) */
 	if (replay) { /* offsets/N is durable: the same point as below */
 		replay_event(q, m);
-		if ((rc = sl_query_crash_at(q, "after-offsets", m->id,
-					    err)) < 0)
+		if ((rc = sl_query_crash_at(q, "after-offsets", m->id, err)) <
+		    0)
 			return rc;
 	} else {
 		int64_t c0 = sl_clock_monotonic_us();

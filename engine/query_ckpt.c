@@ -54,10 +54,10 @@
 #include "sink.h"
 #include "timeutil.h"
 
-#define CONF_POLICY "spark.sql.streaming.multipleWatermarkPolicy"
-#define CONF_MULTI "spark.sql.streaming.statefulOperator.allowMultiple"
+#define CONF_POLICY   "spark.sql.streaming.multipleWatermarkPolicy"
+#define CONF_MULTI    "spark.sql.streaming.statefulOperator.allowMultiple"
 #define CONF_PROVIDER "spark.sql.streaming.stateStore.providerClass"
-#define PROVIDER \
+#define PROVIDER                                                               \
 	"org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 
 static int64_t conf_int(sl_query *q, const char *key, int64_t def)
@@ -75,8 +75,8 @@ static bool needs_ckpt(const char *format)
 }
 
 /* Where the checkpoint is; *temp for a temporary one. */
-static int locate(sl_query *q, const sl_query_opts *o, char **dir,
-		  bool *temp, sl_err *err)
+static int locate(sl_query *q, const sl_query_opts *o, char **dir, bool *temp,
+		  sl_err *err)
 {
 	const char *base = sl_session_conf_get(
 	    q->sess, "spark.sql.streaming.checkpointLocation");
@@ -98,7 +98,8 @@ static int locate(sl_query *q, const sl_query_opts *o, char **dir,
 	} else {
 		sl_stream_uuid(uuid);
 		n = asprintf(dir, "%s/temporary-%s",
-			     tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp", uuid);
+			     tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
+			     uuid);
 		*temp = true;
 	}
 	if (n < 0) {
@@ -146,16 +147,18 @@ int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o,
 	if (id == NULL) {
 		free(fp);
 		if (q->ckplan.last_offsets >= 0 || q->ckplan.last_commit >= 0)
-			return sl_err_set(err, SL_ECHECKPOINT,
-					  "checkpoint file '%s/metadata' is missing, but the checkpoint has batches",
-					  q->ckdir);
+			return sl_err_set(
+			    err, SL_ECHECKPOINT,
+			    "checkpoint file '%s/metadata' is missing, but the checkpoint has batches",
+			    q->ckdir);
 		q->ck_fresh = true;
 		return 0;
 	}
 	if (strlen(id) != 36) {
-		rc = sl_err_set(err, SL_ECHECKPOINT,
-				"checkpoint file '%s/metadata' is corrupt: bad query id",
-				q->ckdir);
+		rc = sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s/metadata' is corrupt: bad query id",
+		    q->ckdir);
 	} else {
 		memcpy(q->id, id, 37);
 		if (fp != NULL)
@@ -185,8 +188,8 @@ static void fp_exprs(sl_buf *b, sl_expr *const *e, int n)
 
 static void fp_source(sl_buf *b, const sl_source_desc *d)
 {
-	static const char *const keys[] = {"subscribe", "subscribePattern",
-					   "assign", NULL};
+	static const char *const keys[] = { "subscribe", "subscribePattern",
+					    "assign", NULL };
 	const sl_options *o = sl_source_desc_options(d);
 	const char *path = sl_source_desc_path(d);
 	int i;
@@ -207,9 +210,7 @@ static void fp_plan(sl_buf *b, const sl_plan *p)
 	if (!p->streaming)
 		return;
 	switch (p->kind) {
-	case SL_P_STREAM_SOURCE:
-		fp_source(b, p->desc);
-		break;
+	case SL_P_STREAM_SOURCE: fp_source(b, p->desc); break;
 	case SL_P_AGGREGATE:
 		sl_plan_agg_event_time(p, &et);
 		sl_buf_printf(b, "aggregate et %d %lld %lld %lld %lld keys",
@@ -224,7 +225,8 @@ static void fp_plan(sl_buf *b, const sl_plan *p)
 		sl_buf_addc(b, '\n');
 		break;
 	case SL_P_DEDUP:
-		sl_buf_printf(b, "dedup%s", p->within_wm ? "WithinWatermark" : "");
+		sl_buf_printf(b, "dedup%s",
+			      p->within_wm ? "WithinWatermark" : "");
 		for (i = 0; i < p->ndedup; i++)
 			sl_buf_printf(b, " %s",
 				      p->schema->fields[p->dedup_cols[i]].name);
@@ -243,8 +245,7 @@ static void fp_plan(sl_buf *b, const sl_plan *p)
 			sl_buf_addc(b, '\n');
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 	for (i = 0; i < p->nchild; i++)
 		fp_plan(b, p->child[i]);
@@ -270,9 +271,10 @@ int sl_query_ckpt_check(sl_query *q, sl_err *err)
 	fingerprint(q);
 	if (q->stored_fp[0] != '\0' &&
 	    strcmp(q->stored_fp, q->fingerprint) != 0)
-		return sl_err_set(err, SL_ECHECKPOINT,
-				  "checkpoint '%s/metadata' belongs to a different query (plan fingerprint mismatch)",
-				  q->ckdir);
+		return sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint '%s/metadata' belongs to a different query (plan fingerprint mismatch)",
+		    q->ckdir);
 	return 0;
 }
 
@@ -301,8 +303,8 @@ static int load_stores(sl_query *q, int64_t version, sl_err *err)
 {
 	int i, rc, n = sl_exec_stream_nstores(q->root);
 	for (i = 0; i < n; i++)
-		if ((rc = sl_ckpt_state_load(q->ck, i,
-					     version, sl_exec_stream_store(q->root, i),
+		if ((rc = sl_ckpt_state_load(q->ck, i, version,
+					     sl_exec_stream_store(q->root, i),
 					     err)) < 0)
 			return rc;
 	sl_exec_stream_restored(q->root);
@@ -314,9 +316,10 @@ static int take_offsets(sl_query *q, sl_ckpt_offsets *o, int64_t id,
 {
 	int i;
 	if (o->nsources != q->nsrc)
-		return sl_err_set(err, SL_ECHECKPOINT,
-				  "checkpoint file '%s/offsets/%lld' has %d sources, the query has %d",
-				  q->ckdir, (long long)id, o->nsources, q->nsrc);
+		return sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s/offsets/%lld' has %d sources, the query has %d",
+		    q->ckdir, (long long)id, o->nsources, q->nsrc);
 	for (i = 0; i < q->nsrc; i++) {
 		free(q->start[i]);
 		q->start[i] = o->src[i];
@@ -336,7 +339,8 @@ static int restore_committed(sl_query *q, sl_ckpt_offsets *o, int64_t l,
 		return rc;
 	if (q->wm.n > 0) {
 		q->wm.prev_ms = o->watermark_ms;
-		q->wm.global_ms = o->watermark_ms > next ? o->watermark_ms : next;
+		q->wm.global_ms =
+		    o->watermark_ms > next ? o->watermark_ms : next;
 	}
 	q->meta.watermark_ms = o->watermark_ms;
 	q->last_batch_id = l;
@@ -359,9 +363,10 @@ static int restore_rerun(sl_query *q, sl_ckpt_offsets *o, int64_t l,
 	sl_ckpt_offsets prev;
 	int rc = 0;
 	if (o->nsources != q->nsrc)
-		return sl_err_set(err, SL_ECHECKPOINT,
-				  "checkpoint file '%s/offsets/%lld' has %d sources, the query has %d",
-				  q->ckdir, (long long)l, o->nsources, q->nsrc);
+		return sl_err_set(
+		    err, SL_ECHECKPOINT,
+		    "checkpoint file '%s/offsets/%lld' has %d sources, the query has %d",
+		    q->ckdir, (long long)l, o->nsources, q->nsrc);
 	if (l > 0) {
 		if ((rc = sl_ckpt_read_offsets(q->ck, l - 1, &prev, err)) < 0) {
 			sl_err_prefix(err, "cannot recover");
@@ -445,8 +450,8 @@ static int rebuild_entry(sl_query *q, const char *dir, const char *entry,
 	sl_buf b;
 	const unsigned char *c;
 	int rc;
-	snprintf(part, sizeof part, "%s/part-00000-%s-%lld.c000.%s", dir,
-		 q->id, (long long)id,
+	snprintf(part, sizeof part, "%s/part-00000-%s-%lld.c000.%s", dir, q->id,
+		 (long long)id,
 		 strcasecmp(q->format, "csv") == 0 ? "csv" : "json");
 	sl_buf_init(&b);
 	sl_buf_adds(&b, "v1\n");
@@ -458,14 +463,16 @@ static int rebuild_entry(sl_query *q, const char *dir, const char *entry,
 				sl_buf_addc(&b, (char)*c);
 			else
 				sl_buf_printf(&b, "%%%02X", *c);
-		sl_buf_printf(&b, "\",\"size\":%lld,\"isDir\":false,\"modificationTime\":%lld,\"blockReplication\":1,\"blockSize\":33554432,\"action\":\"add\"}\n",
-			      (long long)st.st_size,
-			      (long long)st.st_mtim.tv_sec * 1000 +
-				  st.st_mtim.tv_nsec / 1000000);
+		sl_buf_printf(
+		    &b,
+		    "\",\"size\":%lld,\"isDir\":false,\"modificationTime\":%lld,\"blockReplication\":1,\"blockSize\":33554432,\"action\":\"add\"}\n",
+		    (long long)st.st_size,
+		    (long long)st.st_mtim.tv_sec * 1000 +
+			st.st_mtim.tv_nsec / 1000000);
 	}
 	rc = sl_buf_failed(&b) ? sl_err_nomem(err)
-			       : sl_fs_write_atomic(entry, b.p, b.len, true, NULL,
-						    NULL, id, err);
+			       : sl_fs_write_atomic(entry, b.p, b.len, true,
+						    NULL, NULL, id, err);
 	sl_buf_release(&b);
 	return rc;
 }
@@ -481,13 +488,15 @@ static int repair_sink_log(sl_query *q, bool *changed, sl_err *err)
 	int n = 0, i, rc = 0;
 	size_t len;
 	*changed = false;
-	if (!file_sink(q) || path == NULL || (dir = realpath(path, NULL)) == NULL)
+	if (!file_sink(q) || path == NULL ||
+	    (dir = realpath(path, NULL)) == NULL)
 		return 0;
 	snprintf(meta, sizeof meta, "%s/_spark_metadata", dir);
 	sl_fs_list_ids(meta, NULL, &ids, &n, NULL);
 	for (i = 0; i < n && rc == 0; i++) {
 		bool bad;
-		snprintf(entry, sizeof entry, "%s/%lld", meta, (long long)ids[i]);
+		snprintf(entry, sizeof entry, "%s/%lld", meta,
+			 (long long)ids[i]);
 		text = NULL;
 		bad = sl_fs_read(entry, &text, &len, NULL, NULL) < 0 ||
 		      strlen(text) != len || !log_entry_ok(text);
@@ -496,18 +505,23 @@ static int repair_sink_log(sl_query *q, bool *changed, sl_err *err)
 			continue;
 		*changed = true;
 		if (ids[i] > q->ckplan.last_commit)
-			rc = unlink(entry) == 0 ? 0
-			     : sl_err_set(err, SL_EIO, "cannot remove '%s'", entry);
+			rc = unlink(entry) == 0
+				 ? 0
+				 : sl_err_set(err, SL_EIO, "cannot remove '%s'",
+					      entry);
 		else
 			rc = rebuild_entry(q, dir, entry, ids[i], err);
 		if (rc == 0) {
 			sl_buf b;
 			sl_buf_init(&b);
-			sl_buf_printf(&b, ids[i] > q->ckplan.last_commit
-					      ? "discarded the unreadable sink log entry '%s' of uncommitted batch %lld"
-					      : "rebuilt the unreadable sink log entry '%s' of committed batch %lld from its part file",
-				      entry, (long long)ids[i]);
-			sl_query_event(q, SL_EV_LOG, ids[i], sl_buf_cstr(&b), NULL);
+			sl_buf_printf(
+			    &b,
+			    ids[i] > q->ckplan.last_commit
+				? "discarded the unreadable sink log entry '%s' of uncommitted batch %lld"
+				: "rebuilt the unreadable sink log entry '%s' of committed batch %lld from its part file",
+			    entry, (long long)ids[i]);
+			sl_query_event(q, SL_EV_LOG, ids[i], sl_buf_cstr(&b),
+				       NULL);
 			sl_buf_release(&b);
 		}
 	}
@@ -518,8 +532,8 @@ static int repair_sink_log(sl_query *q, bool *changed, sl_err *err)
 
 static int reopen_sink(sl_query *q, sl_err *err)
 {
-	sl_sink *s = sl_sink_open(q->sess, q->format, &q->sink_opts, q->ctx.mode,
-				  q->name, q->id, err);
+	sl_sink *s = sl_sink_open(q->sess, q->format, &q->sink_opts,
+				  q->ctx.mode, q->name, q->id, err);
 	if (s == NULL)
 		return err ? err->code : SL_EIO;
 	sl_sink_close(q->sink);
@@ -534,8 +548,8 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 	int rc = 0;
 	if (q->ck == NULL)
 		return 0;
-	if (q->ck_fresh &&
-	    (rc = sl_ckpt_write_metadata(q->ck, q->id, q->fingerprint, err)) < 0)
+	if (q->ck_fresh && (rc = sl_ckpt_write_metadata(
+				q->ck, q->id, q->fingerprint, err)) < 0)
 		return rc;
 	q->ck_fresh = false;
 	sl_ckpt_sweep(q->ck);
@@ -558,17 +572,21 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 	if (q->replay) {
 		sl_buf b;
 		sl_buf_init(&b);
-		sl_buf_printf(&b, "recovered from '%s': batch %lld was planned but not committed; it re-runs with offsets/%lld",
-			      q->ckdir, (long long)q->replay_id,
-			      (long long)q->replay_id);
-		sl_query_event(q, SL_EV_LOG, q->replay_id, sl_buf_cstr(&b), NULL);
+		sl_buf_printf(
+		    &b,
+		    "recovered from '%s': batch %lld was planned but not committed; it re-runs with offsets/%lld",
+		    q->ckdir, (long long)q->replay_id, (long long)q->replay_id);
+		sl_query_event(q, SL_EV_LOG, q->replay_id, sl_buf_cstr(&b),
+			       NULL);
 		sl_buf_release(&b);
 	} else if (q->last_batch_id >= 0) {
 		sl_buf b;
 		sl_buf_init(&b);
-		sl_buf_printf(&b, "recovered from '%s': batch %lld committed; next batch %lld",
-			      q->ckdir, (long long)q->last_batch_id,
-			      (long long)q->last_batch_id + 1);
+		sl_buf_printf(
+		    &b,
+		    "recovered from '%s': batch %lld committed; next batch %lld",
+		    q->ckdir, (long long)q->last_batch_id,
+		    (long long)q->last_batch_id + 1);
 		sl_query_event(q, SL_EV_LOG, q->last_batch_id, sl_buf_cstr(&b),
 			       NULL);
 		sl_buf_release(&b);
@@ -600,8 +618,8 @@ void sl_query_ckpt_close(sl_query *q)
 
 /* ------------------------------------------------------ the batch */
 
-int sl_query_ckpt_offsets(sl_query *q, int64_t id, int64_t ts_us,
-			  int64_t wm_ms, char *const *end, sl_err *err)
+int sl_query_ckpt_offsets(sl_query *q, int64_t id, int64_t ts_us, int64_t wm_ms,
+			  char *const *end, sl_err *err)
 {
 	sl_ckpt_offsets o;
 	int rc;
@@ -632,10 +650,9 @@ int sl_query_ckpt_state(sl_query *q, int64_t id, sl_err *err)
 	int i, rc, n = q->ck ? sl_exec_stream_nstores(q->root) : 0;
 	int64_t v = id + 1;
 	for (i = 0; i < n; i++)
-		if ((rc = sl_ckpt_state_save(q->ck, i,
-					     sl_exec_stream_store(q->root, i), v,
-					     v % q->snap_every == 0, q->crash,
-					     id, err)) < 0)
+		if ((rc = sl_ckpt_state_save(
+			 q->ck, i, sl_exec_stream_store(q->root, i), v,
+			 v % q->snap_every == 0, q->crash, id, err)) < 0)
 			return rc;
 	/* a query without state still passes both points */
 	if ((rc = sl_query_crash_at(q, "mid-state", id, err)) < 0)
@@ -654,8 +671,7 @@ int sl_query_ckpt_commit(sl_query *q, int64_t id, int64_t next_wm_ms,
 	return rc;
 }
 
-int sl_query_crash_at(sl_query *q, const char *point, int64_t id,
-		      sl_err *err)
+int sl_query_crash_at(sl_query *q, const char *point, int64_t id, sl_err *err)
 {
 	int rc;
 	if (q->ck != NULL && sl_crash_hits(q->crash, point, id) &&
@@ -774,7 +790,8 @@ const char *sl_query_checkpoint_json(sl_query *q)
 	sl_ckpt *c;
 	sl_buf b;
 	if (q->ck != NULL)
-		(void)sl_query_sync(q, NULL); /* the files as a batch left them */
+		(void)sl_query_sync(q,
+				    NULL); /* the files as a batch left them */
 	if (q->ckdir == NULL || (c = sl_ckpt_open_ro(q->ckdir, NULL)) == NULL)
 		return NULL;
 	snprintf(dir, sizeof dir, "%s/offsets", q->ckdir);

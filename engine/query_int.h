@@ -53,8 +53,8 @@ typedef struct sl_progress {
 	int64_t sink_rows;
 	/* eventTime: only when the query has a watermark */
 	bool has_wm;
-	int64_t wm_ms;          /* the watermark this batch used */
-	int64_t et_count;       /* rows with an event time (first node) */
+	int64_t wm_ms;    /* the watermark this batch used */
+	int64_t et_count; /* rows with an event time (first node) */
 	int64_t et_min_ms, et_max_ms, et_avg_ms;
 } sl_progress;
 
@@ -87,12 +87,12 @@ typedef struct sl_batch_meta {
  * 3.1 and Spark's WatermarkTracker): one watermark per withWatermark node
  * (plan order), the global one by policy, never decreasing. */
 typedef struct sl_query_wm {
-	int n;             /* withWatermark nodes; 0: no watermark */
-	int64_t *node_ms;  /* per node; INT64_MIN: never saw data */
-	int64_t global_ms; /* the watermark the next batch uses (from 0) */
-	int64_t prev_ms;   /* the one the last batch used; INT64_MIN: none */
-	bool policy_max;   /* multipleWatermarkPolicy=max */
-	bool allow_multiple; /* statefulOperator.allowMultiple */
+	int n;                /* withWatermark nodes; 0: no watermark */
+	int64_t *node_ms;     /* per node; INT64_MIN: never saw data */
+	int64_t global_ms;    /* the watermark the next batch uses (from 0) */
+	int64_t prev_ms;      /* the one the last batch used; INT64_MIN: none */
+	bool policy_max;      /* multipleWatermarkPolicy=max */
+	bool allow_multiple;  /* statefulOperator.allowMultiple */
 	bool no_data_enabled; /* noDataMicroBatches.enabled */
 	bool no_data_pending; /* a stateful operator wants a no-data batch */
 } sl_query_wm;
@@ -151,12 +151,12 @@ struct sl_query {
 	bool replay;          /* the next batch re-runs replay_id */
 	int64_t replay_id;
 	sl_ckpt_offsets replay_off; /* offsets/replay_id as logged */
-	char *ckpt_json;      /* sl_query_checkpoint_json's last answer */
-	int64_t us_ckpt;      /* the last batch's checkpoint time */
+	char *ckpt_json;            /* sl_query_checkpoint_json's last answer */
+	int64_t us_ckpt;            /* the last batch's checkpoint time */
 	/* what sl_query_restart needs to start the query again */
 	char *format;
 	sl_options sink_opts;
-	sl_sink *kept_sink;   /* a crashed query's memory/foreachBatch sink,
+	sl_sink *kept_sink; /* a crashed query's memory/foreachBatch sink,
 				 handed to the restarted query */
 
 	char *last_progress;
@@ -220,8 +220,8 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err);
 /* Unlock; a temporary checkpoint is removed unless the query crashed. */
 void sl_query_ckpt_close(sl_query *q);
 /* The batch protocol's checkpoint steps (query_batch.c calls them). */
-int sl_query_ckpt_offsets(sl_query *q, int64_t id, int64_t ts_us,
-			  int64_t wm_ms, char *const *end, sl_err *err);
+int sl_query_ckpt_offsets(sl_query *q, int64_t id, int64_t ts_us, int64_t wm_ms,
+			  char *const *end, sl_err *err);
 int sl_query_ckpt_state(sl_query *q, int64_t id, sl_err *err);
 int sl_query_ckpt_commit(sl_query *q, int64_t id, int64_t next_wm_ms,
 			 sl_err *err);
@@ -229,8 +229,7 @@ void sl_query_ckpt_purge(sl_query *q, int64_t id);
 /* sl_crash_at for the driver's points: when the point will hit, the
  * queued checkpoint writes are made durable first (they come before the
  * point in the protocol, so a process dying there has written them). */
-int sl_query_crash_at(sl_query *q, const char *point, int64_t id,
-		      sl_err *err);
+int sl_query_crash_at(sl_query *q, const char *point, int64_t id, sl_err *err);
 /* Wait until the write with ticket (sl_ckpt_ticket) is durable. */
 int sl_query_ckpt_wait(sl_query *q, int64_t ticket, sl_err *err);
 int64_t sl_query_ckpt_ticket(const sl_query *q);

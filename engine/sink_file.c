@@ -202,8 +202,8 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 		rc = sl_err_nomem(err);
 	}
 	if (rc == 0)
-		rc = sl_fs_write_atomic(entry, log.p, log.len, false, NULL, NULL,
-					batch_id, err);
+		rc = sl_fs_write_atomic(entry, log.p, log.len, false, NULL,
+					NULL, batch_id, err);
 	if (rc == 0)
 		f->last_id = batch_id;
 	free(entry);

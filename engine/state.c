@@ -37,10 +37,10 @@
 #include <string.h>
 
 #define TAG_NONE 0u   /* written by no tracked version (abort restored) */
-#define TAG_MAX 254u  /* the last version tag before a sweep */
+#define TAG_MAX  254u /* the last version tag before a sweep */
 #define TAG_DEAD 255u /* a dead heap entry */
 #define KLEN_MAX 0xffffffu
-#define MAX_REF 0xffffffffu /* slot offset field: (off / 8) + 1 */
+#define MAX_REF  0xffffffffu /* slot offset field: (off / 8) + 1 */
 
 struct entry {
 	uint32_t kt; /* key length << 8 | tag */
@@ -50,7 +50,7 @@ struct entry {
 
 struct sl_state {
 	int64_t version;
-	unsigned tag; /* the pending version's tag, 1..TAG_MAX */
+	unsigned tag;    /* the pending version's tag, 1..TAG_MAX */
 	uint64_t *slots; /* low 32: hash; high 32: heap offset / 8 + 1 */
 	uint64_t nslots; /* power of two, at most 2^32 */
 	uint64_t mods;   /* +1 at insert, remove, growth: stales positions */
@@ -339,16 +339,15 @@ static void begin_write(sl_state *s)
 }
 
 /* Record the current value (or absence) of key before changing it. */
-static int log_old(sl_state *s, const void *key, size_t klen,
-		   struct entry *old)
+static int log_old(sl_state *s, const void *key, size_t klen, struct entry *old)
 {
 	uint32_t hdr[2];
 	size_t vlen = old ? old->vlen : 0;
 	int rc;
 	if (old != NULL && e_tag(old) == s->tag)
 		return 0;
-	rc = reserve(&s->log, &s->log_cap, s->log_len,
-		     sizeof hdr + klen + vlen);
+	rc =
+	    reserve(&s->log, &s->log_cap, s->log_len, sizeof hdr + klen + vlen);
 	if (rc < 0)
 		return rc;
 	hdr[0] = (uint32_t)klen;
@@ -464,8 +463,7 @@ static int raw_put(sl_state *s, uint64_t h, uint64_t i, const void *key,
 static uint64_t pos_slot(const sl_state *s, const sl_state_pos *pos,
 			 const void *key, size_t klen)
 {
-	return pos->mods == s->mods ? pos->slot
-				    : find(s, pos->hash, key, klen);
+	return pos->mods == s->mods ? pos->slot : find(s, pos->hash, key, klen);
 }
 
 int sl_state_put_at(sl_state *s, const sl_state_pos *pos, const void *key,

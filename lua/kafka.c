@@ -102,7 +102,8 @@ static int l_produce(lua_State *L)
 			lua_pushnil(L);
 			while (lua_next(L, -2) != 0 && nh < 32) {
 				h[nh].key = luaL_checkstring(L, -2);
-				h[nh].value = luaL_checklstring(L, -1, &h[nh].len);
+				h[nh].value =
+				    luaL_checklstring(L, -1, &h[nh].len);
 				nh++;
 				lua_pop(L, 1);
 			}
@@ -124,8 +125,8 @@ static int l_produce(lua_State *L)
 static int l_create_topic(lua_State *L)
 {
 	sl_err err;
-	const char *t = sl_lerr_checkstr(L, 1, "kafka.createTopic",
-					 "a topic name");
+	const char *t =
+	    sl_lerr_checkstr(L, 1, "kafka.createTopic", "a topic name");
 	lua_Integer n = luaL_optinteger(L, 2, 1);
 	check(L, sl_kafka_create_topic(servers, t, (int)n, &err), &err);
 	return 0;
@@ -191,10 +192,11 @@ static int l_broker_up(lua_State *L)
 static int l_set_leader(lua_State *L)
 {
 	sl_err err;
-	const char *t = sl_lerr_checkstr(L, 1, "kafka.setLeader",
-					 "a topic name");
-	check(L, sl_kafka_set_leader(t, (int32_t)luaL_checkinteger(L, 2),
-				     (int32_t)luaL_checkinteger(L, 3), &err),
+	const char *t =
+	    sl_lerr_checkstr(L, 1, "kafka.setLeader", "a topic name");
+	check(L,
+	      sl_kafka_set_leader(t, (int32_t)luaL_checkinteger(L, 2),
+				  (int32_t)luaL_checkinteger(L, 3), &err),
 	      &err);
 	return 0;
 }
@@ -207,19 +209,21 @@ static int l_inject_error(lua_State *L)
 	const char *e = sl_lerr_checkstr(L, 2, "kafka.injectError",
 					 "an error name such as "
 					 "'NOT_LEADER_FOR_PARTITION'");
-	check(L, sl_kafka_inject_error(api, e, (int)luaL_optinteger(L, 3, 1),
-				       &err),
-	      &err);
+	check(
+	    L,
+	    sl_kafka_inject_error(api, e, (int)luaL_optinteger(L, 3, 1), &err),
+	    &err);
 	return 0;
 }
 
 static int l_delete_records(lua_State *L)
 {
 	sl_err err;
-	const char *t = sl_lerr_checkstr(L, 1, "kafka.deleteRecords",
-					 "a topic name");
-	check(L, sl_kafka_delete_records(t, (int32_t)luaL_checkinteger(L, 2),
-					 luaL_checkinteger(L, 3), &err),
+	const char *t =
+	    sl_lerr_checkstr(L, 1, "kafka.deleteRecords", "a topic name");
+	check(L,
+	      sl_kafka_delete_records(t, (int32_t)luaL_checkinteger(L, 2),
+				      luaL_checkinteger(L, 3), &err),
 	      &err);
 	return 0;
 }
@@ -253,18 +257,18 @@ static int l_log(lua_State *L)
 }
 
 static const luaL_Reg kafka_fns[] = {
-	{"produce", l_produce},
-	{"createTopic", l_create_topic},
-	{"topics", l_topics},
-	{"offsets", l_offsets},
-	{"brokerDown", l_broker_down},
-	{"brokerUp", l_broker_up},
-	{"setLeader", l_set_leader},
-	{"injectError", l_inject_error},
-	{"deleteRecords", l_delete_records},
-	{"bootstrap", l_bootstrap},
-	{"log", l_log},
-	{NULL, NULL},
+	{ "produce", l_produce },
+	{ "createTopic", l_create_topic },
+	{ "topics", l_topics },
+	{ "offsets", l_offsets },
+	{ "brokerDown", l_broker_down },
+	{ "brokerUp", l_broker_up },
+	{ "setLeader", l_set_leader },
+	{ "injectError", l_inject_error },
+	{ "deleteRecords", l_delete_records },
+	{ "bootstrap", l_bootstrap },
+	{ "log", l_log },
+	{ NULL, NULL },
 };
 
 void sl_lkafka_open(lua_State *L)

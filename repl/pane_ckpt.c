@@ -48,15 +48,15 @@ void pane_ckpt(ui_rect r, model_query *q)
 		return;
 	}
 	ui_put(y++, in.x, UI_BOLD,
-	       "batch offsets      wm       state sink      commit",
-	       in.w);
+	       "batch offsets      wm       state sink      commit", in.w);
 	notes = q->nnotes < 3 ? q->nnotes : 3;
 	rows = in.h - 2 - notes;
 	first = q->nbatches > rows ? q->nbatches - rows : 0;
 	for (int i = first; i < q->nbatches && y < in.y + in.h - 1 - notes;
 	     i++) {
 		const model_batch *b = sl_model_batch(q, i);
-		const char *wm = b->watermark ? strchr(b->watermark, 'T') : NULL;
+		const char *wm =
+		    b->watermark ? strchr(b->watermark, 'T') : NULL;
 		int x;
 
 		if (b->state_version >= 0)
@@ -71,9 +71,10 @@ void pane_ckpt(ui_rect r, model_query *q)
 		else
 			snprintf(sink, sizeof sink, "%lld rows",
 				 (long long)b->out_rows);
-		snprintf(line, sizeof line, "%5lld %-12.12s %-8.8s %-5s %-9.9s ",
-			 (long long)b->id, b->offsets[0] ? b->offsets[0] : "-",
-			 wm ? wm + 1 : "-", ver, sink);
+		snprintf(line, sizeof line,
+			 "%5lld %-12.12s %-8.8s %-5s %-9.9s ", (long long)b->id,
+			 b->offsets[0] ? b->offsets[0] : "-", wm ? wm + 1 : "-",
+			 ver, sink);
 		x = ui_put(y, in.x, UI_NORMAL, line, in.w);
 		if (b->crash)
 			x += ui_put(y, in.x + x, UI_BAD, "CRASH ", in.w - x);
@@ -86,8 +87,8 @@ void pane_ckpt(ui_rect r, model_query *q)
 		y++;
 	}
 	for (int i = q->nnotes - notes; i < q->nnotes; i++)
-		ui_put(y++, in.x, strstr(q->ckpt_note[i], "crash") ? UI_BAD
-								  : UI_WARN,
+		ui_put(y++, in.x,
+		       strstr(q->ckpt_note[i], "crash") ? UI_BAD : UI_WARN,
 		       q->ckpt_note[i] ? q->ckpt_note[i] : "", in.w);
 	sink_check(in.y + in.h - 1, in, q);
 }
