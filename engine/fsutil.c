@@ -119,6 +119,31 @@ static void split_dir(const char *path, char *dir, size_t dn, const char **base)
 	}
 }
 
+/* STREAMLAB_IO_FAIL=N[:enospc]: the N-th durable write of the process
+ * fails at its fsync (EIO, or ENOSPC), as a full or failing disk would
+ * (RELIABILITY.md 3.5: "disk full / EIO / fsync failure").  Counted across
+ * threads (the checkpoint writer, snapshots, sinks). */
+static long io_fail_at = -1, io_fail_n;
+static int io_fail_errno = EIO;
+static pthread_once_t io_fail_once = PTHREAD_ONCE_INIT;
+
+static void io_fail_init(void)
+{
+	const char *e = getenv("STREAMLAB_IO_FAIL");
+	if (e == NULL || *e == '\0')
+		return;
+	io_fail_at = atol(e);
+	if (strstr(e, ":enospc") != NULL)
+		io_fail_errno = ENOSPC;
+}
+
+static bool io_fail_hits(void)
+{
+	(void)pthread_once(&io_fail_once, io_fail_init);
+	return io_fail_at > 0 &&
+	       __atomic_add_fetch(&io_fail_n, 1, __ATOMIC_SEQ_CST) == io_fail_at;
+}
+
 int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 		       bool overwrite, sl_crash *crash, const char *point,
 		       int64_t batch_id, sl_err *err)
@@ -133,7 +158,8 @@ int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 	if (fd < 0)
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(errno));
-	if (write_all(fd, data, half ? len / 2 : len) != 0 || fsync(fd) != 0) {
+	if (write_all(fd, data, half ? len / 2 : len) != 0 ||
+	    (io_fail_hits() && (errno = io_fail_errno)) || fsync(fd) != 0) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
