@@ -10,6 +10,10 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wformat=2
 BUILD    ?= build
 
+# plain `make` builds the program (the deps check below is a file target
+# and would otherwise be the first goal)
+.DEFAULT_GOAL := all
+
 # ---- dependency bootstrap (runs before anything is compiled) ----
 # The check is a file target so it runs once per build dir, not on every make.
 $(BUILD)/.deps-ok:

@@ -34,6 +34,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "fsutil.h"
 #include "timeutil.h"
 
 bool sl_format_known(const char *format)
@@ -928,87 +929,14 @@ static int render(const char *format, const sl_batch *b, const sl_options *opts,
 			  format ? format : "(null)");
 }
 
-static char *dir_of(const char *path)
-{
-	const char *sl = strrchr(path, '/');
-	if (sl == NULL)
-		return strdup(".");
-	if (sl == path)
-		return strdup("/");
-	return strndup(path, (size_t)(sl - path));
-}
-
-static void fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Write bytes to path durably without replacing anything: a temp file in
- * the same directory, fsync, link() (fails if path exists), unlink temp. */
+/* Write bytes to path durably without replacing anything (fsutil.h:
+ * temp file, fsync, link() that fails if path exists, fsync dir). */
 static int write_atomic(const char *path, const char *p, size_t n, sl_err *err)
 {
-	char *dir = dir_of(path), *tmp = NULL;
-	const char *base = strrchr(path, '/');
-	unsigned rnd = 0;
-	int fd, rc = 0, saved;
-	if (dir == NULL)
-		return sl_err_nomem(err);
-	base = base ? base + 1 : path;
-	if (getrandom(&rnd, sizeof rnd, 0) < 0)
-		rnd = (unsigned)getpid();
-	if (asprintf(&tmp, "%s/.%s.%u.tmp", dir, base, rnd) < 0) {
-		free(dir);
-		return sl_err_nomem(err);
-	}
-	if (access(path, F_OK) == 0) {
-		rc = sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
-				strerror(EEXIST));
-		goto out;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = io_err(err, "write", path);
-		goto out;
-	}
-	if (write_all(fd, p, n) != 0 || fsync(fd) != 0) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		errno = saved;
-		rc = io_err(err, "write", path);
-		goto out;
-	}
-	if (close(fd) != 0 || link(tmp, path) != 0) {
-		saved = errno;
-		unlink(tmp);
-		errno = saved;
-		rc = io_err(err, "write", path);
-		goto out;
-	}
-	unlink(tmp);
-	fsync_dir(dir);
-out:
-	free(tmp);
-	free(dir);
-	return rc;
+	if (access(path, F_OK) == 0)
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
+				  strerror(EEXIST));
+	return sl_fs_write_atomic(path, p, n, false, NULL, NULL, -1, err);
 }
 
 int sl_format_write_file(const char *format, const char *path,
@@ -1117,7 +1045,7 @@ static int write_success(const char *dir, sl_err *err)
 	}
 	close(fd);
 	free(f);
-	fsync_dir(dir);
+	sl_fs_fsync_dir(dir);
 	return 0;
 }
 
