@@ -314,7 +314,10 @@ static rd_kafka_t *client_new(ksrc *k, sl_err *err)
 	    sl_kafka_conf_set(c, "fetch.wait.max.ms", "10", err) != 0 ||
 	    sl_kafka_conf_set(c, "max.partition.fetch.bytes", "8388608", err) !=
 		0 ||
-	    sl_kafka_conf_set(c, "fetch.error.backoff.ms", "50", err) != 0)
+	    sl_kafka_conf_set(c, "fetch.error.backoff.ms", "50", err) != 0 ||
+	    /* a broker that comes back is fetched from within a second (the
+	     * default backoff grows to 10 s: a class would wait for it) */
+	    sl_kafka_conf_set(c, "reconnect.backoff.max.ms", "1000", err) != 0)
 		goto fail;
 	for (int i = 0; i < o->n; i++)
 		if (strncasecmp(o->keys[i], "kafka.", 6) == 0 &&
