@@ -24,6 +24,16 @@
  * counts after its partial aggregate) and neither merged nor output; the
  * rows are logged (sl_stream_late: one entry per input row, listing every
  * window it missed).
+ * Sliding windows by slices (Flink/RisingWave "slicing"): when the
+ * aggregate groups by a sliding window whose size is a multiple of its
+ * slide and every aggregate is order-free (slicing_setup), its EXPAND
+ * child hands over each row once with the slide-long slice holding it as
+ * `window` (sl_stream_agg_slices); the batch's hash aggregate groups by
+ * slice, then each slice group is merged into the size/slide windows that
+ * hold its slice (sl_window_merge_slices: partial buffers, so O(groups x
+ * windows), not O(rows x windows)), and everything below goes on over
+ * those window groups as before.  Late rows are found by their slice's end
+ * (their earliest window's) and logged once, with all their windows.
  * At the end of the batch entries <= ctx->wm_evict_us leave the store; an
  * sl_win_index (window.h) finds them without scanning the store.
  * The store's pending version is made permanent by sl_exec_stream_commit
@@ -191,6 +201,12 @@ typedef struct saggst {
 	uint8_t *isnew; /* group g was not in the store before the merge */
 	uint8_t *glate; /* group g is late: dropped, not merged */
 	sl_op *spare;   /* the last batch's part, emptied */
+	/* Sliding windows by slices (sl_stream_agg_slices): part aggregates
+	 * the batch by slice, then its groups go into window groups */
+	bool slicing;
+	int wkey;             /* the window key */
+	int64_t wsize, wslide; /* the window's size and slide */
+	sl_op *wspare;        /* a spare part for the window groups */
 } saggst;
 
 /* Late rows logged per operator and batch (numRowsDroppedByWatermark
@@ -314,10 +330,26 @@ static int64_t segment_end(const sl_plan *x, const sl_batch *in, int64_t i)
 	return j;
 }
 
+/* The windows of a sliced row i (its slice ends at v[i]) into win, the
+ * earliest first, as log_late lists an EXPAND's rows. */
+static void slice_late_windows(const saggst *st, const int64_t *v, int64_t i,
+			       sl_buf *win)
+{
+	int64_t k = st->wsize / st->wslide, j,
+		s0 = v[i] - st->wslide - (k - 1) * st->wslide;
+	for (j = 0; j < k; j++) {
+		sl_buf_adds(win, j ? ",{\"start\":\"" : "{\"start\":\"");
+		sl_ts_format(s0 + j * st->wslide, win);
+		sl_buf_adds(win, "\",\"end\":\"");
+		sl_ts_format(s0 + j * st->wslide + st->wsize, win);
+		sl_buf_adds(win, "\"}");
+	}
+}
+
 /* One dropped input row into the late log: the row, every window it
  * missed (rows i..j-1 of `in`, one per window: a sliding window's EXPAND
- * made them; the row is shown without that generated column), and the
- * watermark. */
+ * made them, or row i's slice when slicing; the row is shown without that
+ * generated column), and the watermark. */
 static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
 		     const int64_t *v, sl_buf *row, sl_buf *win)
 {
@@ -339,7 +371,10 @@ static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
 	}
 	sl_buf_addc(row, '}');
 	sl_buf_addc(win, '[');
-	for (r = j - 1; st->et.kind != SL_ET_RAW && r >= i; r--) {
+	if (st->slicing)
+		slice_late_windows(st, v, i, win);
+	for (r = j - 1; !st->slicing && st->et.kind != SL_ET_RAW && r >= i;
+	     r--) {
 		int64_t s = st->et.kind == SL_ET_WCALL
 				? v[r] - st->et.size
 				: sl_col_i64(in->cols[st->et.col]->child[0])[r];
@@ -359,7 +394,8 @@ static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
 
 /* Log the late rows of `in`: one entry per input row, and with sliding
  * windows only for a row whose every window is late (a row still counted
- * in an open window was not dropped). */
+ * in an open window was not dropped).  Slicing: a row of `in` is an input
+ * row, late[i] when its earliest window is. */
 static void log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
 			  const uint8_t *late)
 {
@@ -371,9 +407,12 @@ static void log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
 	sl_buf_init(&win);
 	for (i = 0; i < in->nrows && st->logged < LATE_LOG_MAX; i = j) {
 		bool all = true;
-		j = x != NULL ? segment_end(x, in, i) : i + 1;
+		j = x != NULL && !st->slicing ? segment_end(x, in, i) : i + 1;
 		for (r = i; r < j; r++)
 			all = all && late[r];
+		if (st->slicing) /* its latest window: the slice's start + size */
+			all = late[i] && v[i] - st->wslide + st->wsize <=
+					     st->ctx->wm_late_us;
 		if (all) {
 			log_late(op, in, i, j, v, &row, &win);
 			st->logged++;
@@ -998,6 +1037,26 @@ static void sagg_reset(sl_op *op)
 	st->ix.valid = false;
 }
 
+/* Slicing: st->part (one group per slice and keys) becomes the window
+ * groups' aggregate; the slices' one is emptied for later. */
+static int slices_to_windows(sl_op *op, sl_err *err)
+{
+	saggst *st = op->state;
+	sl_op *w = part_get(op, &st->wspare, err);
+	int rc;
+	if (w == NULL)
+		return err ? err->code : SL_ENOMEM;
+	rc = sl_window_merge_slices(w, st->part, st->wkey, st->wsize,
+				    st->wslide, err);
+	if (rc < 0) {
+		sl_op_free(w);
+		return rc;
+	}
+	st->wspare = part_recycle(op->plan, st->part);
+	st->part = w;
+	return 0;
+}
+
 static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 {
 	saggst *st = op->state;
@@ -1009,6 +1068,8 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 		return 0;
 	}
 	if ((rc = sagg_part(op, err)) < 0)
+		return rc;
+	if (st->slicing && (rc = slices_to_windows(op, err)) < 0)
 		return rc;
 	if (st->evicts && !st->ix.valid && (rc = rebuild_index(op, err)) < 0)
 		return rc;
@@ -1083,6 +1144,7 @@ static void sagg_free(sl_op *op)
 		return;
 	sagg_clear(op);
 	sl_op_free(st->spare);
+	sl_op_free(st->wspare);
 	sl_state_free(st->sf.store);
 	sl_buf_release(&st->kb);
 	sl_buf_release(&st->vb);
@@ -1103,6 +1165,22 @@ static const struct sl_op_ops sagg_ops = {
 	.reset = sagg_reset,
 	.wants_no_data = sagg_wants_no_data,
 };
+
+bool sl_stream_agg_slices(const sl_op *op)
+{
+	return op->ops == &sagg_ops && ((const saggst *)op->state)->slicing;
+}
+
+/* Slicing (sl_stream_agg_slices) when window.c says the plan allows it. */
+static void slicing_setup(const sl_plan *p, saggst *st)
+{
+	st->wkey = sl_window_slice_key(p, &st->et);
+	if (st->wkey < 0)
+		return;
+	st->slicing = true;
+	st->wsize = p->child[0]->win_size;
+	st->wslide = p->child[0]->win_slide;
+}
 
 /* collect_list and DISTINCT aggregates have no streaming buffer. */
 static int sagg_supported(const sl_plan *p, sl_err *err)
@@ -1143,6 +1221,7 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 	st->sf.name = "stateStoreSave";
 	st->ctx = ctx;
 	sl_plan_agg_event_time(p, &st->et);
+	slicing_setup(p, st);
 	st->evicts = st->et.kind != SL_ET_NONE &&
 		     st->et.kind != SL_ET_SESSION &&
 		     ctx->mode != SL_MODE_COMPLETE;

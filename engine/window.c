@@ -21,12 +21,19 @@
  * start <= ts < end.  Null timestamps give no row (Spark filters them).
  * Everything is in microseconds, so negative times and sub-millisecond
  * windows work.
+ *
+ * Under a streaming aggregate that slices (op_stream.c), the EXPAND emits
+ * each row once with its slice [latest start, + slide) instead, and
+ * sl_window_merge_slices turns the aggregate's slice groups into window
+ * groups.
  */
 #include "exec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg.h"
+#include "hash.h"
 #include "timeutil.h"
 #include "window.h"
 
@@ -302,6 +309,60 @@ int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n, const char *method,
 
 /* --------------------------------------------------------- operator */
 
+/* Slicing (the parent streaming aggregate asked for it,
+ * sl_stream_agg_slices): each row with a time once, its `window` the
+ * slide-long slice [latest start, + slide) that all its windows hold; the
+ * aggregate expands its groups of slices into windows.  The other columns
+ * are shared, not copied (unless NULL times must go). */
+static int slice_push(sl_op *op, sl_batch *in, const sl_col *tc, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	const int64_t *t = sl_col_i64(tc), slide = p->win_slide,
+		      start = p->win_start;
+	int64_t n = in->nrows, m = 0, i, *idx = NULL, *s, *e;
+	sl_col **cols = calloc((size_t)in->ncols + 2, sizeof *cols), *wc;
+	sl_batch *o;
+	int c, rc = SL_ENOMEM;
+	if (cols == NULL)
+		return sl_err_nomem(err);
+	if (tc->nulls != NULL) {
+		if ((idx = malloc((size_t)n * sizeof *idx + 1)) == NULL)
+			goto out;
+		for (i = 0; i < n; i++)
+			if (!sl_col_isnull(tc, i))
+				idx[m++] = i;
+	} else {
+		m = n;
+	}
+	wc = sl_col_new_raw(p->schema->fields[in->ncols].type, m);
+	if (wc == NULL || wc->nchild < 2) {
+		sl_col_free(wc);
+		goto out;
+	}
+	s = sl_col_i64(wc->child[0]);
+	e = sl_col_i64(wc->child[1]);
+	for (i = 0; i < m; i++) {
+		int64_t ts = t[idx != NULL ? idx[i] : i];
+		s[i] = ts - sl_floormod(ts - start, slide);
+		e[i] = s[i] + slide;
+	}
+	cols[in->ncols] = wc;
+	for (c = 0; c < in->ncols; c++)
+		if ((cols[c] = idx != NULL ? sl_col_take(in->cols[c], idx, m)
+					   : sl_col_ref(in->cols[c])) == NULL)
+			goto out;
+	o = sl_batch_new(p->schema, m, cols); /* owns the columns now */
+	memset(cols, 0, ((size_t)in->ncols + 1) * sizeof *cols);
+	rc = o == NULL ? SL_ENOMEM : sl_op_emit(op, o, err);
+	sl_batch_free(o);
+out:
+	for (c = 0; cols != NULL && c <= in->ncols; c++)
+		sl_col_free(cols[c]);
+	free(cols);
+	free(idx);
+	return rc == SL_ENOMEM ? sl_err_nomem(err) : rc;
+}
+
 /* One input batch: the time column, then rows x windows. */
 static int expand_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 {
@@ -316,6 +377,11 @@ static int expand_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	(void)side;
 	if (tc == NULL)
 		return err ? err->code : SL_EINTERNAL;
+	if (op->parent != NULL && sl_stream_agg_slices(op->parent)) {
+		rc = slice_push(op, in, tc, err);
+		sl_col_free(tc);
+		return rc;
+	}
 	cols = calloc((size_t)in->ncols + 2, sizeof *cols);
 	idx = malloc((size_t)(n * k + 1) * sizeof *idx);
 	ws = malloc((size_t)(n * k + 1) * sizeof *ws);
@@ -364,6 +430,172 @@ out2:
 	free(idx);
 	free(ws);
 	return rc;
+}
+
+/* The window key column of n slice groups times k windows each: group
+ * g's row g*k + j is the window starting j slides before its slice, the
+ * latest start first (the order an EXPAND gives a row's windows). */
+static sl_col *slice_windows(const sl_col *sc, int64_t n, int64_t k,
+			     int64_t size, int64_t slide)
+{
+	sl_col *wc = sl_col_new_raw(sc->type, n * k);
+	const int64_t *ss = sl_col_i64(sc->child[0]);
+	int64_t *s, *e, g, j;
+	if (wc == NULL || wc->nchild < 2) {
+		sl_col_free(wc);
+		return NULL;
+	}
+	s = sl_col_i64(wc->child[0]);
+	e = sl_col_i64(wc->child[1]);
+	for (g = 0; g < n; g++)
+		for (j = 0; j < k; j++) {
+			s[g * k + j] = ss[g] - j * slide;
+			e[g * k + j] = ss[g] - j * slide + size;
+		}
+	return wc;
+}
+
+/* Each aggregate's buffer of slice group g merged into its k windows'
+ * groups gid[g*k ..): partial buffers in, so one save per slice group. */
+static int merge_into_windows(const sl_plan *p, sl_agg **sa, sl_agg **wa,
+			      int64_t n, int64_t k, const int32_t *gid,
+			      sl_err *err)
+{
+	sl_buf b;
+	int64_t g, j;
+	int i, rc = 0;
+	sl_buf_init(&b);
+	for (i = 0; i < p->naggs && rc == 0; i++)
+		for (g = 0; g < n && rc == 0; g++) {
+			sl_buf_clear(&b);
+			if ((rc = sl_agg_save(sa[i], g, &b, err)) < 0)
+				break;
+			if (sl_buf_failed(&b)) {
+				rc = sl_err_nomem(err);
+				break;
+			}
+			for (j = 0; j < k && rc == 0; j++)
+				rc = sl_agg_merge(wa[i], gid[g * k + j],
+						  b.p ? b.p : "", b.len, NULL,
+						  err);
+		}
+	sl_buf_release(&b);
+	return rc;
+}
+
+int sl_window_merge_slices(sl_op *wins, const sl_op *slices, int wkey,
+			   int64_t size, int64_t slide, sl_err *err)
+{
+	const sl_plan *p = slices->plan;
+	const sl_hash_groups *st = sl_op_agg_table(slices);
+	int64_t n = sl_op_agg_ngroups(slices), k = size / slide, m = n * k, r;
+	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc), *c;
+	int64_t *idx = malloc((size_t)m * sizeof *idx + 1);
+	int32_t *gid = malloc((size_t)m * sizeof *gid + 1);
+	int i, rc = 0;
+	if (kc == NULL || idx == NULL || gid == NULL || st == NULL)
+		rc = st == NULL ? SL_EINTERNAL : SL_ENOMEM;
+	for (r = 0; rc == 0 && r < m; r++)
+		idx[r] = r / k;
+	for (i = 0; rc == 0 && i < p->nkeys; i++) {
+		if ((c = sl_hash_groups_key(st, i, 0, n, err)) == NULL) {
+			rc = err && err->code ? err->code : SL_ENOMEM;
+			break;
+		}
+		kc[i] = i == wkey ? slice_windows(c, n, k, size, slide)
+				  : sl_col_take(c, idx, m);
+		sl_col_free(c);
+		if (kc[i] == NULL)
+			rc = SL_ENOMEM;
+	}
+	if (rc == 0)
+		rc = sl_hash_groups_insert(sl_op_agg_table(wins), kc, m, false,
+					   gid, err);
+	if (rc == 0)
+		rc = merge_into_windows(p, sl_op_agg_states(slices),
+					sl_op_agg_states(wins), n, k, gid, err);
+	for (i = 0; kc != NULL && i < p->nkeys; i++)
+		sl_col_free(kc[i]);
+	free(kc);
+	free(idx);
+	free(gid);
+	if (rc == SL_ENOMEM)
+		return sl_err_nomem(err);
+	if (rc == SL_EINTERNAL)
+		return sl_err_set(err, SL_EINTERNAL,
+				  "window: slices without a group table");
+	return rc;
+}
+
+/* Does expression e read input column col? */
+static bool reads_col(const sl_expr *e, int col)
+{
+	int i;
+	if (e == NULL)
+		return false;
+	if (e->kind == SL_X_COL && e->idx == col)
+		return true;
+	for (i = 0; i < e->nargs; i++)
+		if (reads_col(e->args[i], col))
+			return true;
+	return false;
+}
+
+/* Gives aggregate s the row-by-row result whatever the order its rows'
+ * partial buffers are merged in?  count; sum of integers (wrapping adds
+ * commute); avg of INT (its double sum is exact below 2^53); min/max of
+ * non-floating values (a -0.0 and a 0.0 tie); approx_count_distinct
+ * (registers take the max).  Not first/last/min_by/max_by (row order),
+ * nor floating sums (rounding). */
+static bool order_free(const sl_aggspec *s)
+{
+	const char *f = s->fname;
+	sl_kind k = s->nargs > 0 ? s->args[0]->rtype->kind : SL_NULLTYPE;
+	if (s->distinct)
+		return false;
+	if (strcmp(f, "count") == 0 || strcmp(f, "approx_count_distinct") == 0)
+		return true;
+	if (strcmp(f, "sum") == 0)
+		return k == SL_INT || k == SL_BIGINT;
+	if (strcmp(f, "avg") == 0 || strcmp(f, "mean") == 0)
+		return k == SL_INT;
+	if (strcmp(f, "min") == 0 || strcmp(f, "max") == 0)
+		return k == SL_BOOLEAN || k == SL_INT || k == SL_BIGINT ||
+		       k == SL_STRING || k == SL_BINARY || k == SL_TIMESTAMP;
+	return false;
+}
+
+/* Slicing's conditions (window.h). */
+int sl_window_slice_key(const sl_plan *p, const sl_agg_et *et)
+{
+	const sl_plan *c = p->nchild == 1 ? p->child[0] : NULL;
+	int wcol, k, i, j, wkey = -1;
+	if (p->kind != SL_P_AGGREGATE || c == NULL || c->kind != SL_P_EXPAND ||
+	    c->win_ts < 0 || c->win_slide <= 0 ||
+	    c->win_size % c->win_slide != 0)
+		return -1;
+	wcol = c->schema->nfields - 1;
+	for (k = 0; k < p->nkeys; k++) {
+		const sl_expr *e = p->keys[k];
+		while (e->kind == SL_X_ALIAS)
+			e = e->args[0];
+		if (e->kind == SL_X_COL && e->idx == wcol && wkey < 0)
+			wkey = k;
+		else if (reads_col(e, wcol))
+			return -1;
+	}
+	for (i = 0; i < p->naggs; i++) {
+		if (!order_free(&p->aggs[i]))
+			return -1;
+		for (j = 0; j < p->aggs[i].nargs; j++)
+			if (reads_col(p->aggs[i].args[j], wcol))
+				return -1;
+	}
+	if (wkey < 0 ||
+	    (et->kind != SL_ET_NONE &&
+	     (et->kind != SL_ET_WCOL || et->col != wcol)))
+		return -1;
+	return wkey;
 }
 
 static const struct sl_op_ops expand_ops = {
