@@ -139,6 +139,11 @@ typedef struct sl_wm_stats {
 	int64_t sum_ms;
 } sl_wm_stats;
 sl_op *sl_op_watermark_new(const sl_plan *p, sl_err *err);
+/* The same in a streaming query: with ctx (borrowed) it also sends the
+ * batch's event times to ctx->feed (SL_EV_EVENT_TIMES) when the feed
+ * wants per-row detail. */
+sl_op *sl_op_watermark_stream_new(const sl_plan *p, const sl_stream_ctx *ctx,
+				  sl_err *err);
 bool sl_op_is_watermark(const sl_op *op);
 void sl_op_watermark_stats(const sl_op *op, sl_wm_stats *out);
 

@@ -154,7 +154,7 @@ static sl_op *stream_op_for(sroot *r, const sl_plan *p, sl_err *err)
 	case SL_P_FILTER: return sl_op_filter_new(p, err);
 	case SL_P_SORT: return sl_op_sort_new(p, err);
 	case SL_P_UNION: return sl_op_union_new(p, err);
-	case SL_P_WATERMARK: return sl_op_watermark_new(p, err);
+	case SL_P_WATERMARK: return sl_op_watermark_stream_new(p, r->ctx, err);
 	case SL_P_EXPAND: return sl_op_expand_new(p, err);
 	default:
 		sl_err_set(

@@ -67,7 +67,8 @@ bool sl_feed_wants(const sl_feed *f, sl_event_kind kind)
 	switch (kind) {
 	case SL_EV_STATE_ROW:
 	case SL_EV_LATE_ROW:
-	case SL_EV_BAD_RECORD: return f->detail;
+	case SL_EV_BAD_RECORD:
+	case SL_EV_EVENT_TIMES: return f->detail;
 	default: return true;
 	}
 }

@@ -32,7 +32,16 @@ typedef enum sl_event_kind {
 	SL_EV_CRASH,      /* simulated crash (checkpoint issue) */
 	SL_EV_REPLAY,     /* re-run of a batch after restart */
 	SL_EV_LOG,        /* a log line (librdkafka, engine notices) */
-	SL_EV_QUERY_END
+	SL_EV_QUERY_END,
+	/* per micro-batch and withWatermark operator, with detail on: the
+	 * batch's event times in arrival order, every input row of the
+	 * operator (rows a stateful operator above drops as late are listed
+	 * too; LATE_ROW events name those), the first SL_FEED_TIMES_PER_BATCH:
+	 * json {"column":"event_time","count":N,"ms":[1767268020000,null,..]}
+	 * (count = all rows of the batch, ms = epoch milliseconds, truncated
+	 * as Spark's EventTimeStats, null for a null event time; a window
+	 * column lists its end) */
+	SL_EV_EVENT_TIMES
 } sl_event_kind;
 
 typedef struct sl_event {
@@ -49,11 +58,14 @@ typedef struct sl_feed sl_feed;
 /* Producers of per-row events record at most this many per batch and
  * operator: the ring could not hold more, and formatting them costs. */
 #define SL_FEED_ROWS_PER_BATCH 200
+/* SL_EV_EVENT_TIMES lists at most this many event times per batch. */
+#define SL_FEED_TIMES_PER_BATCH 400
 
 sl_feed *sl_feed_new(int capacity);
 void sl_feed_free(sl_feed *f);
-/* Detail switch: per-row kinds (STATE_ROW, LATE_ROW, BAD_RECORD) are
- * recorded only when enabled (default on; benchmarks turn it off). */
+/* Detail switch: per-row kinds (STATE_ROW, LATE_ROW, BAD_RECORD,
+ * EVENT_TIMES) are recorded only when enabled (default on; benchmarks
+ * turn it off). */
 void sl_feed_set_detail(sl_feed *f, bool on);
 bool sl_feed_wants(const sl_feed *f, sl_event_kind kind);
 /* Returns the new event's seq (0 on out of memory, the event is dropped). */

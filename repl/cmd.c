@@ -156,8 +156,10 @@ static int help_topic(sl_console *c, const char *topic)
 		say(c, SL_CONSOLE_OUT,
 		    "Views (:view NAME):\n"
 		    "  main     Windows, Watermark, Late and Checkpoint panes\n"
-		    "  scatter  event time vs processing time: o on time, x dropped,\n"
-		    "           = the watermark (a step line), : max event time\n"
+		    "  scatter  event time vs processing time, one mark per row\n"
+		    "           (needs withWatermark): o on time, + late but counted\n"
+		    "           (below the max event time seen before it), x dropped,\n"
+		    "           = the watermark, : max event time (step lines)\n"
 		    "  state    state rows per batch, with the watermark\n"
 		    "  kafka    per-partition lanes of Kafka sources\n");
 		return SL_CMD_OK;

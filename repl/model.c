@@ -107,6 +107,10 @@ static void query_free(model_query *q)
 		free(q->ckpt_note[i]);
 	for (i = 0; i < q->nlanes; i++)
 		free(q->lanes[i].name);
+	for (i = 0; i < MODEL_PTS_BATCHES; i++) {
+		free(q->pts[i].us);
+		free(q->pts[i].behind);
+	}
 	sl_query_free(q->q);
 	free(q);
 }
@@ -133,14 +137,14 @@ void sl_model_set_log(sl_model *m, model_log_fn fn, void *ud)
 
 void sl_model_hms(int64_t us, char *out, size_t n)
 {
-	int64_t day = sl_floordiv(us, SL_US_PER_DAY);
-	int64_t in_day = us - day * SL_US_PER_DAY;
-	int64_t s = in_day / SL_US_PER_SEC;
+	int64_t s;
 
-	if (us == MODEL_NONE) {
+	if (us == MODEL_NONE) { /* before the arithmetic: it would overflow */
 		snprintf(out, n, "-");
 		return;
 	}
+	s = (us - sl_floordiv(us, SL_US_PER_DAY) * SL_US_PER_DAY) /
+	    SL_US_PER_SEC;
 	snprintf(out, n, "%02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60),
 		 (int)(s % 60));
 }
@@ -215,6 +219,18 @@ const model_late *sl_model_late(const model_query *q, int i)
 			MODEL_MAX_LATE];
 }
 
+const model_pts *sl_model_pts(const model_query *q, int64_t batch)
+{
+	for (int i = 0; i < q->npts; i++) {
+		const model_pts *p =
+		    &q->pts[(q->pts_head - 1 - i + MODEL_PTS_BATCHES) %
+			    MODEL_PTS_BATCHES];
+		if (p->batch == batch)
+			return p;
+	}
+	return NULL;
+}
+
 static model_query *find_query(sl_model *m, const char *id)
 {
 	for (int i = 0; i < m->nq; i++)
@@ -258,7 +274,7 @@ static model_query *adopt(sl_model *m, sl_query *eq)
 	q->q = sl_query_ref(eq);
 	q->batch = -1;
 	q->wm_evict_us = q->wm_late_us = MODEL_NONE;
-	q->max_event_us = MODEL_NONE;
+	q->max_event_us = q->row_max_us = MODEL_NONE;
 	m->qs[m->nq++] = q;
 	return q;
 }

@@ -8,7 +8,8 @@
  * Sources, all read-only: the session's active queries (engine/session.h),
  * each query's status and progress JSON and its event feed
  * (engine/query.h, engine/feed.h: BATCH_START, OFFSETS, STATE_ROW, SINK,
- * BATCH_END, WATERMARK, LATE_ROW, BAD_RECORD, ERROR, CRASH, REPLAY, LOG).
+ * BATCH_END, WATERMARK, LATE_ROW, BAD_RECORD, EVENT_TIMES, ERROR, CRASH,
+ * REPLAY, LOG).
  * A query's data is kept by its id, so a restarted query (same id, new
  * run) continues the same Checkpoint timeline.  Nothing is invented: a
  * pane with nothing to show says "(no data yet)".
@@ -85,6 +86,23 @@ typedef struct model_batch {
 	char *crash;          /* the CRASH event text, or NULL */
 } model_batch;
 
+/* One batch's event times (the feed's EVENT_TIMES: every input row of the
+ * withWatermark operators, arrival order, at most MODEL_PTS_MAX), for the
+ * scatter's one mark per row.  Rows the batch dropped as late are among
+ * them; the LATE_ROW events (model_late) say which. */
+#define MODEL_PTS_BATCHES 64  /* the newest batches keep their points */
+#define MODEL_PTS_MAX     400 /* = SL_FEED_TIMES_PER_BATCH */
+typedef struct model_pts {
+	int64_t batch;
+	int64_t total; /* the batch's rows (> n when the list was cut) */
+	int n;         /* points held */
+	int64_t *us;   /* [MODEL_PTS_MAX] event time, MODEL_NONE = null */
+	/* [MODEL_PTS_MAX] below the max event time seen before the row
+	 * (earlier batches and earlier rows of this one): late but counted */
+	bool *behind;
+	int64_t prior_max_us; /* max event time before the batch, or NONE */
+} model_pts;
+
 typedef struct model_lane {
 	char *name;    /* "topic/partition" */
 	int64_t end;   /* last end offset */
@@ -123,6 +141,9 @@ typedef struct model_query {
 	bool restarted; /* a new run of this id was seen */
 	model_lane lanes[MODEL_MAX_LANES];
 	int nlanes;
+	model_pts pts[MODEL_PTS_BATCHES]; /* ring by arrival */
+	int npts, pts_head;
+	int64_t row_max_us; /* max event time of the rows so far, for behind */
 	/* engine side */
 	void *q;       /* sl_query *, referenced */
 	uint64_t seq;  /* last feed event read */
@@ -155,6 +176,9 @@ bool sl_model_set_focus(sl_model *m, const char *which);
 const model_batch *sl_model_batch(const model_query *q, int i);
 /* i-th late/bad row, newest first. */
 const model_late *sl_model_late(const model_query *q, int i);
+/* The event times of batch id (NULL when the feed sent none or they fell
+ * out of the ring). */
+const model_pts *sl_model_pts(const model_query *q, int64_t batch);
 
 /* ---- the Output pane's scrollback ---- */
 #define MODEL_OUT_LINES 4000

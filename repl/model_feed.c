@@ -8,6 +8,15 @@
  * its bounds; anything else is shown as the key as given.  "UPDATED" means
  * this batch only: the next BATCH_START turns it into OPEN (the guide's
  * purple rows are the ones that changed in the current trigger).
+ *
+ * Event times (EVENT_TIMES, one per batch and withWatermark operator):
+ * the points of the batch, in a ring of the newest MODEL_PTS_BATCHES
+ * batches.  Each row is marked "behind" when its event time is below the
+ * max event time of every row before it (q->row_max_us, which BATCH_END's
+ * eventTime.max also raises: it counts the rows past the list's cap).  A
+ * batch that runs again (a replay after a crash or restart: a second
+ * BATCH_START with the same id) starts its points over from the max it
+ * started with.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,15 +83,86 @@ static void note(model_query *q, const char *text)
 	q->ckpt_note[q->nnotes++] = dup0(text);
 }
 
+/* ---- EVENT_TIMES ---- */
+
+/* The points of batch id: its slot, or the ring's oldest made new. */
+static model_pts *pts_of(model_query *q, int64_t id)
+{
+	model_pts *p = (model_pts *)sl_model_pts(q, id);
+
+	if (p != NULL)
+		return p;
+	p = &q->pts[q->pts_head];
+	if (p->us == NULL)
+		p->us = malloc(MODEL_PTS_MAX * sizeof *p->us);
+	if (p->behind == NULL)
+		p->behind = malloc(MODEL_PTS_MAX * sizeof *p->behind);
+	if (p->us == NULL || p->behind == NULL)
+		return NULL;
+	p->batch = id;
+	p->total = 0;
+	p->n = 0;
+	p->prior_max_us = q->row_max_us;
+	q->pts_head = (q->pts_head + 1) % MODEL_PTS_BATCHES;
+	if (q->npts < MODEL_PTS_BATCHES)
+		q->npts++;
+	return p;
+}
+
+static void add_point(model_query *q, model_pts *p, int64_t us)
+{
+	p->us[p->n] = us;
+	p->behind[p->n] = us != MODEL_NONE && q->row_max_us != MODEL_NONE &&
+			  us < q->row_max_us;
+	p->n++;
+	if (us != MODEL_NONE &&
+	    (q->row_max_us == MODEL_NONE || us > q->row_max_us))
+		q->row_max_us = us;
+}
+
+/* json {"column":..,"count":N,"ms":[ms or null, ...]} */
+static void on_event_times(model_query *q, const sl_event *ev)
+{
+	const char *js = ev->json ? ev->json : "{}";
+	const char *a = mjson_get(js, "ms");
+	model_pts *p;
+
+	if (a == NULL || *a != '[' || (p = pts_of(q, ev->batch_id)) == NULL)
+		return;
+	p->total += (int64_t)mjson_num(mjson_get(js, "count"), 0);
+	for (a++; *a != '\0' && *a != ']' && p->n < MODEL_PTS_MAX;) {
+		char *end;
+		long long ms;
+
+		a += strspn(a, " ,");
+		if (strncmp(a, "null", 4) == 0) {
+			add_point(q, p, MODEL_NONE);
+			a += 4;
+			continue;
+		}
+		ms = strtoll(a, &end, 10);
+		if (end == a)
+			break;
+		add_point(q, p, (int64_t)ms * 1000);
+		a = end;
+	}
+}
+
 /* ---- BATCH_START ---- */
 
 static void on_batch_start(model_query *q, const sl_event *ev)
 {
 	model_batch *b = batch_of(q, ev->batch_id);
+	model_pts *p = (model_pts *)sl_model_pts(q, ev->batch_id);
 	int i, k = 0;
 
 	b->ts_us = ev->ts_us;
 	q->wm_moved = false;
+	if (p != NULL) { /* the batch runs again: its points start over */
+		q->row_max_us = p->prior_max_us;
+		p->n = 0;
+		p->total = 0;
+	}
 	for (i = 0; i < q->nrows; i++) {
 		model_row *r = &q->rows[i];
 		if (strcmp(r->state, "EVICTED") == 0 &&
@@ -380,6 +460,10 @@ static void on_batch_end(model_query *q, const sl_event *ev)
 	if (mjson_text(mjson_get(js, "eventTime.max"), buf, sizeof buf)) {
 		b->ev_max_us = sl_model_parse_time(buf);
 		if (b->ev_max_us != MODEL_NONE &&
+		    (q->row_max_us == MODEL_NONE ||
+		     b->ev_max_us > q->row_max_us))
+			q->row_max_us = b->ev_max_us; /* rows past the cap */
+		if (b->ev_max_us != MODEL_NONE &&
 		    (q->max_event_us == MODEL_NONE ||
 		     b->ev_max_us > q->max_event_us)) {
 			char hms[16];
@@ -417,6 +501,7 @@ static void on_event(sl_model *m, model_query *q, const sl_event *ev)
 	case SL_EV_SINK: on_sink(q, ev); break;
 	case SL_EV_BATCH_END: on_batch_end(q, ev); break;
 	case SL_EV_WATERMARK: on_watermark(q, ev); break;
+	case SL_EV_EVENT_TIMES: on_event_times(q, ev); break;
 	case SL_EV_CRASH:
 		b = batch_of(q, ev->batch_id);
 		set_str(&b->crash, ev->text ? ev->text : "crash");

@@ -3,7 +3,8 @@
  * StreamingAggregationSuite cases): Spark's errors, the watermark of every
  * batch under both allowMultiple modes, late groups counted, append output
  * exactly once, update with eviction, complete unaffected, no-data
- * batches, the multiple-watermark policy over a union of two streams.
+ * batches, the multiple-watermark policy over a union of two streams;
+ * the per-batch event times the workbench's scatter draws (EVENT_TIMES).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +24,15 @@ static sl_err err;
 
 static void add_ints(sl_memstream *ms, const char *csv)
 {
-	char buf[1024], *tok, *save = NULL;
+	char *buf = strdup(csv), *tok, *save = NULL;
 	sl_buf j;
 	sl_options o;
 	sl_batch *b;
-	snprintf(buf, sizeof buf, "%s", csv);
 	sl_buf_init(&j);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	for (tok = buf ? strtok_r(buf, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save))
 		sl_buf_printf(&j, "{\"value\":%s}\n", tok);
+	free(buf);
 	sl_options_init(&o);
 	b = sl_format_read_buf("json", "t", sl_buf_cstr(&j), j.len,
 			       sl_memstream_schema(ms), &o, &err);
@@ -114,6 +116,11 @@ static bool has(const char *json, const char *part)
 		return false;
 	}
 	return true;
+}
+
+static bool has_quiet(const char *json, const char *part)
+{
+	return json != NULL && strstr(json, part) != NULL;
 }
 
 static sl_query *start(sl_session *s, sl_plan *p, sl_outmode mode,
@@ -563,6 +570,95 @@ out:
 	sl_type_free(t);
 }
 
+/* The EVENT_TIMES events of q's feed with seq > *after (the last one's
+ * json copied to out); returns how many.  Counts the batches that read
+ * rows in batches_read. */
+static int batches_read;
+static int times_events(sl_query *q, uint64_t *after, char *out, size_t n)
+{
+	sl_feed *f = sl_query_feed(q);
+	uint64_t first = 0, last = 0, s;
+	int k = 0;
+	sl_feed_range(f, &first, &last);
+	for (s = *after + 1 > first ? *after + 1 : first; s <= last; s++) {
+		const sl_event *ev = sl_feed_get(f, s);
+		if (ev != NULL && ev->kind == SL_EV_BATCH_END &&
+		    !has_quiet(ev->json, "\"numInputRows\":0,"))
+			batches_read++;
+		if (ev == NULL || ev->kind != SL_EV_EVENT_TIMES)
+			continue;
+		k++;
+		snprintf(out, n, "b%lld %s", (long long)ev->batch_id,
+			 ev->json ? ev->json : "(null)");
+	}
+	*after = last;
+	return k;
+}
+
+/* One EVENT_TIMES event per batch with every input row's event time in
+ * arrival order (nulls as null, late rows too), capped; none with detail
+ * off, none for a no-data batch. */
+static void test_event_times(void)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_query *q = start(s, windowed(events(ms, "10 seconds"), "10 seconds"),
+			    SL_MODE_APPEND, "et");
+	char js[8192];
+	uint64_t seen = 0, lfirst = 0, llast = 0;
+	sl_buf b;
+	int i;
+	if (q == NULL)
+		goto out;
+	add_ints(ms, "7,8");
+	sl_query_process_all_available(q, &err);
+	is_int(times_events(q, &seen, js, sizeof js), 1, "one event for batch 0");
+	is_str(js, "b0 {\"column\":\"eventTime\",\"count\":2,\"ms\":[7000,8000]}",
+	       "batch 0: both event times in ms, arrival order");
+	add_ints(ms, "34,9,null,33");
+	sl_query_process_all_available(q, &err);
+	is_int(times_events(q, &seen, js, sizeof js), 1, "one event for batch 1");
+	is_str(js, "b1 {\"column\":\"eventTime\",\"count\":4,\"ms\":[34000,9000,null,33000]}",
+	       "batch 1: out of order and null kept in arrival order");
+	add_ints(ms, "40,5");
+	sl_query_process_all_available(q, &err);
+	sl_feed_range(sl_query_late(q), &lfirst, &llast);
+	is_int((long long)llast, 1, "5 is dropped as late");
+	times_events(q, &seen, js, sizeof js);
+	ok(has(js, "\"count\":2,\"ms\":[40000,5000]"),
+	   "the late row is listed too (the LATE_ROW event marks it)");
+	sl_buf_init(&b);
+	for (i = 0; i < 450; i++)
+		sl_buf_printf(&b, "%s%d", i ? "," : "", 100 + i);
+	add_ints(ms, sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	sl_query_process_all_available(q, &err);
+	is_int(times_events(q, &seen, js, sizeof js), 1, "450 rows: one event");
+	ok(has(js, "\"count\":450,\"ms\":[100000,101000,") &&
+	   has(js, ",499000]}") && !has_quiet(js, "500000"),
+	   "count says 450, the list holds the first 400");
+	sl_feed_set_detail(sl_query_feed(q), false);
+	add_ints(ms, "600,601");
+	batches_read = 0;
+	sl_query_process_all_available(q, &err);
+	is_int(times_events(q, &seen, js, sizeof js), 0,
+	       "detail off: no EVENT_TIMES event");
+	is_int(batches_read, 1, "the batch ran");
+	sl_feed_set_detail(sl_query_feed(q), true);
+	add_ints(ms, "602");
+	sl_query_process_all_available(q, &err);
+	is_int(times_events(q, &seen, js, sizeof js), 1, "detail on again: one event");
+	ok(has(js, "\"count\":1,\"ms\":[602000]"),
+	   "only this batch's row (nothing left over from the detail-off batch)");
+	sl_query_stop(q);
+	sl_query_free(q);
+out:
+	sl_session_free(s);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+}
+
 int main(void)
 {
 	test_errors();
@@ -580,5 +676,6 @@ int main(void)
 	test_delay_first();
 	test_redefine();
 	test_late_sliding();
+	test_event_times();
 	return done_testing();
 }
