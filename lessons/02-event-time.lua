@@ -12,7 +12,9 @@ or hours apart.
 
 Ten events of (event time, word) arrive over four 5-minute triggers.  The
 query does no aggregation: it tags every row with the trigger time
-(current_timestamp() is the batch's timestamp, from our manual clock).]]
+(current_timestamp() is the batch's timestamp, from our manual clock).
+withWatermark tells Spark, and the scatter view, which column is the event
+time; with no aggregation it drops nothing (lesson 5 shows what it does).]]
 
 code [[
 spark.clock:manual("2026-01-01 12:05:00")
@@ -35,6 +37,7 @@ pause()
 code [[
 seen = {}
 q = events:toDF()
+  :withWatermark("event_time", "10 minutes")   -- names the event-time column
   :select(F.date_format(F.current_timestamp(), "HH:mm"):alias("arrive"),
           F.date_format("event_time", "HH:mm"):alias("event"), "word")
   .writeStream:trigger{processingTime = "5 minutes"}
