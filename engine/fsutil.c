@@ -141,7 +141,8 @@ static bool io_fail_hits(void)
 {
 	(void)pthread_once(&io_fail_once, io_fail_init);
 	return io_fail_at > 0 &&
-	       __atomic_add_fetch(&io_fail_n, 1, __ATOMIC_SEQ_CST) == io_fail_at;
+	       __atomic_add_fetch(&io_fail_n, 1, __ATOMIC_SEQ_CST) ==
+		   io_fail_at;
 }
 
 int sl_fs_write_atomic(const char *path, const void *data, size_t len,

@@ -183,20 +183,20 @@ void sl_stream_late(const sl_stream_ctx *ctx, const char *op,
 typedef struct saggst {
 	sl_op_stateful sf;
 	sl_stream_ctx *ctx;
-	sl_op *part;   /* this micro-batch's hash aggregate, or NULL */
-	sl_col **kc;   /* its key columns, during the merge */
-	sl_buf kb, vb; /* scratch */
-	sl_buf keys;   /* encoded keys of the batch's groups, back to back */
-	int64_t *koff; /* group g's key at keys.p + koff[g] .. koff[g+1] */
+	sl_op *part;     /* this micro-batch's hash aggregate, or NULL */
+	sl_col **kc;     /* its key columns, during the merge */
+	sl_buf kb, vb;   /* scratch */
+	sl_buf keys;     /* encoded keys of the batch's groups, back to back */
+	int64_t *koff;   /* group g's key at keys.p + koff[g] .. koff[g+1] */
 	uint64_t *khash; /* its sl_state_hash */
 	int64_t kcap;
-	sl_agg_et et;    /* how a group compares with the watermark */
-	bool evicts;     /* watermarked and not Complete mode */
-	bool late_rows;  /* this batch had late rows: its late groups are
+	sl_agg_et et;          /* how a group compares with the watermark */
+	bool evicts;           /* watermarked and not Complete mode */
+	bool late_rows;        /* this batch had late rows: its late groups are
 			    found (and skipped) at the merge */
-	int64_t nlate;   /* late groups of the batch (glate) */
-	int64_t logged;  /* late rows logged this batch */
-	sl_win_index ix; /* compared value -> key, for eviction */
+	int64_t nlate;         /* late groups of the batch (glate) */
+	int64_t logged;        /* late rows logged this batch */
+	sl_win_index ix;       /* compared value -> key, for eviction */
 	int64_t last_evict_us; /* the watermark of the last eviction */
 	uint8_t *isnew; /* group g was not in the store before the merge */
 	uint8_t *glate; /* group g is late: dropped, not merged */
@@ -204,9 +204,9 @@ typedef struct saggst {
 	/* Sliding windows by slices (sl_stream_agg_slices): part aggregates
 	 * the batch by slice, then its groups go into window groups */
 	bool slicing;
-	int wkey;             /* the window key */
+	int wkey;              /* the window key */
 	int64_t wsize, wslide; /* the window's size and slide */
-	sl_op *wspare;        /* a spare part for the window groups */
+	sl_op *wspare;         /* a spare part for the window groups */
 } saggst;
 
 /* Late rows logged per operator and batch (numRowsDroppedByWatermark
@@ -506,9 +506,8 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 		st->khash = malloc((size_t)(n + 1) * sizeof *st->khash);
 		st->isnew = malloc((size_t)(n + 1));
 		st->glate = malloc((size_t)(n + 1));
-		st->kcap = st->koff && st->khash && st->isnew && st->glate
-			       ? n + 1
-			       : 0;
+		st->kcap =
+		    st->koff && st->khash && st->isnew && st->glate ? n + 1 : 0;
 	}
 	if (st->kc == NULL || st->kcap == 0)
 		return sl_err_nomem(err);
@@ -522,9 +521,9 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 	    (rc = sl_hash_groups_encode(t, 0, n, &st->keys, st->koff, err)) < 0)
 		return rc;
 	for (g = 0; g < n; g++)
-		st->khash[g] = sl_state_hash(
-		    st->keys.p ? st->keys.p + st->koff[g] : "",
-		    (size_t)(st->koff[g + 1] - st->koff[g]));
+		st->khash[g] =
+		    sl_state_hash(st->keys.p ? st->keys.p + st->koff[g] : "",
+				  (size_t)(st->koff[g + 1] - st->koff[g]));
 	return 0;
 }
 
@@ -571,8 +570,8 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
 	const char *key = st->keys.p ? st->keys.p + st->koff[g] : "";
 	size_t klen = (size_t)(st->koff[g + 1] - st->koff[g]), vlen = 0, at = 0;
 	sl_state_pos pos;
-	const unsigned char *old = sl_state_find(st->sf.store, st->khash[g],
-						 key, klen, &vlen, &pos);
+	const unsigned char *old =
+	    sl_state_find(st->sf.store, st->khash[g], key, klen, &vlen, &pos);
 	int64_t t;
 	int i, rc;
 	st->isnew[g] = old == NULL;
@@ -587,7 +586,8 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
 	if (vmax > 0) { /* fixed-size buffers: written in place */
 		unsigned char *b = (unsigned char *)st->vb.p;
 		for (i = 0; i < p->naggs; i++)
-			st->vb.len += sl_agg_save_raw(aggs[i], g, b + st->vb.len);
+			st->vb.len +=
+			    sl_agg_save_raw(aggs[i], g, b + st->vb.len);
 	}
 	for (i = 0; vmax == 0 && i < p->naggs; i++)
 		if ((rc = sl_agg_save(aggs[i], g, &st->vb, err)) < 0)

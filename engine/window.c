@@ -591,9 +591,8 @@ int sl_window_slice_key(const sl_plan *p, const sl_agg_et *et)
 			if (reads_col(p->aggs[i].args[j], wcol))
 				return -1;
 	}
-	if (wkey < 0 ||
-	    (et->kind != SL_ET_NONE &&
-	     (et->kind != SL_ET_WCOL || et->col != wcol)))
+	if (wkey < 0 || (et->kind != SL_ET_NONE &&
+			 (et->kind != SL_ET_WCOL || et->col != wcol)))
 		return -1;
 	return wkey;
 }
