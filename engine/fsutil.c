@@ -127,9 +127,19 @@ static long io_fail_at = -1, io_fail_n;
 static int io_fail_errno = EIO;
 static pthread_once_t io_fail_once = PTHREAD_ONCE_INIT;
 
+/* STREAMLAB_POWERCUT=N: the power goes out during the N-th durable write,
+ * after its data is fsync'd but before its directory is: the new name is
+ * not durable, so it is gone (a rename over an old file never happened),
+ * the fsync'd temp file stays, and the process dies (RELIABILITY.md 3.3
+ * P2/P3; every earlier write was fully durable when it returned). */
+static long cut_at = -1, cut_n;
+
 static void io_fail_init(void)
 {
 	const char *e = getenv("STREAMLAB_IO_FAIL");
+	const char *c = getenv("STREAMLAB_POWERCUT");
+	if (c != NULL && *c != '\0')
+		cut_at = atol(c);
 	if (e == NULL || *e == '\0')
 		return;
 	io_fail_at = atol(e);
@@ -141,8 +151,14 @@ static bool io_fail_hits(void)
 {
 	(void)pthread_once(&io_fail_once, io_fail_init);
 	return io_fail_at > 0 &&
-	       __atomic_add_fetch(&io_fail_n, 1, __ATOMIC_SEQ_CST) ==
-		   io_fail_at;
+	       __atomic_add_fetch(&io_fail_n, 1, __ATOMIC_SEQ_CST) == io_fail_at;
+}
+
+static bool power_cut_hits(void)
+{
+	(void)pthread_once(&io_fail_once, io_fail_init);
+	return cut_at > 0 &&
+	       __atomic_add_fetch(&cut_n, 1, __ATOMIC_SEQ_CST) == cut_at;
 }
 
 int sl_fs_write_atomic(const char *path, const void *data, size_t len,
@@ -170,6 +186,11 @@ int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 	close(fd);
 	if (half) /* the process "dies" here: the temp file stays torn */
 		return sl_crash_at(crash, point, batch_id, err);
+	if (power_cut_hits()) {
+		if (!overwrite && link(tmp, path) == 0)
+			unlink(path); /* linked, but the directory was not synced */
+		_exit(137);
+	}
 	if (overwrite)
 		rc = rename(tmp, path);
 	else
