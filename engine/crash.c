@@ -87,17 +87,58 @@ static bool env_hits(const char *point, int64_t batch_id)
 	       (batch < 0 || batch == batch_id);
 }
 
+/* STREAMLAB_CRASH_RANDOM=N[:seed] (RELIABILITY.md T3, RocksDB's
+ * whitebox style): every crash point a batch reaches dies with probability
+ * 1/N.  A point's draw is made once per (point, batch) and reused by the
+ * sl_crash_hits/sl_crash_at pair of the same moment.  Before dying it says
+ * which point on stderr, so a test can count them. */
+static long rnd_n = -1;
+static uint64_t rnd_state;
+static const char *rnd_point;
+static int64_t rnd_batch = -1;
+static bool rnd_hit;
+
+static bool random_hits(const char *point, int64_t batch_id)
+{
+	if (rnd_n < 0) {
+		const char *e = getenv("STREAMLAB_CRASH_RANDOM");
+		const char *colon = e ? strchr(e, ':') : NULL;
+		rnd_n = e != NULL && *e ? atol(e) : 0;
+		rnd_state = colon ? (uint64_t)atoll(colon + 1)
+				  : (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+		rnd_state |= 1;
+	}
+	if (rnd_n <= 0)
+		return false;
+	if (rnd_point != NULL && strcmp(rnd_point, point) == 0 &&
+	    rnd_batch == batch_id)
+		return rnd_hit;
+	rnd_state ^= rnd_state << 13; /* xorshift64 */
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	rnd_point = point;
+	rnd_batch = batch_id;
+	rnd_hit = rnd_state % (uint64_t)rnd_n == 0;
+	return rnd_hit;
+}
+
 bool sl_crash_hits(const sl_crash *c, const char *point, int64_t batch_id)
 {
 	if (c != NULL && c->armed[0] && strcmp(c->armed, point) == 0)
 		return true;
-	return env_hits(point, batch_id);
+	return env_hits(point, batch_id) || random_hits(point, batch_id);
 }
 
 int sl_crash_at(sl_crash *c, const char *point, int64_t batch_id, sl_err *err)
 {
 	if (env_hits(point, batch_id))
 		_exit(137); /* a real crash: no atexit, no flush */
+	if (random_hits(point, batch_id)) {
+		fprintf(stderr,
+			"streamlab: STREAMLAB_CRASH_RANDOM: crash at '%s' in batch %lld\n",
+			point, (long long)batch_id);
+		_exit(137);
+	}
 	if (c != NULL && c->armed[0] && strcmp(c->armed, point) == 0) {
 		c->armed[0] = '\0';
 		return sl_err_set(err, SL_ECRASH,
