@@ -17,7 +17,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use File::Temp qw(tempdir);
 use Test::More;
-use CkTest qw(write_input expected read_sink compare_rows run_prog stray_temps part_lines);
+use CkTest qw(write_input expected read_sink compare_rows run_prog stray_temps part_lines tally_sink);
 
 my $dir = tempdir(CLEANUP => 1);
 my $src = "$dir/in";
@@ -29,7 +29,8 @@ my ($code, $sig, $so, $se) = run_prog({}, $src, "$dir/ref", "$dir/ref-ck");
 is($code, 0, 'run without faults exits 0') or diag($se);
 my $ref_parts = part_lines("$dir/ref");
 
-my ($k, $failed, $bad_msg, $bad_restart, $lost, $dup, $diffs, $temps) = (0, 0, 0, 0, 0, 0, 0, 0);
+my ($k, $failed, $bad_msg, $bad_restart) = (0, 0, 0, 0);
+my %t = map { $_ => 0 } qw(lost dup wrong diffs temps);
 my $ok_in_a_row = 0; # a snapshot's write may fail harmlessly (best effort)
 my %named;
 while (1) {
@@ -71,16 +72,8 @@ while (1) {
 
 sub check_sink {
 	my ($out, $ck, $fault) = @_;
-	my ($rows) = read_sink($out);
-	my @r = compare_rows($rows, $want);
-	$lost += $r[0];
-	$dup += $r[1];
-	diag("STREAMLAB_IO_FAIL=$fault: $r[4]") if $r[0] || $r[1] || $r[2] || $r[3];
-	my $parts = part_lines($out);
-	for my $b (keys %$ref_parts) {
-		$diffs++ unless defined $parts->{$b} && $parts->{$b} eq $ref_parts->{$b};
-	}
-	$temps += scalar(stray_temps($ck, $out));
+	my $bad = tally_sink(\%t, $out, $ck, $want, $ref_parts);
+	diag("STREAMLAB_IO_FAIL=$fault: $bad") if defined $bad;
 }
 diag("$failed runs failed on their k-th write; files named: "
      . join(', ', map { "$_ x$named{$_}" } sort keys %named));
@@ -92,8 +85,9 @@ ok((grep { m{^ck/offsets/N$} } keys %named) && (grep { m{^ck/commits/N$} } keys 
    && (grep { m{^out/part-} } keys %named),
    'offsets, commits, state deltas, the sink log and part files were each hit');
 is($bad_restart, 0, 'every restart after a failed write finishes');
-is($lost, 0, '0 records lost');
-is($dup, 0, '0 rows duplicated');
-is($diffs, 0, 'every batch\'s part file equals the run without faults');
-is($temps, 0, 'no temp file left');
+is($t{lost}, 0, '0 records lost');
+is($t{dup}, 0, '0 rows duplicated');
+is($t{wrong}, 0, 'no wrong or extra rows');
+is($t{diffs}, 0, 'every batch\'s part file equals the run without faults');
+is($t{temps}, 0, 'no temp file left');
 done_testing();

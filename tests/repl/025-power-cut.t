@@ -14,7 +14,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use File::Temp qw(tempdir);
 use Test::More;
-use CkTest qw(write_input expected read_sink compare_rows run_prog stray_temps part_lines);
+use CkTest qw(write_input expected read_sink compare_rows run_prog stray_temps part_lines tally_sink);
 
 my $dir = tempdir(CLEANUP => 1);
 my $src = "$dir/in";
@@ -26,7 +26,8 @@ my ($code, $sig, $so, $se) = run_prog({}, $src, "$dir/ref", "$dir/ref-ck");
 is($code, 0, 'run without faults exits 0') or diag($se);
 my $ref_parts = part_lines("$dir/ref");
 
-my ($k, $failed, $bad_exit, $bad_restart, $lost, $dup, $diffs, $temps) = (0, 0, 0, 0, 0, 0, 0, 0);
+my ($k, $failed, $bad_exit, $bad_restart) = (0, 0, 0, 0);
+my %t = map { $_ => 0 } qw(lost dup wrong diffs temps);
 my $ok_in_a_row = 0;
 while (1) {
 	$k++;
@@ -57,24 +58,17 @@ while (1) {
 
 sub check_sink {
 	my ($out, $ck, $fault) = @_;
-	my ($rows) = read_sink($out);
-	my @r = compare_rows($rows, $want);
-	$lost += $r[0];
-	$dup += $r[1];
-	diag("STREAMLAB_POWERCUT=$fault: $r[4]") if $r[0] || $r[1] || $r[2] || $r[3];
-	my $parts = part_lines($out);
-	for my $b (keys %$ref_parts) {
-		$diffs++ unless defined $parts->{$b} && $parts->{$b} eq $ref_parts->{$b};
-	}
-	$temps += scalar(stray_temps($ck, $out));
+	my $bad = tally_sink(\%t, $out, $ck, $want, $ref_parts);
+	diag("STREAMLAB_POWERCUT=$fault: $bad") if defined $bad;
 }
 diag("$failed runs lost power during their k-th durable write");
 cmp_ok($failed, '>=', 30, "the cut landed on every durable write of a run ($failed)");
 ok($k <= 400, 'a run without the cut completes');
 is($bad_exit, 0, 'each cut run died (exit 137)');
 is($bad_restart, 0, 'every restart after a power cut finishes');
-is($lost, 0, '0 records lost');
-is($dup, 0, '0 rows duplicated');
-is($diffs, 0, 'every batch\'s part file equals the run without cuts');
-is($temps, 0, 'no temp file left');
+is($t{lost}, 0, '0 records lost');
+is($t{dup}, 0, '0 rows duplicated');
+is($t{wrong}, 0, 'no wrong or extra rows');
+is($t{diffs}, 0, 'every batch\'s part file equals the run without cuts');
+is($t{temps}, 0, 'no temp file left');
 done_testing();

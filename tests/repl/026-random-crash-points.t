@@ -16,7 +16,7 @@ use lib "$FindBin::Bin/lib";
 use File::Temp qw(tempdir);
 use File::Path qw(remove_tree);
 use Test::More;
-use CkTest qw(write_input expected read_sink compare_rows run_prog stray_temps part_lines);
+use CkTest qw(write_input expected read_sink compare_rows run_prog stray_temps part_lines tally_sink);
 
 my $budget = $ENV{STREAMLAB_RANDOM_CRASHES} // 500;
 my $seed = $ENV{STREAMLAB_SEED} // (time() % 100003);
@@ -32,7 +32,8 @@ my $ref_parts = part_lines("$dir/ref");
 
 my %points = map { $_ => 0 } qw(after-offsets mid-state after-state mid-sink after-sink
 				before-commit mid-commit after-commit);
-my ($crashes, $rounds, $starts, $bad, $lost, $dup, $diffs, $temps, $unknown) = (0) x 9;
+my ($crashes, $rounds, $starts, $bad, $unknown) = (0) x 5;
+my %t = map { $_ => 0 } qw(lost dup wrong diffs temps);
 while ($crashes < $budget) {
 	$rounds++;
 	my ($out, $ck) = ("$dir/out", "$dir/ck");
@@ -51,24 +52,17 @@ while ($crashes < $budget) {
 		diag("round $rounds: exit " . ($code // "signal $sig") . ": $se");
 		last;
 	}
-	my ($rows) = read_sink($out);
-	my @r = compare_rows($rows, $want);
-	$lost += $r[0];
-	$dup += $r[1];
-	diag("round $rounds: $r[4]") if $r[0] || $r[1] || $r[2] || $r[3];
-	my $parts = part_lines($out);
-	for my $b (keys %$ref_parts) {
-		$diffs++ unless defined $parts->{$b} && $parts->{$b} eq $ref_parts->{$b};
-	}
-	$temps += scalar(stray_temps($ck, $out));
+	my $bad_rows = tally_sink(\%t, $out, $ck, $want, $ref_parts);
+	diag("round $rounds: $bad_rows") if defined $bad_rows;
 }
 diag("$crashes crashes in $rounds rounds ($starts starts): "
      . join(', ', map { "$_ $points{$_}" } sort keys %points));
 is($bad, 0, 'every run either finished or died at a crash point');
 is($unknown, 0, 'only the protocol\'s points');
 is(scalar(grep { $points{$_} == 0 } keys %points), 0, 'every crash point was hit');
-is($lost, 0, '0 records lost');
-is($dup, 0, '0 rows duplicated');
-is($diffs, 0, 'every batch\'s part file equals the uncrashed run\'s');
-is($temps, 0, 'no temp file left');
+is($t{lost}, 0, '0 records lost');
+is($t{dup}, 0, '0 rows duplicated');
+is($t{wrong}, 0, 'no wrong or extra rows');
+is($t{diffs}, 0, 'every batch\'s part file equals the uncrashed run\'s');
+is($t{temps}, 0, 'no temp file left');
 done_testing();

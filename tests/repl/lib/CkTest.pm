@@ -21,7 +21,7 @@ use JSON::PP;
 use Digest::SHA qw(sha256_hex);
 
 our @EXPORT_OK = qw(bin ckrun write_input expected read_sink compare_rows run_prog
-		    tree_hash stray_temps part_lines spawn finish);
+		    tree_hash stray_temps part_lines spawn finish tally_sink);
 
 my $json = JSON::PP->new->canonical;
 
@@ -242,6 +242,26 @@ sub part_lines {
 	closedir $dh;
 	$per{$_} = join("\n", sort @{$per{$_}}) for keys %per;
 	return \%per;
+}
+
+# After a faulted run finished: compare its sink with the oracle ($want)
+# and, batch by batch, with the uncrashed run's part files ($ref_parts),
+# and count the temp files left.  Adds into %$tally (lost, dup, wrong,
+# diffs, temps); returns compare_rows' line when rows are wrong, else undef.
+sub tally_sink {
+	my ($tally, $out, $ck, $want, $ref_parts) = @_;
+	my ($rows) = read_sink($out);
+	my @r = compare_rows($rows, $want);
+	$tally->{lost} += $r[0];
+	$tally->{dup} += $r[1];
+	$tally->{wrong} += $r[2] + $r[3];
+	my $parts = part_lines($out);
+	for my $b (keys %$ref_parts) {
+		$tally->{diffs}++ unless defined $parts->{$b} && $parts->{$b} eq $ref_parts->{$b};
+	}
+	for my $b (keys %$parts) { $tally->{diffs}++ unless defined $ref_parts->{$b} }
+	$tally->{temps} += scalar(stray_temps($ck, $out));
+	return ($r[0] || $r[1] || $r[2] || $r[3]) ? $r[4] : undef;
 }
 
 1;
