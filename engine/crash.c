@@ -90,8 +90,21 @@ static bool env_hits(const char *point, int64_t batch_id)
 /* STREAMLAB_CRASH_RANDOM=N[:seed] (RELIABILITY.md T3, RocksDB's
  * whitebox style): every crash point a batch reaches dies with probability
  * 1/N.  A point's draw is made once per (point, batch) and reused by the
- * sl_crash_hits/sl_crash_at pair of the same moment.  Before dying it says
- * which point on stderr, so a test can count them. */
+ * sl_crash_hits/sl_crash_at pair of the same moment. */
+static sl_crash_reporter reporter;
+
+void sl_crash_set_reporter(sl_crash_reporter fn)
+{
+	reporter = fn;
+}
+
+static void die(const char *point, int64_t batch_id)
+{
+	if (reporter != NULL)
+		reporter(point, batch_id);
+	_exit(137); /* a real crash: no atexit, no flush */
+}
+
 static long rnd_n = -1;
 static uint64_t rnd_state;
 static const char *rnd_point;
@@ -131,14 +144,8 @@ bool sl_crash_hits(const sl_crash *c, const char *point, int64_t batch_id)
 
 int sl_crash_at(sl_crash *c, const char *point, int64_t batch_id, sl_err *err)
 {
-	if (env_hits(point, batch_id))
-		_exit(137); /* a real crash: no atexit, no flush */
-	if (random_hits(point, batch_id)) {
-		fprintf(stderr,
-			"streamlab: STREAMLAB_CRASH_RANDOM: crash at '%s' in batch %lld\n",
-			point, (long long)batch_id);
-		_exit(137);
-	}
+	if (env_hits(point, batch_id) || random_hits(point, batch_id))
+		die(point, batch_id);
 	if (c != NULL && c->armed[0] && strcmp(c->armed, point) == 0) {
 		c->armed[0] = '\0';
 		return sl_err_set(err, SL_ECRASH,

@@ -46,4 +46,12 @@ int sl_crash_at(sl_crash *c, const char *point, int64_t batch_id, sl_err *err);
  * batch_id: writers use it to decide to stop half way. */
 bool sl_crash_hits(const sl_crash *c, const char *point, int64_t batch_id);
 
+/* STREAMLAB_CRASH_RANDOM=N[:seed]: every point a batch reaches makes the
+ * process _exit(137) with probability 1/N (RELIABILITY.md T3).  The engine
+ * never prints: a program that wants the dying point told (on stderr, for
+ * the tests that count points) registers a reporter, called just before
+ * the _exit of a real (environment) crash. */
+typedef void (*sl_crash_reporter)(const char *point, int64_t batch_id);
+void sl_crash_set_reporter(sl_crash_reporter fn);
+
 #endif

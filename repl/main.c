@@ -25,6 +25,7 @@
 #include <lua.h>
 
 #include "console.h"
+#include "crash.h"
 #include "kafka.h"
 #include "engine.h"
 #include "lesson.h"
@@ -199,6 +200,18 @@ static int run_batch(sl_console *c, char **chunks, int nchunks, int argc,
 	return status == SL_CONSOLE_OK ? 0 : 1;
 }
 
+/* A real crash point (STREAMLAB_CRASH, STREAMLAB_CRASH_RANDOM) says where
+ * the process died, for the tests that count points. */
+static void crash_report(const char *point, int64_t batch_id)
+{
+	char line[160];
+	int n = snprintf(line, sizeof line,
+			 "streamlab: crash at '%s' in batch %lld\n", point,
+			 (long long)batch_id);
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
 int main(int argc, char **argv)
 {
 	char *chunks[MAX_CHUNKS];
@@ -209,6 +222,7 @@ int main(int argc, char **argv)
 	/* Before the first allocation: see engine.h (freed column buffers
 	 * stay in the heap instead of going back to the kernel each batch). */
 	sl_engine_tune_malloc();
+	sl_crash_set_reporter(crash_report);
 	/* Character classes for readline; numbers stay in the C locale. */
 	setlocale(LC_CTYPE, "");
 	for (int i = 1; i < argc && script == 0; i++) {
