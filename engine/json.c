@@ -648,8 +648,34 @@ typedef struct jread {
 	sl_col **cols;
 	jnode root;
 	sl_jsonscan *scan; /* the fast path, or NULL */
+	int64_t cap;       /* rows the columns have room for */
 	jp j;
 } jread;
+
+/* Rows to allocate for a text of len bytes: the lines of its first 64 KiB
+ * scaled to the whole, plus an eighth (one pass over a prefix instead of
+ * over the text); read_lines grows the columns when the rest has shorter
+ * lines. */
+static int64_t rows_guess(const char *data, size_t len)
+{
+	size_t pre = len < 65536 ? len : 65536;
+	int64_t n = sl_format_count_lines(data, pre), g;
+	if (pre == len)
+		return n;
+	g = (int64_t)((double)n * ((double)len / (double)pre));
+	return g + g / 8 + 16;
+}
+
+/* Room for row `row` in every column: capacity doubles. */
+static int grow_rows(jread *r, int64_t row, sl_err *err)
+{
+	for (int k = 0; k < r->root.nkids; k++)
+		if (node_grow(&r->root.kids[k], row + 1))
+			return sl_err_nomem(err);
+	if (r->root.nkids > 0)
+		r->cap = r->root.kids[0].cap;
+	return 0;
+}
 
 /* A malformed record at row i: what the mode says.  Returns 1 to keep the
  * row, 0 to drop it, or an error. */
@@ -686,15 +712,19 @@ static int read_lines(jread *r, const char *data, size_t len, int64_t *nrows,
 	int rc;
 	safe = safe != NULL ? safe + 1 : data;
 	for (; p < e; p = eol + 1) {
-		if (r->scan != NULL && p < safe) {
-			n = sl_jsonscan_run(r->scan, &p, safe, row, &lineno,
-					    &r->j.tsc);
+		while (r->scan != NULL && p < safe) {
+			if (row >= r->cap && grow_rows(r, row, err))
+				return SL_ENOMEM;
+			n = sl_jsonscan_run(r->scan, &p, safe, row,
+					    r->cap - row, &lineno, &r->j.tsc);
 			if (n < 0)
 				return sl_err_nomem(err);
 			row += n;
-			if (p >= e)
-				break;
+			if (row < r->cap)
+				break; /* stopped at a line it does not take */
 		}
+		if (p >= e)
+			break;
 		eol = memchr(p, '\n', (size_t)(e - p));
 		if (eol == NULL)
 			eol = e;
@@ -704,6 +734,8 @@ static int read_lines(jread *r, const char *data, size_t len, int64_t *nrows,
 			le--;
 		if (p == le || (*p != '{' && sl_jsonlex_blank(p, le)))
 			continue;
+		if (row >= r->cap && grow_rows(r, row, err))
+			return SL_ENOMEM;
 		r->j.p = r->j.line = p;
 		r->j.end = le;
 		r->j.why[0] = '\0';
@@ -744,7 +776,7 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 	     sl_options_bool(opts, "fastPath", true, &fast, err)))
 		return NULL;
 	r.corrupt = sl_format_corrupt_index(schema, opts);
-	cap = sl_format_count_lines(data, len);
+	cap = rows_guess(data, len);
 	r.cols = calloc((size_t)(nf ? nf : 1), sizeof *r.cols);
 	if (r.cols == NULL)
 		goto oom;
@@ -752,6 +784,7 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 		if ((r.cols[k] = sl_col_new(schema->fields[k].type, cap)) ==
 		    NULL)
 			goto oom;
+	r.cap = nf > 0 ? cap : INT64_MAX;
 	sl_jsonlex_init(&r.j, arena);
 	r.root.type = schema;
 	r.root.kind = SL_STRUCT;
@@ -844,7 +877,8 @@ static int64_t dec_run(jdec *d, int64_t i)
 	}
 	e = d->buf;
 	while (row < k) {
-		got = sl_jsonscan_run(d->scan, &p, e, row, &lineno, &d->j.tsc);
+		got = sl_jsonscan_run(d->scan, &p, e, row, k - row, &lineno,
+				      &d->j.tsc);
 		if (got < 0)
 			return -1;
 		for (int64_t r = row; r < row + got; r++)

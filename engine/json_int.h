@@ -136,9 +136,11 @@ void sl_jsonscan_free(sl_jsonscan *s);
  * first other line (blank, whitespace, escapes, nesting, unknown or
  * duplicate keys, wrong types, anything malformed), which the caller gives
  * to the full parser.  Every line scanned must end with '\n' before end.
+ * Takes at most max lines (the rows the columns have room for).
  * Returns the rows stored, or -1 on out of memory; advances *pp and
  * *lineno past the lines taken.  tsc: the reader's timestamp cache. */
 int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,
-			int64_t row, int64_t *lineno, sl_format_tscache *tsc);
+			int64_t row, int64_t max, int64_t *lineno,
+			sl_format_tscache *tsc);
 
 #endif

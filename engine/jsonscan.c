@@ -9,7 +9,13 @@
  * quoted key, plus a memcmp for long names), parses values with parsers
  * specialised by column type straight into the column arrays, and finds
  * the end of the line as it goes.  Strings without escapes point into the
- * text, as the general parser's do.
+ * text, as the general parser's do.  Once a line is taken, its keys in
+ * order, without whitespace, become a template: the next lines are first
+ * matched against its separators ({"ts": ,"product_id": ...) byte for
+ * byte, which skips the per-key prediction, duplicate and whitespace
+ * checks; a line that does not fit goes through the per-key scan, and
+ * teaches a new template.  A 19-byte timestamp text equal to the last one
+ * parsed takes its value without parsing.
  *
  * Invariant: a line is taken only if the general parser would accept it
  * with no syntax or type error and store exactly the same values; anything
@@ -47,6 +53,15 @@ typedef struct sfield {
 	sl_col *col;  /* borrowed */
 } sfield;
 
+/* One separator of the line template: '{' or ',', the quoted key, ':'. */
+typedef struct tsep {
+	const sfield *f; /* the field, in the scanner's array */
+	int k;
+	uint32_t len;   /* bytes of sep */
+	uint64_t head[2], mask[2]; /* its first 16 bytes, masked */
+	char sep[76];
+} tsep;
+
 struct sl_jsonscan {
 	int nf;
 	sfield *f;
@@ -55,6 +70,17 @@ struct sl_jsonscan {
 	uint64_t fields; /* fields a key may name (the corrupt one excluded) */
 	int norder;
 	int order[64]; /* predicted field of the k-th key */
+	int nkeys;     /* keys of the last line line() took */
+	/* the template: the last taken line's keys, in order, with no
+	 * whitespace; ntpl = 0 when there is none */
+	int ntpl;
+	uint64_t tplset;   /* the fields it names */
+	int64_t hit, miss; /* lines it took, lines it did not */
+	tsep tpl[64];
+	/* the last timestamp text of 19 bytes that parsed, and its value */
+	bool ts_ok;
+	char ts_text[19];
+	int64_t ts_us;
 	bool oom;
 };
 
@@ -254,10 +280,32 @@ static inline const char *plain_end(const char *s, const char *end)
 	return s;
 }
 
-/* One value of field f at p into row i; the byte after it, or NULL. */
-static inline const char *value(sl_jsonscan *s, const sfield *f, const char *p,
-				const char *end, int64_t i,
-				sl_format_tscache *tsc)
+/* Are the 19 bytes at p those of t? */
+static inline bool same_ts(const char *p, const char *t)
+{
+	uint64_t a, b, c, d;
+	memcpy(&a, p, 8);
+	memcpy(&b, t, 8);
+	memcpy(&c, p + 8, 8);
+	memcpy(&d, t + 8, 8);
+	return ((a ^ b) | (c ^ d)) == 0 && p[16] == t[16] && p[17] == t[17] &&
+	       p[18] == t[18];
+}
+
+/* Remember a 19-byte timestamp text that parsed to us: the same text
+ * gives the same value for the rest of the read. */
+static inline void ts_keep(sl_jsonscan *s, const char *p, int64_t us)
+{
+	memcpy(s->ts_text, p, 19);
+	s->ts_us = us;
+	s->ts_ok = true;
+}
+
+/* One value of field f at p into row i; the byte after it, or NULL.
+ * Inlined into both line scanners (a call per value costs a fifth). */
+static inline __attribute__((always_inline)) const char *
+value(sl_jsonscan *s, const sfield *f, const char *p, const char *end,
+      int64_t i, sl_format_tscache *tsc)
 {
 	sl_col *c = f->col;
 	const char *q;
@@ -276,11 +324,20 @@ static inline const char *value(sl_jsonscan *s, const sfield *f, const char *p,
 	case SK_TS:
 		if (*p != '"')
 			return NULL;
-		if (f->kind == SK_TS && end - p > 20 && p[20] == '"' &&
-		    sl_format_ts_cached(p + 1, &sl_col_i64(c)[i], tsc)) {
-			/* it checked all 19 bytes: no quote inside */
-			q = p + 21;
-			break;
+		if (f->kind == SK_TS && end - p > 20 && p[20] == '"') {
+			if (s->ts_ok && same_ts(p + 1, s->ts_text)) {
+				/* the text of the last value: no quote */
+				sl_col_i64(c)[i] = s->ts_us;
+				q = p + 21;
+				break;
+			}
+			if (sl_format_ts_cached(p + 1, &sl_col_i64(c)[i],
+						tsc)) {
+				/* it checked all 19 bytes: no quote inside */
+				ts_keep(s, p + 1, sl_col_i64(c)[i]);
+				q = p + 21;
+				break;
+			}
 		}
 		if (*(q = plain_end(p + 1, end)) != '"')
 			return NULL;
@@ -291,6 +348,8 @@ static inline const char *value(sl_jsonscan *s, const sfield *f, const char *p,
 		} else if (!parse_ts(p + 1, (size_t)(q - p - 1),
 				     &sl_col_i64(c)[i], tsc)) {
 			return NULL;
+		} else if (q - p - 1 == 19) {
+			ts_keep(s, p + 1, sl_col_i64(c)[i]);
 		}
 		q++;
 		break;
@@ -360,6 +419,25 @@ static inline bool key_eq(const sfield *f, const char *p, const char *end)
 	return f->klen <= 16 || memcmp(p + 16, f->key + 16, f->klen - 16) == 0;
 }
 
+/* The rest of a line from its '}' at p: blanks, '\n', then the fields
+ * the record did not name (seen: those it did) become NULL. */
+static inline __attribute__((always_inline)) const char *
+line_end(sl_jsonscan *s, const char *p, int64_t i, uint64_t seen)
+{
+	p++;
+	while (*p == ' ' || *p == '\t' || *p == '\r')
+		p++;
+	if (*p != '\n')
+		return NULL;
+	if (seen != s->fields && !fill_missing(s, s->fields & ~seen, i))
+		return NULL;
+	if (s->corrupt != NULL && sl_col_set_null(s->corrupt, i) != 0) {
+		s->oom = true;
+		return NULL;
+	}
+	return p + 1;
+}
+
 /* One line at p into row i; the start of the next line, or NULL. */
 static const char *line(sl_jsonscan *s, const char *p, const char *end,
 			int64_t i, sl_format_tscache *tsc)
@@ -407,26 +485,93 @@ static const char *line(sl_jsonscan *s, const char *p, const char *end,
 		while (*p == ' ')
 			p++;
 	}
-	p++;
-	while (*p == ' ' || *p == '\t' || *p == '\r')
-		p++;
-	if (*p != '\n')
-		return NULL;
-	if (seen != s->fields && !fill_missing(s, s->fields & ~seen, i))
-		return NULL;
-	if (s->corrupt != NULL && sl_col_set_null(s->corrupt, i) != 0) {
-		s->oom = true;
-		return NULL;
+	s->nkeys = pos;
+	return line_end(s, p, i, seen);
+}
+
+/* The separator of template position j at p? */
+static inline bool sep_eq(const tsep *t, const char *p, const char *end)
+{
+	uint64_t w[2];
+	if (end - p < 16)
+		return (size_t)(end - p) >= t->len &&
+		       memcmp(p, t->sep, t->len) == 0;
+	memcpy(w, p, 16);
+	if (((w[0] & t->mask[0]) ^ t->head[0]) |
+	    ((w[1] & t->mask[1]) ^ t->head[1]))
+		return false;
+	return t->len <= 16 || memcmp(p + 16, t->sep + 16, t->len - 16) == 0;
+}
+
+/* One line at p into row i by the template: its separators byte for byte
+ * and a value after each, then what ends a line.  The same as line() for
+ * every line it takes (the keys are distinct, known and plain, as line()
+ * found them); NULL for any other line, which line() then scans. */
+static const char *tpl_line(sl_jsonscan *s, const char *p, const char *end,
+			    int64_t i, sl_format_tscache *tsc)
+{
+	for (int j = 0; j < s->ntpl; j++) {
+		const tsep *t = &s->tpl[j];
+		if (!sep_eq(t, p, end))
+			return NULL;
+		if ((p = value(s, t->f, p + t->len, end, i, tsc)) == NULL)
+			return NULL;
 	}
-	return p + 1;
+	if (*p != '}')
+		return NULL;
+	return line_end(s, p, i, s->tplset);
+}
+
+/* The template from the keys of the line line() took last. */
+static void tpl_build(sl_jsonscan *s)
+{
+	s->ntpl = 0;
+	s->tplset = 0;
+	for (int j = 0; j < s->nkeys; j++) {
+		tsep *t = &s->tpl[j];
+		const sfield *f = &s->f[s->order[j]];
+		unsigned char m[16] = { 0 }, h[16] = { 0 };
+		t->k = s->order[j];
+		t->f = f;
+		t->sep[0] = j == 0 ? '{' : ',';
+		memcpy(t->sep + 1, f->key, f->klen);
+		t->sep[f->klen + 1] = ':';
+		t->len = f->klen + 2;
+		for (uint32_t b = 0; b < 16 && b < t->len; b++) {
+			m[b] = 0xff;
+			h[b] = (unsigned char)t->sep[b];
+		}
+		memcpy(t->mask, m, 16);
+		memcpy(t->head, h, 16);
+		s->tplset |= UINT64_C(1) << t->k;
+	}
+	s->ntpl = s->nkeys;
 }
 
 int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,
-			int64_t row, int64_t *lineno, sl_format_tscache *tsc)
+			int64_t row, int64_t max, int64_t *lineno,
+			sl_format_tscache *tsc)
 {
 	const char *p = *pp, *q;
 	int64_t n = 0;
-	while (p < end && (q = line(s, p, end, row + n, tsc)) != NULL) {
+	while (n < max && p < end) {
+		if (s->ntpl > 0 &&
+		    (q = tpl_line(s, p, end, row + n, tsc)) != NULL) {
+			s->hit++;
+			p = q;
+			n++;
+			continue;
+		}
+		if (s->oom || (q = line(s, p, end, row + n, tsc)) == NULL)
+			break;
+		/* a taken line the template missed: learn its shape, unless
+		 * the file's lines rarely fit one (spaces, varying keys) */
+		if (s->nkeys > 0 && (s->miss < 64 || s->miss < s->hit)) {
+			s->miss += s->ntpl > 0;
+			tpl_build(s);
+		} else {
+			s->ntpl = 0;
+		}
 		p = q;
 		n++;
 	}
