@@ -300,8 +300,9 @@ static int list_dir(fsrc *fs, sl_err *err)
 		}
 	}
 	closedir(d);
-	qsort(fs->pend, (size_t)fs->npend, sizeof *fs->pend,
-	      fs->conf.latest_first ? cmp_new_first : cmp_old_first);
+	if (fs->npend > 1)
+		qsort(fs->pend, (size_t)fs->npend, sizeof *fs->pend,
+		      fs->conf.latest_first ? cmp_new_first : cmp_old_first);
 	fs->pend_valid = true;
 	return 0;
 }
