@@ -1319,6 +1319,19 @@ static int merge_core(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 	}
 }
 
+/* The error of a merge that failed with rc. */
+static int merge_err(const sl_agg *a, int rc, sl_err *err)
+{
+	if (rc == SL_ENOMEM)
+		return sl_err_nomem(err);
+	return sl_err_set(err, SL_EINTERNAL,
+			  "state: a stored aggregation buffer of %s is damaged",
+			  a->fn == F_COUNT ? "count"
+			  : a->fn == F_SUM ? "sum"
+			  : a->fn == F_AVG ? "avg"
+					   : "an aggregate");
+}
+
 int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n, size_t *used,
 		 sl_err *err)
 {
@@ -1334,15 +1347,63 @@ int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n, size_t *used,
 	rc = merge_core(a, g, p, n, &at);
 	if (used != NULL)
 		*used = at;
-	if (rc == SL_ENOMEM)
-		return sl_err_nomem(err);
+	return rc < 0 ? merge_err(a, rc, err) : 0;
+}
+
+int sl_agg_reserve(sl_agg *a, int64_t ngroups, sl_err *err)
+{
+	return grow(a, ngroups) < 0 ? sl_err_nomem(err) : 0;
+}
+
+/* One varint of p[*at..n) (a one-byte one without get_uvar's loop). */
+static inline int uvar_at(const unsigned char *p, size_t n, size_t *at,
+			  uint64_t *v)
+{
+	if (*at < n && p[*at] < 0x80) {
+		*v = p[(*at)++];
+		return 0;
+	}
+	return get_uvar(p, n, at, v);
+}
+
+/* sl_agg_merge_raw of the other aggregates (kept out of line: the fast
+ * paths below then need no saved registers). */
+static __attribute__((noinline)) int
+merge_raw_slow(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
+	       size_t *used, unsigned char *out, sl_err *err)
+{
+	size_t at = 0;
+	int rc = merge_core(a, g, p, n, &at);
 	if (rc < 0)
-		return sl_err_set(
-		    err, SL_EINTERNAL,
-		    "state: a stored aggregation buffer of %s is damaged",
-		    a->fn == F_COUNT ? "count"
-		    : a->fn == F_SUM ? "sum"
-		    : a->fn == F_AVG ? "avg"
-				     : "an aggregate");
-	return 0;
+		return merge_err(a, rc, err);
+	*used = at;
+	return (int)sl_agg_save_raw(a, g, out);
+}
+
+int sl_agg_merge_raw(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
+		     size_t *used, unsigned char *out, sl_err *err)
+{
+	size_t at = 0;
+	uint64_t u;
+	if (a->fn == F_COUNT) {
+		if (uvar_at(p, n, &at, &u) < 0)
+			return merge_err(a, SL_EINTERNAL, err);
+		a->cnt[g] += (int64_t)u;
+		*used = at;
+		return (int)raw_uvar(out, (uint64_t)a->cnt[g]);
+	}
+	if (a->fn != F_SUM || a->vk != SL_BIGINT)
+		return merge_raw_slow(a, g, p, n, used, out, err);
+	if (n == 0)
+		return merge_err(a, SL_EINTERNAL, err);
+	if (p[at++]) {
+		if (uvar_at(p, n, &at, &u) < 0)
+			return merge_err(a, SL_EINTERNAL, err);
+		a->isum[g] =
+		    (int64_t)((uint64_t)a->isum[g] + (uint64_t)unzigzag(u));
+		a->has[g] = 1;
+	}
+	*used = at;
+	out[0] = a->has[g];
+	return a->has[g] ? 1 + (int)raw_uvar(out + 1, zigzag(a->isum[g])) : 1;
 }

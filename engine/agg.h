@@ -89,5 +89,13 @@ size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p);
  * updated loads it.  *used = bytes read. */
 int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n, size_t *used,
 		 sl_err *err);
+/* Make room for groups [0, ngroups) (sl_agg_merge_raw needs it). */
+int sl_agg_reserve(sl_agg *a, int64_t ngroups, sl_err *err);
+/* sl_agg_merge then sl_agg_save_raw of group g in one step (the merge
+ * of a micro-batch's groups into the state store): for an aggregate
+ * with sl_agg_save_max(a) > 0 and room for group g (sl_agg_reserve).
+ * Returns the bytes written to out, or an error (damaged buffer). */
+int sl_agg_merge_raw(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
+		     size_t *used, unsigned char *out, sl_err *err);
 
 #endif

@@ -702,7 +702,7 @@ static int probe(sl_hash_groups *t, sl_col *const *lc, int64_t n,
  * (CHUNK x (8 fw + 8) bytes) stays in L1 between the three passes. */
 #define CHUNK 1024
 /* Prefetch the slot of the row this far ahead, in tables past L2. */
-#define PREFETCH_AHEAD 8
+#define PREFETCH_AHEAD 16
 #define PREFETCH_MASK  ((UINT64_C(1) << 15) - 1)
 
 static int packed_scratch(sl_hash_groups *t)
@@ -798,18 +798,29 @@ static bool pack_chunk(sl_hash_groups *t, sl_col *const *lc, int64_t base,
 	return any != 0;
 }
 
-static int64_t add_packed(sl_hash_groups *t, const uint64_t *w, uint32_t m,
-			  uint32_t h32)
+/* Add the group of key words w whose probe ended at the empty slot s
+ * (kept out of the probe loops: inlined, it slowed the loops that find
+ * existing groups). */
+static __attribute__((noinline)) int64_t
+add_packed(sl_hash_groups *t, const uint64_t *w, uint32_t m, uint32_t h32,
+	   uint64_t s)
 {
 	int64_t g = t->n;
+	int j;
 	if (g == t->gcap && grow_groups(t) < 0)
 		return -1;
-	if ((uint64_t)(g + 1) * 2 > t->mask + 1 && grow_slots(t) < 0)
-		return -1;
-	memcpy(t->kw + g * t->fw, w, (size_t)t->fw * 8);
+	if ((uint64_t)(g + 1) * 2 > t->mask + 1) {
+		if (grow_slots(t) < 0)
+			return -1;
+		s = h32 & t->mask; /* the slots moved: probe again */
+		while (t->slots[s] != 0)
+			s = (s + 1) & t->mask;
+	}
+	for (j = 0; j < t->fw; j++) /* at most 4 words: no memcpy call */
+		t->kw[g * t->fw + j] = w[j];
 	t->km[g] = m;
 	t->null_keys |= m != 0;
-	slot_put(t->slots, t->mask, h32, g);
+	t->slots[s] = (uint64_t)h32 << 32 | (uint64_t)(g + 1);
 	t->n++;
 	return g;
 }
@@ -860,7 +871,8 @@ probe_chunk(sl_hash_groups *t, int64_t n, int fw, bool nulls, bool skip_nulls,
 			}
 			s = (s + 1) & t->mask;
 		}
-		if (g < 0 && insert && (g = add_packed(t, w, m, h32)) < 0)
+		if (g < 0 && insert &&
+		    (g = add_packed(t, w, m, h32, s)) < 0)
 			return SL_ENOMEM;
 		gids[i] = (int32_t)g;
 	}
@@ -972,7 +984,10 @@ static sl_col *leaf_col(const sl_hash_groups *t, int *k, sl_type *type,
 {
 	int lk = *k;
 	const leaf *L = &t->leaves[(*k)++];
-	sl_col *c = sl_col_new(type, n);
+	/* values written below for every row need no zeroing first */
+	bool full = type->kind == SL_STRUCT ||
+		    (L->kind != SL_STRING && (t->fw > 0 || L->w > 0));
+	sl_col *c = full ? sl_col_new_raw(type, n) : sl_col_new(type, n);
 	int64_t i;
 	int f;
 	if (c == NULL)
@@ -996,6 +1011,8 @@ static sl_col *leaf_col(const sl_hash_groups *t, int *k, sl_type *type,
 	} else if (L->w > 0 && n > 0) {
 		memcpy(c->data, L->vals + from * L->w, (size_t)(n * L->w));
 	}
+	if (t->fw > 0 && !t->null_keys) /* packed keys without a NULL */
+		return c;
 	for (i = 0; i < n; i++)
 		if (leaf_null(t, lk, from + i) && type->kind != SL_NULLTYPE &&
 		    sl_col_set_null(c, i) < 0)

@@ -186,6 +186,7 @@ typedef struct saggst {
 	sl_op *part;     /* this micro-batch's hash aggregate, or NULL */
 	sl_col **kc;     /* its key columns, during the merge */
 	sl_buf kb, vb;   /* scratch */
+	int64_t ngroups; /* the batch's groups (of part), during the merge */
 	sl_buf keys;     /* encoded keys of the batch's groups, back to back */
 	int64_t *koff;   /* group g's key at keys.p + koff[g] .. koff[g+1] */
 	uint64_t *khash; /* its sl_state_hash */
@@ -488,15 +489,34 @@ static void free_cols(sl_col **c, int n)
 	free(c);
 }
 
-/* The batch's key columns (st->kc) and their encodings (st->keys). */
-static int encode_keys(sl_op *op, int64_t n, sl_err *err)
+/* The batch's key columns (st->kc), made when first needed: a batch
+ * whose groups are all in the store already, without late rows, feed or
+ * Update output, needs none (making them was 4% of W1-100k). */
+static int key_cols(sl_op *op, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	saggst *st = op->state;
 	sl_hash_groups *t = sl_op_agg_table(st->part);
+	int k;
+	if (st->kc != NULL)
+		return 0;
+	if ((st->kc = calloc((size_t)p->nkeys + 1, sizeof *st->kc)) == NULL)
+		return sl_err_nomem(err);
+	for (k = 0; k < p->nkeys; k++)
+		if ((st->kc[k] =
+			 sl_hash_groups_key(t, k, 0, st->ngroups, err)) == NULL)
+			return err ? err->code : SL_ENOMEM;
+	return 0;
+}
+
+/* The encodings of the batch's keys (st->keys) and their hashes. */
+static int encode_keys(sl_op *op, int64_t n, sl_err *err)
+{
+	saggst *st = op->state;
+	sl_hash_groups *t = sl_op_agg_table(st->part);
 	int64_t g;
-	int k, rc;
-	st->kc = calloc((size_t)p->nkeys + 1, sizeof *st->kc);
+	int rc;
+	st->ngroups = n;
 	if (n + 1 > st->kcap) {
 		free(st->koff);
 		free(st->khash);
@@ -509,11 +529,8 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 		st->kcap =
 		    st->koff && st->khash && st->isnew && st->glate ? n + 1 : 0;
 	}
-	if (st->kc == NULL || st->kcap == 0)
+	if (st->kcap == 0)
 		return sl_err_nomem(err);
-	for (k = 0; k < p->nkeys; k++)
-		if ((st->kc[k] = sl_hash_groups_key(t, k, 0, n, err)) == NULL)
-			return err ? err->code : SL_ENOMEM;
 	sl_buf_clear(&st->keys);
 	for (g = 0; t == NULL && g <= n; g++) /* global: the empty key */
 		st->koff[g] = 0;
@@ -575,23 +592,35 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
 	int64_t t;
 	int i, rc;
 	st->isnew[g] = old == NULL;
-	for (i = 0; old != NULL && i < p->naggs; i++) {
+	sl_buf_clear(&st->vb);
+	if (vmax > 0) { /* fixed-size buffers: merged and written at once */
+		unsigned char *b = (unsigned char *)st->vb.p;
+		for (i = 0; i < p->naggs; i++) {
+			size_t used = 0;
+			if (old == NULL)
+				rc = (int)sl_agg_save_raw(aggs[i], g,
+							  b + st->vb.len);
+			else if ((rc = sl_agg_merge_raw(
+				      aggs[i], g, old + at, vlen - at, &used,
+				      b + st->vb.len, err)) < 0)
+				return rc;
+			st->vb.len += (size_t)rc;
+			at += used;
+		}
+	}
+	for (i = 0; vmax == 0 && old != NULL && i < p->naggs; i++) {
 		size_t used;
 		if ((rc = sl_agg_merge(aggs[i], g, old + at, vlen - at, &used,
 				       err)) < 0)
 			return rc;
 		at += used;
 	}
-	sl_buf_clear(&st->vb);
-	if (vmax > 0) { /* fixed-size buffers: written in place */
-		unsigned char *b = (unsigned char *)st->vb.p;
-		for (i = 0; i < p->naggs; i++)
-			st->vb.len +=
-			    sl_agg_save_raw(aggs[i], g, b + st->vb.len);
-	}
 	for (i = 0; vmax == 0 && i < p->naggs; i++)
 		if ((rc = sl_agg_save(aggs[i], g, &st->vb, err)) < 0)
 			return rc;
+	if (old == NULL && st->evicts && st->ix.valid &&
+	    (rc = key_cols(op, err)) < 0)
+		return rc;
 	if (old == NULL && st->evicts && st->ix.valid &&
 	    key_time(st, st->kc, g, &t) &&
 	    (rc = sl_win_index_push(&st->ix, t, key, klen, err)) < 0)
@@ -622,6 +651,9 @@ static int merge_groups(sl_op *op, int64_t n, sl_err *err)
 	}
 	if (vmax > 0 && !sl_buf_reserve(&st->vb, vmax))
 		return sl_err_nomem(err);
+	for (i = 0; vmax > 0 && i < op->plan->naggs; i++)
+		if ((rc = sl_agg_reserve(aggs[i], n, err)) < 0)
+			return rc;
 	for (g = 0; g < n && g < 2 * MERGE_AHEAD; g++)
 		sl_state_prefetch(s, st->khash[g]);
 	for (g = 0; g < n; g++) {
@@ -699,6 +731,8 @@ static sl_batch *update_rows(sl_op *op, int64_t n, sl_err *err)
 		sl_err_nomem(err);
 		goto out;
 	}
+	if (key_cols(op, err) < 0)
+		goto out;
 	for (g = 0; g < n; g++) {
 		if (st->glate[g])
 			continue;
@@ -1075,6 +1109,9 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 		return rc;
 	n = *ngroups = sl_op_agg_ngroups(st->part);
 	if ((rc = encode_keys(op, n, err)) < 0)
+		return rc;
+	if ((st->late_rows || sl_stream_wants_rows(st->ctx)) &&
+	    (rc = key_cols(op, err)) < 0)
 		return rc;
 	st->nlate = mark_late(st, n);
 	st->sf.dropped += st->nlate;

@@ -207,6 +207,31 @@ int64_t sl_state_version(const sl_state *s)
 	return s->version;
 }
 
+/* a[0..n) == b[0..n), for the short keys of group keys without a libc
+ * call when 8 <= n <= 32 (overlapping words). */
+static inline bool key_eq(const char *a, const void *bp, size_t n)
+{
+	const char *b = bp;
+	uint64_t x, y, d;
+	if (n < 8 || n > 32)
+		return memcmp(a, b, n) == 0;
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+	d = x ^ y;
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	d |= x ^ y;
+	if (n > 16) {
+		memcpy(&x, a + 8, 8);
+		memcpy(&y, b + 8, 8);
+		d |= x ^ y;
+		memcpy(&x, a + n - 16, 8);
+		memcpy(&y, b + n - 16, 8);
+		d |= x ^ y;
+	}
+	return d == 0;
+}
+
 /* Index of key's slot, or of the empty slot where it would go. */
 static uint64_t find(const sl_state *s, uint64_t h, const void *key,
 		     size_t klen)
@@ -220,7 +245,7 @@ static uint64_t find(const sl_state *s, uint64_t h, const void *key,
 		if ((uint32_t)x == tag) {
 			struct entry *e = slot_entry(s, x);
 			if (e_klen(e) == klen &&
-			    memcmp(entry_key(e), key, klen) == 0)
+			    key_eq(entry_key(e), key, klen))
 				return i;
 		}
 		i = (i + 1) & mask;
@@ -338,6 +363,44 @@ static void begin_write(sl_state *s)
 	}
 }
 
+/* memmove of the few bytes of a key or value without a libc call: the
+ * undo log and in-place overwrites copy two of them per changed group.
+ * Every source byte is read before the first is written. */
+static inline void copy_small(void *dst, const void *src, size_t n)
+{
+	const unsigned char *p = src;
+	unsigned char *d = dst;
+	uint64_t a, b, c, e;
+	uint32_t x, y;
+	if (n > 32) {
+		memmove(dst, src, n);
+	} else if (n > 16) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		memcpy(&c, p + n - 16, 8);
+		memcpy(&e, p + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + 8, &b, 8);
+		memcpy(d + n - 16, &c, 8);
+		memcpy(d + n - 8, &e, 8);
+	} else if (n >= 8) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, p, 4);
+		memcpy(&y, p + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else if (n > 0) {
+		unsigned char u = p[0], v = p[n >> 1], w = p[n - 1];
+		d[0] = u;
+		d[n >> 1] = v;
+		d[n - 1] = w;
+	}
+}
+
 /* Record the current value (or absence) of key before changing it. */
 static int log_old(sl_state *s, const void *key, size_t klen, struct entry *old)
 {
@@ -353,10 +416,10 @@ static int log_old(sl_state *s, const void *key, size_t klen, struct entry *old)
 	hdr[0] = (uint32_t)klen;
 	hdr[1] = old ? old->vlen : UINT32_MAX;
 	memcpy(s->log + s->log_len, hdr, sizeof hdr);
-	memcpy(s->log + s->log_len + sizeof hdr, key, klen);
+	copy_small(s->log + s->log_len + sizeof hdr, key, klen);
 	if (old != NULL)
-		memcpy(s->log + s->log_len + sizeof hdr + klen, entry_val(old),
-		       vlen);
+		copy_small(s->log + s->log_len + sizeof hdr + klen,
+			   entry_val(old), vlen);
 	s->log_len += sizeof hdr + klen + vlen;
 	if (old != NULL)
 		e_set_tag(old, s->tag);
@@ -477,6 +540,13 @@ int sl_state_put_at(sl_state *s, const sl_state_pos *pos, const void *key,
 	i = pos_slot(s, pos, key, klen);
 	if (s->slots[i] != 0)
 		old = slot_entry(s, s->slots[i]);
+	if (old != NULL && old->vlen == vlen) { /* in place (most puts) */
+		if (log_old(s, key, klen, old) < 0)
+			return sl_err_nomem(err);
+		copy_small(entry_val(old), val, vlen);
+		s->nupdated++;
+		return 0;
+	}
 	if (log_old(s, key, klen, old) < 0 ||
 	    raw_put(s, pos->hash, i, key, klen, val, vlen, s->tag) < 0)
 		return sl_err_nomem(err);

@@ -352,6 +352,47 @@ static void test_fast_paths(void)
 
 /* ---- streaming buffers: written in place as by sl_agg_save; clear ---- */
 
+/* sl_agg_merge_raw = sl_agg_merge then sl_agg_save_raw: the saved
+ * buffers of `saved` merged into two aggregates updated alike. */
+static void merge_raw_case(const char *fname, sl_type *at, sl_col *arg,
+			   bool rows, const sl_agg *saved)
+{
+	int32_t g[4] = { 2, 0, 2, 1 };
+	sl_agg *b = sl_agg_new(fname, false, rows, &at, at ? 1 : 0, 0, &err);
+	sl_agg *c = sl_agg_new(fname, false, rows, &at, at ? 1 : 0, 0, &err);
+	unsigned char raw[64], out[64];
+	size_t len, used, used2;
+	int64_t gi, bad = 0;
+	sl_buf one;
+	int n;
+	ok(b && c && sl_agg_update(b, g, 4, 4, &arg, &err) == 0 &&
+	       sl_agg_update(c, g, 4, 4, &arg, &err) == 0 &&
+	       sl_agg_reserve(c, 6, &err) == 0,
+	   "%s: merge_raw setup", fname);
+	if (b == NULL || c == NULL)
+		goto out;
+	sl_buf_init(&one);
+	for (gi = 0; gi < 5; gi++) { /* 3 and 4 were never updated */
+		sl_buf_clear(&one);
+		sl_agg_save(saved, gi, &one, &err);
+		used = used2 = 0;
+		bad += sl_agg_merge(b, gi, one.p, one.len, &used, &err) != 0;
+		len = sl_agg_save_raw(b, gi, raw);
+		n = sl_agg_merge_raw(c, gi, (const unsigned char *)one.p,
+				     one.len, &used2, out, &err);
+		bad += n < 0 || (size_t)n != len || used != used2 ||
+		       used != one.len || memcmp(raw, out, len) != 0;
+	}
+	sl_buf_release(&one);
+	is_int(bad, 0, "%s: sl_agg_merge_raw = sl_agg_merge + save_raw", fname);
+	ok(sl_agg_merge_raw(c, 0, raw, 0, &used, out, &err) < 0 &&
+	       strstr(err.msg, "is damaged") != NULL,
+	   "%s: merge_raw of an empty buffer: %s", fname, err.msg);
+out:
+	sl_agg_free(b);
+	sl_agg_free(c);
+}
+
 static void raw_case(const char *fname, sl_type *at, sl_col *arg, bool rows)
 {
 	int32_t g[6] = { 0, 1, 0, 2, 1, 0 };
@@ -374,6 +415,7 @@ static void raw_case(const char *fname, sl_type *at, sl_col *arg, bool rows)
 		bad += len != one.len || len > m || memcmp(raw, one.p, len) != 0;
 	}
 	is_int(bad, 0, "%s: sl_agg_save_raw writes sl_agg_save's bytes", fname);
+	merge_raw_case(fname, at, arg, rows, a);
 	ok(sl_agg_clear(a, 4), "%s: clearable", fname);
 	sl_buf_clear(&one);
 	sl_agg_save(a, 1, &one, &err);
