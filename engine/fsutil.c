@@ -151,7 +151,8 @@ static bool io_fail_hits(void)
 {
 	(void)pthread_once(&io_fail_once, io_fail_init);
 	return io_fail_at > 0 &&
-	       __atomic_add_fetch(&io_fail_n, 1, __ATOMIC_SEQ_CST) == io_fail_at;
+	       __atomic_add_fetch(&io_fail_n, 1, __ATOMIC_SEQ_CST) ==
+		   io_fail_at;
 }
 
 static bool power_cut_hits(void)
@@ -188,7 +189,8 @@ int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 		return sl_crash_at(crash, point, batch_id, err);
 	if (power_cut_hits()) {
 		if (!overwrite && link(tmp, path) == 0)
-			unlink(path); /* linked, but the directory was not synced */
+			unlink(
+			    path); /* linked, but the directory was not synced */
 		_exit(137);
 	}
 	if (overwrite)

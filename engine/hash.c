@@ -801,9 +801,10 @@ static bool pack_chunk(sl_hash_groups *t, sl_col *const *lc, int64_t base,
 /* Add the group of key words w whose probe ended at the empty slot s
  * (kept out of the probe loops: inlined, it slowed the loops that find
  * existing groups). */
-static __attribute__((noinline)) int64_t
-add_packed(sl_hash_groups *t, const uint64_t *w, uint32_t m, uint32_t h32,
-	   uint64_t s)
+static __attribute__((noinline)) int64_t add_packed(sl_hash_groups *t,
+						    const uint64_t *w,
+						    uint32_t m, uint32_t h32,
+						    uint64_t s)
 {
 	int64_t g = t->n;
 	int j;
@@ -871,8 +872,7 @@ probe_chunk(sl_hash_groups *t, int64_t n, int fw, bool nulls, bool skip_nulls,
 			}
 			s = (s + 1) & t->mask;
 		}
-		if (g < 0 && insert &&
-		    (g = add_packed(t, w, m, h32, s)) < 0)
+		if (g < 0 && insert && (g = add_packed(t, w, m, h32, s)) < 0)
 			return SL_ENOMEM;
 		gids[i] = (int32_t)g;
 	}

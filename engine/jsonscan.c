@@ -57,7 +57,7 @@ typedef struct sfield {
 typedef struct tsep {
 	const sfield *f; /* the field, in the scanner's array */
 	int k;
-	uint32_t len;   /* bytes of sep */
+	uint32_t len;              /* bytes of sep */
 	uint64_t head[2], mask[2]; /* its first 16 bytes, masked */
 	char sep[76];
 } tsep;
