@@ -17,6 +17,7 @@
 #include "query.h"
 #include "source.h"
 #include "sqlexpr.h"
+#include "rows.h"
 #include "tap.h"
 #include "timeutil.h"
 
@@ -84,29 +85,9 @@ static sl_plan *windowed(sl_plan *in, const char *size)
 	return sel(p, "CAST(window.start AS BIGINT) AS start", "count");
 }
 
-static char tbuf[4096];
 static const char *table(sl_session *s, const char *name)
 {
-	sl_batch *b = sl_catalog_get(sl_session_catalog(s), name, &err);
-	sl_buf out;
-	int64_t i;
-	int j;
-	if (b == NULL)
-		return err.msg;
-	sl_buf_init(&out);
-	for (i = 0; i < b->nrows; i++) {
-		if (i)
-			sl_buf_addc(&out, ';');
-		for (j = 0; j < b->ncols; j++) {
-			if (j)
-				sl_buf_addc(&out, ',');
-			sl_value_show(b->cols[j], i, &out);
-		}
-	}
-	snprintf(tbuf, sizeof tbuf, "%s", sl_buf_cstr(&out));
-	sl_buf_release(&out);
-	sl_batch_free(b);
-	return tbuf;
+	return table_text(s, name, &err);
 }
 
 static bool has(const char *json, const char *part)

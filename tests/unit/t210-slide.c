@@ -21,6 +21,7 @@
 #include "source.h"
 #include "sqlexpr.h"
 #include "stream.h"
+#include "rows.h"
 #include "tap.h"
 #include "window.h"
 
@@ -95,29 +96,9 @@ static sl_plan *query(sl_memstream *ms, const char *win, const char *a1,
 	return sel(p, out, 4);
 }
 
-static char tbuf[8192];
 static const char *table(sl_session *s, const char *name)
 {
-	sl_batch *b = sl_catalog_get(sl_session_catalog(s), name, &err);
-	sl_buf out;
-	int64_t i;
-	int j;
-	if (b == NULL)
-		return err.msg;
-	sl_buf_init(&out);
-	for (i = 0; i < b->nrows; i++) {
-		if (i)
-			sl_buf_addc(&out, ';');
-		for (j = 0; j < b->ncols; j++) {
-			if (j)
-				sl_buf_addc(&out, ',');
-			sl_value_show(b->cols[j], i, &out);
-		}
-	}
-	snprintf(tbuf, sizeof tbuf, "%s", sl_buf_cstr(&out));
-	sl_buf_release(&out);
-	sl_batch_free(b);
-	return tbuf;
+	return table_text(s, name, &err);
 }
 
 static sl_query *start(sl_session *s, sl_plan *p, sl_outmode mode,

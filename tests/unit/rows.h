@@ -1,0 +1,42 @@
+/*
+ * rows.h: a memory sink's table as text for the unit tests that run
+ * streaming queries: "a,b;c,d" (rows in the sink's order, values as
+ * show() prints them), or the catalog's error message.  The text lives in
+ * a static buffer until the next call.
+ */
+#ifndef SL_TEST_ROWS_H
+#define SL_TEST_ROWS_H
+
+#include <stdio.h>
+
+#include "batch.h"
+#include "buf.h"
+#include "catalog.h"
+#include "session.h"
+
+static const char *table_text(sl_session *s, const char *name, sl_err *err)
+{
+	static char text[8192];
+	sl_batch *b = sl_catalog_get(sl_session_catalog(s), name, err);
+	sl_buf out;
+	int64_t i;
+	int j;
+	if (b == NULL)
+		return err->msg;
+	sl_buf_init(&out);
+	for (i = 0; i < b->nrows; i++) {
+		if (i)
+			sl_buf_addc(&out, ';');
+		for (j = 0; j < b->ncols; j++) {
+			if (j)
+				sl_buf_addc(&out, ',');
+			sl_value_show(b->cols[j], i, &out);
+		}
+	}
+	snprintf(text, sizeof text, "%s", sl_buf_cstr(&out));
+	sl_buf_release(&out);
+	sl_batch_free(b);
+	return text;
+}
+
+#endif
