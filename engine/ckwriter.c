@@ -46,12 +46,10 @@ static void account(sl_ckwriter *w, int64_t batch, int64_t us)
 }
 
 /* Run one job unless an earlier one failed; called without the lock. */
-static int run_job(sl_ckwriter *w, struct wjob *j, int failed, sl_err *e,
-		   int64_t *us)
+static int run_job(struct wjob *j, int failed, sl_err *e, int64_t *us)
 {
 	int64_t t0 = sl_clock_monotonic_us();
 	int rc = failed ? 0 : j->run(j->job, e);
-	(void)w;
 	*us = sl_clock_monotonic_us() - t0;
 	if (j->free_fn != NULL)
 		j->free_fn(j->job);
@@ -75,7 +73,7 @@ static void *writer_main(void *ud)
 		failed = w->rc;
 		pthread_mutex_unlock(&w->mu);
 		sl_err_clear(&e);
-		rc = run_job(w, j, failed, &e, &us);
+		rc = run_job(j, failed, &e, &us);
 		pthread_mutex_lock(&w->mu);
 		w->head = j->next;
 		if (w->head == NULL)
@@ -165,7 +163,7 @@ int64_t sl_ckwriter_submit(sl_ckwriter *w, sl_ckwriter_fn run,
 		int rc;
 		pthread_mutex_unlock(&w->mu);
 		sl_err_clear(&e);
-		rc = run_job(w, j, 0, &e, &us);
+		rc = run_job(j, 0, &e, &us);
 		pthread_mutex_lock(&w->mu);
 		account(w, batch, us);
 		w->finished++;
