@@ -1,10 +1,10 @@
 /*
- * ckpt: reading and writing the checkpoint's logs and state files, and the
- * recovery rules.  The JSON we read back is our own (or Spark's) small
+ * ckpt: reading and writing the checkpoint's logs, the recovery rules, the
+ * background writer and retention (state files: ckpt_state.c).  The JSON we read back is our own (or Spark's) small
  * flat objects, so a tiny scanner suffices; anything it cannot read is a
  * corrupt file, reported with its path.
  */
-#include "ckpt.h"
+#include "ckpt_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,50 +16,17 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <lz4.h>
-
-#include "buf.h"
-#include "ckwriter.h"
 #include "fsutil.h"
-
-/* A snapshot being written by a helper thread (never touches Lua or
- * the state store: it gets the serialized payload). */
-struct snapjob {
-	pthread_t thr;
-	sl_buf b;
-	char path[4400];
-	int op;
-	int64_t version;
-	struct snapjob *next;
-};
-
-struct sl_ckpt {
-	char *dir;
-	int lockfd;
-	struct snapjob *jobs; /* snapshots in flight */
-	sl_ckwriter *w;       /* pipelined writes (sl_ckpt_set_async) */
-	int64_t last_ticket;  /* of the newest queued write */
-};
 
 /* A file for the writer thread: the bytes, and for a state file the
  * trailer still to append (its CRC is computed off the batch's path). */
 struct filejob {
+	sl_ckpt *c;
 	char *path;
 	sl_buf b;
 	bool overwrite, trailer;
 	int64_t batch;
 };
-
-static int put_trailer(sl_buf *b, sl_err *err);
-
-static void snap_join(sl_ckpt *c, int64_t upto, int op, int64_t same);
-
-#define MAGIC_HEAD 0x44534c53u /* "SLSD" */
-#define MAGIC_TAIL 0x45534c53u /* "SLSE" */
-#define MAGIC_LZ4                                                              \
-	0x5a534c53u /* "SLSZ": u64 raw length, LZ4 block of the
-				  payload (head magic and records) */
-#define TRAILER 16  /* u64 payload length, u32 crc, u32 magic */
 
 void sl_ckpt_path(const sl_ckpt *c, const char *rel, char *out, size_t n)
 {
@@ -72,6 +39,7 @@ sl_ckpt *sl_ckpt_open(const char *dir, sl_err *err)
 	char p[4200];
 	if (sl_fs_mkdirs(dir, err) < 0)
 		return NULL;
+	sl_fs_mark_top(dir); /* before its logs' directories are made */
 	c = calloc(1, sizeof *c);
 	if (c == NULL || (c->dir = strdup(dir)) == NULL) {
 		free(c);
@@ -111,11 +79,18 @@ sl_ckpt *sl_ckpt_open_ro(const char *dir, sl_err *err)
 
 void sl_ckpt_close(sl_ckpt *c)
 {
+	int i, k;
 	if (c == NULL)
 		return;
 	sl_ckwriter_free(c->w); /* waits for the queued writes */
 	c->w = NULL;
-	snap_join(c, INT64_MAX, -1, -1);
+	ckpt_snap_join(c, INT64_MAX, -1, -1);
+	for (i = 0; i < c->nsp; i++) {
+		for (k = 0; k < c->sp[i].n; k++)
+			free(c->sp[i].path[k]);
+		free(c->sp[i].dir);
+	}
+	free(c->sp);
 	if (c->lockfd >= 0)
 		close(c->lockfd); /* releases the flock */
 	free(c->dir);
@@ -163,13 +138,113 @@ int64_t sl_ckpt_batch_write_us(sl_ckpt *c, int64_t batch)
 	return c->w != NULL ? sl_ckwriter_batch_us(c->w, batch) : -1;
 }
 
+/* ---- spares ---- */
+
+static struct spares *spares_of(sl_ckpt *c, const char *dir, size_t n, bool add)
+{
+	struct spares *sp;
+	int i;
+	for (i = 0; i < c->nsp; i++)
+		if (strlen(c->sp[i].dir) == n &&
+		    memcmp(c->sp[i].dir, dir, n) == 0)
+			return &c->sp[i];
+	if (!add)
+		return NULL;
+	sp = realloc(c->sp, (size_t)(c->nsp + 1) * sizeof *sp);
+	if (sp == NULL)
+		return NULL;
+	c->sp = sp;
+	sp = &c->sp[c->nsp];
+	memset(sp, 0, sizeof *sp);
+	if ((sp->dir = strndup(dir, n)) == NULL)
+		return NULL;
+	c->nsp++;
+	return sp;
+}
+
+/* path (in dir) is past retention: keep it to reuse.  Purges go oldest
+ * first and so do reuses, and when the list is full its oldest goes: the
+ * files left are always one run of ids up to the newest, so a crash at any
+ * point leaves no gap for recovery to refuse. */
+static void spare_add(sl_ckpt *c, const char *dir, const char *path)
+{
+	struct spares *sp = spares_of(c, dir, strlen(dir), true);
+	char *p = sp != NULL ? strdup(path) : NULL;
+	if (p == NULL) { /* out of memory: delete, oldest first */
+		for (; sp != NULL && sp->n > 0; sp->n--) {
+			unlink(sp->path[0]);
+			free(sp->path[0]);
+			memmove(sp->path, sp->path + 1,
+				(size_t)(sp->n - 1) * sizeof p);
+		}
+		unlink(path);
+		return;
+	}
+	if (sp->n == SPARES_MAX) {
+		unlink(sp->path[0]);
+		free(sp->path[0]);
+		memmove(sp->path, sp->path + 1,
+			(size_t)(SPARES_MAX - 1) * sizeof p);
+		sp->n--;
+	}
+	sp->path[sp->n++] = p;
+}
+
+/* The oldest spare in path's directory (owned by the caller), or NULL. */
+static char *spare_take(sl_ckpt *c, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct spares *sp;
+	char *p;
+	if (slash == NULL ||
+	    (sp = spares_of(c, path, (size_t)(slash - path), false)) == NULL ||
+	    sp->n == 0)
+		return NULL;
+	p = sp->path[0];
+	memmove(sp->path, sp->path + 1, (size_t)(sp->n - 1) * sizeof p);
+	sp->n--;
+	return p;
+}
+
+/* Write through the directory's spare, retiring the next one. */
+static int write_reusing(sl_ckpt *c, const char *path, const sl_buf *b,
+			 bool overwrite, sl_crash *crash, const char *point,
+			 int64_t batch, sl_err *err)
+{
+	char *retire = spare_take(c, path);
+	bool retired = false;
+	int rc = sl_fs_write_reusing(path, b->p, b->len, overwrite, retire,
+				     &retired, crash, point, batch, err);
+	if (retire != NULL && !retired)
+		unlink(retire); /* past retention all the same */
+	free(retire);
+	return rc;
+}
+
+void sl_ckpt_drop_spares(sl_ckpt *c)
+{
+	int i, k;
+	char p[4300];
+	if (sl_ckpt_sync(c, NULL) < 0)
+		return; /* a failed writer: leave the files as they are */
+	for (i = 0; i < c->nsp; i++) {
+		for (k = 0; k < c->sp[i].n; k++) {
+			unlink(c->sp[i].path[k]);
+			free(c->sp[i].path[k]);
+		}
+		c->sp[i].n = 0;
+		snprintf(p, sizeof p, "%s/" SL_FS_SPARE, c->sp[i].dir);
+		unlink(p);
+	}
+}
+
 static int filejob_run(void *ud, sl_err *err)
 {
 	struct filejob *j = ud;
-	int rc = j->trailer ? put_trailer(&j->b, err) : 0;
+	int rc = j->trailer ? ckpt_put_trailer(&j->b, err) : 0;
 	if (rc == 0)
-		rc = sl_fs_write_atomic(j->path, j->b.p, j->b.len, j->overwrite,
-					NULL, NULL, j->batch, err);
+		rc = write_reusing(j->c, j->path, &j->b, j->overwrite, NULL,
+				   NULL, j->batch, err);
 	return rc;
 }
 
@@ -184,9 +259,9 @@ static void filejob_free(void *ud)
 /* Write b (taken: released here) to path: queued when the writer is on
  * and no crash point may hit this write, else now, after everything
  * queued (the order on disk is the order of the calls). */
-static int put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
-		    bool trailer, sl_crash *crash, const char *point,
-		    int64_t batch, sl_err *err)
+int ckpt_put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
+		  bool trailer, sl_crash *crash, const char *point,
+		  int64_t batch, sl_err *err)
 {
 	struct filejob *j;
 	int64_t t;
@@ -195,10 +270,10 @@ static int put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
 	    (point != NULL && sl_crash_hits(crash, point, batch))) {
 		rc = sl_ckpt_sync(c, err);
 		if (rc == 0 && trailer)
-			rc = put_trailer(b, err);
+			rc = ckpt_put_trailer(b, err);
 		if (rc == 0)
-			rc = sl_fs_write_atomic(path, b->p, b->len, overwrite,
-						crash, point, batch, err);
+			rc = write_reusing(c, path, b, overwrite, crash, point,
+					   batch, err);
 		sl_buf_release(b);
 		return rc;
 	}
@@ -208,6 +283,7 @@ static int put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
 		sl_buf_release(b);
 		return sl_err_nomem(err);
 	}
+	j->c = c;
 	j->b = *b; /* moved */
 	sl_buf_init(b);
 	j->overwrite = overwrite;
@@ -449,7 +525,7 @@ int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch, const sl_ckpt_offsets *o,
 		return sl_err_nomem(err);
 	}
 	snprintf(p, sizeof p, "%s/%lld", dir, (long long)batch);
-	rc = put_file(c, p, &b, overwrite, false, NULL, NULL, batch, err);
+	rc = ckpt_put_file(c, p, &b, overwrite, false, NULL, NULL, batch, err);
 	/* a crash "after" the write: the write is durable first */
 	if (rc == 0 && sl_crash_hits(crash, "after-offsets", batch))
 		rc = sl_ckpt_sync(c, err);
@@ -555,8 +631,8 @@ int sl_ckpt_write_commit(sl_ckpt *c, int64_t batch, int64_t next_wm_ms,
 		return sl_err_nomem(err);
 	}
 	snprintf(p, sizeof p, "%s/%lld", dir, (long long)batch);
-	return put_file(c, p, &b, false, false, crash, "mid-commit", batch,
-			err);
+	return ckpt_put_file(c, p, &b, false, false, crash, "mid-commit", batch,
+			     err);
 }
 
 int sl_ckpt_read_commit(sl_ckpt *c, int64_t batch, int64_t *next_wm_ms,
@@ -668,7 +744,10 @@ out:
 	return rc;
 }
 
-static void purge_dir(const char *dir, int64_t keep_from, const char *suffix)
+/* Files of dir older than keep_from go; a log's become spares (c, when
+ * not NULL), snapshots are deleted. */
+static void purge_dir(sl_ckpt *c, const char *dir, int64_t keep_from,
+		      const char *suffix)
 {
 	int64_t *ids = NULL;
 	int n = 0, i;
@@ -680,14 +759,17 @@ static void purge_dir(const char *dir, int64_t keep_from, const char *suffix)
 			break;
 		snprintf(p, sizeof p, "%s/%lld%s", dir, (long long)ids[i],
 			 suffix ? suffix : "");
-		unlink(p);
+		if (c != NULL)
+			spare_add(c, dir, p);
+		else
+			unlink(p);
 	}
 	free(ids);
 }
 
 /* One operator's state directory: versions >= keep_from (the state
  * batch keep_from starts from) must stay loadable. */
-static void purge_state(const char *dir, int64_t keep_from)
+static void purge_state(sl_ckpt *c, const char *dir, int64_t keep_from)
 {
 	int64_t *snaps = NULL, base = -1;
 	int n = 0, i;
@@ -701,31 +783,32 @@ static void purge_state(const char *dir, int64_t keep_from)
 	free(snaps);
 	if (base <= 0)
 		return; /* every delta from 1 is still needed */
-	purge_dir(dir, base, ".snapshot");
-	purge_dir(dir, base + 1, ".delta");
+	purge_dir(NULL, dir, base, ".snapshot");
+	purge_dir(c, dir, base + 1, ".delta");
 }
 
-static void purge_files(const char *cdir, int64_t keep_from)
+static void purge_files(sl_ckpt *c, int64_t keep_from)
 {
+	const char *cdir = c->dir;
 	char dir[4200], p[4400];
 	int64_t *ops = NULL;
 	int nops = 0, i;
 	snprintf(dir, sizeof dir, "%s/offsets", cdir);
-	purge_dir(dir, keep_from, NULL);
+	purge_dir(c, dir, keep_from, NULL);
 	snprintf(dir, sizeof dir, "%s/commits", cdir);
-	purge_dir(dir, keep_from, NULL);
+	purge_dir(c, dir, keep_from, NULL);
 	snprintf(dir, sizeof dir, "%s/state", cdir);
 	if (sl_fs_list_ids(dir, NULL, &ops, &nops, NULL) < 0)
 		return;
 	for (i = 0; i < nops; i++) {
 		snprintf(p, sizeof p, "%s/%lld/0", dir, (long long)ops[i]);
-		purge_state(p, keep_from);
+		purge_state(c, p, keep_from);
 	}
 	free(ops);
 }
 
 struct purgejob {
-	char *dir;
+	sl_ckpt *c;
 	int64_t keep_from;
 };
 
@@ -733,15 +816,13 @@ static int purgejob_run(void *ud, sl_err *err)
 {
 	struct purgejob *j = ud;
 	(void)err;
-	purge_files(j->dir, j->keep_from);
+	purge_files(j->c, j->keep_from);
 	return 0;
 }
 
 static void purgejob_free(void *ud)
 {
-	struct purgejob *j = ud;
-	free(j->dir);
-	free(j);
+	free(ud);
 }
 
 void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
@@ -753,18 +834,16 @@ void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from)
 	 * snapshot is only listed once its thread linked it in whole, so a
 	 * snapshot still in flight is never taken as the base */
 	if (c->w != NULL && (j = calloc(1, sizeof *j)) != NULL) {
-		if ((j->dir = strdup(c->dir)) != NULL) {
-			j->keep_from = keep_from;
-			(void)sl_ckwriter_submit(c->w, purgejob_run,
-						 purgejob_free, j, -1, NULL);
-			return;
-		}
-		free(j);
+		j->c = c;
+		j->keep_from = keep_from;
+		(void)sl_ckwriter_submit(c->w, purgejob_run, purgejob_free, j,
+					 -1, NULL);
+		return;
 	}
 	/* only durable snapshots may replace deltas: a snapshot still in
 	 * flight is newer than keep_from, so purge_state never picks it */
-	snap_join(c, keep_from, -1, -1);
-	purge_files(c->dir, keep_from);
+	ckpt_snap_join(c, keep_from, -1, -1);
+	purge_files(c, keep_from);
 }
 
 static int sweep_tree(const char *dir, int depth)
@@ -799,308 +878,4 @@ static int sweep_tree(const char *dir, int depth)
 int sl_ckpt_sweep(sl_ckpt *c)
 {
 	return sweep_tree(c->dir, 0);
-}
-
-/* ---- state files ---- */
-
-struct wctx {
-	sl_buf *b;
-	bool deletes;
-};
-
-static int put_rec(void *ud, const void *k, size_t kl, const void *v, size_t vl)
-{
-	struct wctx *w = ud;
-	uint32_t hdr[2];
-	hdr[0] = (uint32_t)kl;
-	hdr[1] = v == NULL ? UINT32_MAX : (uint32_t)vl;
-	if (v == NULL && !w->deletes)
-		return 0;
-	sl_buf_add(w->b, hdr, sizeof hdr);
-	sl_buf_add(w->b, k, kl);
-	if (v != NULL)
-		sl_buf_add(w->b, v, vl);
-	return 0;
-}
-
-/* The payload of a state file: head magic and records (no trailer). */
-static void state_payload(sl_buf *b, sl_state *s, bool full)
-{
-	struct wctx w;
-	uint32_t magic = MAGIC_HEAD;
-	w.b = b;
-	w.deletes = !full;
-	sl_buf_add(b, &magic, sizeof magic);
-	if (full)
-		sl_state_foreach(s, put_rec, &w);
-	else
-		sl_state_foreach_delta(s, put_rec, &w);
-}
-
-/* LZ4-compress the payload in b (Spark's default state store codec):
- * W4-200k's 4 MB delta becomes ~0.5 MB, and the fsync is what costs. */
-static int compress_payload(sl_buf *b, sl_err *err)
-{
-	sl_buf z;
-	uint32_t magic = MAGIC_LZ4;
-	uint64_t raw = b->len;
-	int bound, n;
-	if (sl_buf_failed(b))
-		return sl_err_nomem(err);
-	if (b->len > (size_t)LZ4_MAX_INPUT_SIZE)
-		return 0; /* stays plain: readers take both */
-	bound = LZ4_compressBound((int)b->len);
-	sl_buf_init(&z);
-	sl_buf_add(&z, &magic, sizeof magic);
-	sl_buf_add(&z, &raw, sizeof raw);
-	if (!sl_buf_reserve(&z, (size_t)bound)) {
-		sl_buf_release(&z);
-		return sl_err_nomem(err);
-	}
-	n = LZ4_compress_default(b->p, z.p + z.len, (int)b->len, bound);
-	if (n <= 0) { /* cannot happen with the bound; keep it plain */
-		sl_buf_release(&z);
-		return 0;
-	}
-	z.len += (size_t)n;
-	z.p[z.len] = '\0';
-	sl_buf_release(b);
-	*b = z;
-	return 0;
-}
-
-/* Compress, then append the trailer (length, CRC, magic). */
-static int put_trailer(sl_buf *b, sl_err *err)
-{
-	uint64_t plen;
-	uint32_t tail[2];
-	int rc = compress_payload(b, err);
-	if (rc < 0)
-		return rc;
-	plen = b->len;
-	tail[0] = sl_buf_failed(b) ? 0 : sl_crc32(0, b->p, b->len);
-	tail[1] = MAGIC_TAIL;
-	sl_buf_add(b, &plen, sizeof plen);
-	sl_buf_add(b, tail, sizeof tail);
-	return sl_buf_failed(b) ? sl_err_nomem(err) : 0;
-}
-
-/* Append the trailer and write path atomically, now. */
-static int finish_state_file(const char *path, sl_buf *b, sl_crash *crash,
-			     const char *point, int64_t batch, sl_err *err)
-{
-	int rc = put_trailer(b, err);
-	/* a re-run batch rewrites the same version with the same content */
-	return rc < 0 ? rc
-		      : sl_fs_write_atomic(path, b->p, b->len, true, crash,
-					   point, batch, err);
-}
-
-static void *snap_main(void *ud)
-{
-	struct snapjob *j = ud;
-	sl_err e;
-	/* a failed snapshot leaves nothing behind (the temp is removed):
-	 * recovery uses the older snapshot plus the deltas */
-	(void)finish_state_file(j->path, &j->b, NULL, NULL, j->version, &e);
-	sl_buf_release(&j->b);
-	return NULL;
-}
-
-/* Join (and forget) the snapshots in flight of versions <= upto, or of
- * version `same` for operator op. */
-static void snap_join(sl_ckpt *c, int64_t upto, int op, int64_t same)
-{
-	struct snapjob **pp = &c->jobs, *j;
-	while ((j = *pp) != NULL) {
-		if (j->version <= upto || (j->op == op && j->version == same)) {
-			(void)pthread_join(j->thr, NULL);
-			*pp = j->next;
-			free(j);
-		} else {
-			pp = &j->next;
-		}
-	}
-}
-
-/* Serialize the full state now (the store changes with the next batch)
- * and write it on a helper thread, off the batch's critical path. */
-static int save_snapshot(sl_ckpt *c, const char *dir, int op, sl_state *s,
-			 int64_t version, sl_err *err)
-{
-	struct snapjob *j;
-	/* one snapshot at a time per operator: the previous one is done */
-	snap_join(c, version - 1, op, version);
-	j = calloc(1, sizeof *j);
-	if (j == NULL)
-		return sl_err_nomem(err);
-	sl_buf_init(&j->b);
-	j->op = op;
-	j->version = version;
-	snprintf(j->path, sizeof j->path, "%s/%lld.snapshot", dir,
-		 (long long)version);
-	state_payload(&j->b, s, true);
-	if (pthread_create(&j->thr, NULL, snap_main, j) != 0) {
-		int rc =
-		    finish_state_file(j->path, &j->b, NULL, NULL, version, err);
-		sl_buf_release(&j->b);
-		free(j);
-		return rc;
-	}
-	j->next = c->jobs;
-	c->jobs = j;
-	return 0;
-}
-
-int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
-		       bool snapshot, sl_crash *crash, int64_t batch,
-		       sl_err *err)
-{
-	char dir[4200], p[4400];
-	sl_buf b;
-	int rc;
-	snprintf(dir, sizeof dir, "%s/state/%d/0", c->dir, op);
-	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
-		return rc;
-	snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)version);
-	sl_buf_init(&b);
-	state_payload(&b, s, false);
-	/* a re-run batch rewrites the same version (overwrite) */
-	rc = put_file(c, p, &b, true, true, crash, "mid-state", batch, err);
-	if (rc < 0)
-		return rc;
-	/* the snapshot holds the pending version's full content; it is a
-	 * redundant copy, so the commit does not wait for it */
-	return snapshot ? save_snapshot(c, dir, op, s, version, err) : 0;
-}
-
-/* Apply the records of a payload (head magic, then records); false when
- * they do not parse. */
-static bool apply_records(const char *data, size_t plen, sl_state *s, int *rc,
-			  sl_err *err)
-{
-	size_t pos = sizeof(uint32_t);
-	uint32_t head;
-	*rc = 0;
-	if (plen < sizeof head)
-		return false;
-	memcpy(&head, data, sizeof head);
-	if (head != MAGIC_HEAD)
-		return false;
-	while (pos < plen) {
-		uint32_t hdr[2];
-		if (plen - pos < sizeof hdr)
-			return false;
-		memcpy(hdr, data + pos, sizeof hdr);
-		pos += sizeof hdr;
-		if (plen - pos < hdr[0] ||
-		    (hdr[1] != UINT32_MAX && plen - pos - hdr[0] < hdr[1]))
-			return false;
-		if (hdr[1] == UINT32_MAX)
-			sl_state_remove(s, data + pos, hdr[0]);
-		else if ((*rc = sl_state_put(s, data + pos, hdr[0],
-					     data + pos + hdr[0], hdr[1],
-					     err)) < 0)
-			return true;
-		pos += hdr[0] + (hdr[1] == UINT32_MAX ? 0 : hdr[1]);
-	}
-	return true;
-}
-
-/* An LZ4 payload back to the plain one (malloc'd), or NULL. */
-static char *inflate_payload(const char *data, size_t plen, size_t *rawlen)
-{
-	uint64_t raw;
-	char *out;
-	if (plen < 12)
-		return NULL;
-	memcpy(&raw, data + 4, sizeof raw);
-	if (raw == 0 || raw > (uint64_t)LZ4_MAX_INPUT_SIZE ||
-	    plen - 12 > (size_t)INT32_MAX || (out = malloc(raw)) == NULL)
-		return NULL;
-	if (LZ4_decompress_safe(data + 12, out, (int)(plen - 12), (int)raw) !=
-	    (int)raw) {
-		free(out);
-		return NULL;
-	}
-	*rawlen = raw;
-	return out;
-}
-
-static int apply_file(const char *path, sl_state *s, sl_err *err)
-{
-	char *data, *raw = NULL;
-	size_t len, rawlen = 0;
-	uint64_t plen;
-	uint32_t head, tail[2];
-	int rc;
-	bool ok;
-	if ((rc = sl_fs_read(path, &data, &len, NULL, err)) < 0)
-		return sl_err_set(err, SL_ECHECKPOINT,
-				  "state file '%s' is missing or unreadable",
-				  path);
-	if (len < sizeof head + TRAILER)
-		goto torn;
-	memcpy(&head, data, sizeof head);
-	memcpy(&plen, data + len - TRAILER, sizeof plen);
-	memcpy(tail, data + len - TRAILER + 8, sizeof tail);
-	if ((head != MAGIC_HEAD && head != MAGIC_LZ4) ||
-	    tail[1] != MAGIC_TAIL || plen != len - TRAILER ||
-	    sl_crc32(0, data, plen) != tail[0])
-		goto torn;
-	if (head == MAGIC_LZ4 &&
-	    (raw = inflate_payload(data, plen, &rawlen)) == NULL)
-		goto torn;
-	ok = raw != NULL ? apply_records(raw, rawlen, s, &rc, err)
-			 : apply_records(data, plen, s, &rc, err);
-	free(raw);
-	if (!ok)
-		goto torn;
-	free(data);
-	return rc;
-torn:
-	free(data);
-	return sl_err_set(
-	    err, SL_ECHECKPOINT,
-	    "state file '%s' is corrupt (length or checksum mismatch)", path);
-}
-
-int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
-		       sl_err *err)
-{
-	char dir[4200], p[4400];
-	int64_t *snaps = NULL, from = 0, v;
-	int n = 0, i, rc;
-	snprintf(dir, sizeof dir, "%s/state/%d/0", c->dir, op);
-	snap_join(c, INT64_MAX, -1, -1);
-	sl_state_reset(s, 0);
-	if (version <= 0)
-		return 0;
-	if ((rc = sl_fs_list_ids(dir, ".snapshot", &snaps, &n, err)) < 0)
-		return rc;
-	/* newest readable snapshot <= version; an unreadable one falls back
-	 * to an older snapshot plus deltas (the redundancy Spark relies on) */
-	for (i = n - 1; i >= 0; i--) {
-		if (snaps[i] > version)
-			continue;
-		snprintf(p, sizeof p, "%s/%lld.snapshot", dir,
-			 (long long)snaps[i]);
-		sl_state_reset(s, 0);
-		if (apply_file(p, s, NULL) == 0) {
-			from = snaps[i];
-			break;
-		}
-	}
-	free(snaps);
-	if (from == 0)
-		sl_state_reset(s, 0);
-	for (v = from + 1; v <= version; v++) {
-		snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)v);
-		if ((rc = apply_file(p, s, err)) < 0) {
-			sl_state_reset(s, 0);
-			return rc;
-		}
-	}
-	sl_state_set_version(s, version);
-	return 0;
 }

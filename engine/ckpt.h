@@ -107,8 +107,15 @@ int sl_ckpt_recover(sl_ckpt *c, sl_ckpt_plan *plan, sl_err *err);
 /* Delete offsets/commits older than batch keep_from (Spark's
  * minBatchesToRetain), and the state files no longer needed to load any
  * version >= keep_from: per operator, everything older than the newest
- * snapshot <= keep_from.  Best effort. */
+ * snapshot <= keep_from.  Best effort.  Log files (offsets, commits,
+ * deltas) are kept as spares that later writes overwrite instead of
+ * creating files (at most 16 a directory; see ckpt.c); they are past
+ * retention from here on, whatever their names. */
 void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from);
+/* Delete the spares (after the queued writes), leaving exactly the files
+ * retention keeps: for a clean stop.  A crash leaves them, as the purge
+ * after the restart deletes or reuses them. */
+void sl_ckpt_drop_spares(sl_ckpt *c);
 /* Remove leftover temp files everywhere in the checkpoint. */
 int sl_ckpt_sweep(sl_ckpt *c);
 

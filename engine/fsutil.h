@@ -34,6 +34,24 @@ int sl_fs_read(const char *path, char **data, size_t *len, bool *enoent,
 int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 		       bool overwrite, sl_crash *crash, const char *point,
 		       int64_t batch_id, sl_err *err);
+/* As sl_fs_write_atomic, reusing retired files' inodes (a log's files
+ * beyond its retention) instead of creating and deleting one per write.
+ * If path's directory holds a spare (SL_FS_SPARE, put there by an earlier
+ * call) the data is written into it, cut to len and fsync'd, then renamed
+ * to path.  retire (a file in the same directory, or NULL) becomes the
+ * next spare: it is renamed to SL_FS_SPARE beside that rename, before the
+ * one directory fsync, so the spare is durable under its temp name before
+ * the next call overwrites it (a power cut never leaves an old name with
+ * new bytes).  *retired tells whether it was taken.  Borrows everything. */
+#define SL_FS_SPARE ".spare.tmp"
+int sl_fs_write_reusing(const char *path, const void *data, size_t len,
+			bool overwrite, const char *retire, bool *retired,
+			sl_crash *crash, const char *point, int64_t batch_id,
+			sl_err *err);
+/* Hint the filesystem that dir's subdirectories are unrelated trees, so
+ * it places each in a block group of its own (ext4's Orlov allocator, the
+ * 'T' attribute of chattr).  Best effort: a no-op where unsupported. */
+void sl_fs_mark_top(const char *dir);
 /* fsync a directory (best effort on filesystems that refuse). */
 void sl_fs_fsync_dir(const char *dir);
 bool sl_fs_exists(const char *path);

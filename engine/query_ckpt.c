@@ -608,6 +608,8 @@ void sl_query_ckpt_close(sl_query *q)
 {
 	if (q->ck == NULL)
 		return;
+	if (q->clean_stop)
+		sl_ckpt_drop_spares(q->ck);
 	sl_ckpt_close(q->ck);
 	q->ck = NULL;
 	/* Spark deletes a temporary checkpoint only after a clean stop; a

@@ -17,6 +17,11 @@ use File::Temp qw(tempdir);
 use Test::More;
 use CkTest qw(write_input expected read_sink compare_rows run_prog stray_temps part_lines);
 
+# a short retention and a snapshot every 3 versions: the crashes also hit
+# purges and the spare files they leave (ckpt.c)
+$ENV{CKRUN_RETAIN} = 4;
+$ENV{CKRUN_SNAPSHOT} = 3;
+
 my $dir = tempdir(CLEANUP => 1);
 my $src = "$dir/in";
 my $N = 200;

@@ -21,6 +21,11 @@ use Test::More;
 use CkTest qw(write_input expected read_sink compare_rows run_prog spawn finish
 	      stray_temps part_lines);
 
+# a short retention and a snapshot every 3 versions: the crashes also hit
+# purges and the spare files they leave (ckpt.c)
+$ENV{CKRUN_RETAIN} = 4;
+$ENV{CKRUN_SNAPSHOT} = 3;
+
 my $kills_wanted = $ENV{STREAMLAB_KILLS} // 250;
 my $seed = $ENV{STREAMLAB_SEED} // (time() * 1000 % 1000003);
 srand($seed);

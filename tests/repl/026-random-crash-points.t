@@ -18,6 +18,11 @@ use File::Path qw(remove_tree);
 use Test::More;
 use CkTest qw(write_input expected read_sink compare_rows run_prog stray_temps part_lines tally_sink);
 
+# a short retention and a snapshot every 3 versions: the crashes also hit
+# purges and the spare files they leave (ckpt.c)
+$ENV{CKRUN_RETAIN} = 4;
+$ENV{CKRUN_SNAPSHOT} = 3;
+
 my $budget = $ENV{STREAMLAB_RANDOM_CRASHES} // 500;
 my $seed = $ENV{STREAMLAB_SEED} // (time() % 100003);
 diag("seed $seed (STREAMLAB_SEED=$seed reproduces the run), crashes $budget");

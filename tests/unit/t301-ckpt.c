@@ -1,8 +1,12 @@
 /* t301-ckpt: the checkpoint directory: Spark's offsets/commits/metadata
  * text, the recovery rules (fresh, continue, re-run, refused), corrupt and
- * torn files, the lock, state deltas and snapshots, crash points. */
+ * torn files, the lock, state deltas and snapshots, crash points,
+ * retention and the spare files it leaves for reuse. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ckpt.h"
@@ -229,6 +233,178 @@ static void state_files(void)
 	sl_crash_free(cr);
 }
 
+static ino_t ino_of(const char *rel)
+{
+	char p[512];
+	struct stat st;
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	return stat(p, &st) == 0 ? st.st_ino : 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in a directory of the checkpoint, space separated: numbers
+ * in order ("2 3 10"), then the others sorted (" .spare.tmp b"). */
+static const char *names(const char *rel)
+{
+	static char out[512];
+	char p[512], *other[32];
+	int64_t *ids = NULL;
+	int n = 0, i, k = 0;
+	DIR *d;
+	struct dirent *e;
+	out[0] = '\0';
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	sl_fs_list_ids(p, NULL, &ids, &n, NULL);
+	for (i = 0; i < n; i++)
+		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%lld",
+			 i ? " " : "", (long long)ids[i]);
+	free(ids);
+	if ((d = opendir(p)) == NULL)
+		return out;
+	while ((e = readdir(d)) != NULL && k < 32)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    (e->d_name[0] < '0' || e->d_name[0] > '9'))
+			other[k++] = strdup(e->d_name);
+	closedir(d);
+	qsort(other, (size_t)k, sizeof other[0], cmp_name);
+	for (i = 0; i < k; i++) {
+		snprintf(out + strlen(out), sizeof out - strlen(out), " %s",
+			 other[i]);
+		free(other[i]);
+	}
+	return out;
+}
+
+/* fsutil's spare: a retired file's inode takes the next write, cut to
+ * the new length, and is a temp name in between. */
+static void spares(void)
+{
+	char big[5000], a[512], b[512], c[512], d[512];
+	sl_err err;
+	bool retired = true;
+	ino_t ia;
+	sl_crash *cr = sl_crash_new();
+	memset(big, 'x', sizeof big);
+	snprintf(a, sizeof a, "%s/sp/a", root);
+	snprintf(b, sizeof b, "%s/sp/b", root);
+	snprintf(c, sizeof c, "%s/sp/c", root);
+	snprintf(d, sizeof d, "%s/sp/d", root);
+	sl_fs_mkdirs(strcat(strcpy((char[512]){0}, root), "/sp"), &err);
+	ok(sl_fs_write_atomic(a, big, sizeof big, false, NULL, NULL, -1, &err) == 0,
+	   "a 5000-byte file");
+	ia = ino_of("sp/a");
+	ok(sl_fs_write_reusing(b, "hello", 5, false, a, &retired, NULL, NULL, -1,
+			       &err) == 0 && retired,
+	   "a write retires a file");
+	is_str(names("sp"), " .spare.tmp b", "the retired file is the spare");
+	ok(ino_of("sp/.spare.tmp") == ia, "the spare is the retired inode");
+	is_str(slurp("sp/b"), "hello", "the write itself is whole");
+	ok(sl_fs_write_reusing(c, "world!", 6, false, NULL, &retired, NULL, NULL,
+			       -1, &err) == 0 && !retired,
+	   "the next write takes the spare");
+	ok(ino_of("sp/c") == ia, "into the retired inode");
+	is_str(slurp("sp/c"), "world!", "cut to its own length: no old bytes");
+	is_str(names("sp"), " b c", "no spare left");
+	ok(sl_fs_write_reusing(d, "z", 1, false, a, &retired, NULL, NULL, -1,
+			       &err) == 0 && !retired,
+	   "retiring a missing file is no error");
+	ok(sl_fs_write_reusing(c, "again", 5, false, b, &retired, NULL, NULL, -1,
+			       &err) == SL_EIO && !retired,
+	   "an existing name is refused: %s", err.msg);
+	is_str(slurp("sp/c"), "world!", "and not touched");
+	ok(sl_fs_write_reusing(d, "z", 1, true, b, &retired, NULL, NULL, -1,
+			       &err) == 0 && retired,
+	   "overwrite retires too");
+	sl_crash_arm(cr, "mid-state", NULL);
+	ok(sl_fs_write_reusing(a, "0123456789", 10, false, NULL, &retired, cr,
+			       "mid-state", 3, &err) == SL_ECRASH,
+	   "a crash point in a write through the spare");
+	is_str(slurp("sp/.spare.tmp"), "01234", "leaves the spare torn, half");
+	ok(sl_fs_sweep_tmp(strcat(strcpy((char[512]){0}, root), "/sp")) == 1,
+	   "and recovery sweeps it");
+	sl_crash_free(cr);
+}
+
+/* Retention keeps the newest `keep` batches; what it retires becomes the
+ * spare of the next write (no file created or deleted once it runs); a
+ * clean stop leaves exactly the kept files; a crash leaves a run of ids
+ * recovery accepts. */
+static void retention_run(bool async)
+{
+	sl_err err;
+	sl_ckpt_plan plan;
+	sl_ckpt *c;
+	char want[512];
+	ino_t first[3];
+	int64_t b;
+	const int keep = 3;
+	bool reused = true;
+	snprintf(want, sizeof want, "rm -rf %s/ret", root);
+	if (system(want) != 0)
+		diag("cannot remove %s", want);
+	snprintf(want, sizeof want, "%s/ret", root);
+	c = sl_ckpt_open(want, &err);
+	if (async)
+		sl_ckpt_set_async(c, true, &err);
+	for (b = 0; b < 12; b++) {
+		char off[32];
+		write_batch(c, b, true);
+		sl_ckpt_purge(c, b + 1 - keep);
+		sl_ckpt_sync(c, &err);
+		snprintf(off, sizeof off, "ret/offsets/%lld", (long long)b);
+		if (b < 3)
+			first[b] = ino_of(off);
+		else if (b >= 5 && b < 8)
+			reused = reused && ino_of(off) == first[b - 5];
+		if (b >= 4) {
+			snprintf(want, sizeof want, "%lld %lld %lld %lld .spare.tmp",
+				 (long long)b - 3, (long long)b - 2,
+				 (long long)b - 1, (long long)b);
+			is_str(names("ret/offsets"), want,
+			       "%s batch %lld: keeps %d, one retired, one spare",
+			       async ? "async" : "sync", (long long)b, keep);
+		}
+	}
+	ok(reused, "offsets/5..7 are offsets/0..2's inodes");
+	is_str(slurp("ret/offsets/11"),
+	       "v1\n{\"batchWatermarkMs\":11000,\"batchTimestampMs\":1700000000011,"
+	       "\"conf\":{\"spark.sql.streaming.multipleWatermarkPolicy\":\"min\"}}\n11\n-",
+	       "a reused file holds its own batch");
+	if (async) { /* a clean stop */
+		sl_ckpt_drop_spares(c);
+		is_str(names("ret/offsets"), "9 10 11", "clean stop: offsets kept");
+		is_str(names("ret/commits"), "9 10 11", "clean stop: commits kept");
+		sl_ckpt_close(c);
+		return;
+	}
+	sl_ckpt_close(c); /* as a crash leaves it */
+	snprintf(want, sizeof want, "%s/ret", root);
+	c = sl_ckpt_open(want, &err);
+	sl_ckpt_sweep(c);
+	ok(sl_ckpt_recover(c, &plan, &err) == 0 && plan.last_commit == 11 &&
+		   !plan.rerun,
+	   "recovery after a crash with a spare: continue after 11 (%s)",
+	   err.msg);
+	is_str(names("ret/offsets"), "8 9 10 11", "the spare swept, 8 still there");
+	write_batch(c, 12, true);
+	sl_ckpt_purge(c, 13 - keep);
+	is_str(names("ret/offsets"), "8 9 10 11 12",
+	       "the next purge retires 8 and 9, as spares");
+	sl_ckpt_drop_spares(c);
+	is_str(names("ret/offsets"), "10 11 12", "dropped at a clean stop");
+	sl_ckpt_close(c);
+}
+
+static void retention(void)
+{
+	retention_run(false);
+	retention_run(true);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -238,6 +414,8 @@ int main(void)
 	formats();
 	recovery();
 	state_files();
+	spares();
+	retention();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	if (system(cmd) != 0)
 		diag("cleanup failed");

@@ -15,6 +15,14 @@ local src, out, ck, mode, stopfile, readyfile = ...
 assert(src and out and ck, "usage: ckrun.lua SRC OUT CKPT [hold STOPFILE READYFILE]")
 
 spark.clock:manual("2026-01-01 15:00:00")
+-- CKRUN_RETAIN / CKRUN_SNAPSHOT: a short retention and frequent snapshots,
+-- so the crash tests also cover purges and the spare files they leave
+if os.getenv("CKRUN_RETAIN") then
+  spark.conf:set("spark.sql.streaming.minBatchesToRetain", os.getenv("CKRUN_RETAIN"))
+end
+if os.getenv("CKRUN_SNAPSHOT") then
+  spark.conf:set("spark.sql.streaming.stateStore.minDeltasForSnapshot", os.getenv("CKRUN_SNAPSHOT"))
+end
 local df = spark.readStream:format("json"):schema("id BIGINT, word STRING, t TIMESTAMP")
   :option("maxFilesPerTrigger", 1):load(src)
   :withWatermark("t", "30 seconds")
