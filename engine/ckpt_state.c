@@ -32,18 +32,29 @@ struct wctx {
 	bool deletes;
 };
 
+/* One record: u32 key length, u32 value length (UINT32_MAX: removed),
+ * key, value.  On the batch's path (the delta is taken before the next
+ * batch changes the store): one room check and straight copies, no
+ * sl_buf_add per field (a fifth of the payload's time at 200k groups). */
 static int put_rec(void *ud, const void *k, size_t kl, const void *v, size_t vl)
 {
 	struct wctx *w = ud;
 	uint32_t hdr[2];
-	hdr[0] = (uint32_t)kl;
-	hdr[1] = v == NULL ? UINT32_MAX : (uint32_t)vl;
+	size_t n = sizeof hdr + kl + (v != NULL ? vl : 0);
+	char *o;
 	if (v == NULL && !w->deletes)
 		return 0;
-	sl_buf_add(w->b, hdr, sizeof hdr);
-	sl_buf_add(w->b, k, kl);
+	if (w->b->cap - w->b->len <= n && !sl_buf_reserve(w->b, n))
+		return 0; /* failed: the caller sees it on the buffer */
+	hdr[0] = (uint32_t)kl;
+	hdr[1] = v == NULL ? UINT32_MAX : (uint32_t)vl;
+	o = w->b->p + w->b->len;
+	memcpy(o, hdr, sizeof hdr);
+	memcpy(o + sizeof hdr, k, kl);
 	if (v != NULL)
-		sl_buf_add(w->b, v, vl);
+		memcpy(o + sizeof hdr + kl, v, vl);
+	o[n] = '\0'; /* sl_buf's invariant; room was checked */
+	w->b->len += n;
 	return 0;
 }
 
