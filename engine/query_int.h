@@ -134,9 +134,10 @@ struct sl_query {
 	char idle_msg[320]; /* status_msg when a source adds a reason */
 
 	/* the checkpoint (query_ckpt.c) */
-	sl_ckpt *ck;          /* open and locked while the query runs */
-	char *ckdir;          /* the directory in use (absolute) */
-	bool ck_temp;         /* a temporary one: removed at a normal stop */
+	sl_ckpt *ck;             /* open and locked while the query runs */
+	int64_t prev_off_ticket; /* the previous batch's offsets write */
+	char *ckdir;             /* the directory in use (absolute) */
+	bool ck_temp;            /* a temporary one: removed at a normal stop */
 	bool ck_fresh;        /* no metadata yet: written when start succeeds */
 	sl_ckpt_plan ckplan;  /* what sl_ckpt_recover found at start */
 	int64_t ck_torn_id;   /* offsets/<id> was torn: rewritten, or -1 */

@@ -38,6 +38,11 @@ struct sl_sink_ops {
 	 * "NoopTable". */
 	void (*describe)(const sl_sink *s, sl_buf *out);
 	void (*close)(sl_sink *s);
+	/* Its output dies with the process (noop, memory): a batch need not
+	 * wait for its offsets/N to be durable before writing to it, as no
+	 * crash can leave that output behind for a re-run to contradict.
+	 * (An armed crash point makes the writes durable first anyway.) */
+	bool in_process;
 };
 
 struct sl_sink {

@@ -118,6 +118,7 @@ static const struct sl_sink_ops memory_ops = {
 	.add_batch = mem_add,
 	.describe = mem_describe,
 	.close = mem_close,
+	.in_process = true,
 };
 
 sl_sink *sl_sink_memory_new(sl_session *sess, const char *query_name,

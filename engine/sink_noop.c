@@ -28,6 +28,7 @@ static const struct sl_sink_ops noop_ops = {
 	.add_batch = noop_add,
 	.describe = noop_describe,
 	.close = NULL,
+	.in_process = true,
 };
 
 sl_sink *sl_sink_noop_new(sl_outmode mode, sl_err *err)
