@@ -5,7 +5,8 @@
  * all, fsync of the directory), mkdir -p, listing.
  *
  * Temp names start with '.' and end with ".tmp" so every reader skips them
- * and recovery can sweep them (sl_fs_sweep_tmp).
+ * and recovery can sweep them (sl_fs_sweep_tmp); so does a directory's
+ * spare (SL_FS_SPARE), a retired file kept for the next write to reuse.
  *
  * Crash points: a write may be told a crash-point name; when that point is
  * armed (crash.h) the write stops half way as a dying process would: half
