@@ -879,3 +879,16 @@ int sl_ckpt_sweep(sl_ckpt *c)
 {
 	return sweep_tree(c->dir, 0);
 }
+
+int sl_ckpt_make_logs(sl_ckpt *c, sl_err *err)
+{
+	static const char *const logs[] = { "offsets", "commits" };
+	char p[4200];
+	size_t i;
+	int rc = 0;
+	for (i = 0; i < sizeof logs / sizeof logs[0] && rc == 0; i++) {
+		sl_ckpt_path(c, logs[i], p, sizeof p);
+		rc = sl_fs_mkdirs(p, err);
+	}
+	return rc;
+}

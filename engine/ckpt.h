@@ -118,6 +118,10 @@ void sl_ckpt_purge(sl_ckpt *c, int64_t keep_from);
 void sl_ckpt_drop_spares(sl_ckpt *c);
 /* Remove leftover temp files everywhere in the checkpoint. */
 int sl_ckpt_sweep(sl_ckpt *c);
+/* Create offsets/ and commits/ if missing, as Spark's logs do when a query
+ * starts: the first batch does not pay for new directories (on a fresh
+ * block group, cold bitmaps read from disk: ~10 ms here). */
+int sl_ckpt_make_logs(sl_ckpt *c, sl_err *err);
 
 /* ---- state ---- */
 /* Write version `version` of operator op's store: the pending changes as

@@ -553,6 +553,8 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 		return rc;
 	q->ck_fresh = false;
 	sl_ckpt_sweep(q->ck);
+	if ((rc = sl_ckpt_make_logs(q->ck, err)) < 0)
+		return rc;
 	/* from here on the batches' files are written in the background */
 	if ((rc = sl_ckpt_set_async(q->ck, true, err)) < 0)
 		return rc;
