@@ -1355,15 +1355,38 @@ int sl_agg_reserve(sl_agg *a, int64_t ngroups, sl_err *err)
 	return grow(a, ngroups) < 0 ? sl_err_nomem(err) : 0;
 }
 
-/* One varint of p[*at..n) (a one-byte one without get_uvar's loop). */
+/* One varint of p[*at..n): the one- and two-byte ones (counts and
+ * sums of a window's groups) without get_uvar's loop. */
 static inline int uvar_at(const unsigned char *p, size_t n, size_t *at,
 			  uint64_t *v)
 {
-	if (*at < n && p[*at] < 0x80) {
-		*v = p[(*at)++];
+	size_t i = *at;
+	if (i < n && p[i] < 0x80) {
+		*v = p[i];
+		*at = i + 1;
+		return 0;
+	}
+	if (i + 1 < n && p[i + 1] < 0x80) {
+		*v = (uint64_t)(p[i] & 0x7f) | (uint64_t)p[i + 1] << 7;
+		*at = i + 2;
 		return 0;
 	}
 	return get_uvar(p, n, at, v);
+}
+
+/* raw_uvar with the one- and two-byte cases first. */
+static inline size_t raw_uvar_short(unsigned char *p, uint64_t v)
+{
+	if (v < 0x80) {
+		p[0] = (unsigned char)v;
+		return 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (unsigned char)(v | 0x80);
+		p[1] = (unsigned char)(v >> 7);
+		return 2;
+	}
+	return raw_uvar(p, v);
 }
 
 /* sl_agg_merge_raw of the other aggregates (kept out of line: the fast
@@ -1390,7 +1413,7 @@ int sl_agg_merge_raw(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 			return merge_err(a, SL_EINTERNAL, err);
 		a->cnt[g] += (int64_t)u;
 		*used = at;
-		return (int)raw_uvar(out, (uint64_t)a->cnt[g]);
+		return (int)raw_uvar_short(out, (uint64_t)a->cnt[g]);
 	}
 	if (a->fn != F_SUM || a->vk != SL_BIGINT)
 		return merge_raw_slow(a, g, p, n, used, out, err);
@@ -1405,5 +1428,6 @@ int sl_agg_merge_raw(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 	}
 	*used = at;
 	out[0] = a->has[g];
-	return a->has[g] ? 1 + (int)raw_uvar(out + 1, zigzag(a->isum[g])) : 1;
+	return a->has[g] ? 1 + (int)raw_uvar_short(out + 1, zigzag(a->isum[g]))
+			 : 1;
 }

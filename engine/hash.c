@@ -798,6 +798,25 @@ static bool pack_chunk(sl_hash_groups *t, sl_col *const *lc, int64_t base,
 	return any != 0;
 }
 
+/* Room for one more group of add_packed: the group arrays and the
+ * slots grown as needed; returns the empty slot for hash h32 (s, or found
+ * again when the slots moved), UINT64_MAX when out of memory.  Out of
+ * line: add_packed itself then needs no saved registers. */
+static __attribute__((noinline)) uint64_t packed_room(sl_hash_groups *t,
+						      uint32_t h32, uint64_t s)
+{
+	if (t->n == t->gcap && grow_groups(t) < 0)
+		return UINT64_MAX;
+	if ((uint64_t)(t->n + 1) * 2 > t->mask + 1) {
+		if (grow_slots(t) < 0)
+			return UINT64_MAX;
+		s = h32 & t->mask; /* the slots moved: probe again */
+		while (t->slots[s] != 0)
+			s = (s + 1) & t->mask;
+	}
+	return s;
+}
+
 /* Add the group of key words w whose probe ended at the empty slot s
  * (kept out of the probe loops: inlined, it slowed the loops that find
  * existing groups). */
@@ -807,18 +826,17 @@ static __attribute__((noinline)) int64_t add_packed(sl_hash_groups *t,
 						    uint64_t s)
 {
 	int64_t g = t->n;
-	int j;
-	if (g == t->gcap && grow_groups(t) < 0)
+	uint64_t *kw;
+	if ((g == t->gcap || (uint64_t)(g + 1) * 2 > t->mask + 1) &&
+	    (s = packed_room(t, h32, s)) == UINT64_MAX)
 		return -1;
-	if ((uint64_t)(g + 1) * 2 > t->mask + 1) {
-		if (grow_slots(t) < 0)
-			return -1;
-		s = h32 & t->mask; /* the slots moved: probe again */
-		while (t->slots[s] != 0)
-			s = (s + 1) & t->mask;
+	kw = t->kw + g * t->fw;
+	switch (t->fw) {      /* at most 4 words: no loop, no memcpy call */
+	case 4: kw[3] = w[3]; /* fall through */
+	case 3: kw[2] = w[2]; /* fall through */
+	case 2: kw[1] = w[1]; /* fall through */
+	default: kw[0] = w[0]; break;
 	}
-	for (j = 0; j < t->fw; j++) /* at most 4 words: no memcpy call */
-		t->kw[g * t->fw + j] = w[j];
 	t->km[g] = m;
 	t->null_keys |= m != 0;
 	t->slots[s] = (uint64_t)h32 << 32 | (uint64_t)(g + 1);
@@ -1339,25 +1357,33 @@ static int64_t encode_packed(const sl_hash_groups *t, int64_t from, int64_t n,
 		const uint64_t *x =
 		    t->kw + from * fw + (L->word < 0 ? 0 : L->word);
 		unsigned char *q = p + at;
-		for (i = 0; i < n; i++)
-			q[i * w] = 1;
+		/* the flag byte and the value in one pass per leaf */
 		switch (L->kind) {
 		case SL_BOOLEAN:
-			for (i = 0; i < n; i++)
+			for (i = 0; i < n; i++) {
+				q[i * w] = 1;
 				q[i * w + 1] = x[i * fw] != 0;
+			}
 			break;
 		case SL_INT:
-			for (i = 0; i < n; i++)
+			for (i = 0; i < n; i++) {
+				q[i * w] = 1;
 				store_be32(q + i * w + 1,
 					   (uint32_t)x[i * fw] ^
 					       UINT32_C(0x80000000));
+			}
 			break;
 		case SL_BIGINT:
-			for (i = 0; i < n; i++)
+			for (i = 0; i < n; i++) {
+				q[i * w] = 1;
 				store_be64(q + i * w + 1,
 					   x[i * fw] ^ (UINT64_C(1) << 63));
+			}
 			break;
-		default: break; /* a STRUCT's flag */
+		default: /* a STRUCT's flag */
+			for (i = 0; i < n; i++)
+				q[i * w] = 1;
+			break;
 		}
 		at += 1 + L->w;
 	}
