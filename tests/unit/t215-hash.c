@@ -464,7 +464,7 @@ static void test_batch_encode(void)
 	s = sl_col_new(st->fields[0].type, n);
 	str = sl_col_new(sl_type_prim(SL_STRING), n);
 	for (i = 0; i < n; i++) {
-		char tx[16];
+		char tx[32];
 		sl_col_f64(s->child[0])[i] = i % 7 == 6 ? NAN : dv[i % 6];
 		sl_col_i32(s->child[1])[i] = (int32_t)rnd();
 		sl_col_u8(s->child[2])[i] = (uint8_t)(i % 2);

@@ -351,7 +351,7 @@ static void retention_run(bool async)
 	if (async)
 		sl_ckpt_set_async(c, true, &err);
 	for (b = 0; b < 12; b++) {
-		char off[32];
+		char off[48];
 		write_batch(c, b, true);
 		sl_ckpt_purge(c, b + 1 - keep);
 		sl_ckpt_sync(c, &err);
