@@ -180,9 +180,12 @@ static sl_query *try_start(sl_session *sess, sl_plan *p, sl_outmode mode,
 		 * temporary checkpoint is deleted at stop, and on this kind of
 		 * machine 300 files deleted make the next run's file creations
 		 * slow for seconds (fsutil.c, sl_fs_mark_top) */
-		static int nck;
 		static char ck[96];
-		snprintf(ck, sizeof ck, "%s/ck%d", tmpdir, nck++);
+		snprintf(ck, sizeof ck, "%s/ck-XXXXXX", tmpdir);
+		if (mkdtemp(ck) == NULL) {
+			perror("mkdtemp");
+			exit(1);
+		}
 		o.checkpoint = ck;
 	}
 	q = sl_query_start(sess, p, &o, err);
