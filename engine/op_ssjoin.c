@@ -450,7 +450,7 @@ static int analyse(const sl_plan *p, ssjoinst *st, sl_err *err)
 	int nconj = 0, nl = p->child[0]->schema->nfields, i, s, m;
 	event_times(p, st);
 	if (p->residual != NULL && split(p->residual, &conj, &nconj) < 0)
-		return sl_err_nomem(err);
+		goto nomem; /* split may have grown conj before failing */
 	for (s = 0; s < 2; s++) {
 		jside *js = &st->side[s];
 		int oet = st->side[1 - s].et_col;
