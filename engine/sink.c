@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "session.h"
 #include "sink_int.h"
 
 enum { K_CONSOLE, K_MEMORY, K_FILE, K_NOOP, K_KAFKA };
@@ -69,9 +70,17 @@ sl_sink *sl_sink_open(sl_session *sess, const char *format,
 	case K_MEMORY:
 		s = sl_sink_memory_new(sess, query_name, mode, err);
 		break;
-	case K_FILE:
-		s = sl_sink_file_new(format, opts, mode, query_id, err);
+	case K_FILE: {
+		const char *ci =
+		    sess != NULL
+			? sl_session_conf_get(
+			      sess,
+			      "spark.sql.streaming.fileSink.log.compactInterval")
+			: NULL;
+		s = sl_sink_file_new(format, opts, mode, query_id,
+				     ci != NULL ? atoi(ci) : 10, err);
 		break;
+	}
 	case K_NOOP: s = sl_sink_noop_new(mode, err); break;
 	case K_KAFKA: s = sl_sink_kafka_new(opts, mode, query_id, err); break;
 	default:

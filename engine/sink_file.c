@@ -19,9 +19,17 @@
  * exists, so a part file without its log entry is invisible and every
  * batch is seen exactly once.
  *
+ * Compaction, as Spark's CompactibleFileStreamLog: batch N is a compaction
+ * batch when (N + 1) % spark.sql.streaming.fileSink.log.compactInterval
+ * (10) is 0, and its entry is N.compact, holding every entry so far (the
+ * previous compact's, the plain ones after it, its own).  Spark's readers
+ * open only the latest compact and what follows it, so a log of ten
+ * batches or more without compacts is unreadable to Spark.  Older entries
+ * stay (Spark deletes them after fileSink.log.cleanupDelay; ours read
+ * every entry and keep the last word per file, so both layouts read the
+ * same).
+ *
  * Append mode only (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
- * NEEDSWORK: no log compaction (N.compact every compactInterval batches)
- * yet; readers already understand compact files.
  * Lesson: lessons/04 (exactly-once).  Semantics: SPARK-SEMANTICS.md 4.4.
  */
 #include <dirent.h>
@@ -48,6 +56,7 @@ typedef struct filesink {
 	char *qid;
 	sl_options opts; /* writer options (csv header, sep, ...) */
 	int64_t last_id; /* latest logged batch, -1 when none */
+	int interval;    /* compactInterval; < 1: never compact */
 } filesink;
 
 static int io_err(sl_err *err, const char *what, const char *path)
@@ -175,6 +184,59 @@ out:
 	return rc;
 }
 
+static bool is_compact(const filesink *f, int64_t id)
+{
+	return f->interval > 0 && (id + 1) % f->interval == 0;
+}
+
+/* The latest compaction batch logged before upto, or -1. */
+static int64_t latest_compact(const filesink *f, int64_t upto)
+{
+	DIR *d = opendir(f->meta);
+	struct dirent *de;
+	int64_t id, c = -1;
+	size_t n;
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if ((n = strlen(de->d_name)) > 8 &&
+		    strcmp(de->d_name + n - 8, ".compact") == 0 &&
+		    log_id(de->d_name, &id) && id < upto && id > c)
+			c = id;
+	closedir(d);
+	return c;
+}
+
+/* A compaction batch's entry starts with every earlier one since the
+ * latest compact (its lines and those of the plain entries after it, in
+ * order; Spark's sink log only adds, so nothing is dropped). */
+static int add_earlier(filesink *f, int64_t upto, sl_buf *log, sl_err *err)
+{
+	int64_t c = latest_compact(f, upto), k;
+	for (k = c < 0 ? 0 : c; k < upto; k++) {
+		char *p = NULL, *data;
+		const char *nl;
+		size_t len;
+		bool missing;
+		int rc;
+		if (asprintf(&p, "%s/%lld%s", f->meta, (long long)k,
+			     k == c ? ".compact" : "") < 0)
+			return sl_err_nomem(err);
+		rc = sl_fs_read(p, &data, &len, &missing, err);
+		free(p);
+		if (rc != 0 && missing)
+			continue; /* purged by Spark, or never written */
+		if (rc != 0)
+			return rc;
+		if ((nl = memchr(data, '\n', len)) != NULL)
+			sl_buf_add(log, nl + 1, len - (size_t)(nl + 1 - data));
+		if (log->len > 0 && log->p[log->len - 1] != '\n')
+			sl_buf_addc(log, '\n');
+		free(data);
+	}
+	return sl_buf_failed(log) ? sl_err_nomem(err) : 0;
+}
+
 static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 		    sl_err *err)
 {
@@ -189,7 +251,9 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 	}
 	sl_buf_init(&log);
 	sl_buf_adds(&log, "v1\n");
-	if (data != NULL && data->nrows > 0)
+	if (is_compact(f, batch_id))
+		rc = add_earlier(f, batch_id, &log, err);
+	if (rc == 0 && data != NULL && data->nrows > 0)
 		rc = write_part(f, batch_id, data, &log, s->crash, err);
 	if (rc == 0 && sl_buf_failed(&log))
 		rc = sl_err_nomem(err);
@@ -197,7 +261,8 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 	if (rc == 0)
 		rc = sl_crash_at(s->crash, "mid-sink", batch_id, err);
 	if (rc == 0 &&
-	    asprintf(&entry, "%s/%lld", f->meta, (long long)batch_id) < 0) {
+	    asprintf(&entry, "%s/%lld%s", f->meta, (long long)batch_id,
+		     is_compact(f, batch_id) ? ".compact" : "") < 0) {
 		entry = NULL;
 		rc = sl_err_nomem(err);
 	}
@@ -263,7 +328,8 @@ static int open_dirs(filesink *f, const char *path, sl_err *err)
 }
 
 sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
-			  sl_outmode mode, const char *query_id, sl_err *err)
+			  sl_outmode mode, const char *query_id,
+			  int compact_interval, sl_err *err)
 {
 	const char *path = sl_options_get(opts, "path");
 	filesink *f;
@@ -287,6 +353,7 @@ sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 		return NULL;
 	}
 	sl_options_init(&f->opts);
+	f->interval = compact_interval;
 	f->ext = strcasecmp(format, "csv") == 0 ? "csv" : "json";
 	f->format = strdup(format);
 	f->qid = strdup(query_id ? query_id : "0");

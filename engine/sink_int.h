@@ -23,8 +23,11 @@ sl_sink *sl_sink_console_new(sl_session *sess, const sl_options *opts,
 sl_sink *sl_sink_memory_new(sl_session *sess, const char *query_name,
 			    sl_outmode mode, sl_err *err);
 /* format: "json" or "csv" (as given by the user; used in messages). */
+/* compact_interval: spark.sql.streaming.fileSink.log.compactInterval (a
+ * compact log entry every that many batches; < 1: never). */
 sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
-			  sl_outmode mode, const char *query_id, sl_err *err);
+			  sl_outmode mode, const char *query_id,
+			  int compact_interval, sl_err *err);
 sl_sink *sl_sink_noop_new(sl_outmode mode, sl_err *err);
 /* kafka_sink.c: options kafka.bootstrap.servers (absent/"embedded": the
  * embedded cluster), topic, kafka.* producer options, flushTimeoutMs. */

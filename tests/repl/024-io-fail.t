@@ -60,7 +60,7 @@ while (1) {
 	} else {
 		my $f = $1;
 		$f =~ s{^\Q$dir\E/}{};
-		$f =~ s{/\d+((?:\.(?:delta|snapshot))?)$}{/N$1}; # kinds of file, not ids
+		$f =~ s{/\d+((?:\.(?:delta|snapshot|compact))?)$}{/N$1}; # kinds of file, not ids
 		$f =~ s{^out\d+}{out};
 		$f =~ s{^out/part-.*}{out/part-*};
 		$f =~ s{^ck\d+}{ck};

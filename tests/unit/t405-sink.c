@@ -4,7 +4,8 @@
  * skipped), the json/csv file sinks (deterministic part names, the
  * _spark_metadata/N entries, the skip rule across a reopen, an aborted
  * attempt's part file replaced, a stray file invisible to readers, reading
- * the directory back), foreachBatch, noop, and the errors verbatim.
+ * the directory back, log compaction as Spark's), foreachBatch, noop, and
+ * the errors verbatim.
  * File tests work in a mkdtemp directory under /tmp.
  */
 #include <ftw.h>
@@ -429,6 +430,71 @@ static void test_json_sink(void)
 	sl_batch_free(b0);
 }
 
+/* Lines of a log entry after "v1" that name files (count, or -1). */
+static int entries(const char *file)
+{
+	const char *t = slurp(file), *p;
+	int n = 0;
+	if (t == NULL || strncmp(t, "v1\n", 3) != 0)
+		return -1;
+	for (p = t + 3; (p = strstr(p, "\"path\":")) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Spark's compactible log: with compactInterval 3, batches 2, 5, 8 are
+ * N.compact holding every entry so far; Spark's reader, which opens only
+ * the latest compact and what follows, sees every batch once, as ours. */
+static void test_compaction(void)
+{
+	sl_session *sess = sl_session_new();
+	sl_batch *b = rows("{\"a\":1,\"b\":\"x\"}\n");
+	sl_options o;
+	sl_err err;
+	sl_sink *s;
+	int64_t id, sum;
+	char name[64];
+	sl_session_conf_set(sess, "spark.sql.streaming.fileSink.log.compactInterval",
+			    "3", &err);
+	sl_options_init(&o);
+	sl_options_set(&o, "path", path("compacted"));
+	s = sl_sink_open(sess, "json", &o, SL_MODE_APPEND, NULL, "qid", &err);
+	for (id = 0; id < 10; id++)
+		add(s, id, id == 4 ? NULL : b); /* batch 4: no rows */
+	ok(!exists(path("compacted/_spark_metadata/2")) &&
+		   exists(path("compacted/_spark_metadata/2.compact")) &&
+		   exists(path("compacted/_spark_metadata/5.compact")) &&
+		   exists(path("compacted/_spark_metadata/8.compact")) &&
+		   exists(path("compacted/_spark_metadata/9")),
+	   "compaction: 2, 5, 8 are N.compact, the others plain");
+	is_int(entries(path("compacted/_spark_metadata/2.compact")), 3,
+	       "2.compact lists batches 0..2");
+	is_int(entries(path("compacted/_spark_metadata/5.compact")), 5,
+	       "5.compact: 2.compact's, 3's, 4's (none), its own");
+	is_int(entries(path("compacted/_spark_metadata/8.compact")), 8,
+	       "8.compact lists every file so far");
+	is_int(entries(path("compacted/_spark_metadata/9")), 1,
+	       "9 lists only its own");
+	is_str(add(s, 8, b), "skipped", "a logged compaction batch is skipped");
+	sl_sink_close(s);
+	s = sl_sink_open(sess, "json", &o, SL_MODE_APPEND, NULL, "qid", &err);
+	is_str(add(s, 8, b), "skipped", "also after a reopen");
+	is_str(add(s, 10, b), "ok", "batch 10 after a reopen");
+	sl_sink_close(s);
+	/* Spark reads 8.compact, 9 and 10 only: drop everything older */
+	for (id = 0; id < 8; id++) {
+		snprintf(name, sizeof name, "compacted/_spark_metadata/%lld%s",
+			 (long long)id, id % 3 == 2 ? ".compact" : "");
+		unlink(path(name));
+	}
+	is_int(read_back("json", path("compacted"), NULL, &sum), 10,
+	       "compaction: read as Spark does (latest compact and after)");
+	is_int(sum, 10, "every non-empty batch once");
+	sl_options_release(&o);
+	sl_batch_free(b);
+	sl_session_free(sess);
+}
+
 static void test_csv_sink(void)
 {
 	sl_batch *b2 = rows("{\"a\":1,\"b\":\"x\"}\n{\"a\":2,\"b\":\"y, z\"}\n");
@@ -531,6 +597,7 @@ int main(void)
 	test_file_errors();
 	test_json_sink();
 	test_csv_sink();
+	test_compaction();
 	test_foreach_noop();
 	sess = sl_session_new();
 	ok(sess != NULL, "session");

@@ -101,10 +101,11 @@ sub read_sink {
 	my (@rows, %listed, $problem);
 	my $meta = "$out/_spark_metadata";
 	opendir(my $dh, $meta) or return ([], 0, 0, undef);
-	my @ids = sort { $a <=> $b } grep { /^\d+$/ } readdir($dh);
+	# N, and N.compact (every entry so far) at each compactInterval
+	my @ids = sort { $a <=> $b } map { /^(\d+)(?:\.compact)?$/ ? ($1) : () } readdir($dh);
 	closedir $dh;
 	for my $id (@ids) {
-		my $text = slurp("$meta/$id");
+		my $text = slurp(-e "$meta/$id.compact" ? "$meta/$id.compact" : "$meta/$id");
 		my @lines = split /\n/, $text // '';
 		if (!@lines || $lines[0] ne 'v1') {
 			$problem //= "$meta/$id: no v1 line";
@@ -117,7 +118,7 @@ sub read_sink {
 				next;
 			}
 			(my $base = $e->{path}) =~ s{.*/}{};
-			$listed{$base} = 1;
+			next if $listed{$base}++; # a compact repeats earlier entries
 			my $data = slurp("$out/$base");
 			if (!defined $data) {
 				$problem //= "$out/$base (listed in $meta/$id): unreadable";
