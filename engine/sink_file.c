@@ -54,9 +54,10 @@ typedef struct filesink {
 	char *dir;       /* absolute, canonical */
 	char *meta;      /* dir/_spark_metadata */
 	char *qid;
-	sl_options opts; /* writer options (csv header, sep, ...) */
-	int64_t last_id; /* latest logged batch, -1 when none */
-	int interval;    /* compactInterval; < 1: never compact */
+	sl_options opts;      /* writer options (csv header, sep, ...) */
+	int64_t last_id;      /* latest logged batch, -1 when none */
+	int64_t last_compact; /* latest N.compact, -1 when none */
+	int interval;         /* compactInterval; < 1: never compact */
 } filesink;
 
 static int io_err(sl_err *err, const char *what, const char *path)
@@ -107,17 +108,24 @@ static bool log_id(const char *s, int64_t *id)
 	return true;
 }
 
-static int latest_logged(const char *meta, int64_t *last, sl_err *err)
+/* The latest logged batch, and the latest compaction batch. */
+static int latest_logged(const char *meta, int64_t *last, int64_t *compact,
+			 sl_err *err)
 {
 	DIR *d = opendir(meta);
 	struct dirent *de;
 	int64_t id;
-	*last = -1;
+	*last = *compact = -1;
 	if (d == NULL)
 		return io_err(err, "list", meta);
-	while ((de = readdir(d)) != NULL)
-		if (log_id(de->d_name, &id) && id > *last)
+	while ((de = readdir(d)) != NULL) {
+		if (!log_id(de->d_name, &id))
+			continue;
+		if (id > *last)
 			*last = id;
+		if (strchr(de->d_name, '.') != NULL && id > *compact)
+			*compact = id;
+	}
 	closedir(d);
 	return 0;
 }
@@ -189,30 +197,12 @@ static bool is_compact(const filesink *f, int64_t id)
 	return f->interval > 0 && (id + 1) % f->interval == 0;
 }
 
-/* The latest compaction batch logged before upto, or -1. */
-static int64_t latest_compact(const filesink *f, int64_t upto)
-{
-	DIR *d = opendir(f->meta);
-	struct dirent *de;
-	int64_t id, c = -1;
-	size_t n;
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL)
-		if ((n = strlen(de->d_name)) > 8 &&
-		    strcmp(de->d_name + n - 8, ".compact") == 0 &&
-		    log_id(de->d_name, &id) && id < upto && id > c)
-			c = id;
-	closedir(d);
-	return c;
-}
-
 /* A compaction batch's entry starts with every earlier one since the
  * latest compact (its lines and those of the plain entries after it, in
  * order; Spark's sink log only adds, so nothing is dropped). */
 static int add_earlier(filesink *f, int64_t upto, sl_buf *log, sl_err *err)
 {
-	int64_t c = latest_compact(f, upto), k;
+	int64_t c = f->last_compact, k; /* < upto: upto is not logged yet */
 	for (k = c < 0 ? 0 : c; k < upto; k++) {
 		char *p = NULL, *data;
 		const char *nl;
@@ -271,6 +261,8 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 					NULL, batch_id, err);
 	if (rc == 0)
 		f->last_id = batch_id;
+	if (rc == 0 && is_compact(f, batch_id))
+		f->last_compact = batch_id;
 	free(entry);
 	sl_buf_release(&log);
 	return rc;
@@ -324,7 +316,7 @@ static int open_dirs(filesink *f, const char *path, sl_err *err)
 	}
 	if ((rc = mkdirs(f->meta, err)) != 0)
 		return rc;
-	return latest_logged(f->meta, &f->last_id, err);
+	return latest_logged(f->meta, &f->last_id, &f->last_compact, err);
 }
 
 sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
