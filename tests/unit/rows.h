@@ -1,7 +1,7 @@
 /*
- * rows.h: a memory sink's table as text for the unit tests that run
- * streaming queries: "a,b;c,d" (rows in the sink's order, values as
- * show() prints them), or the catalog's error message.  The text lives in
+ * rows.h: a batch, or a memory sink's table, as text for the unit tests:
+ * "a,b;c,d" (rows in their order, values as show() prints them), or the
+ * error message.  The text lives in
  * a static buffer until the next call.
  */
 #ifndef SL_TEST_ROWS_H
@@ -14,15 +14,13 @@
 #include "catalog.h"
 #include "session.h"
 
-static const char *table_text(sl_session *s, const char *name, sl_err *err)
+/* b as text (taken: freed here). */
+static inline const char *batch_text(sl_batch *b)
 {
 	static char text[8192];
-	sl_batch *b = sl_catalog_get(sl_session_catalog(s), name, err);
 	sl_buf out;
 	int64_t i;
 	int j;
-	if (b == NULL)
-		return err->msg;
 	sl_buf_init(&out);
 	for (i = 0; i < b->nrows; i++) {
 		if (i)
@@ -37,6 +35,13 @@ static const char *table_text(sl_session *s, const char *name, sl_err *err)
 	sl_buf_release(&out);
 	sl_batch_free(b);
 	return text;
+}
+
+static inline const char *table_text(sl_session *s, const char *name,
+				     sl_err *err)
+{
+	sl_batch *b = sl_catalog_get(sl_session_catalog(s), name, err);
+	return b != NULL ? batch_text(b) : err->msg;
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include "fileformat.h"
 #include "plan.h"
 #include "sqlexpr.h"
+#include "rows.h"
 #include "tap.h"
 
 static sl_err err;
@@ -36,29 +37,10 @@ static sl_expr *X(const char *sql)
 	return sl_sqlexpr_parse(sql, &err);
 }
 
-static char rowsbuf[8192];
 static const char *rows(sl_plan *p)
 {
 	sl_batch *b = p ? sl_plan_collect(p, &err) : NULL;
-	sl_buf out;
-	int64_t i;
-	int j;
-	if (b == NULL)
-		return err.msg;
-	sl_buf_init(&out);
-	for (i = 0; i < b->nrows; i++) {
-		if (i)
-			sl_buf_addc(&out, ';');
-		for (j = 0; j < b->ncols; j++) {
-			if (j)
-				sl_buf_addc(&out, ',');
-			sl_value_show(b->cols[j], i, &out);
-		}
-	}
-	snprintf(rowsbuf, sizeof rowsbuf, "%s", sl_buf_cstr(&out));
-	sl_buf_release(&out);
-	sl_batch_free(b);
-	return rowsbuf;
+	return b != NULL ? batch_text(b) : err.msg;
 }
 
 static char ddlbuf[1024];
