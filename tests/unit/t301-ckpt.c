@@ -335,7 +335,7 @@ static void spares(void)
  * recovery accepts. */
 static void retention_run(bool async)
 {
-	sl_err err;
+	sl_err err = {0};
 	sl_ckpt_plan plan;
 	sl_ckpt *c;
 	char want[512];

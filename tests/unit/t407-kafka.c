@@ -296,7 +296,7 @@ static void test_sink_headers(sl_clock *clk)
 	cols[0] = sl_col_new(t->fields[0].type, 3);
 	cols[1] = sl_col_new(t->fields[1].type, 3);
 	for (int i = 0; i < 3; i++) {
-		char v[8];
+		char v[16];
 		snprintf(v, sizeof v, "r%d", i);
 		sl_col_set_str(cols[0], i, "k", 1);
 		sl_col_set_str(cols[1], i, v, strlen(v));
