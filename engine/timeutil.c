@@ -64,8 +64,13 @@ bool sl_ts_parse(const char *s, size_t n, int64_t *us)
 	}
 	if (!digits(&p, e, 4, &y))
 		return false;
-	while (p < e && isdigit((unsigned char)*p)) /* years past 9999 */
+	/* Years past 9999: Spark's stringToTimestamp takes 4 to 6 year
+	 * digits, so y stays far inside an int. */
+	for (k = 4; p < e && isdigit((unsigned char)*p); k++) {
+		if (k == 6)
+			return false;
 		y = y * 10 + (*p++ - '0');
+	}
 	if (neg)
 		y = -y;
 	if (p >= e || *p++ != '-' || !digits(&p, e, 2, &mo) || p >= e ||
@@ -117,9 +122,21 @@ bool sl_ts_parse(const char *s, size_t n, int64_t *us)
 	}
 	if (p != e)
 		return false;
-	*us = sl_days_from_civil(y, mo, d) * SL_US_PER_DAY +
-	      (int64_t)h * SL_US_PER_HOUR + (int64_t)mi * SL_US_PER_MIN +
-	      (int64_t)sec * SL_US_PER_SEC + frac - off;
+	/* Microseconds past the int64 range are null, as Spark's
+	 * Math.multiplyExact failing inside stringToTimestamp. */
+	{
+		int64_t t, day_us;
+		if (__builtin_mul_overflow(sl_days_from_civil(y, mo, d),
+					   SL_US_PER_DAY, &day_us) ||
+		    __builtin_add_overflow(day_us,
+					   (int64_t)h * SL_US_PER_HOUR +
+					       (int64_t)mi * SL_US_PER_MIN +
+					       (int64_t)sec * SL_US_PER_SEC +
+					       frac - off,
+					   &t))
+			return false;
+		*us = t;
+	}
 	return true;
 }
 
@@ -352,33 +369,61 @@ static int parse_unit_to_unit(const char *p, int64_t *us)
 	return 1;
 }
 
-/* One value of a unit list at *pp: a number, or with INTERVAL also a
- * [+|-]'quoted number'.  false when there is none. */
-static bool read_value(const char **pp, bool quoted_ok, double *v)
+/* A number as Spark's interval strings write it: [+|-]digits[.digits]
+ * (no hex, no exponent, no nan or inf, which strtod would take), as an
+ * integer part of at most 18 digits and a fraction in [0, 1).  false when
+ * there is none or it is too long. */
+static bool read_number(const char **pp, int64_t *ip, double *frac, int *sign)
 {
 	const char *p = *pp;
-	char *end, str[64];
-	double sign = 1;
+	int nd = 0;
+	double f = 0, scale = 0.1;
+	*sign = 1;
+	if (*p == '+' || *p == '-')
+		*sign = *p++ == '-' ? -1 : 1;
+	*ip = 0;
+	while (isdigit((unsigned char)*p)) {
+		if (++nd > 18)
+			return false;
+		*ip = *ip * 10 + (*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			f += (*p++ - '0') * scale;
+			scale /= 10;
+			nd++;
+		}
+	}
+	if (nd == 0)
+		return false;
+	*frac = f;
+	*pp = p;
+	return true;
+}
+
+/* One value of a unit list at *pp: a number, or with INTERVAL also a
+ * [+|-]'quoted number'.  false when there is none. */
+static bool read_value(const char **pp, bool quoted_ok, int64_t *ip,
+		       double *frac, int *sign)
+{
+	const char *p = *pp;
+	char str[64];
+	int qsign = 1;
 	if (quoted_ok && (*p == '+' || *p == '-') && *skip_ws(p + 1) == '\'') {
-		sign = *p == '-' ? -1 : 1;
+		qsign = *p == '-' ? -1 : 1;
 		p = skip_ws(p + 1);
 	}
 	if (quoted_ok && *p == '\'') {
-		const char *after;
-		if (read_quoted(p + 1, str, sizeof str, &after) < 0)
+		const char *after, *q = str;
+		if (read_quoted(p + 1, str, sizeof str, &after) < 0 ||
+		    !read_number(&q, ip, frac, sign) || *skip_ws(q) != '\0')
 			return false;
-		*v = strtod(str, &end);
-		if (end == str || *skip_ws(end) != '\0')
-			return false;
-		*v *= sign;
+		*sign *= qsign;
 		*pp = after;
 		return true;
 	}
-	*v = strtod(p, &end);
-	if (end == p)
-		return false;
-	*pp = end;
-	return true;
+	return read_number(pp, ip, frac, sign);
 }
 
 /* The microseconds of a unit word, or -1. */
@@ -410,10 +455,12 @@ int sl_duration_parse(const char *s, int64_t *us, sl_err *err)
 					 s);
 	}
 	while (*p != '\0') {
-		double v;
+		double frac;
+		int64_t ip, u, v;
+		int sign;
+		const char *at = p;
 		char unit[32];
-		int64_t u;
-		if (!read_value(&p, prefixed, &v))
+		if (!read_value(&p, prefixed, &ip, &frac, &sign))
 			return sl_err_set(
 			    err, SL_EPARSE,
 			    "invalid interval '%s': expected a number at col %d",
@@ -429,7 +476,16 @@ int sl_duration_parse(const char *s, int64_t *us, sl_err *err)
 			    err, SL_EPARSE,
 			    "invalid interval '%s': unknown unit '%s'", s,
 			    unit);
-		total += (int64_t)(v * (double)u + (v < 0 ? -0.5 : 0.5));
+		/* Spark's intervals are exact: a value past the range is an
+		 * error naming it, never a wrapped number. */
+		if (__builtin_mul_overflow(ip, u, &v) ||
+		    __builtin_add_overflow(v, (int64_t)(frac * (double)u + 0.5),
+					   &v) ||
+		    __builtin_add_overflow(total, sign * v, &total))
+			return sl_err_set(
+			    err, SL_EPARSE,
+			    "invalid interval '%s': '%.*s' is out of range", s,
+			    (int)(p - at), at);
 		parts++;
 		while (isspace((unsigned char)*p) || *p == ',')
 			p++;

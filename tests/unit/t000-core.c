@@ -113,6 +113,39 @@ static void test_time(void)
 	ok(sl_duration_parse("1 foo", &us, &err) == SL_EPARSE, "bad unit");
 	is_str(err.msg, "invalid interval '1 foo': unknown unit 'foo'",
 	       "bad unit message");
+	/* issue 16 finding 5: a year past Spark's 6 digits, or micros past
+	 * int64, is null (not a wrapped year) */
+	ok(!sl_ts_parse("4294967296-01-01", 16, &us), "year 4294967296 null");
+	ok(!sl_ts_parse("2700000000-01-01", 16, &us), "year 2700000000 null");
+	ok(!sl_ts_parse("294248-01-01", 12, &us), "past the int64 micros null");
+	ok(sl_ts_parse("294247-01-01", 12, &us) && us > 0, "year 294247 fits");
+	ok(sl_ts_parse("-290000-01-01", 13, &us) && us < 0, "year -290000");
+	/* finding 6: interval strings as Spark's CalendarInterval: no hex,
+	 * nan, inf or exponent; overflow names the value */
+	ok(sl_duration_parse("999999999999 days", &us, &err) == SL_EPARSE,
+	   "days overflow refused");
+	is_str(err.msg,
+	       "invalid interval '999999999999 days': '999999999999 days' is "
+	       "out of range",
+	       "overflow message names the value");
+	ok(sl_duration_parse("0x10 minutes", &us, &err) == SL_EPARSE,
+	   "hex refused");
+	ok(sl_duration_parse("nan seconds", &us, &err) == SL_EPARSE,
+	   "nan refused");
+	ok(sl_duration_parse("inf seconds", &us, &err) == SL_EPARSE,
+	   "inf refused");
+	ok(sl_duration_parse("1e308 seconds", &us, &err) == SL_EPARSE,
+	   "exponent refused");
+	ok(sl_duration_parse("1.5 seconds", &us, NULL) == 0 && us == 1500000,
+	   "fraction of a second");
+	ok(sl_duration_parse("interval '-2' hours", &us, NULL) == 0 &&
+		   us == -2 * SL_US_PER_HOUR,
+	   "quoted value with a sign");
+	ok(sl_duration_parse("106751 days 1 day", &us, NULL) == 0,
+	   "a sum inside the range");
+	ok(sl_duration_parse("106751991 days 106751991 days", &us, &err) ==
+		   SL_EPARSE,
+	   "a sum past the range refused");
 }
 
 static void test_show(void)
