@@ -527,6 +527,18 @@ static int groups_reserve(fsrc *fs, int64_t id)
 	return 0;
 }
 
+/* A name of digits only: an entry of the log (others are ignored, as
+ * Spark's batchFilesFilter ignores what is not a number). */
+static bool log_name(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
 /* Read back <metadir>/N for every N (a restart), then restore the seen set
  * as Spark's FileStreamSource constructor does. */
 static int log_load(fsrc *fs, sl_err *err)
@@ -536,11 +548,31 @@ static int log_load(fsrc *fs, sl_err *err)
 	int rc = 0;
 	if (fs->metadir == NULL || (d = opendir(fs->metadir)) == NULL)
 		return 0;
+	/* The log's ids are 0..n-1 by construction (assign takes last + 1,
+	 * nothing deletes an entry), so an id at or past the count of entries
+	 * is a stray file: refused by name before anything is sized by it (a
+	 * name like 99999999999999999999 once made groups_reserve spin). */
+	int64_t n = 0;
+	while ((e = readdir(d)) != NULL)
+		if (log_name(e->d_name))
+			n++;
+	rewinddir(d);
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		char *end, path[4096];
-		long long id = strtoll(e->d_name, &end, 10);
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end != '\0')
+		long long id;
+		if (!log_name(e->d_name))
 			continue;
+		errno = 0;
+		id = strtoll(e->d_name, &end, 10);
+		if (errno == ERANGE || id >= n) {
+			rc = sl_err_set(err, SL_ECHECKPOINT,
+					"file source log '%s/%s': not an entry id "
+					"(the log has %lld files, so its ids run "
+					"0..%lld)",
+					fs->metadir, e->d_name, (long long)n,
+					(long long)n - 1);
+			break;
+		}
 		if (groups_reserve(fs, id) != 0) {
 			rc = sl_err_nomem(err);
 			break;
