@@ -1570,11 +1570,19 @@ static int operands(const sl_expr *e, const sl_batch *b, struct operand *x,
 		return -1;
 	}
 	if (x->scalar && y->scalar) {
+		/* Widen x's value (row 0 of x->c) to b's rows.  Evaluating x
+		 * again instead evaluated every constant subtree twice per
+		 * level: 2^n for 1+1+...+1 (issue 16 finding 3). */
+		int64_t *idx = calloc((size_t)(b->nrows ? b->nrows : 1),
+				      sizeof *idx);
+		sl_col *w = idx ? sl_col_take(x->c, idx, b->nrows) : NULL;
+		free(idx);
 		operand_release(x);
 		x->scalar = false;
-		x->c = eval(e->args[0], b, err);
-		if (x->c == NULL) {
+		x->c = w;
+		if (w == NULL) {
 			operand_release(y);
+			sl_err_nomem(err);
 			return -1;
 		}
 	}

@@ -41,7 +41,12 @@ struct parser {
 	int ctx; /* byte offset where the expression being built starts */
 	sl_err *err;
 	bool failed;
+	int depth; /* operands open, and operators chained to the left */
 };
+
+/* Deeper is refused: every later pass (resolve, eval, free) recurses over
+ * the tree, and 100,000 nested '(' once overflowed the C stack. */
+#define SQL_MAX_DEPTH 1000
 
 /* ---------------------------------------------------------------- lexer */
 
@@ -356,15 +361,47 @@ static sl_expr *parse_expr(struct parser *p);
 
 typedef sl_expr *(*level_fn)(struct parser *p);
 
+/* Open k more levels (an operand, or one more operator of a left-deep
+ * chain such as 1+1+1); false with the error past SQL_MAX_DEPTH. */
+static bool deeper(struct parser *p, int k)
+{
+	p->depth += k;
+	if (p->depth <= SQL_MAX_DEPTH)
+		return true;
+	p->depth -= k;
+	if (!p->failed)
+		sl_err_set(p->err, SL_EPARSE,
+			   "expression nested deeper than %d at col %d",
+			   SQL_MAX_DEPTH, cur(p)->start + 1);
+	p->failed = true;
+	return false;
+}
+
 /* Parse a required operand of the construct that starts at byte `ctx`. */
 static sl_expr *operand(struct parser *p, int ctx, level_fn fn)
 {
 	int save = p->ctx;
 	sl_expr *e;
+	if (!deeper(p, 1))
+		return NULL;
 	p->ctx = ctx;
 	e = fn(p);
 	p->ctx = save;
+	p->depth--;
 	return e;
+}
+
+/* One more operator on a left-deep chain: the tree grows a level.  On
+ * refusal the chain so far is freed (*l = NULL). */
+static bool chain(struct parser *p, int *k, sl_expr **l)
+{
+	if (!deeper(p, 1)) {
+		sl_expr_free(*l);
+		*l = NULL;
+		return false;
+	}
+	(*k)++;
+	return true;
 }
 
 static sl_expr *binop(struct parser *p, int op, sl_expr *l, sl_expr *r, int pos)
@@ -831,16 +868,18 @@ static sl_expr *parse_mul(struct parser *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_unary(p);
+	int k = 0;
 	while (l != NULL) {
 		int op = is_op(p, "*")   ? SL_OP_MUL
 			 : is_op(p, "/") ? SL_OP_DIV
 			 : is_op(p, "%") ? SL_OP_MOD
 					 : 0;
-		if (op == 0)
+		if (op == 0 || !chain(p, &k, &l))
 			break;
 		p->i++;
 		l = binop(p, op, l, operand(p, start, parse_unary), start);
 	}
+	p->depth -= k;
 	return l;
 }
 
@@ -848,15 +887,17 @@ static sl_expr *parse_add(struct parser *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_mul(p);
+	int k = 0;
 	while (l != NULL) {
 		int op = is_op(p, "+")   ? SL_OP_ADD
 			 : is_op(p, "-") ? SL_OP_SUB
 					 : 0;
-		if (op == 0)
+		if (op == 0 || !chain(p, &k, &l))
 			break;
 		p->i++;
 		l = binop(p, op, l, operand(p, start, parse_mul), start);
 	}
+	p->depth -= k;
 	return l;
 }
 
@@ -864,9 +905,13 @@ static sl_expr *parse_concat(struct parser *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_add(p);
-	while (l != NULL && accept_op(p, "||"))
+	int k = 0;
+	while (l != NULL && is_op(p, "||") && chain(p, &k, &l)) {
+		p->i++;
 		l = binop(p, SL_OP_CONCAT, l, operand(p, start, parse_add),
 			  start);
+	}
+	p->depth -= k;
 	return l;
 }
 
@@ -943,11 +988,22 @@ static sl_expr *parse_between(struct parser *p, sl_expr *l, int start)
 	return binop(p, SL_OP_AND, lo, hi, start);
 }
 
+/* A comparison, IS, [NOT] IN/BETWEEN/LIKE continues the chain. */
+static bool cmp_follows(struct parser *p)
+{
+	return cmp_op(p) != 0 || is_kw(p, "is") || is_kw(p, "in") ||
+	       is_kw(p, "between") || is_kw(p, "like") ||
+	       (is_kw(p, "not") &&
+		(peek_kw(p, 1, "in") || peek_kw(p, 1, "between") ||
+		 peek_kw(p, 1, "like")));
+}
+
 static sl_expr *parse_cmp(struct parser *p)
 {
 	int start = cur(p)->start, op;
 	sl_expr *l = parse_concat(p), *args[2];
-	while (l != NULL) {
+	int k = 0;
+	while (l != NULL && cmp_follows(p) && chain(p, &k, &l)) {
 		bool neg = false;
 		if ((op = cmp_op(p)) != 0) {
 			p->i++;
@@ -988,6 +1044,7 @@ static sl_expr *parse_cmp(struct parser *p)
 		} else
 			break;
 	}
+	p->depth -= k;
 	return l;
 }
 
@@ -1008,8 +1065,12 @@ static sl_expr *parse_and(struct parser *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_not(p);
-	while (l != NULL && accept_kw(p, "and"))
+	int k = 0;
+	while (l != NULL && is_kw(p, "and") && chain(p, &k, &l)) {
+		p->i++;
 		l = binop(p, SL_OP_AND, l, operand(p, start, parse_not), start);
+	}
+	p->depth -= k;
 	return l;
 }
 
@@ -1017,8 +1078,12 @@ static sl_expr *parse_expr(struct parser *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_and(p);
-	while (l != NULL && accept_kw(p, "or"))
+	int k = 0;
+	while (l != NULL && is_kw(p, "or") && chain(p, &k, &l)) {
+		p->i++;
 		l = binop(p, SL_OP_OR, l, operand(p, start, parse_and), start);
+	}
+	p->depth -= k;
 	return l;
 }
 

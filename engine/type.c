@@ -126,9 +126,14 @@ int sl_type_field_index(const sl_type *st, const char *name)
 
 /* ---- DDL parser ---- */
 
+/* Nesting deeper than this is refused (a schema string of 250 nested
+ * STRUCT< once overflowed the C stack). */
+#define DDL_MAX_DEPTH 100
+
 struct lex {
 	const char *s, *p;
 	sl_err *err;
+	int depth; /* STRUCT< and ARRAY< levels open */
 };
 
 static void skipws(struct lex *l)
@@ -214,7 +219,16 @@ static sl_type *parse_type(struct lex *l)
 	if (read_name(l, name, sizeof name) < 0)
 		return NULL;
 	skipws(l);
+	if ((strcasecmp(name, "struct") == 0 ||
+	     strcasecmp(name, "array") == 0) &&
+	    l->depth >= DDL_MAX_DEPTH) {
+		sl_err_set(l->err, SL_EPARSE,
+			   "schema: nesting deeper than %d levels at col %d",
+			   DDL_MAX_DEPTH, col_of(l));
+		return NULL;
+	}
 	if (strcasecmp(name, "struct") == 0) {
+		sl_type *st;
 		if (*l->p != '<') {
 			sl_err_set(
 			    l->err, SL_EPARSE,
@@ -223,7 +237,10 @@ static sl_type *parse_type(struct lex *l)
 			return NULL;
 		}
 		l->p++;
-		return parse_struct_fields(l, '>');
+		l->depth++;
+		st = parse_struct_fields(l, '>');
+		l->depth--;
+		return st;
 	}
 	if (strcasecmp(name, "array") == 0) {
 		sl_type *e;
@@ -234,7 +251,9 @@ static sl_type *parse_type(struct lex *l)
 			return NULL;
 		}
 		l->p++;
+		l->depth++;
 		e = parse_type(l);
+		l->depth--;
 		if (e == NULL)
 			return NULL;
 		skipws(l);
@@ -302,31 +321,46 @@ static bool kw(struct lex *l, const char *word)
 }
 
 /* Fields up to `close` ('\0' for top level, '>' inside STRUCT<...>). */
+#define DDL_MAX_FIELDS 256
+
+/* One level's fields, on the heap: a level's buffers once took 35 KB of
+ * stack, so nesting was bounded by the stack, not by DDL_MAX_DEPTH. */
+struct ddl_fields {
+	char names[DDL_MAX_FIELDS][128];
+	sl_type *types[DDL_MAX_FIELDS];
+	bool nullable[DDL_MAX_FIELDS];
+};
+
+static sl_type *fields_to_struct(struct lex *l, struct ddl_fields *f, int n);
+
 static sl_type *parse_struct_fields(struct lex *l, char close)
 {
-	char names[256][128];
-	sl_type *types[256];
-	bool nullable[256];
+	struct ddl_fields *f = malloc(sizeof *f);
 	int n = 0, i;
 	sl_type *st;
+	if (f == NULL) {
+		sl_err_nomem(l->err);
+		return NULL;
+	}
 	skipws(l);
 	if (*l->p == close && close != '\0')
 		goto done;
 	for (;;) {
-		if (n == 256) {
+		if (n == DDL_MAX_FIELDS) {
 			sl_err_set(l->err, SL_EPARSE,
-				   "schema: more than 256 fields");
+				   "schema: more than %d fields at col %d",
+				   DDL_MAX_FIELDS, col_of(l));
 			goto fail;
 		}
-		if (read_name(l, names[n], sizeof names[n]) < 0)
+		if (read_name(l, f->names[n], sizeof f->names[n]) < 0)
 			goto fail;
 		skipws(l);
 		if (*l->p == ':')
 			l->p++;
-		types[n] = parse_type(l);
-		if (types[n] == NULL)
+		f->types[n] = parse_type(l);
+		if (f->types[n] == NULL)
 			goto fail;
-		nullable[n] = true;
+		f->nullable[n] = true;
 		if (kw(l, "not")) {
 			if (!kw(l, "null")) {
 				n++;
@@ -336,7 +370,7 @@ static sl_type *parse_struct_fields(struct lex *l, char close)
 				    col_of(l));
 				goto fail;
 			}
-			nullable[n] = false;
+			f->nullable[n] = false;
 		}
 		if (kw(l, "comment")) {
 			skipws(l);
@@ -370,31 +404,44 @@ static sl_type *parse_struct_fields(struct lex *l, char close)
 done:
 	if (close != '\0')
 		l->p++;
-	st = sl_type_struct_new(n);
+	st = fields_to_struct(l, f, n);
+	free(f);
+	return st;
+fail:
+	for (i = 0; i < n; i++)
+		sl_type_free(f->types[i]);
+	free(f);
+	return NULL;
+}
+
+/* The struct of f's n fields; takes the field types, frees them on
+ * failure. */
+static sl_type *fields_to_struct(struct lex *l, struct ddl_fields *f, int n)
+{
+	sl_type *st = sl_type_struct_new(n);
+	int i;
 	if (st == NULL) {
 		sl_err_nomem(l->err);
-		goto fail;
+		for (i = 0; i < n; i++)
+			sl_type_free(f->types[i]);
+		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		if (sl_type_set_field(st, i, names[i], types[i], nullable[i]) <
-		    0) {
+		if (sl_type_set_field(st, i, f->names[i], f->types[i],
+				      f->nullable[i]) < 0) {
 			sl_err_nomem(l->err);
 			for (i++; i < n; i++)
-				sl_type_free(types[i]);
+				sl_type_free(f->types[i]);
 			sl_type_free(st);
 			return NULL;
 		}
 	}
 	return st;
-fail:
-	for (i = 0; i < n; i++)
-		sl_type_free(types[i]);
-	return NULL;
 }
 
 sl_type *sl_type_parse_ddl(const char *ddl, sl_err *err)
 {
-	struct lex l = { ddl, ddl, err };
+	struct lex l = { ddl, ddl, err, 0 };
 	skipws(&l);
 	if (*l.p == '\0')
 		return sl_type_struct_new(0);
@@ -424,7 +471,7 @@ sl_type *sl_type_parse_ddl(const char *ddl, sl_err *err)
 
 sl_type *sl_type_parse(const char *s, sl_err *err)
 {
-	struct lex l = { s, s, err };
+	struct lex l = { s, s, err, 0 };
 	sl_type *t = parse_type(&l);
 	if (t == NULL)
 		return NULL;
