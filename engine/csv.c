@@ -709,36 +709,71 @@ void sl_csv_infer_free(sl_csv_infer *ci)
 	free(ci);
 }
 
+/* Header tokens compared as makeSafeHeader does: case insensitive. */
+static int tok_cmp(const void *a, const void *b, void *ud)
+{
+	const sl_str *tok = ud;
+	sl_str x = tok[*(const int *)a], y = tok[*(const int *)b];
+	int c;
+	if (x.len != y.len)
+		return x.len < y.len ? -1 : 1;
+	c = x.len ? strncasecmp(x.p, y.p, x.len) : 0;
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+/* dup[k]: another header token equals token k.  Sorted, so a 100,000
+ * column header takes a moment, not minutes (issue 16 finding 9). */
+static int find_dups(const csvtok *t, bool *dup)
+{
+	int *ix = malloc(((size_t)t->ntok + 1) * sizeof *ix), k;
+	if (ix == NULL)
+		return SL_ENOMEM;
+	for (k = 0; k < t->ntok; k++)
+		ix[k] = k;
+	qsort_r(ix, (size_t)t->ntok, sizeof *ix, tok_cmp, (void *)t->tok);
+	for (k = 0; k + 1 < t->ntok; k++) {
+		sl_str x = t->tok[ix[k]], y = t->tok[ix[k + 1]];
+		if (x.len == y.len &&
+		    (x.len == 0 || strncasecmp(x.p, y.p, x.len) == 0))
+			dup[ix[k]] = dup[ix[k + 1]] = true;
+	}
+	free(ix);
+	return 0;
+}
+
 /* Spark's makeSafeHeader: empty names become _cN; duplicates (case
  * insensitive) get their index appended. */
 static int set_names(sl_csv_infer *ci, const csvtok *t, bool header)
 {
-	int k, m;
+	bool *dup;
+	int k;
 	ci->ncols = t->ntok;
 	ci->names = calloc((size_t)t->ntok + 1, sizeof *ci->names);
 	ci->kind = malloc(((size_t)t->ntok + 1) * sizeof *ci->kind);
-	if (ci->names == NULL || ci->kind == NULL)
+	dup = calloc((size_t)t->ntok + 1, sizeof *dup);
+	if (ci->names == NULL || ci->kind == NULL || dup == NULL ||
+	    (header && find_dups(t, dup) != 0)) {
+		free(dup);
 		return SL_ENOMEM;
+	}
 	for (k = 0; k < t->ntok; k++) {
 		sl_str s = t->tok[k];
-		bool dup = false;
 		ci->kind[k] = CK_NULL;
-		if (header && s.len > 0 && !is_null_tok(&ci->o, s))
-			for (m = 0; m < t->ntok && !dup; m++)
-				dup = m != k && t->tok[m].len == s.len &&
-				      strncasecmp(t->tok[m].p, s.p, s.len) == 0;
 		if (!header || s.len == 0 || is_null_tok(&ci->o, s)) {
 			if (asprintf(&ci->names[k], "_c%d", k) < 0)
 				ci->names[k] = NULL;
-		} else if (dup) {
+		} else if (dup[k]) {
 			if (asprintf(&ci->names[k], "%.*s%d", (int)s.len, s.p,
 				     k) < 0)
 				ci->names[k] = NULL;
 		} else
 			ci->names[k] = strndup(s.p, s.len);
-		if (ci->names[k] == NULL)
+		if (ci->names[k] == NULL) {
+			free(dup);
 			return SL_ENOMEM;
+		}
 	}
+	free(dup);
 	return 0;
 }
 

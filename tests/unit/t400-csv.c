@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fileformat.h"
 #include "tap.h"
@@ -142,6 +143,36 @@ static void test_infer(void)
 	is_str(infer("a,b,a,\n1,2,3,4\n", "header=true"),
 	       "a0 STRING, b STRING, a2 STRING, _c3 STRING",
 	       "duplicate and empty header names");
+	is_str(infer("A,b,a,B,c\n1,2,3,4,5\n", "header=true"),
+	       "A0 STRING, b1 STRING, a2 STRING, B3 STRING, c STRING",
+	       "duplicates are case insensitive, as makeSafeHeader");
+	{
+		/* issue 16 finding 9: 100,000 columns, half of them repeated,
+		 * once ran for minutes in a pairwise de-duplication */
+		sl_buf h;
+		sl_csv_infer *ci;
+		sl_options o;
+		sl_type *t;
+		clock_t t0 = clock();
+		sl_buf_init(&h);
+		for (int k = 0; k < 100000; k++)
+			sl_buf_printf(&h, "%sc%d", k ? "," : "", k % 50000);
+		sl_buf_adds(&h, "\n");
+		sl_options_init(&o);
+		sl_options_set(&o, "header", "true");
+		ci = sl_csv_infer_new(&o, NULL);
+		sl_csv_infer_add(ci, "f", h.p, h.len, NULL);
+		t = sl_csv_infer_finish(ci, NULL);
+		ok(t != NULL && t->nfields == 100000 &&
+			   strcmp(t->fields[0].name, "c00") == 0 &&
+			   strcmp(t->fields[99999].name, "c4999999999") == 0,
+		   "a 100,000 column header: every name made unique");
+		ok((double)(clock() - t0) / CLOCKS_PER_SEC < 10,
+		   "and in n log n, not n^2");
+		sl_type_free(t);
+		sl_options_release(&o);
+		sl_buf_release(&h);
+	}
 	is_str(infer("i,l,d,b,t,s,n,m\n"
 		     "1,1,1,true,2026-01-01 12:00:00,x,,1\n"
 		     "2,9000000000,1.5,False,2026-01-02T00:00:00Z,1,,true\n",
