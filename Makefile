@@ -55,9 +55,13 @@ REPL_OBJ   := $(REPL_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(sort $(wildcard tests/unit/t*.c))
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILD)/%)
 BENCH_SRC  := $(sort $(wildcard bench/*.c))
+# tests/fuzz: libFuzzer targets; `make test` replays their corpus (fuzz.h)
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay-%)
 
 # streamlab is phony: the sub-make decides whether to relink.
-.PHONY: streamlab units all run test bench tidy-run asan valgrind tidy format format-check layers compdb clean deps
+.PHONY: streamlab units all run test bench tidy-run asan valgrind tidy format format-check layers compdb clean deps fuzz asan-quick check-units
 
 all: deps streamlab
 
@@ -96,8 +100,12 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/tap.h $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
 
+$(BUILD)/tests/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/fuzz -DFUZZ_NAME=$* -o $@ $< tests/fuzz/replay.c $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
+
 units: $(BUILD)/.deps-ok
-	@$(MAKE) --no-print-directory DEPS_READY=yes $(UNIT_BIN)
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(UNIT_BIN) $(REPLAY_BIN)
 
 run: streamlab
 	./streamlab
@@ -106,7 +114,7 @@ run: streamlab
 # file type (C unit binary, Lua script, Perl .t).
 test: streamlab units
 	@LC_ALL=C TZ=UTC STREAMLAB=$(CURDIR)/streamlab BUILD=$(BUILD) \
-	  prove -j2 --exec tests/run1 $(UNIT_BIN) $(sort $(wildcard tests/lua/*.lua)) \
+	  prove -j2 --exec tests/run1 $(UNIT_BIN) $(REPLAY_BIN) $(sort $(wildcard tests/lua/*.lua)) \
 	    $(sort $(wildcard tests/repl/*.t tests/tui/*.t))
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libengine.a
@@ -117,9 +125,42 @@ bench: streamlab
 	@$(MAKE) --no-print-directory DEPS_READY=yes $(BENCH_SRC:%.c=$(BUILD)/%)
 	@for b in $(BENCH_SRC:%.c=$(BUILD)/%); do $$b || exit 1; done
 
+ASAN_OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  LDFLAGS="-fsanitize=address,undefined" test
+	$(MAKE) BUILD=build-asan OPT="$(ASAN_OPT)" LDFLAGS="-fsanitize=address,undefined" test
+
+# The C units, the fuzz corpus replays and the Lua scripts under ASan +
+# UBSan (what .ci/run adds after `make test`: a memory error cannot land).
+asan-quick:
+	$(MAKE) BUILD=build-asan OPT="$(ASAN_OPT)" LDFLAGS="-fsanitize=address,undefined" check-units
+
+# Tests that need no terminal or long fault runs, against $(BUILD)'s own
+# program (not ./streamlab, which stays the plain build).
+check-units: $(BUILD)/.deps-ok
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(BUILD)/streamlab $(UNIT_BIN) $(REPLAY_BIN)
+	@LC_ALL=C TZ=UTC STREAMLAB=$(CURDIR)/$(BUILD)/streamlab BUILD=$(BUILD) \
+	  prove -j2 --exec tests/run1 $(UNIT_BIN) $(REPLAY_BIN) $(sort $(wildcard tests/lua/*.lua))
+
+# libFuzzer over every target for FUZZ_S seconds each (clang, ASan +
+# UBSan), starting from the checked-in corpus; what it finds lands in
+# build-fuzz/crashes/NAME/ (copy a crash into tests/fuzz/corpus/NAME/ as
+# crash-<what> once fixed, and `make test` replays it from then on).
+FUZZ_S  ?= 60
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: needs clang (apt-get install -y clang)"; exit 1; }
+	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" build-fuzz/libengine.a
+	@set -e; for t in $(FUZZ_NAMES); do \
+	  mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \
+	  cp -n tests/fuzz/corpus/$$t/* build-fuzz/corpus/$$t/ 2>/dev/null || true; \
+	  $(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Iengine -Itests/fuzz \
+	    -o build-fuzz/fuzz-$$t tests/fuzz/fuzz_$$t.c build-fuzz/libengine.a $(LDLIBS) $$(pkg-config --libs $(PKGS)); \
+	  echo "fuzz: $$t for $(FUZZ_S) s"; \
+	  build-fuzz/fuzz-$$t -max_total_time=$(FUZZ_S) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	    -artifact_prefix=build-fuzz/crashes/$$t/ -print_final_stats=1 build-fuzz/corpus/$$t 2>&1 | \
+	    grep -E "^(stat::|#[0-9]+.*DONE|==[0-9]+==ERROR|SUMMARY|artifact)" || true; \
+	done
 
 valgrind: streamlab units
 	@for t in $(UNIT_BIN); do valgrind -q --error-exitcode=9 --leak-check=full $$t >/dev/null || exit 1; done
@@ -147,6 +188,6 @@ compdb:
 	bear -- $(MAKE) -B all
 
 clean:
-	rm -rf build build-asan streamlab
+	rm -rf build build-asan build-fuzz streamlab
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -443,12 +443,17 @@ int sl_ckpt_read_metadata(sl_ckpt *c, char **id, char **fingerprint,
 	size_t len;
 	bool enoent;
 	*id = *fingerprint = NULL;
+	int rc;
 	sl_ckpt_path(c, "metadata", p, sizeof p);
-	if (sl_fs_read(p, &data, &len, &enoent, err) < 0)
-		return enoent ? 0 : err->code;
+	if ((rc = sl_fs_read(p, &data, &len, &enoent, err)) < 0)
+		return enoent ? 0 : rc;
 	*id = get_str(data, "id");
 	*fingerprint = get_str(data, "fingerprint");
 	free(data);
+	if (*id == NULL) {
+		free(*fingerprint); /* nothing is handed out on failure */
+		*fingerprint = NULL;
+	}
 	if (*id == NULL)
 		return sl_err_set(
 		    err, SL_ECHECKPOINT,

@@ -46,7 +46,8 @@ typedef struct csvtok {
 	const csvopt *o;
 	const char *p, *end;
 	int64_t line;    /* line number of p */
-	sl_arena *arena; /* decoded fields; NULL = decode into tmp */
+	sl_arena *arena; /* decoded fields (quotes, escapes undone) */
+	sl_arena *own;   /* the tokenizer's own, when the caller gave none */
 	sl_buf tmp;
 	sl_str *tok;
 	int ntok, cap;
@@ -115,6 +116,11 @@ static void tok_init(csvtok *t, const csvopt *o, sl_arena *arena,
 	t->p = data;
 	t->end = data + len;
 	t->line = 1;
+	/* Decoded fields need a home that outlives the next one: a record
+	 * may hold several (two fields with "" once shared tmp, and the first
+	 * pointed into freed memory; found by tests/fuzz/fuzz_csv.c). */
+	if (arena == NULL && (arena = t->own = sl_arena_new()) == NULL)
+		t->oom = true;
 	t->arena = arena;
 	sl_buf_init(&t->tmp);
 }
@@ -122,6 +128,7 @@ static void tok_init(csvtok *t, const csvopt *o, sl_arena *arena,
 static void tok_release(csvtok *t)
 {
 	sl_buf_release(&t->tmp);
+	sl_arena_free(t->own);
 	free(t->tok);
 }
 
@@ -199,10 +206,7 @@ static int quoted(csvtok *t)
 		t->oom = true;
 		return -1;
 	}
-	if (t->arena == NULL)
-		return tok_push(t, sl_buf_cstr(b),
-				b->len); /* one per record only */
-	d = sl_arena_dup(t->arena, sl_buf_cstr(b), b->len);
+	d = t->arena ? sl_arena_dup(t->arena, sl_buf_cstr(b), b->len) : NULL;
 	if (d == NULL) {
 		t->oom = true;
 		return -1;

@@ -1893,6 +1893,7 @@ static sl_col *eval_in(const sl_expr *e, const sl_batch *b, sl_err *err)
 		return NULL;
 	if (v.scalar) { /* constant IN: evaluate the value as a column */
 		operand_release(&v);
+		v.scalar = false; /* a scalar/scalar compare has no column */
 		v.c = eval(e->args[0], b, err);
 		if (v.c == NULL)
 			return NULL;
