@@ -46,7 +46,8 @@ static int cmd_pyspark(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
-	{ ":help", "[topic]", "this help; topics: keys, views, or a Lua name",
+	{ ":help", "[topic]",
+	  "this help; topics: input, keys, views, or a Lua name",
 	  cmd_help },
 	{ ":lessons", "", "list the lessons", cmd_lessons },
 	{ ":lesson", "N", "run lesson N", cmd_lesson },
@@ -152,6 +153,20 @@ static int help_topic(sl_console *c, const char *topic)
 		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka.\n");
 		return SL_CMD_OK;
 	}
+	if (strcmp(topic, "input") == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "Input: an expression shows its value (1+1 shows 2); an\n"
+		    "  unfinished line waits for more (>> prompt).  Every input is\n"
+		    "  numbered: an error at [12]:3 is line 3 of input 12.\n"
+		    "  A line starting with ':name(' or '.name' continues the input\n"
+		    "  above it, which already ran: it applies to that input's value,\n"
+		    "  so 'df = spark.readStream...' then '  :select(\"a\")' makes\n"
+		    "  df = df:select(\"a\").  Nothing runs twice.  Other ':' lines are\n"
+		    "  commands.  A paste is one input (it runs when it ends in a\n"
+		    "  newline).  A top-level 'local x' lasts for the session (a\n"
+		    "  global; in lua.c it would end with the line).\n");
+		return SL_CMD_OK;
+	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
 		say(c, SL_CONSOLE_OUT,
 		    "Views (:view NAME):\n"
@@ -195,7 +210,8 @@ static int cmd_help(sl_console *c, const char *args)
 	if (args[0])
 		return help_topic(c, args);
 	say(c, SL_CONSOLE_OUT,
-	    "Type Lua: an expression shows its value, e.g. 1+1 or spark.\n"
+	    "Type Lua: an expression shows its value, e.g. 1+1 or spark.  A line\n"
+	    "starting with ':name(' or '.name' continues the one above (:help input).\n"
 	    "  df = spark.createDataFrame({{1, \"a\"}, {2, \"b\"}}, \"id INT, name STRING\")\n"
 	    "  df:show()\n"
 	    "Commands:\n");
@@ -522,9 +538,11 @@ int sl_cmd_run(sl_console *c, const char *line)
 	if (alias)
 		found = alias;
 	if (found == NULL || n < 2) {
+		/* the one-line hint: a command, or a chain's next method? */
 		snprintf(msg, sizeof msg,
-			 "error: unknown command '%.*s' (try :help)\n", (int)n,
-			 line);
+			 "error: unknown command '%.*s' (try :help; a method "
+			 "call continuing the line above is '%.*s(...)')\n",
+			 (int)n, line, (int)strcspn(line, " \t("), line);
 		say(c, SL_CONSOLE_ERR, msg);
 		return SL_CMD_ERROR;
 	}

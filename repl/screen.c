@@ -517,6 +517,9 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 		return sl_rl_run(c);
 	}
 	the_screen = &s;
+	/* bracketed paste: a pasted block is one input (rl.c) */
+	fputs("\033[?2004h", s.tty);
+	fflush(s.tty);
 	sl_model_set_log(s.m, log_line, &s);
 	sl_console_set_writer(c, out_write, &s);
 	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id };
@@ -544,6 +547,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	sl_rl_close(s.rl);
 	sl_cmd_set_screen(NULL);
 	sl_console_set_writer(c, NULL, NULL);
+	fputs("\033[?2004l", s.tty);
 	ui_close();
 	release_output(&s);
 	sl_model_free(s.m);
