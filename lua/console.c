@@ -60,6 +60,7 @@ struct sl_console {
 	int prev_no;     /* its number */
 	int prev_kind;   /* PREV_* */
 	int prev_ref;    /* PREV_EXPR: its first value (registry), or NOREF */
+	FILE *transcript; /* $STREAMLAB_TRANSCRIPT: a copy of all output */
 };
 
 /* Registry key: its address identifies the console that owns a state. */
@@ -92,15 +93,20 @@ void sl_console_write(lua_State *L, int stream, const char *s, size_t n)
 {
 	sl_console *c = L ? console_of(L) : NULL;
 
-	if (c)
-		c->write(c->write_ud, stream, s, n);
-	else
+	if (c == NULL) {
 		default_write(NULL, stream, s, n);
+		return;
+	}
+	c->write(c->write_ud, stream, s, n);
+	if (c->transcript) {
+		fwrite(s, 1, n, c->transcript);
+		fflush(c->transcript);
+	}
 }
 
 static void put(sl_console *c, int stream, const char *s, size_t n)
 {
-	c->write(c->write_ud, stream, s, n);
+	sl_console_write(c->L, stream, s, n);
 }
 
 /* ---- Ctrl-C: lua.c's technique ---- */
@@ -345,6 +351,8 @@ sl_console *sl_console_new(void)
 	}
 	c->write = default_write;
 	c->prev_ref = LUA_NOREF;
+	if (getenv("STREAMLAB_TRANSCRIPT") && *getenv("STREAMLAB_TRANSCRIPT"))
+		c->transcript = fopen(getenv("STREAMLAB_TRANSCRIPT"), "a");
 	sl_buf_init(&c->prev);
 	sl_buf_init(&c->chunk);
 	sl_buf_init(&c->last);
@@ -363,6 +371,8 @@ void sl_console_free(sl_console *c)
 	if (c == NULL)
 		return;
 	lua_close(c->L);
+	if (c->transcript)
+		fclose(c->transcript);
 	for (int i = 0; i < INPUT_KEEP; i++)
 		free(c->inputs[i]);
 	sl_buf_release(&c->prev);

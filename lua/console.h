@@ -19,6 +19,11 @@
  *    hook).  The handler is installed only for the duration of a call; when
  *    idle the previous SIGINT disposition is in force (the REPL's own).
  *
+ * When the environment variable STREAMLAB_TRANSCRIPT names a file, every
+ * byte the console writes (results, print, errors, console sinks) is also
+ * appended there: a record of the session, whatever the screen shows (the
+ * TUI tests read it).
+ *
  * Ownership: an sl_console owns its lua_State.  Strings passed in are
  * borrowed for the call.  One console may be running Lua at a time per
  * process (the SIGINT handler targets it).
