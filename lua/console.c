@@ -61,6 +61,8 @@ struct sl_console {
 	int prev_kind;   /* PREV_* */
 	int prev_ref;    /* PREV_EXPR: its first value (registry), or NOREF */
 	FILE *transcript; /* $STREAMLAB_TRANSCRIPT: a copy of all output */
+	sl_console_idle_fn idle;
+	void *idle_ud;
 };
 
 /* Registry key: its address identifies the console that owns a state. */
@@ -102,6 +104,20 @@ void sl_console_write(lua_State *L, int stream, const char *s, size_t n)
 		fwrite(s, 1, n, c->transcript);
 		fflush(c->transcript);
 	}
+}
+
+void sl_console_set_idle(sl_console *c, sl_console_idle_fn fn, void *ud)
+{
+	c->idle = fn;
+	c->idle_ud = ud;
+}
+
+void sl_console_idle(lua_State *L)
+{
+	sl_console *c = L ? console_of(L) : NULL;
+
+	if (c && c->idle)
+		c->idle(c->idle_ud);
 }
 
 static void put(sl_console *c, int stream, const char *s, size_t n)

@@ -122,6 +122,13 @@ int sl_console_eval_chunk(sl_console *c, const char *chunk,
 int sl_console_eval_input(sl_console *c, const char *chunk,
 			  const char *chunkname);
 
+/* A wait in C that may last (awaitTermination on the real clock) calls
+ * sl_console_idle between its naps; the owner of the screen registers fn
+ * to keep the panes drawn meanwhile.  fn must not run Lua.  NULL: none. */
+typedef void (*sl_console_idle_fn)(void *ud);
+void sl_console_set_idle(sl_console *c, sl_console_idle_fn fn, void *ud);
+void sl_console_idle(lua_State *L);
+
 /* True when Ctrl-C has been pressed during the current call into Lua
  * (lua_State L of a console): a C function that waits (awaitTermination)
  * should return, and Lua raises "interrupted!" right after. */

@@ -173,6 +173,13 @@ static void pump(lua_State *L, lua_Debug *ar)
 	draw(s);
 }
 
+/* A wait in C (awaitTermination) is no Lua instruction: it calls this. */
+static void wait_idle(void *ud)
+{
+	screen *s = ud;
+	pump(s->L, NULL);
+}
+
 /* ---- readline hooks ---- */
 
 static void h_redisplay(void *ud)
@@ -522,6 +529,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	fflush(s.tty);
 	sl_model_set_log(s.m, log_line, &s);
 	sl_console_set_writer(c, out_write, &s);
+	sl_console_set_idle(c, wait_idle, &s);
 	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id };
 	sl_cmd_set_screen(&cs);
 	sl_model_out(s.m, SL_CONSOLE_OUT, welcome, strlen(welcome));
@@ -547,6 +555,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	sl_rl_close(s.rl);
 	sl_cmd_set_screen(NULL);
 	sl_console_set_writer(c, NULL, NULL);
+	sl_console_set_idle(c, NULL, NULL);
 	fputs("\033[?2004l", s.tty);
 	ui_close();
 	release_output(&s);
