@@ -789,6 +789,25 @@ static int cont_pick(sl_console *c, cont_form *f, int *st)
 	return -1;
 }
 
+/* The join failed: would it compile with prev's expression in
+ * parentheses ("abc" then :upper())? */
+static bool paren_compiles(sl_console *c)
+{
+	cont_form f;
+	bool ok;
+
+	if (!cont_build(c, 0, &f)) {
+		lua_pop(c->L, 1);
+		cont_release(&f);
+		return false;
+	}
+	ok = luaL_loadbufferx(c->L, f.paren.p, f.paren.len, "=p", "t") ==
+	     LUA_OK;
+	lua_pop(c->L, 1);
+	cont_release(&f);
+	return ok;
+}
+
 static int eval_continuation(sl_console *c)
 {
 	lua_State *L = c->L;
@@ -816,6 +835,12 @@ static int eval_continuation(sl_console *c)
 			snprintf(why, sizeof why, "%s", lua_tostring(L, -1));
 			lua_pop(L, 1);
 			return cont_refuse(c, why);
+		}
+		if (paren_compiles(c)) {
+			lua_pop(L, 1);
+			return cont_refuse(c, "in Lua a literal needs "
+					      "parentheses before ':' or '.', "
+					      "e.g. (\"abc\"):upper()");
 		}
 		c->cont = false;
 		sl_buf_clear(&c->last);

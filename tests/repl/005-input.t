@@ -96,6 +96,9 @@ plain_is("x = nil + 1\n  :upper()\n",
 plain_is("a, b = 'x', 'y'\nc = a .. b\n  :upper()\nc\n",
 	 "error: ':upper()' continues the input above it, but it would apply to the last part of [2], not to its value: put that in parentheses\n\"xy\"\n",
 	 'a line that would bind to the last operand is refused (c = a .. b:upper())');
+plain_is("s = 'abc'\n  :upper()\n",
+	 "error: ':upper()' continues the input above it, but in Lua a literal needs parentheses before ':' or '.', e.g. (\"abc\"):upper()\n",
+	 'a literal cannot take a method without parentheses: said so');
 plain_is("s = ('a' .. 'b')\n  :upper()\ns\n", "\"AB\"\n", 'parenthesised, it applies to the whole value');
 plain_is(":selct\n", "error: unknown command ':selct' (try :help; a method call continuing the line above is ':selct(...)')\n",
 	 "a ':' line that is neither command nor continuation: a one-line hint");
