@@ -162,9 +162,10 @@ static int help_topic(sl_console *c, const char *topic)
 		    "  above it, which already ran: it applies to that input's value,\n"
 		    "  so 'df = spark.readStream...' then '  :select(\"a\")' makes\n"
 		    "  df = df:select(\"a\").  Nothing runs twice.  Other ':' lines are\n"
-		    "  commands.  A paste is one input (it runs when it ends in a\n"
-		    "  newline).  A top-level 'local x' lasts for the session (a\n"
-		    "  global; in lua.c it would end with the line).\n");
+		    "  commands.  A paste is one input (in the workbench it runs\n"
+		    "  at once when it ends in a newline, else on Enter).  A\n"
+		    "  top-level 'local x' lasts for the session (a global; in\n"
+		    "  lua.c it would end with the line).  More: README.md.\n");
 		return SL_CMD_OK;
 	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
