@@ -60,6 +60,7 @@ struct sl_console {
 	int prev_no;     /* its number */
 	int prev_kind;   /* PREV_* */
 	int prev_ref;    /* PREV_EXPR: its first value (registry), or NOREF */
+	bool prev_cmd;   /* PREV_NONE because a command or lesson ran */
 	FILE *transcript; /* $STREAMLAB_TRANSCRIPT: a copy of all output */
 	sl_console_idle_fn idle;
 	void *idle_ud;
@@ -600,6 +601,7 @@ static int eval_input(sl_console *c)
 	sl_buf_clear(&c->last);
 	sl_buf_add(&c->last, c->chunk.p, c->chunk.len);
 	prev_forget(c);
+	c->prev_cmd = false;
 	if (st == SL_CONSOLE_ERROR) {
 		report(c);
 		return st;
@@ -817,9 +819,10 @@ static int eval_continuation(sl_console *c)
 	bool ran;
 
 	if (c->prev_kind == PREV_NONE)
-		return cont_refuse(
-		    c, c->input_no == 0 ? "there is none"
-				       : "the input above did not run");
+		return cont_refuse(c, c->prev_cmd ? "a command ran after it"
+				      : c->input_no == 0
+					  ? "there is none"
+					  : "the input above did not run");
 	if (c->prev_kind == PREV_EXPR && c->prev_ref == LUA_NOREF) {
 		char why[80];
 		snprintf(why, sizeof why, "input [%d] returned no value",
@@ -923,6 +926,12 @@ bool sl_console_continues(const sl_console *c, const char *line)
 	return sl_console_input_continues(line);
 }
 
+void sl_console_forget(sl_console *c)
+{
+	prev_forget(c);
+	c->prev_cmd = true;
+}
+
 void sl_console_cancel(sl_console *c)
 {
 	c->pending = c->cont = false;
@@ -974,6 +983,7 @@ int sl_console_eval_chunk(sl_console *c, const char *chunk,
 {
 	c->exiting = false;
 	prev_forget(c); /* a command or lesson ran: nothing to continue */
+	c->prev_cmd = true;
 	if (luaL_loadbufferx(c->L, chunk, strlen(chunk), chunkname, "t") !=
 	    LUA_OK) {
 		report(c);

@@ -96,6 +96,8 @@ bool sl_console_pending(const sl_console *c);
 /* Is line a continuation line by its shape (see eval_line)?  A ':' line
  * that is one is not a command. */
 bool sl_console_continues(const sl_console *c, const char *line);
+/* A ':' command ran: from now on there is nothing to continue. */
+void sl_console_forget(sl_console *c);
 /* Drop the buffered incomplete chunk (Ctrl-C on a continuation line). */
 void sl_console_cancel(sl_console *c);
 /* The last complete chunk eval_line ran or rejected, for history ("" if

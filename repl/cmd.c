@@ -500,7 +500,7 @@ static int cmd_quit(sl_console *c, const char *args)
 bool sl_cmd_is(const char *line)
 {
 	line += strspn(line, " \t");
-	return line[0] == ':';
+	return line[0] == ':' && line[1] != ':'; /* "::label::" is Lua */
 }
 
 const char *sl_cmd_name(int i)
@@ -514,6 +514,7 @@ int sl_cmd_run(sl_console *c, const char *line)
 	size_t n;
 	char msg[200], args[600];
 
+	sl_console_forget(c); /* a chain does not continue past a command */
 	line += strspn(line, " \t");
 	n = strcspn(line, " \t");
 	/* the short forms people type without thinking */

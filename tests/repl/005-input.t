@@ -85,6 +85,11 @@ plain_is("$df\n  :select(\"name\",\n    \"id\")\ndf.columns\n",
 # ---- refusals and the hint
 plain_is(":select(\"a\")\n", "error: ':select(\"a\")' continues the input above it, but there is none\n",
 	 'nothing to continue at the start');
+plain_is("x = 'a'\n:queries\n  :upper()\n",
+	 "no active queries\nerror: ':upper()' continues the input above it, but a command ran after it\n",
+	 'a command in between: nothing to continue');
+plain_is("::top::\nprint('label')\n", "label\n",
+	 "'::label::' is Lua, not a command");
 plain_is("print(1)\n  :upper()\n", "1\nerror: ':upper()' continues the input above it, but input [1] returned no value\n",
 	 'an input that returned nothing');
 plain_is("for i = 1, 2 do end\n  :upper()\n",
