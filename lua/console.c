@@ -2,11 +2,16 @@
  * console: evaluate Lua the way lua.c does, for every streamlab mode.
  *
  * The flow of one REPL line (sl_console_eval_line):
- *   append the line to the chunk buffer;
+ *   a line shaped as a continuation (':name(' or '.name') when no chunk
+ *   is pending goes the continuation way (see "continuation" below);
+ *   else append the line to the chunk buffer;
+ *   turn its top-level locals into session variables (console_input.c);
  *   compile "return <chunk>": if it compiles, it is an expression;
  *   else compile "<chunk>": if it compiles, it is a statement;
  *   else if either error ends in "<eof>", the chunk is incomplete (MORE);
  *   else it is a syntax error.
+ * A complete chunk is input N, compiled under the name "[N]", its text
+ * kept (INPUT_KEEP) so an error can show the line it names.
  * lua.c tries "return" on the first line only; we try it on the whole
  * chunk, so a table or call spread over several lines still prints.
  *
@@ -54,13 +59,13 @@ struct sl_console {
 	int input_no;             /* the newest number given */
 	char *inputs[INPUT_KEEP]; /* texts by number % INPUT_KEEP, owned */
 	/* the continuation rule (see "continuation" below) */
-	bool cont;       /* the chunk being built continues prev */
-	bool extends;    /* last is prev's history entry, extended */
-	sl_buf prev;     /* the last input that ran, with its continuations */
-	int prev_no;     /* its number */
-	int prev_kind;   /* PREV_* */
-	int prev_ref;    /* PREV_EXPR: its first value (registry), or NOREF */
-	bool prev_cmd;   /* PREV_NONE because a command or lesson ran */
+	bool cont;        /* the chunk being built continues prev */
+	bool extends;     /* last is prev's history entry, extended */
+	sl_buf prev;      /* the last input that ran, with its continuations */
+	int prev_no;      /* its number */
+	int prev_kind;    /* PREV_* */
+	int prev_ref;     /* PREV_EXPR: its first value (registry), or NOREF */
+	bool prev_cmd;    /* PREV_NONE because a command or lesson ran */
 	FILE *transcript; /* $STREAMLAB_TRANSCRIPT: a copy of all output */
 	sl_console_idle_fn idle;
 	void *idle_ud;
@@ -721,8 +726,8 @@ static bool same_code(sl_console *c, const sl_buf *a, const sl_buf *b)
 	lua_pop(L, 1);
 	lua_dump(L, dump_add, &da, 1);
 	lua_pop(L, 1);
-	same = !sl_buf_failed(&da) && !sl_buf_failed(&db) &&
-	       da.len == db.len && memcmp(da.p, db.p, da.len) == 0;
+	same = !sl_buf_failed(&da) && !sl_buf_failed(&db) && da.len == db.len &&
+	       memcmp(da.p, db.p, da.len) == 0;
 	sl_buf_release(&da);
 	sl_buf_release(&db);
 	return same;
@@ -770,8 +775,7 @@ static int cont_compile(sl_console *c, const cont_form *f)
  * (the reason pushed). */
 static int cont_pick(sl_console *c, cont_form *f, int *st)
 {
-	for (int form = 0; form < (c->prev_kind == PREV_EXPR ? 2 : 1);
-	     form++) {
+	for (int form = 0; form < (c->prev_kind == PREV_EXPR ? 2 : 1); form++) {
 		if (!cont_build(c, form, f)) {
 			cont_release(f);
 			*st = SL_CONSOLE_ERROR;
@@ -803,8 +807,8 @@ static bool paren_compiles(sl_console *c)
 		cont_release(&f);
 		return false;
 	}
-	ok = luaL_loadbufferx(c->L, f.paren.p, f.paren.len, "=p", "t") ==
-	     LUA_OK;
+	ok =
+	    luaL_loadbufferx(c->L, f.paren.p, f.paren.len, "=p", "t") == LUA_OK;
 	lua_pop(c->L, 1);
 	cont_release(&f);
 	return ok;

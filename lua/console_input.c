@@ -97,8 +97,8 @@ static void skip_space(lexer *x)
 
 static void lex(lexer *x, tok *t)
 {
-	static const char *const ops[] = { "...", "..", "::", "==", "~=", "<=",
-					   ">=", "<<", ">>", "//" };
+	static const char *const ops[] = { "...", "..", "::", "==", "~=",
+					   "<=",  ">=", "<<", ">>", "//" };
 	unsigned char c;
 	int lv;
 
@@ -114,9 +114,8 @@ static void lex(lexer *x, tok *t)
 		while (x->pos < x->n && is_name1((unsigned char)x->s[x->pos]))
 			x->pos++;
 		t->kind = TK_NAME;
-	} else if (isdigit(c) ||
-		   (c == '.' && x->pos + 1 < x->n &&
-		    isdigit((unsigned char)x->s[x->pos + 1]))) {
+	} else if (isdigit(c) || (c == '.' && x->pos + 1 < x->n &&
+				  isdigit((unsigned char)x->s[x->pos + 1]))) {
 		while (x->pos < x->n) {
 			unsigned char d = (unsigned char)x->s[x->pos];
 			if (is_name1(d) || d == '.')
@@ -236,7 +235,8 @@ int sl_console_input_globalize(const char *text, size_t len, sl_buf *out)
 	tok t;
 
 	for (lex(&x, &t); t.kind != TK_EOF && t.kind != TK_BAD; lex(&x, &t)) {
-		if (depth == 0 && t.kind == TK_NAME && tok_is(&x, &t, "local")) {
+		if (depth == 0 && t.kind == TK_NAME &&
+		    tok_is(&x, &t, "local")) {
 			size_t here = x.pos;
 
 			sl_buf_add(out, text + copied, t.at - copied);
@@ -257,9 +257,8 @@ int sl_console_input_globalize(const char *text, size_t len, sl_buf *out)
 	return n;
 }
 
-bool sl_console_input_assignment(const char *text, size_t len,
-				 size_t *name_at, size_t *name_len,
-				 size_t *rhs)
+bool sl_console_input_assignment(const char *text, size_t len, size_t *name_at,
+				 size_t *name_len, size_t *rhs)
 {
 	lexer x = { text, len, 0 };
 	tok t;

@@ -34,8 +34,7 @@ int sl_console_input_globalize(const char *text, size_t len, sl_buf *out);
 /* Is text one single-target assignment, `[local] Name{.Name} = rhs`?  Then
  * *name_at and *name_len locate the target, *rhs is the first byte after the
  * '='.  (Whether rhs is one expression is left to the compiler.) */
-bool sl_console_input_assignment(const char *text, size_t len,
-				 size_t *name_at, size_t *name_len,
-				 size_t *rhs);
+bool sl_console_input_assignment(const char *text, size_t len, size_t *name_at,
+				 size_t *name_len, size_t *rhs);
 
 #endif
