@@ -70,7 +70,7 @@ sub type_line {
 			or diag("typed text not on the input line: $line");
 	}
 	$t->send_keys('Enter');
-	wait_bottom(sub { $_[0] =~ /^>>? ?$/ }, 60)
+	DocBlocks::wait_prompt($t, 60)
 		or diag("no prompt after: $line\n" . $t->screen);
 }
 

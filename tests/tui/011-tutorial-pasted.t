@@ -48,6 +48,7 @@ sub paste {
 # Wait for the mark printed after what was sent; the transcript since start.
 sub upto_mark {
 	my ($start, $mark) = @_;
+	DocBlocks::wait_prompt($t, 60) or diag("no prompt before $mark\n" . $t->screen);
 	$t->type_line("print('$mark')");
 	my $got = '';
 	my $end = time + 60 * ($ENV{STREAMLAB_TUI_SLACK} // 4);

@@ -17,6 +17,7 @@
 package DocBlocks;
 use strict;
 use warnings;
+use Time::HiRes ();
 
 sub read {
 	my ($path) = @_;
@@ -98,6 +99,31 @@ sub screen_re {
 	my $l = $p[-1][0] =~ /^error: / ? $p[-1][0] : $p[-1][-1];
 	my @w = grep { defined } (split ' ', $l)[0 .. 4];
 	return join('\s+(?:\[\d+\]:\d+:\s+)?', map { quotemeta } @w);
+}
+
+# Wait until the workbench is back at an empty prompt ("> " or ">> " on
+# the bottom line; Lua not running).  Something else on the bottom line
+# for a long while, with no Lua running, is taken for a pager opened on a
+# tall result (issue 13 item 5; `q` goes back): q is sent, once.
+sub wait_prompt {
+	my ($t, $timeout) = @_;
+	my $slack = $ENV{STREAMLAB_TUI_SLACK} // 4;
+	my $start = Time::HiRes::time();
+	my $end = $start + $timeout * $slack;
+	my $sent_q = 0;
+	while (Time::HiRes::time() < $end) {
+		my @l = split /\n/, $t->screen;
+		my $bottom = $l[-1] // '';
+		return 1 if $bottom =~ /^>>? ?$/;
+		if (!$sent_q && $bottom !~ /\(running/ &&
+		    Time::HiRes::time() - $start > 5 * $slack) {
+			Test::More::diag("no prompt (a pager?): sending q");
+			$t->send_text('q');
+			$sent_q = 1;
+		}
+		Time::HiRes::sleep(0.03);
+	}
+	return 0;
 }
 
 1;
