@@ -210,10 +210,10 @@ static int cmd_help(sl_console *c, const char *args)
 	if (args[0])
 		return help_topic(c, args);
 	say(c, SL_CONSOLE_OUT,
-	    "Type Lua: an expression shows its value, e.g. 1+1 or spark.  A line\n"
-	    "starting with ':name(' or '.name' continues the one above (:help input).\n"
+	    "Type Lua: an expression shows its value, e.g. 1+1 or spark.\n"
 	    "  df = spark.createDataFrame({{1, \"a\"}, {2, \"b\"}}, \"id INT, name STRING\")\n"
 	    "  df:show()\n"
+	    "A line starting with ':name(' or '.name' continues the one above (:help input).\n"
 	    "Commands:\n");
 	for (int i = 0; i < CMD_COUNT; i++) {
 		const cmd_entry *e = &cmd_table[i];
