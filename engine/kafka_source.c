@@ -282,15 +282,23 @@ void sl_kafka_src_note(ksrc *k, const char *fmt, ...)
 }
 
 /* Move the log ring's new lines (librdkafka's and our notes) into the
- * query's feed. */
+ * query's feed.  librdkafka's own lines ("librdkafka 5 CONFWARN: ...",
+ * kafka_cluster.c's log_cb) are marked {"from":"librdkafka"}: they belong
+ * in the feed for whoever reads it, not on the learner's screen (the
+ * embedded cluster's handle, say, warns that it has no bootstrap.servers,
+ * which is true and harmless). */
 void sl_kafka_src_drain(ksrc *k)
 {
+	static const char lib[] = "librdkafka ";
 	char line[400];
 	sl_feed *f = k->self ? k->self->feed : NULL;
 	while (sl_kafka_log_next(&k->logseq, line, sizeof line))
 		if (f != NULL)
 			sl_feed_add(f, SL_EV_LOG, -1, sl_clock_now(k->clock),
-				    line, NULL);
+				    line,
+				    strncmp(line, lib, sizeof lib - 1) == 0
+					? "{\"from\":\"librdkafka\"}"
+					: NULL);
 }
 
 /* A consumer handle with our settings and the kafka.* options. */

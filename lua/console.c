@@ -2,11 +2,16 @@
  * console: evaluate Lua the way lua.c does, for every streamlab mode.
  *
  * The flow of one REPL line (sl_console_eval_line):
- *   append the line to the chunk buffer;
+ *   a line shaped as a continuation (':name(' or '.name') when no chunk
+ *   is pending goes the continuation way (see "continuation" below);
+ *   else append the line to the chunk buffer;
+ *   turn its top-level locals into session variables (console_input.c);
  *   compile "return <chunk>": if it compiles, it is an expression;
  *   else compile "<chunk>": if it compiles, it is a statement;
  *   else if either error ends in "<eof>", the chunk is incomplete (MORE);
  *   else it is a syntax error.
+ * A complete chunk is input N, compiled under the name "[N]", its text
+ * kept (INPUT_KEEP) so an error can show the line it names.
  * lua.c tries "return" on the first line only; we try it on the whole
  * chunk, so a table or call spread over several lines still prints.
  *
@@ -31,19 +36,8 @@
 #include <lualib.h>
 
 #include "console.h"
+#include "console_int.h"
 #include "sl_lua.h"
-
-struct sl_console {
-	lua_State *L;
-	sl_console_write_fn write;
-	void *write_ud;
-	sl_buf chunk; /* the chunk being built from lines */
-	sl_buf last;  /* the last complete chunk, for history */
-	sl_buf out;   /* scratch for results and messages */
-	bool pending;
-	bool exiting; /* os.exit was called */
-	int exit_code;
-};
 
 /* Registry key: its address identifies the console that owns a state. */
 static const char console_key = 'c';
@@ -75,15 +69,34 @@ void sl_console_write(lua_State *L, int stream, const char *s, size_t n)
 {
 	sl_console *c = L ? console_of(L) : NULL;
 
-	if (c)
-		c->write(c->write_ud, stream, s, n);
-	else
+	if (c == NULL) {
 		default_write(NULL, stream, s, n);
+		return;
+	}
+	c->write(c->write_ud, stream, s, n);
+	if (c->transcript) {
+		fwrite(s, 1, n, c->transcript);
+		fflush(c->transcript);
+	}
+}
+
+void sl_console_set_idle(sl_console *c, sl_console_idle_fn fn, void *ud)
+{
+	c->idle = fn;
+	c->idle_ud = ud;
+}
+
+void sl_console_idle(lua_State *L)
+{
+	sl_console *c = L ? console_of(L) : NULL;
+
+	if (c && c->idle)
+		c->idle(c->idle_ud);
 }
 
 static void put(sl_console *c, int stream, const char *s, size_t n)
 {
-	c->write(c->write_ud, stream, s, n);
+	sl_console_write(c->L, stream, s, n);
 }
 
 /* ---- Ctrl-C: lua.c's technique ---- */
@@ -136,6 +149,14 @@ static void sigint_disarm(lua_State *L)
 		lua_sethook(L, NULL, 0, 0);
 }
 
+bool sl_console_interrupted(lua_State *L)
+{
+	lua_State *r = running_L;
+
+	(void)L; /* one console runs at a time: the one the signal targets */
+	return r != NULL && sigint_count > 0 && lua_gethook(r) == lstop;
+}
+
 /* ---- errors ---- */
 
 static int msghandler(lua_State *L)
@@ -156,21 +177,54 @@ static int msghandler(lua_State *L)
 	return 1;
 }
 
+/* A message "[12]:3: ..." names line 3 of input 12.  Add that line when the
+ * learner may not have it in view: an earlier input (a function defined
+ * then, failing now), or one of several lines. */
+static void add_source_line(sl_console *c, const char *msg)
+{
+	int no, ln, used = 0;
+	const char *text, *p;
+	size_t n;
+
+	if (sscanf(msg, "[%d]:%d:%n", &no, &ln, &used) != 2 || used == 0 ||
+	    (text = sl_console_input(c, no)) == NULL ||
+	    (no == c->input_no && strchr(text, '\n') == NULL))
+		return;
+	for (p = text; p && ln > 1; ln--)
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	if (p == NULL)
+		return;
+	p += strspn(p, " \t");
+	n = strcspn(p, "\n");
+	sl_buf_adds(&c->out, "  ");
+	sl_buf_add(&c->out, msg, (size_t)used - 1);
+	sl_buf_adds(&c->out, " | ");
+	sl_buf_add(&c->out, p, n);
+	sl_buf_addc(&c->out, '\n');
+}
+
 /* Write the error on the top of the stack as "error: ..." and pop it. */
-static void report(sl_console *c)
+void sl_console_report(sl_console *c)
 {
 	lua_State *L = c->L;
-	size_t n;
+	size_t n, first;
 	const char *msg = lua_tolstring(L, -1, &n);
 
 	if (msg == NULL) {
 		msg = "(error object is not a string)";
 		n = strlen(msg);
 	}
+	first = strcspn(msg, "\n");
 	sl_buf_clear(&c->out);
 	sl_buf_adds(&c->out, "error: ");
-	sl_buf_add(&c->out, msg, n);
+	sl_buf_add(&c->out, msg, first);
 	sl_buf_addc(&c->out, '\n');
+	add_source_line(c, msg);
+	if (first < n)
+		sl_buf_add(&c->out, msg + first + 1, n - first - 1);
+	if (first < n && msg[n - 1] != '\n')
+		sl_buf_addc(&c->out, '\n');
 	put(c, SL_CONSOLE_ERR, c->out.p, c->out.len);
 	lua_pop(L, 1);
 }
@@ -196,7 +250,7 @@ static int docall(sl_console *c, int narg, int nres)
 		return SL_CONSOLE_EXIT;
 	}
 	if (status != LUA_OK) {
-		report(c);
+		sl_console_report(c);
 		return SL_CONSOLE_ERROR;
 	}
 	return SL_CONSOLE_OK;
@@ -286,6 +340,10 @@ sl_console *sl_console_new(void)
 		return NULL;
 	}
 	c->write = default_write;
+	c->prev_ref = LUA_NOREF;
+	if (getenv("STREAMLAB_TRANSCRIPT") && *getenv("STREAMLAB_TRANSCRIPT"))
+		c->transcript = fopen(getenv("STREAMLAB_TRANSCRIPT"), "a");
+	sl_buf_init(&c->prev);
 	sl_buf_init(&c->chunk);
 	sl_buf_init(&c->last);
 	sl_buf_init(&c->out);
@@ -303,6 +361,11 @@ void sl_console_free(sl_console *c)
 	if (c == NULL)
 		return;
 	lua_close(c->L);
+	if (c->transcript)
+		fclose(c->transcript);
+	for (int i = 0; i < INPUT_KEEP; i++)
+		free(c->inputs[i]);
+	sl_buf_release(&c->prev);
 	sl_buf_release(&c->chunk);
 	sl_buf_release(&c->last);
 	sl_buf_release(&c->out);
@@ -354,7 +417,7 @@ static int print_results(sl_console *c, int nres)
 	if (!lua_checkstack(L, LUA_MINSTACK)) {
 		lua_pop(L, nres);
 		lua_pushliteral(L, "too many results to print");
-		report(c);
+		sl_console_report(c);
 		return SL_CONSOLE_ERROR;
 	}
 	lua_pushcfunction(L, pp_results);
@@ -364,7 +427,7 @@ static int print_results(sl_console *c, int nres)
 		if (sl_buf_failed(&c->out)) {
 			lua_pushliteral(
 			    L, "not enough memory to print the result");
-			report(c);
+			sl_console_report(c);
 			return SL_CONSOLE_ERROR;
 		}
 		sl_buf_addc(&c->out, '\n');
@@ -387,7 +450,7 @@ static int run_and_print(sl_console *c)
 
 /* ---- chunks ---- */
 
-static bool ends_in_eof(lua_State *L)
+bool sl_console_ends_in_eof(lua_State *L)
 {
 	size_t n;
 	const char *msg = lua_tolstring(L, -1, &n);
@@ -397,57 +460,160 @@ static bool ends_in_eof(lua_State *L)
 	       strcmp(msg + n - (sizeof mark - 1), mark) == 0;
 }
 
-/* Compile the chunk the lua.c way.  Leaves the function (return OK), an
- * error message (ERROR) or nothing (MORE). */
+/* Compile the chunk the lua.c way, "return <chunk>" first (then *expr).
+ * Leaves the function (return OK), an error message (ERROR) or nothing
+ * (MORE). */
 static int compile(sl_console *c, const char *text, size_t len,
-		   const char *name)
+		   const char *name, bool *expr)
 {
 	lua_State *L = c->L;
 	const char *ret = lua_pushfstring(L, "return %s", text);
 	bool more;
 
+	*expr = false;
 	if (luaL_loadbufferx(L, ret, strlen(ret), name, "t") == LUA_OK) {
 		lua_remove(L, -2);
+		*expr = true;
 		return SL_CONSOLE_OK;
 	}
-	more = ends_in_eof(L);
+	more = sl_console_ends_in_eof(L);
 	lua_pop(L, 2);
 	if (luaL_loadbufferx(L, text, len, name, "t") == LUA_OK)
 		return SL_CONSOLE_OK;
-	if (more || ends_in_eof(L)) {
+	if (more || sl_console_ends_in_eof(L)) {
 		lua_pop(L, 1);
 		return SL_CONSOLE_MORE;
 	}
 	return SL_CONSOLE_ERROR;
 }
 
+/* As compile, after the top-level locals became session variables. */
+static int compile_input(sl_console *c, const char *text, size_t len,
+			 const char *name, bool *expr)
+{
+	sl_buf src;
+	int st;
+
+	sl_buf_init(&src);
+	sl_console_input_globalize(text, len, &src);
+	if (sl_buf_failed(&src)) {
+		sl_buf_release(&src);
+		lua_pushliteral(c->L, "not enough memory for the input");
+		return SL_CONSOLE_ERROR;
+	}
+	st = compile(c, sl_buf_cstr(&src), src.len, name, expr);
+	sl_buf_release(&src);
+	return st;
+}
+
+static void prev_forget(sl_console *c)
+{
+	if (c->prev_ref != LUA_NOREF)
+		luaL_unref(c->L, LUA_REGISTRYINDEX, c->prev_ref);
+	c->prev_ref = LUA_NOREF;
+	c->prev_kind = PREV_NONE;
+}
+
+void sl_console_keep_input(sl_console *c, int no, const char *text,
+			    size_t n)
+{
+	char **slot = &c->inputs[no % INPUT_KEEP];
+	char *s = malloc(n + 1);
+
+	if (s == NULL)
+		return;
+	memcpy(s, text, n);
+	s[n] = '\0';
+	free(*slot);
+	*slot = s;
+}
+
+const char *sl_console_input(const sl_console *c, int no)
+{
+	if (no < 1 || no > c->input_no || no <= c->input_no - INPUT_KEEP)
+		return NULL;
+	return c->inputs[no % INPUT_KEEP];
+}
+
+/* Run the compiled function on the stack top (below its narg arguments);
+ * print what it returns.  On success *ref is the first value (registry;
+ * LUA_NOREF when it returned nothing) and *ran true. */
+int sl_console_run_input(sl_console *c, int narg, bool keep, int *ref,
+			 bool *ran)
+{
+	lua_State *L = c->L;
+	int base = lua_gettop(L) - narg - 1;
+	int status = docall(c, narg, LUA_MULTRET);
+	int nres;
+
+	*ref = LUA_NOREF;
+	*ran = status == SL_CONSOLE_OK;
+	if (status != SL_CONSOLE_OK)
+		return status;
+	nres = lua_gettop(L) - base;
+	if (keep && nres > 0) {
+		lua_pushvalue(L, base + 1);
+		*ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	}
+	return print_results(c, nres);
+}
+
+/* A complete new input: number it, run it, remember it for continuation. */
+static int eval_input(sl_console *c)
+{
+	const char *text = sl_buf_cstr(&c->chunk);
+	int no = c->input_no + 1, st, ref;
+	char name[32];
+	bool expr, ran;
+
+	snprintf(name, sizeof name, "=[%d]", no);
+	st = compile_input(c, text, c->chunk.len, name, &expr);
+	c->pending = st == SL_CONSOLE_MORE;
+	if (c->pending)
+		return st;
+	c->input_no = no;
+	sl_console_keep_input(c, no, text, c->chunk.len);
+	sl_buf_clear(&c->last);
+	sl_buf_add(&c->last, c->chunk.p, c->chunk.len);
+	prev_forget(c);
+	c->prev_cmd = false;
+	if (st == SL_CONSOLE_ERROR) {
+		sl_console_report(c);
+		return st;
+	}
+	st = sl_console_run_input(c, 0, expr, &ref, &ran);
+	if (ran) {
+		sl_buf_clear(&c->prev);
+		sl_buf_add(&c->prev, c->chunk.p, c->chunk.len);
+		c->prev_no = no;
+		c->prev_kind = expr ? PREV_EXPR : PREV_STMT;
+		c->prev_ref = ref;
+	}
+	return st;
+}
+
 int sl_console_eval_line(sl_console *c, const char *line)
 {
-	int status;
-
-	if (c->pending)
+	if (c->pending) {
 		sl_buf_addc(&c->chunk, '\n');
-	else
+	} else {
 		sl_buf_clear(&c->chunk);
+		c->extends = false;
+		c->cont = sl_console_input_continues(line);
+		if (!c->cont && line[strspn(line, " \t\r\n")] == '\0') {
+			sl_buf_clear(&c->last); /* nothing to run or keep */
+			return SL_CONSOLE_OK;
+		}
+	}
 	sl_buf_adds(&c->chunk, line);
 	if (sl_buf_failed(&c->chunk)) {
 		sl_console_cancel(c);
 		lua_pushliteral(c->L, "not enough memory for the input line");
-		report(c);
+		sl_console_report(c);
 		return SL_CONSOLE_ERROR;
 	}
 	c->exiting = false;
-	status = compile(c, sl_buf_cstr(&c->chunk), c->chunk.len, "=stdin");
-	c->pending = status == SL_CONSOLE_MORE;
-	if (c->pending)
-		return status;
-	sl_buf_clear(&c->last);
-	sl_buf_add(&c->last, c->chunk.p, c->chunk.len);
-	if (status == SL_CONSOLE_ERROR) {
-		report(c);
-		return status;
-	}
-	return run_and_print(c);
+	return c->cont ? sl_console_eval_cont(c) : eval_input(c);
 }
 
 bool sl_console_pending(const sl_console *c)
@@ -455,9 +621,21 @@ bool sl_console_pending(const sl_console *c)
 	return c->pending;
 }
 
+bool sl_console_continues(const sl_console *c, const char *line)
+{
+	(void)c;
+	return sl_console_input_continues(line);
+}
+
+void sl_console_forget(sl_console *c)
+{
+	prev_forget(c);
+	c->prev_cmd = true;
+}
+
 void sl_console_cancel(sl_console *c)
 {
-	c->pending = false;
+	c->pending = c->cont = false;
 	sl_buf_clear(&c->chunk);
 }
 
@@ -466,18 +644,28 @@ const char *sl_console_chunk(const sl_console *c)
 	return sl_buf_cstr(&c->last);
 }
 
+bool sl_console_chunk_extends(const sl_console *c)
+{
+	return c->extends;
+}
+
 int sl_console_finish(sl_console *c)
 {
+	char name[32];
+
 	if (!c->pending)
 		return SL_CONSOLE_OK;
 	c->pending = false;
+	if (c->cont)
+		return sl_console_cont_finish(c);
 	/* Compile as a statement once more for lua's own "<eof>" message. */
-	if (luaL_loadbufferx(c->L, sl_buf_cstr(&c->chunk), c->chunk.len,
-			     "=stdin", "t") == LUA_OK) {
+	snprintf(name, sizeof name, "=[%d]", c->input_no + 1);
+	if (luaL_loadbufferx(c->L, sl_buf_cstr(&c->chunk), c->chunk.len, name,
+			     "t") == LUA_OK) {
 		lua_pop(c->L, 1); /* cannot happen: it was incomplete */
 		return SL_CONSOLE_OK;
 	}
-	report(c);
+	sl_console_report(c);
 	return SL_CONSOLE_ERROR;
 }
 
@@ -485,9 +673,32 @@ int sl_console_eval_chunk(sl_console *c, const char *chunk,
 			  const char *chunkname)
 {
 	c->exiting = false;
+	prev_forget(c); /* a command or lesson ran: nothing to continue */
+	c->prev_cmd = true;
 	if (luaL_loadbufferx(c->L, chunk, strlen(chunk), chunkname, "t") !=
 	    LUA_OK) {
-		report(c);
+		sl_console_report(c);
+		return SL_CONSOLE_ERROR;
+	}
+	return run_and_print(c);
+}
+
+int sl_console_eval_input(sl_console *c, const char *chunk,
+			  const char *chunkname)
+{
+	bool expr;
+	int st;
+
+	c->exiting = false;
+	prev_forget(c);
+	st = compile_input(c, chunk, strlen(chunk), chunkname, &expr);
+	if (st == SL_CONSOLE_MORE) /* the statement's own "<eof>" error */
+		st = luaL_loadbufferx(c->L, chunk, strlen(chunk), chunkname,
+				      "t") == LUA_OK
+			 ? SL_CONSOLE_OK
+			 : SL_CONSOLE_ERROR;
+	if (st != SL_CONSOLE_OK) {
+		sl_console_report(c);
 		return SL_CONSOLE_ERROR;
 	}
 	return run_and_print(c);
@@ -571,7 +782,7 @@ int sl_console_run_file(sl_console *c, int argc, char **argv, int script)
 	sl_buf_init(&src);
 	if (read_script(c, path, &src) != 0) {
 		sl_buf_release(&src);
-		report(c);
+		sl_console_report(c);
 		return SL_CONSOLE_ERROR;
 	}
 	lua_pushfstring(L, "=%s", path);
@@ -580,13 +791,13 @@ int sl_console_run_file(sl_console *c, int argc, char **argv, int script)
 	sl_buf_release(&src);
 	lua_remove(L, -2);
 	if (status != LUA_OK) {
-		report(c);
+		sl_console_report(c);
 		return SL_CONSOLE_ERROR;
 	}
 	if (!lua_checkstack(L, nargs + 3)) {
 		lua_pop(L, 1);
 		lua_pushliteral(L, "too many arguments to the script");
-		report(c);
+		sl_console_report(c);
 		return SL_CONSOLE_ERROR;
 	}
 	for (int i = script + 1; i < argc; i++)

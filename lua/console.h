@@ -19,6 +19,11 @@
  *    hook).  The handler is installed only for the duration of a call; when
  *    idle the previous SIGINT disposition is in force (the REPL's own).
  *
+ * When the environment variable STREAMLAB_TRANSCRIPT names a file, every
+ * byte the console writes (results, print, errors, console sinks) is also
+ * appended there: a record of the session, whatever the screen shows (the
+ * TUI tests read it).
+ *
  * Ownership: an sl_console owns its lua_State.  Strings passed in are
  * borrowed for the call.  One console may be running Lua at a time per
  * process (the SIGINT handler targets it).
@@ -69,25 +74,67 @@ void sl_console_set_writer(sl_console *c, sl_console_write_fn fn, void *ud);
 lua_State *sl_console_state(sl_console *c);
 
 /* Feed one input line (without its newline; may itself hold newlines, as a
- * multi-line history entry does) to the chunk being built, chunk name
- * "=stdin".  Returns SL_CONSOLE_MORE while the chunk is incomplete,
- * otherwise the status of running it. */
+ * multi-line history entry or a bracketed paste does) to the chunk being
+ * built.  Returns SL_CONSOLE_MORE while the chunk is incomplete, otherwise
+ * the status of running it.  The REPL's input rules, the same in every
+ * mode (README.md "Typing and pasting", :help input):
+ *  - a complete input is numbered and named "[N]" (errors read [12]:3:,
+ *    line 3 of input 12); a blank line is no input;
+ *  - top-level `local` declarations become session variables (globals),
+ *    so `local total = 0` lasts to the next line (unlike lua.c);
+ *  - a line starting with ':' Name '(' (or '{' or a string) or '.' Name
+ *    continues the input before it (the last numbered one that ran):
+ *    it applies to that input's value, `name = name<line>` after an
+ *    assignment `[local] name = expr`, `(value)<line>` after an
+ *    expression.  The input is never run twice.  The joined text becomes
+ *    input N (chunk, history).  Refused with a one-line error when there
+ *    is nothing to continue or the line would bind to part of the
+ *    expression only. */
 int sl_console_eval_line(sl_console *c, const char *line);
 /* True while an incomplete chunk is buffered. */
 bool sl_console_pending(const sl_console *c);
+/* Is line a continuation line by its shape (see eval_line)?  A ':' line
+ * that is one is not a command. */
+bool sl_console_continues(const sl_console *c, const char *line);
+/* A ':' command ran: from now on there is nothing to continue. */
+void sl_console_forget(sl_console *c);
 /* Drop the buffered incomplete chunk (Ctrl-C on a continuation line). */
 void sl_console_cancel(sl_console *c);
 /* The last complete chunk eval_line ran or rejected, for history ("" if
  * none).  Borrowed; valid until the next eval_line. */
 const char *sl_console_chunk(const sl_console *c);
+/* True when that chunk is the previous history entry extended by a
+ * continuation (the history should replace that entry). */
+bool sl_console_chunk_extends(const sl_console *c);
+/* The text of input number no (all its lines, continuations joined), or
+ * NULL when it is unknown or too old.  Borrowed until the next eval. */
+const char *sl_console_input(const sl_console *c, int no);
 /* End of input: if a chunk is pending, write its syntax error ("... near
  * <eof>") and return SL_CONSOLE_ERROR, else SL_CONSOLE_OK. */
 int sl_console_finish(sl_console *c);
 
-/* Run chunk (statements, as given) under chunkname (e.g. "=(command
- * line)"); values it returns are pretty-printed. */
+/* Run chunk (statements, as given) under chunkname (e.g. "=(command)");
+ * values it returns are pretty-printed.  For the program's own chunks
+ * (commands, lessons): no rewriting, nothing to continue afterwards. */
 int sl_console_eval_chunk(sl_console *c, const char *chunk,
 			  const char *chunkname);
+/* Run a complete input the REPL's way under chunkname (`-e CHUNK`):
+ * expression first, then statements; top-level locals become session
+ * variables; values are pretty-printed. */
+int sl_console_eval_input(sl_console *c, const char *chunk,
+			  const char *chunkname);
+
+/* A wait in C that may last (awaitTermination on the real clock) calls
+ * sl_console_idle between its naps; the owner of the screen registers fn
+ * to keep the panes drawn meanwhile.  fn must not run Lua.  NULL: none. */
+typedef void (*sl_console_idle_fn)(void *ud);
+void sl_console_set_idle(sl_console *c, sl_console_idle_fn fn, void *ud);
+void sl_console_idle(lua_State *L);
+
+/* True when Ctrl-C has been pressed during the current call into Lua
+ * (lua_State L of a console): a C function that waits (awaitTermination)
+ * should return, and Lua raises "interrupted!" right after. */
+bool sl_console_interrupted(lua_State *L);
 
 /* Run the script argv[script] headless, lua.c style: the global `arg` holds
  * argv[script] at 0, the script's arguments at 1.., the words before it at

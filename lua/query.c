@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "console.h"
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
@@ -79,11 +80,13 @@ static double opt_timeout(lua_State *L, int idx, const char *method)
 	return t;
 }
 
-/* Ctrl-C sets a hook on the console's state (console.c's lstop). */
+/* Ctrl-C arms the console's interrupt (console.c's lstop hook).  Any other
+ * hook (the workbench's redraw hook, a debugger) is not a Ctrl-C: a wait
+ * that took every hook for one returned at once in the workbench. */
 static bool interrupted(lua_State *L, l_sess *x)
 {
-	return lua_gethook(L) != NULL ||
-	       (x->main != NULL && lua_gethook(x->main) != NULL);
+	(void)x;
+	return sl_console_interrupted(L);
 }
 
 static void sleep_us(int64_t us)
@@ -202,20 +205,33 @@ static int l_query_stop(lua_State *L)
 	return 0;
 }
 
+/* q:awaitTermination([timeout]): Spark's.  Without a timeout, block until
+ * the query stops or fails (raising its exception), on the real clock;
+ * Ctrl-C ends the wait.  On the manual clock nothing would ever happen
+ * while it waits, so instead of hanging it says what to do.  With a
+ * timeout (seconds): true when the query terminated within it. */
 static int l_query_awaittermination(lua_State *L)
 {
 	sl_query *q = qself(L, "awaitTermination");
 	double t = opt_timeout(L, 2, "awaitTermination");
 	l_sess *x = sl_lsess_of(L);
+	bool manual = sl_clock_is_manual(sl_session_clock(x->s));
 	int64_t deadline = INT64_MAX;
 	if (t >= 0)
 		deadline = sl_clock_monotonic_us() + (int64_t)(t * 1e6);
 	tick(L, x);
-	while (sl_query_is_active(q) &&
-	       !sl_clock_is_manual(sl_session_clock(x->s)) &&
+	if (manual && t < 0 && sl_query_is_active(q))
+		return sl_lerr_raisef(
+		    L, SL_ESTATE,
+		    "run what is there with q:processAllAvailable(), or move "
+		    "time with spark.clock:advance(\"10 seconds\")",
+		    "awaitTermination: on the manual clock this would wait "
+		    "forever");
+	while (sl_query_is_active(q) && !manual &&
 	       sl_clock_monotonic_us() < deadline && !interrupted(L, x)) {
 		sleep_us(nap_us(x, deadline));
 		tick(L, x);
+		sl_console_idle(L); /* the workbench redraws meanwhile */
 	}
 	check_failed(L, q);
 	lua_pushboolean(L, !sl_query_is_active(q));

@@ -46,8 +46,8 @@ static int cmd_pyspark(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
-	{ ":help", "[topic]", "this help; topics: keys, views, or a Lua name",
-	  cmd_help },
+	{ ":help", "[topic]",
+	  "this help; topics: input, keys, views, or a Lua name", cmd_help },
 	{ ":lessons", "", "list the lessons", cmd_lessons },
 	{ ":lesson", "N", "run lesson N", cmd_lesson },
 	{ ":load", "FILE", "run a Lua file in this session", cmd_load },
@@ -152,6 +152,21 @@ static int help_topic(sl_console *c, const char *topic)
 		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka.\n");
 		return SL_CMD_OK;
 	}
+	if (strcmp(topic, "input") == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "Input: an expression shows its value (1+1 shows 2); an\n"
+		    "  unfinished line waits for more (>> prompt).  Every input is\n"
+		    "  numbered: an error at [12]:3 is line 3 of input 12.\n"
+		    "  A line starting with ':name(' or '.name' continues the input\n"
+		    "  above it, which already ran: it applies to that input's value,\n"
+		    "  so 'df = spark.readStream...' then '  :select(\"a\")' makes\n"
+		    "  df = df:select(\"a\").  Nothing runs twice.  Other ':' lines are\n"
+		    "  commands.  A paste is one input (in the workbench it runs\n"
+		    "  at once when it ends in a newline, else on Enter).  A\n"
+		    "  top-level 'local x' lasts for the session (a global; in\n"
+		    "  lua.c it would end with the line).  More: README.md.\n");
+		return SL_CMD_OK;
+	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
 		say(c, SL_CONSOLE_OUT,
 		    "Views (:view NAME):\n"
@@ -198,6 +213,7 @@ static int cmd_help(sl_console *c, const char *args)
 	    "Type Lua: an expression shows its value, e.g. 1+1 or spark.\n"
 	    "  df = spark.createDataFrame({{1, \"a\"}, {2, \"b\"}}, \"id INT, name STRING\")\n"
 	    "  df:show()\n"
+	    "A line starting with ':name(' or '.name' continues the one above (:help input).\n"
 	    "Commands:\n");
 	for (int i = 0; i < CMD_COUNT; i++) {
 		const cmd_entry *e = &cmd_table[i];
@@ -483,7 +499,7 @@ static int cmd_quit(sl_console *c, const char *args)
 bool sl_cmd_is(const char *line)
 {
 	line += strspn(line, " \t");
-	return line[0] == ':';
+	return line[0] == ':' && line[1] != ':'; /* "::label::" is Lua */
 }
 
 const char *sl_cmd_name(int i)
@@ -497,6 +513,7 @@ int sl_cmd_run(sl_console *c, const char *line)
 	size_t n;
 	char msg[200], args[600];
 
+	sl_console_forget(c); /* a chain does not continue past a command */
 	line += strspn(line, " \t");
 	n = strcspn(line, " \t");
 	/* the short forms people type without thinking */
@@ -522,9 +539,11 @@ int sl_cmd_run(sl_console *c, const char *line)
 	if (alias)
 		found = alias;
 	if (found == NULL || n < 2) {
+		/* the one-line hint: a command, or a chain's next method? */
 		snprintf(msg, sizeof msg,
-			 "error: unknown command '%.*s' (try :help)\n", (int)n,
-			 line);
+			 "error: unknown command '%.*s' (try :help; a method "
+			 "call continuing the line above is '%.*s(...)')\n",
+			 (int)n, line, (int)strcspn(line, " \t("), line);
 		say(c, SL_CONSOLE_ERR, msg);
 		return SL_CMD_ERROR;
 	}

@@ -38,8 +38,9 @@ void sl_cmd_set_screen(const sl_cmd_screen *s);
 /* The view names :view accepts, NULL-terminated. */
 extern const char *const sl_cmd_views[];
 
-/* Is line a command (its first non-blank character is ':')?  Only asked
- * when no Lua chunk is pending. */
+/* Is line a command (its first non-blank character is ':', not "::", a
+ * Lua label)?  Only asked when no Lua chunk is pending; a ':name(' line is
+ * a continuation instead (sl_console_continues). */
 bool sl_cmd_is(const char *line);
 /* Run the command line (borrowed). */
 int sl_cmd_run(sl_console *c, const char *line);

@@ -53,8 +53,8 @@ static const char usage_text[] =
     "                       results and errors to stdout, no prompts\n"
     "  run FILE.lua [ARG]   run a script; ARGs are in the global 'arg';\n"
     "                       the first error is printed to stderr, exit 1\n"
-    "  -e CHUNK             run a Lua chunk (repeatable, in order), print\n"
-    "                       what it returns, then exit\n"
+    "  -e CHUNK             run a Lua chunk as the REPL does (repeatable,\n"
+    "                       in order): an expression prints its value\n"
     "  lesson N|FILE        run lesson N (lessons/NN-*.lua) or FILE in the\n"
     "                       workbench; --check runs it headless and exits\n"
     "                       1 when an expected answer does not match\n"
@@ -192,7 +192,7 @@ static int run_batch(sl_console *c, char **chunks, int nchunks, int argc,
 	int status = SL_CONSOLE_OK;
 
 	for (int i = 0; i < nchunks && status == SL_CONSOLE_OK; i++)
-		status = sl_console_eval_chunk(c, chunks[i], "=(command line)");
+		status = sl_console_eval_input(c, chunks[i], "=(command line)");
 	if (status == SL_CONSOLE_OK && script > 0)
 		status = sl_console_run_file(c, argc, argv, script);
 	if (status == SL_CONSOLE_EXIT)

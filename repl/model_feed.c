@@ -515,8 +515,12 @@ static void on_event(sl_model *m, model_query *q, const sl_event *ev)
 		if (q->restarted)
 			note(q, ev->text);
 		break;
-	case SL_EV_ERROR:
 	case SL_EV_LOG:
+		/* librdkafka's lines stay in the feed, off the screen */
+		if (ev->json && strstr(ev->json, "\"from\":\"librdkafka\""))
+			break;
+		/* fall through */
+	case SL_EV_ERROR:
 		snprintf(line, sizeof line, "[%s] %s",
 			 q->name ? q->name : "query", ev->text ? ev->text : "");
 		model_log(m, line);

@@ -31,7 +31,8 @@ int sl_plain_run(sl_console *c, FILE *in)
 			line[--n] = '\0';
 		if (n > 0 && line[n - 1] == '\r')
 			line[--n] = '\0';
-		if (!sl_console_pending(c) && sl_cmd_is(line)) {
+		if (!sl_console_pending(c) && sl_cmd_is(line) &&
+		    !sl_console_continues(c, line)) {
 			done = sl_cmd_run(c, line) == SL_CMD_QUIT;
 		} else if (sl_console_eval_line(c, line) == SL_CONSOLE_EXIT) {
 			code = sl_console_exit_code(c);

@@ -120,12 +120,19 @@ static char **line_complete(const char *text, int start, int end)
 
 /* ---- history ---- */
 
-static void line_history_add(sl_rl *r, const char *chunk)
+/* extends: chunk is the last entry with a continuation line joined (a
+ * method chain typed line by line comes back as one entry). */
+static void line_history_add(sl_rl *r, const char *chunk, bool extends)
 {
 	HIST_ENTRY *prev;
 
 	if (chunk[strspn(chunk, " \t\n")] == '\0')
 		return;
+	if (extends && history_length > 0) {
+		HIST_ENTRY *old = remove_history(history_length - 1);
+		free_history_entry(old);
+		/* the file keeps both; the joined entry comes back last */
+	}
 	prev = history_get(history_base + history_length - 1);
 	if (prev && strcmp(prev->line, chunk) == 0)
 		return;
@@ -214,8 +221,9 @@ static bool line_accept(sl_rl *r, const char *line)
 	}
 	if (r->asking)
 		return line_answer(r, line);
-	if (!sl_console_pending(r->con) && sl_cmd_is(line)) {
-		line_history_add(r, line);
+	if (!sl_console_pending(r->con) && sl_cmd_is(line) &&
+	    !sl_console_continues(r->con, line)) {
+		line_history_add(r, line, false);
 		line_busy(r, true);
 		status = sl_cmd_run(r->con, line);
 		line_busy(r, false);
@@ -225,7 +233,8 @@ static bool line_accept(sl_rl *r, const char *line)
 	status = sl_console_eval_line(r->con, line);
 	line_busy(r, false);
 	if (status != SL_CONSOLE_MORE)
-		line_history_add(r, sl_console_chunk(r->con));
+		line_history_add(r, sl_console_chunk(r->con),
+				 sl_console_chunk_extends(r->con));
 	if (status == SL_CONSOLE_EXIT) {
 		r->exit_code = sl_console_exit_code(r->con);
 		return false;
@@ -371,18 +380,131 @@ sl_rl *sl_rl_open_screen(sl_console *c, const char *histfile,
 	return r;
 }
 
-bool sl_rl_feed_byte(sl_rl *r, int byte)
+/* ---- bracketed paste (the screen's bytes) ----
+ *
+ * A terminal in bracketed-paste mode (the screen turns it on) wraps pasted
+ * text in ESC[200~ ... ESC[201~.  The text goes into the input line as it
+ * is, newlines included, so the paste is ONE input however many lines it
+ * has (typed line by line, each line would run on its own).  When it ends
+ * in a newline it is accepted at once, as typing it would; otherwise it
+ * waits for Enter.  Readline's own bracketed paste reads the rest of the
+ * paste itself and cannot here: the bytes come one at a time. */
+
+static const char paste_begin[] = "\033[200~";
+static const char paste_end[] = "\033[201~";
+#define PASTE_MARK 6
+
+static struct {
+	char held[PASTE_MARK]; /* a prefix of paste_begin, not yet fed */
+	int nheld;
+	bool in;
+	int nend; /* how much of paste_end matched inside the paste */
+	sl_buf text;
+} paste;
+
+static bool feed1(sl_rl *r, int byte)
 {
 	mailbox = byte & 0xff;
 	return sl_rl_feed(r);
 }
 
+/* The paste ended: into the line, and Enter when it ended in a newline. */
+static bool paste_done(sl_rl *r)
+{
+	sl_buf *t = &paste.text;
+	size_t n = 0;
+	bool enter;
+
+	/* a terminal sends CR for each newline of the pasted text */
+	for (size_t i = 0; i < t->len; i++) {
+		char ch = t->p[i];
+		if (ch == '\r' && i + 1 < t->len && t->p[i + 1] == '\n')
+			continue;
+		t->p[n++] = ch == '\r' ? '\n' : ch;
+	}
+	t->len = n;
+	enter = n > 0 && t->p[n - 1] == '\n';
+	while (n > 0 && t->p[n - 1] == '\n')
+		n--;
+	if (!r->installed)
+		line_prompt(r);
+	if (n > 0) {
+		t->p[n] = '\0';
+		rl_insert_text(t->p);
+	}
+	sl_buf_clear(t);
+	if (r->h.redisplay)
+		r->h.redisplay(r->h.ud);
+	return enter ? feed1(r, '\r') : true;
+}
+
+bool sl_rl_feed_byte(sl_rl *r, int byte)
+{
+	byte &= 0xff;
+	if (paste.in) {
+		if (byte == (unsigned char)paste_end[paste.nend]) {
+			if (++paste.nend < PASTE_MARK)
+				return true;
+			paste.in = false;
+			paste.nend = 0;
+			return paste_done(r);
+		}
+		if (paste.nend > 0) {
+			sl_buf_add(&paste.text, paste_end, (size_t)paste.nend);
+			paste.nend = 0;
+			return sl_rl_feed_byte(r, byte);
+		}
+		sl_buf_addc(&paste.text, (char)byte);
+		return true;
+	}
+	if (byte == (unsigned char)paste_begin[paste.nheld]) {
+		paste.held[paste.nheld++] = (char)byte;
+		if (paste.nheld == PASTE_MARK) {
+			paste.nheld = 0;
+			paste.in = true;
+			sl_buf_clear(&paste.text);
+		}
+		return true;
+	}
+	if (paste.nheld > 0) { /* not a paste: ESC [ A and friends */
+		int n = paste.nheld;
+		paste.nheld = 0;
+		for (int i = 0; i < n; i++)
+			if (!feed1(r, paste.held[i]))
+				return false;
+		return sl_rl_feed_byte(r, byte);
+	}
+	return feed1(r, byte);
+}
+
 void sl_rl_view(const sl_rl *r, const char **prompt, const char **text,
 		int *point)
 {
+	static sl_buf shown;
+	const char *t = r->installed && rl_line_buffer ? rl_line_buffer : "";
+	int p = r->installed ? rl_point : 0, at = p;
+
 	*prompt = r->installed && r->prompt ? r->prompt : "";
-	*text = r->installed && rl_line_buffer ? rl_line_buffer : "";
-	*point = r->installed ? rl_point : 0;
+	*text = t;
+	*point = p;
+	if (strchr(t, '\n') == NULL)
+		return;
+	/* a pasted or recalled chunk of several lines: show each newline as
+	 * a mark on the one input line */
+	sl_buf_clear(&shown);
+	for (int i = 0; t[i]; i++) {
+		if (t[i] == '\n') {
+			sl_buf_adds(&shown, "\u21b5");
+			if (i < p)
+				at += 2;
+		} else {
+			sl_buf_addc(&shown, t[i]);
+		}
+	}
+	if (!sl_buf_failed(&shown)) {
+		*text = sl_buf_cstr(&shown);
+		*point = at;
+	}
 }
 
 bool sl_rl_asking(const sl_rl *r)
@@ -477,6 +599,9 @@ void sl_rl_close(sl_rl *r)
 		rl_callback_handler_remove();
 	if (r->histfile)
 		history_truncate_file(r->histfile, HISTORY_MAX);
+	sl_buf_release(&paste.text);
+	paste.in = false;
+	paste.nheld = paste.nend = 0;
 	line_clear_matches();
 	free(matches.v);
 	matches.v = NULL;

@@ -20,7 +20,10 @@
  * when Lua starts and stops running (so the panes keep updating).
  *
  * History: whole chunks (multi-line ones as one entry) in
- * $HOME/.streamlab_history, at most 1000, appended after each entry.
+ * $HOME/.streamlab_history, at most 1000, appended after each entry; a
+ * continuation line (console.h) replaces the entry it extends, so a chain
+ * typed line by line comes back as one.  A ':' line is a command unless
+ * it is a continuation (':name(').
  * Completion: Lua names via sl_console_complete, ':' commands at the start
  * of a line.
  */
@@ -60,7 +63,10 @@ typedef struct sl_rl_hooks {
 sl_rl *sl_rl_open_screen(sl_console *c, const char *histfile,
 			 const sl_rl_hooks *hooks);
 /* The screen read one byte: readline edits with it (may evaluate a line).
- * Returns false when the session ended. */
+ * A bracketed paste (ESC[200~ text ESC[201~; the screen turns the mode on)
+ * goes into the line whole, newlines included, so it is one input; it is
+ * accepted at once when the text ends in a newline.  Returns false when
+ * the session ended. */
 bool sl_rl_feed_byte(sl_rl *r, int byte);
 /* What the input line shows: prompt, text (UTF-8) and the cursor as a
  * byte offset into text.  Borrowed until the next feed. */

@@ -173,6 +173,13 @@ static void pump(lua_State *L, lua_Debug *ar)
 	draw(s);
 }
 
+/* A wait in C (awaitTermination) is no Lua instruction: it calls this. */
+static void wait_idle(void *ud)
+{
+	screen *s = ud;
+	pump(s->L, NULL);
+}
+
 /* ---- readline hooks ---- */
 
 static void h_redisplay(void *ud)
@@ -517,8 +524,12 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 		return sl_rl_run(c);
 	}
 	the_screen = &s;
+	/* bracketed paste: a pasted block is one input (rl.c) */
+	fputs("\033[?2004h", s.tty);
+	fflush(s.tty);
 	sl_model_set_log(s.m, log_line, &s);
 	sl_console_set_writer(c, out_write, &s);
+	sl_console_set_idle(c, wait_idle, &s);
 	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id };
 	sl_cmd_set_screen(&cs);
 	sl_model_out(s.m, SL_CONSOLE_OUT, welcome, strlen(welcome));
@@ -544,6 +555,8 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	sl_rl_close(s.rl);
 	sl_cmd_set_screen(NULL);
 	sl_console_set_writer(c, NULL, NULL);
+	sl_console_set_idle(c, NULL, NULL);
+	fputs("\033[?2004l", s.tty);
 	ui_close();
 	release_output(&s);
 	sl_model_free(s.m);

@@ -50,15 +50,15 @@ plain_is("{\n1,\n2}\n", "{1, 2}\n", 'a table constructor over lines is an expres
 plain_is("(function() print(\"in\", 1) return \"out\" end)()\n", "in\t1\n\"out\"\n",
 	 'print output and the result, in order');
 plain_is("x = 5\nerror(\"boom\")\nx\n",
-	 "error: stdin:1: boom\nstack traceback:\n\t[C]: in function 'error'\n\tstdin:1: in main chunk\n5\n",
+	 "error: [2]:1: boom\nstack traceback:\n\t[C]: in function 'error'\n\t[2]:1: in main chunk\n5\n",
 	 'an error with its traceback; the session survives');
-plain_is("x = = 1\n1\n", "error: stdin:1: unexpected symbol near '='\n1\n", 'syntax error');
+plain_is("x = = 1\n1\n", "error: [1]:1: unexpected symbol near '='\n1\n", 'syntax error');
 plain_is("error(setmetatable({}, {__tostring = function() return \"custom\" end}))\n",
-	 "error: custom\nstack traceback:\n\t[C]: in function 'error'\n\tstdin:1: in main chunk\n",
+	 "error: custom\nstack traceback:\n\t[C]: in function 'error'\n\t[1]:1: in main chunk\n",
 	 'error objects print through __tostring');
 {
 	my ($out, $err, $st) = run_sl("function r() return 1 + r() end\nr()\n\"alive\"\n", '--plain');
-	like($out, qr/^error: stdin:1: stack overflow/, 'deep recursion is an ordinary error');
+	like($out, qr/^error: \[1\]:1: stack overflow.*\n  \[1\]:1 \| function r\(\) return 1 \+ r\(\) end\n/, 'deep recursion is an ordinary error');
 	like($out, qr/\n"alive"\n\z/, 'and the session survives it');
 }
 {
@@ -72,7 +72,7 @@ plain_is("error(setmetatable({}, {__tostring = function() return \"custom\" end}
 }
 {
 	my ($out, $err, $st) = run_sl("x = 1\nfunction f(\n", '--plain');
-	is($out, "error: stdin:1: <name> or '...' expected near <eof>\n", 'input ending inside a chunk');
+	is($out, "error: [2]:1: <name> or '...' expected near <eof>\n", 'input ending inside a chunk');
 	is($st, 1, '... exits 1');
 	(undef, undef, $st) = run_sl("error('x')\n", '--plain');
 	is($st, 0, 'a Lua error does not change the exit status');
@@ -82,7 +82,7 @@ plain_is("error(setmetatable({}, {__tostring = function() return \"custom\" end}
 	like($out, qr/^  :quit\s+leave streamlab/m, ':help lists the commands');
 	unlike($out, qr/^1$/m, ':quit ends the session');
 	($out) = run_sl(":nope\n", '--plain');
-	is($out, "error: unknown command ':nope' (try :help)\n", 'unknown command');
+	is($out, "error: unknown command ':nope' (try :help; a method call continuing the line above is ':nope(...)')\n", 'unknown command');
 }
 plain_is("spark ~= nil\n", "true\n", 'spark exists');
 {

@@ -56,6 +56,10 @@ $t->type_line('n > 0');
 ok($t->wait_for(qr/^\|true\s+\|$/m), 'the session is alive and kept its state');
 
 $t->send_text('x = 1 +');
+# Wait until the program has read the text: Ctrl-C makes the terminal
+# flush its input queue (ISIG without NOFLSH), so text still unread when
+# the ^C arrives is gone before the program sees it (the flake under load).
+ok($t->wait_for(qr/^> x = 1 \+$/m), 'the half-typed line is on the input line');
 $t->send_keys('C-c');
 ok($t->wait_for(qr/^\|> x = 1 \+\^C\s+\|$/m), 'Ctrl-C on a half-typed line clears it');
 ok($t->wait_for(qr/^> ?$/m), 'and leaves an empty prompt');
