@@ -282,7 +282,8 @@ void sl_query_explain(const sl_query *q, bool extended, sl_buf *out)
 
 int64_t sl_query_next_due(const sl_query *q)
 {
-	if (!q->active || q->running || q->trigger.kind == SL_TRIGGER_DEFAULT)
+	if (!q->active || q->running || q->held ||
+	    q->trigger.kind == SL_TRIGGER_DEFAULT)
 		return INT64_MAX;
 	return q->next_due;
 }
@@ -795,7 +796,7 @@ int sl_query_tick(sl_query *q, int *batches, sl_err *err)
 	if (batches == NULL)
 		batches = &n;
 	*batches = 0;
-	if (!q->active || q->running)
+	if (!q->active || q->running || q->held)
 		return 0;
 	/* a failure is recorded as the query's exception, not tick's */
 	(void)trigger_due(q, batches, err);
@@ -804,6 +805,16 @@ int sl_query_tick(sl_query *q, int *batches, sl_err *err)
 	if (q->active && !q->running)
 		(void)sl_query_sync(q, NULL);
 	return 0;
+}
+
+bool sl_query_held(const sl_query *q)
+{
+	return q->held;
+}
+
+void sl_query_resume(sl_query *q)
+{
+	q->held = false;
 }
 
 static int not_runnable(const sl_query *q, const char *what, sl_err *err)

@@ -426,7 +426,7 @@ static int cmd_crash(sl_console *c, const char *args)
 	sl_buf_adds(&b, ")\nprint('crash armed at ");
 	sl_buf_adds(&b, "' .. ");
 	lua_quote(&b, args);
-	sl_buf_adds(&b, " .. ' for the next batch')\n");
+	sl_buf_adds(&b, " .. ' for the next batch (it waits for :step)')\n");
 	return run_lua(c, &b);
 }
 
