@@ -41,6 +41,7 @@ struct sl_console {
 	sl_buf last;  /* the last complete chunk, for history */
 	sl_buf out;   /* scratch for results and messages */
 	bool pending;
+	bool quiet;   /* the error is an interrupt: one line, no "error: " */
 	bool exiting; /* os.exit was called */
 	int exit_code;
 };
@@ -92,12 +93,15 @@ static lua_State *volatile running_L;
 static volatile sig_atomic_t sigint_count;
 static struct sigaction old_sigint;
 
-/* The hook the signal handler installs: the next Lua instruction raises. */
+/* The hook the signal handler installs: the next Lua instruction raises,
+ * unless a wait has already reported the interrupt (it took it: see
+ * sl_lua_interrupt_take), when the hook only removes itself. */
 static void lstop(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
 	lua_sethook(L, NULL, 0, 0);
-	luaL_error(L, "interrupted!");
+	if (sl_lua_interrupt_pending())
+		luaL_error(L, "interrupted!");
 }
 
 /* lua_sethook may be called from a signal handler (see ldebug.c).  A third
@@ -107,11 +111,14 @@ static void on_sigint(int sig)
 {
 	lua_State *L = running_L;
 
+	if (!sl_lua_interrupt_pending())
+		sigint_count = 0; /* the last one was handled: Lua is not stuck */
 	if (++sigint_count >= 3 || L == NULL) {
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return;
 	}
+	sl_lua_interrupt(1); /* the bindings tell Ctrl-C from an error */
 	lua_sethook(L, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
@@ -123,6 +130,7 @@ static void sigint_arm(lua_State *L)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigint_count = 0;
+	sl_lua_interrupt(0);
 	running_L = L;
 	sigaction(SIGINT, &sa, &old_sigint);
 }
@@ -131,6 +139,7 @@ static void sigint_disarm(lua_State *L)
 {
 	sigaction(SIGINT, &old_sigint, NULL);
 	running_L = NULL;
+	sl_lua_interrupt(0);
 	/* A Ctrl-C that came after the last instruction left lstop armed. */
 	if (sigint_count > 0 && lua_gethook(L) == lstop)
 		lua_sethook(L, NULL, 0, 0);
@@ -138,12 +147,59 @@ static void sigint_disarm(lua_State *L)
 
 /* ---- errors ---- */
 
+/* An error object's string field k, or NULL. */
+static const char *err_field(lua_State *L, const char *k)
+{
+	const char *v = NULL;
+
+	if (lua_type(L, 1) != LUA_TTABLE)
+		return NULL;
+	if (lua_getfield(L, 1, k) == LUA_TSTRING)
+		v = lua_tostring(L, -1); /* stays on the stack */
+	else
+		lua_pop(L, 1);
+	return v;
+}
+
+/* lua.c's, with two cases of ours.  A wait ended by Ctrl-C (code
+ * "Interrupted", lua/query.c) is one line: nothing failed.  An error that
+ * brings its own traceback (a foreachBatch failure: the function's frames,
+ * gone from the stack by now) prints it once, followed by our frames
+ * without a second "stack traceback:" header. */
 static int msghandler(lua_State *L)
 {
-	const char *msg = lua_tostring(L, 1);
+	const char *msg = lua_tostring(L, 1), *code, *tb;
+	sl_console *c = console_of(L);
 
 	if (lua_touserdata(L, 1) == &exit_sentinel)
 		return 1;
+	code = err_field(L, "code");
+	if (code != NULL && strcmp(code, "Interrupted") == 0 &&
+	    luaL_callmeta(L, 1, "__tostring") &&
+	    lua_type(L, -1) == LUA_TSTRING) {
+		if (c != NULL)
+			c->quiet = true;
+		return 1;
+	}
+	if ((tb = err_field(L, "traceback")) != NULL &&
+	    luaL_callmeta(L, 1, "__tostring") &&
+	    lua_type(L, -1) == LUA_TSTRING) {
+		const char *ours, *nl;
+		luaL_Buffer b;
+
+		msg = lua_tostring(L, -1);
+		luaL_traceback(L, L, NULL, 1);
+		ours = lua_tostring(L, -1);
+		nl = strchr(ours, '\n'); /* past "stack traceback:" */
+		luaL_buffinit(L, &b);
+		luaL_addstring(&b, msg);
+		luaL_addchar(&b, '\n');
+		luaL_addstring(&b, tb);
+		if (nl != NULL)
+			luaL_addstring(&b, nl);
+		luaL_pushresult(&b);
+		return 1;
+	}
 	if (msg == NULL) {
 		if (luaL_callmeta(L, 1, "__tostring") &&
 		    lua_type(L, -1) == LUA_TSTRING)
@@ -168,7 +224,9 @@ static void report(sl_console *c)
 		n = strlen(msg);
 	}
 	sl_buf_clear(&c->out);
-	sl_buf_adds(&c->out, "error: ");
+	if (!c->quiet)
+		sl_buf_adds(&c->out, "error: ");
+	c->quiet = false;
 	sl_buf_add(&c->out, msg, n);
 	sl_buf_addc(&c->out, '\n');
 	put(c, SL_CONSOLE_ERR, c->out.p, c->out.len);
@@ -185,6 +243,7 @@ static int docall(sl_console *c, int narg, int nres)
 
 	lua_pushcfunction(L, msghandler);
 	lua_insert(L, base);
+	c->quiet = false;
 	sigint_arm(L);
 	status = lua_pcall(L, narg, nres, base);
 	sigint_disarm(L);

@@ -10,8 +10,15 @@
  * sl_lua_tick.  On a manual clock the waits run what is due and return at
  * once (a manual clock never moves by itself, so waiting longer could not
  * change anything); on a real clock they tick with short sleeps until done
- * or timed out, and give up early when Ctrl-C armed the console's
- * interrupt hook, which then raises "interrupted!" in Lua.
+ * or timed out.
+ *
+ * Ctrl-C stops the wait, not the query (sl_lua.h's sl_lua_interrupt):
+ * q:processAllAvailable() and q:awaitTermination() end with one line
+ * "interrupted: ..." (an error object with code "Interrupted", which the
+ * console prints without a traceback) and the query stays active.  A
+ * foreachBatch function interrupted mid-batch makes the engine abort that
+ * batch (query.h: state back, nothing committed, re-run at the next batch
+ * asked for); the line says so.
  *
  * Identity: one userdata per engine query, remembered in a weak registry
  * table keyed by the query's address, so spark.streams.active[1] == q.  The
@@ -30,6 +37,7 @@
  * q:checkpoint() still reads the directory.  q:checkpoint() is the
  * engine's checkpoint JSON decoded (tests/lua/401-404).
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,6 +46,7 @@
 #include "lerr.h"
 #include "lua_int.h"
 #include "query.h"
+#include "sl_lua.h"
 #include "timeutil.h"
 
 #define MT_STREAMS    "streamlab.StreamingQueryManager"
@@ -79,11 +88,55 @@ static double opt_timeout(lua_State *L, int idx, const char *method)
 	return t;
 }
 
-/* Ctrl-C sets a hook on the console's state (console.c's lstop). */
+/* Set by the console's SIGINT handler, cleared by a new call into Lua
+ * or by the wait that reports it. */
+static volatile sig_atomic_t interrupt_flag;
+
+void sl_lua_interrupt(int on)
+{
+	interrupt_flag = on ? 1 : 0;
+}
+
+bool sl_lua_interrupt_pending(void)
+{
+	return interrupt_flag != 0;
+}
+
+bool sl_lua_interrupt_take(void)
+{
+	bool was = interrupt_flag != 0;
+	interrupt_flag = 0;
+	return was;
+}
+
+/* Ctrl-C came (the flag), or some hook is set on the console's state
+ * (console.c's lstop, an os.exit unwinding): a wait gives up. */
 static bool interrupted(lua_State *L, l_sess *x)
 {
-	return lua_gethook(L) != NULL ||
+	return sl_lua_interrupt_pending() || lua_gethook(L) != NULL ||
 	       (x->main != NULL && lua_gethook(x->main) != NULL);
+}
+
+/* A wait ended by Ctrl-C: one line, code "Interrupted", no location (the
+ * console prints it without a traceback).  The query is untouched. */
+static int raise_interrupted(lua_State *L, sl_query *q, const char *what)
+{
+	const char *name = sl_query_name(q) ? sl_query_name(q) : sl_query_id(q);
+	sl_lua_interrupt_take();
+	lua_createtable(L, 0, 2);
+	lua_pushliteral(L, "Interrupted");
+	lua_setfield(L, -2, "code");
+	if (what != NULL)
+		lua_pushfstring(L, "interrupted: %s; query '%s' is still active",
+				what, name);
+	else
+		lua_pushfstring(L,
+				"interrupted: stopped waiting; query '%s' is "
+				"still active",
+				name);
+	lua_setfield(L, -2, "message");
+	luaL_setmetatable(L, SL_MT_ERROR);
+	return lua_error(L);
 }
 
 static void sleep_us(int64_t us)
@@ -120,15 +173,26 @@ static void tick(lua_State *L, l_sess *x)
 	sl_lsess_leave(x, prev);
 }
 
+/* The exception's first line is the message; what follows (a Lua
+ * traceback of the foreachBatch function) goes to the field "traceback",
+ * which the console prints once, in place of its own frames' header.  No
+ * "where": the message names its own line ("foreachBatch (batch 3):
+ * [5]:2: ..."), a second location would only repeat the caller's. */
 int sl_lquery_raise_exception(lua_State *L, const char *exception)
 {
+	const char *nl = strchr(exception, '\n');
 	lua_createtable(L, 0, 3);
 	lua_pushliteral(L, "StreamingQueryException");
 	lua_setfield(L, -2, "code");
-	lua_pushstring(L, exception);
-	lua_setfield(L, -2, "message");
-	luaL_where(L, 1);
-	lua_setfield(L, -2, "where");
+	if (nl != NULL) {
+		lua_pushlstring(L, exception, (size_t)(nl - exception));
+		lua_setfield(L, -2, "message");
+		lua_pushstring(L, nl + 1);
+		lua_setfield(L, -2, "traceback");
+	} else {
+		lua_pushstring(L, exception);
+		lua_setfield(L, -2, "message");
+	}
 	luaL_setmetatable(L, SL_MT_ERROR);
 	return lua_error(L);
 }
@@ -210,6 +274,8 @@ static int l_query_awaittermination(lua_State *L)
 	int64_t deadline = INT64_MAX;
 	if (t >= 0)
 		deadline = sl_clock_monotonic_us() + (int64_t)(t * 1e6);
+	if (sl_query_is_active(q))
+		sl_query_resume(q); /* waiting on it: its trigger runs again */
 	tick(L, x);
 	while (sl_query_is_active(q) &&
 	       !sl_clock_is_manual(sl_session_clock(x->s)) &&
@@ -218,6 +284,8 @@ static int l_query_awaittermination(lua_State *L)
 		tick(L, x);
 	}
 	check_failed(L, q);
+	if (sl_query_is_active(q) && sl_lua_interrupt_pending())
+		return raise_interrupted(L, q, "awaitTermination stopped waiting");
 	lua_pushboolean(L, !sl_query_is_active(q));
 	return 1;
 }
@@ -230,6 +298,9 @@ static int l_query_processallavailable(lua_State *L)
 	sl_err err;
 	int rc = sl_query_process_all_available(q, &err);
 	sl_lsess_leave(x, prev);
+	if (rc == SL_EINTR || (rc == 0 && sl_query_is_active(q) &&
+			       sl_lua_interrupt_pending()))
+		return raise_interrupted(L, q, rc == SL_EINTR ? err.msg : NULL);
 	if (rc < 0) {
 		if (sl_query_exception(q) != NULL)
 			return sl_lquery_raise_exception(L,
@@ -251,6 +322,8 @@ static int l_query_step(lua_State *L)
 	if (rc == 0)
 		rc = sl_query_sync(q, &err);
 	sl_lsess_leave(x, prev);
+	if (rc == SL_EINTR)
+		return raise_interrupted(L, q, err.msg);
 	if (rc < 0) {
 		if (sl_query_exception(q) != NULL)
 			return sl_lquery_raise_exception(L,

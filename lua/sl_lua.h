@@ -31,6 +31,17 @@ int sl_lua_tick(lua_State *L);
  * trigger polls its sources; a ProcessingTime one waits for its instant). */
 bool sl_lua_tick_due(lua_State *L);
 
+/* Ctrl-C.  The console's SIGINT handler calls sl_lua_interrupt(1) (it is
+ * async-signal-safe) as it sets the hook that stops Lua; a new call into
+ * Lua clears it.  The bindings read it to tell an interrupt from an
+ * error: a foreachBatch function stopped by Ctrl-C aborts its batch (the
+ * query goes on), and a wait (processAllAvailable, awaitTermination)
+ * ends with one line "interrupted: ..." and takes the interrupt
+ * (sl_lua_interrupt_take), so the hook raises nothing more. */
+void sl_lua_interrupt(int on);
+bool sl_lua_interrupt_pending(void);
+bool sl_lua_interrupt_take(void);
+
 /* The engine session behind L's `spark` (borrowed; owned by the state).
  * For the REPL's screen, which draws the session's queries.  Raises a Lua
  * error only when the state is closing. */
