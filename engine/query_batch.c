@@ -774,9 +774,7 @@ static void interrupted(sl_query *q, mbatch *m, sl_err *err)
 	 * the re-run says "re-ran batch N with offsets/N" as after a crash */
 	q->held = true;
 	if (m->begun)
-		sl_err_set(err, SL_EINTR,
-			   "batch %lld aborted, nothing committed, it runs "
-			   "again next",
+		sl_err_set(err, SL_EINTR, "batch %lld aborted, nothing committed",
 			   (long long)m->id);
 }
 

@@ -118,22 +118,26 @@ static bool interrupted(lua_State *L, l_sess *x)
 }
 
 /* A wait ended by Ctrl-C: one line, code "Interrupted", no location (the
- * console prints it without a traceback).  The query is untouched. */
+ * console prints it without a traceback), short enough for the output
+ * pane: "interrupted: batch 3 aborted, nothing committed; the query is
+ * still active and re-runs it next".  The query is untouched. */
 static int raise_interrupted(lua_State *L, sl_query *q, const char *what)
 {
-	const char *name = sl_query_name(q) ? sl_query_name(q) : sl_query_id(q);
+	const char *name = sl_query_name(q);
 	sl_lua_interrupt_take();
 	lua_createtable(L, 0, 2);
 	lua_pushliteral(L, "Interrupted");
 	lua_setfield(L, -2, "code");
-	if (what != NULL)
+	if (what != NULL && strncmp(what, "batch ", 6) == 0)
+		lua_pushfstring(L, "interrupted: %s; the query is still active "
+				   "and re-runs it next",
+				what);
+	else if (name != NULL)
 		lua_pushfstring(L, "interrupted: %s; query '%s' is still active",
-				what, name);
+				what ? what : "stopped waiting", name);
 	else
-		lua_pushfstring(L,
-				"interrupted: stopped waiting; query '%s' is "
-				"still active",
-				name);
+		lua_pushfstring(L, "interrupted: %s; the query is still active",
+				what ? what : "stopped waiting");
 	lua_setfield(L, -2, "message");
 	luaL_setmetatable(L, SL_MT_ERROR);
 	return lua_error(L);
