@@ -693,6 +693,10 @@ void sl_query_fail(sl_query *q, int64_t batch_id, const sl_err *e)
 			strlen(sl_err_codename(e ? e->code : SL_EINTERNAL)));
 	sl_buf_adds(&b, ",\"message\":");
 	sl_buf_json_str(&b, msg, strlen(msg));
+	/* the caller reports it (the REPL's error line): a screen need not
+	 * print it a second time */
+	if (q->asked)
+		sl_buf_adds(&b, ",\"returned\":true");
 	sl_buf_addc(&b, '}');
 	sl_query_event(q, SL_EV_ERROR, batch_id, msg, sl_buf_cstr(&b));
 	sl_buf_release(&b);
@@ -837,6 +841,8 @@ static int not_runnable(const sl_query *q, const char *what, sl_err *err)
 	return 0;
 }
 
+static int step_trigger(sl_query *q, bool *ran, sl_err *err);
+
 int sl_query_step(sl_query *q, bool *ran, sl_err *err)
 {
 	bool r = false;
@@ -850,6 +856,15 @@ int sl_query_step(sl_query *q, bool *ran, sl_err *err)
 		return sl_err_set(err, SL_ESTATE,
 				  "step: query '%s' is not active",
 				  q->name ? q->name : q->id);
+	q->asked = true;
+	rc = step_trigger(q, ran, err);
+	q->asked = false;
+	return rc;
+}
+
+static int step_trigger(sl_query *q, bool *ran, sl_err *err)
+{
+	int rc;
 	switch (q->trigger.kind) {
 	case SL_TRIGGER_ONCE:
 		rc = sl_query_run_batch(q, NULL, false, ran, NULL, err);
@@ -872,6 +887,7 @@ int sl_query_process_all_available(sl_query *q, sl_err *err)
 		return rc;
 	if (!q->active)
 		return 0;
+	q->asked = true;
 	switch (q->trigger.kind) {
 	case SL_TRIGGER_ONCE: rc = run_once(q, NULL, err); break;
 	case SL_TRIGGER_AVAILABLE_NOW:
@@ -882,6 +898,7 @@ int sl_query_process_all_available(sl_query *q, sl_err *err)
 		rc = run_available(q, NULL, NULL, err);
 		break;
 	}
+	q->asked = false;
 	if (rc == 0 && q->active)
 		rc = sl_query_sync(q, err);
 	return rc;

@@ -516,6 +516,10 @@ static void on_event(sl_model *m, model_query *q, const sl_event *ev)
 			note(q, ev->text);
 		break;
 	case SL_EV_ERROR:
+		/* returned to the learner's call, which printed it already */
+		if (ev->json != NULL && mjson_get(ev->json, "returned") != NULL)
+			break;
+		/* fall through */
 	case SL_EV_LOG:
 		snprintf(line, sizeof line, "[%s] %s",
 			 q->name ? q->name : "query", ev->text ? ev->text : "");
