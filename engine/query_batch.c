@@ -770,9 +770,21 @@ static void interrupted(sl_query *q, mbatch *m, sl_err *err)
 		q->replay_id = m->id;
 		q->replay = true;
 	}
-	/* no feed line: the caller reports it (one line, lua/query.c), and
-	 * the re-run says "re-ran batch N with offsets/N" as after a crash */
+	/* a caller that asked for the batch reports it (one line,
+	 * lua/query.c); a background one is told on the feed.  The re-run
+	 * says "re-ran batch N with offsets/N", as after a crash */
 	q->held = true;
+	if (!q->asked && m->begun) {
+		sl_buf t;
+		sl_buf_init(&t);
+		sl_buf_printf(&t,
+			      "batch %lld interrupted: aborted, nothing "
+			      "committed; it re-runs at the next "
+			      "processAllAvailable() or step()",
+			      (long long)m->id);
+		sl_query_event(q, SL_EV_LOG, m->id, sl_buf_cstr(&t), NULL);
+		sl_buf_release(&t);
+	}
 	if (m->begun)
 		sl_err_set(err, SL_EINTR, "batch %lld aborted, nothing committed",
 			   (long long)m->id);

@@ -145,6 +145,21 @@ static void sigint_disarm(lua_State *L)
 		lua_sethook(L, NULL, 0, 0);
 }
 
+/* The guard the bindings use for callbacks run outside docall (the idle
+ * loop's batches, sl_lua.h): arm only when no call is armed. */
+static bool guard_arm(lua_State *L)
+{
+	if (running_L != NULL)
+		return false;
+	sigint_arm(L);
+	return true;
+}
+
+static void guard_disarm(lua_State *L)
+{
+	sigint_disarm(L);
+}
+
 /* ---- errors ---- */
 
 /* An error object's string field k, or NULL. */
@@ -345,6 +360,7 @@ sl_console *sl_console_new(void)
 		return NULL;
 	}
 	c->write = default_write;
+	sl_lua_set_interrupt_guard(guard_arm, guard_disarm);
 	sl_buf_init(&c->chunk);
 	sl_buf_init(&c->last);
 	sl_buf_init(&c->out);

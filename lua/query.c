@@ -109,6 +109,27 @@ bool sl_lua_interrupt_take(void)
 	return was;
 }
 
+static bool (*guard_arm)(lua_State *L);
+static void (*guard_disarm)(lua_State *L);
+
+void sl_lua_set_interrupt_guard(bool (*arm)(lua_State *L),
+				void (*disarm)(lua_State *L))
+{
+	guard_arm = arm;
+	guard_disarm = disarm;
+}
+
+bool sl_lua_guard_arm(lua_State *L)
+{
+	return guard_arm != NULL && guard_arm(L);
+}
+
+void sl_lua_guard_disarm(lua_State *L)
+{
+	if (guard_disarm != NULL)
+		guard_disarm(L);
+}
+
 /* Ctrl-C came (the flag), or some hook is set on the console's state
  * (console.c's lstop, an os.exit unwinding): a wait gives up. */
 static bool interrupted(lua_State *L, l_sess *x)

@@ -288,6 +288,7 @@ static int fe_call(void *ud, sl_batch *data, int64_t batch_id, sl_err *err)
 	l_foreach *fe = ud;
 	lua_State *L = sl_lsess_thread(fe->x);
 	int base, status;
+	bool guarded, intr;
 	if (L == NULL)
 		return sl_err_set(err, SL_ESTATE,
 				  "foreachBatch: the Lua state is closing");
@@ -299,8 +300,13 @@ static int fe_call(void *ud, sl_batch *data, int64_t batch_id, sl_err *err)
 	lua_pushlightuserdata(L, fe);
 	lua_pushlightuserdata(L, data);
 	lua_pushinteger(L, (lua_Integer)batch_id);
+	/* run by the idle loop: Ctrl-C must still reach the function */
+	guarded = sl_lua_guard_arm(L);
 	status = lua_pcall(L, 3, 0, base + 1);
-	if (status != LUA_OK && sl_lua_interrupt_pending()) {
+	intr = sl_lua_interrupt_pending();
+	if (guarded)
+		sl_lua_guard_disarm(L);
+	if (status != LUA_OK && intr) {
 		/* Ctrl-C, not the function's fault: the engine aborts the
 		 * batch and the query goes on (query.h) */
 		lua_settop(L, base);

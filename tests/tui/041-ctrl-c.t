@@ -55,7 +55,23 @@ ok($t->wait_for(qr/^\|expected 4 rows, got 4, duplicates 0, missing 0\s/m, 5),
 ok($t->wait_for(qr/sink check: expected 4 rows, got 4, duplicates 0, missing 0/, 5),
    "the Checkpoint pane's sink check agrees");
 
-$t->type_line('q:stop()');
+# In the background: the idle loop runs a batch whose function spins;
+# Ctrl-C reaches it there too, the batch is aborted, the workbench is
+# back, and the query waits for the learner to run it again.
+typed(q{q:stop()});
+typed(q{ms2, bgcalls = spark.memoryStream("id INT"), 0});
+typed(q{q2 = ms2:toDF().writeStream:queryName("slow"):foreachBatch(function(df, id) bgcalls = bgcalls + 1 if bgcalls == 1 then local t0 = os.clock() while os.clock() - t0 < 60 do end end end):start()});
+typed(q{ms2:addData({5})}, 'data for the background trigger');
+sleep 1.5; # the idle loop's batch is spinning now
+$t->send_keys('C-c');
+ok($t->wait_for(qr/^\|\[slow\] batch 0 interrupted: aborted, nothing committed; it re-runs at the next processAllAvailable\(\) or step\(\)/m, 10),
+   'Ctrl-C stops a background batch: aborted, and the query says how it goes on');
+typed(q{print("bg active", q2.isActive, "calls", bgcalls)});
+ok($t->wait_for(qr/^\|bg active\s+true\s+calls\s+1\s/m, 5), 'the workbench is back, the query still active');
+typed(q{q2:processAllAvailable() print("bg calls", bgcalls, "last", q2.lastProgress.batchId)});
+ok($t->wait_for(qr/^\|bg calls\s+2\s+last\s+0\s/m, 5), 'processAllAvailable re-runs batch 0');
+
+$t->type_line('q2:stop()');
 $t->type_line(':quit');
 ok($t->wait_for(qr/__EXIT=0/), ':quit exits 0');
 done_testing();
