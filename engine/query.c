@@ -727,16 +727,25 @@ void sl_query_crashed(sl_query *q, int64_t batch_id, const sl_err *e)
 
 /* ---------------------------------------------------------- triggers */
 
+static bool (*interrupt_check)(void);
+
+void sl_query_set_interrupt_check(bool (*check)(void))
+{
+	interrupt_check = check;
+}
+
 /* Batches until every source reached the offsets recorded now (several
  * when a source has a rate limit).  Offsets recorded once, so a source
- * that keeps growing cannot keep the caller here forever. */
+ * that keeps growing cannot keep the caller here forever; Ctrl-C ends it
+ * between two batches. */
 static int run_available(sl_query *q, char *const *cap_in, int *batches,
 			 sl_err *err)
 {
 	char **cap = NULL;
 	bool ran = true;
 	int rc = 0;
-	while (ran && q->active && !q->stop_pending && rc == 0) {
+	while (ran && q->active && !q->stop_pending && rc == 0 &&
+	       (interrupt_check == NULL || !interrupt_check())) {
 		if (cap_in == NULL &&
 		    cap == NULL) /* polls; keeps what it saw */
 			rc = sl_query_run_batch(q, NULL, true, &ran, &cap, err);

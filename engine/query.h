@@ -110,6 +110,11 @@ void sl_query_resume(sl_query *q);
  * then return (Spark's processAllAvailable).  Fails with the query's
  * exception if it failed. */
 int sl_query_process_all_available(sl_query *q, sl_err *err);
+/* The program's "the user asked to stop waiting" (Ctrl-C: the Lua layer's
+ * flag; the engine never sees a signal), checked between the batches of
+ * one processAllAvailable or tick: true ends the loop early, with nothing
+ * aborted (the batches done stay done).  NULL: never. */
+void sl_query_set_interrupt_check(bool (*check)(void));
 /* The next instant (clock time) this query's trigger wants to run, or
  * INT64_MAX when it waits for nothing time-based. */
 int64_t sl_query_next_due(const sl_query *q);

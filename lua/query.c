@@ -621,9 +621,11 @@ static void listen_cb(void *ud, int event, sl_query *q, const char *json)
 	lua_pushlightuserdata(L, rec);
 	lua_pushinteger(L, event);
 	lua_pushlightuserdata(L, (void *)json);
-	if (lua_pcall(L, 3, 0, base + 1) != LUA_OK) {
+	if (lua_pcall(L, 3, 0, base + 1) != LUA_OK &&
+	    !sl_lua_interrupt_pending()) {
 		/* Spark logs a failing listener and carries on; so do we,
-		 * where the learner can see it */
+		 * where the learner can see it (Ctrl-C is not its failure:
+		 * the wait that drove it reports that) */
 		size_t n;
 		const char *m = lua_tolstring(L, -1, &n);
 		const char *what = event_method(event);
@@ -957,6 +959,7 @@ static void object_mt(lua_State *L, const char *mt, lua_CFunction index,
 
 void sl_lquery_open(lua_State *L)
 {
+	sl_query_set_interrupt_check(sl_lua_interrupt_pending);
 	luaL_newmetatable(L, SL_MT_QUERY);
 	lua_pushcfunction(L, l_query_gc);
 	lua_setfield(L, -2, "__gc");

@@ -110,6 +110,30 @@ q3:processAllAvailable()
 T.is(T.rows(spark.table("i405")), {{7}}, "and still runs")
 q3:stop()
 
+-- between batches: five files, one a batch; Ctrl-C while a listener of
+-- batch 1 runs ends processAllAvailable after batch 1, nothing aborted
+local inbox = T.tempdir()
+for i = 1, 5 do T.put(inbox, i .. ".json", '{"n":' .. i .. '}\n', string.format("2026-01-01 11:00:%02d", i)) end
+local q5 = spark.readStream:schema("n INT"):option("maxFilesPerTrigger", 1):json(inbox)
+  .writeStream:format("memory"):queryName("i405files"):start()
+local stopper = {onQueryProgress = function(ev)
+  if ev.progress.id == q5.id and ev.progress.batchId == 1 then
+    interrupt_soon()
+    spin()
+  end
+end}
+spark.streams:addListener(stopper)
+ok, e = pcall(q5.processAllAvailable, q5)
+T.is(ok, false, "Ctrl-C between batches ends processAllAvailable")
+T.like(tostring(e), "^interrupted: stopped waiting; query 'i405files' is still active$", "one line")
+T.is(q5.lastProgress.batchId, 1, "after batch 1: the batches done stay done, the rest wait")
+T.is(#spark.table("i405files"):collect(), 2, "two files' rows in the table")
+spark.streams:removeListener(stopper)
+q5:processAllAvailable()
+T.is(q5.lastProgress.batchId, 4, "processAllAvailable again runs the other three")
+T.is(#spark.table("i405files"):collect(), 5, "every row once")
+q5:stop()
+
 -- an error inside foreachBatch: one prefix (ours), then the function's line
 local ms3 = spark.memoryStream("v INT")
 local q4 = ms3:toDF().writeStream:foreachBatch(function(df, id)
