@@ -14,7 +14,13 @@
  *      record progress, events; tell the sources what is committed.
  * A failure at any step aborts the state to the version before the batch,
  * marks the query failed with the error as its exception, and leaves
- * everything else (the REPL, other queries) running.
+ * everything else (the REPL, other queries) running.  An interrupt
+ * (SL_EINTR, Ctrl-C in a callback) aborts the batch the same way but the
+ * query stays active and re-runs that batch (sl_query_step).
+ *
+ * Held: an armed crash or an interrupted batch keeps the background
+ * trigger (sl_query_tick) off the query until the learner asks for the
+ * next batch, so effects follow the order the learner typed.
  *
  * Ownership: a query is counted; the session holds one reference while it
  * is active, the Lua StreamingQuery holds one.  Strings returned are

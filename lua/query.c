@@ -144,7 +144,7 @@ static bool interrupted(lua_State *L, l_sess *x)
  * still active and re-runs it next".  The query is untouched. */
 static int raise_interrupted(lua_State *L, sl_query *q, const char *what)
 {
-	const char *name = sl_query_name(q);
+	const char *name = q != NULL ? sl_query_name(q) : NULL;
 	sl_lua_interrupt_take();
 	lua_createtable(L, 0, 2);
 	lua_pushliteral(L, "Interrupted");
@@ -157,8 +157,9 @@ static int raise_interrupted(lua_State *L, sl_query *q, const char *what)
 		lua_pushfstring(L, "interrupted: %s; query '%s' is still active",
 				what ? what : "stopped waiting", name);
 	else
-		lua_pushfstring(L, "interrupted: %s; the query is still active",
-				what ? what : "stopped waiting");
+		lua_pushfstring(L, "interrupted: %s; the %s still active",
+				what ? what : "stopped waiting",
+				q != NULL ? "query is" : "queries are");
 	lua_setfield(L, -2, "message");
 	luaL_setmetatable(L, SL_MT_ERROR);
 	return lua_error(L);
@@ -739,6 +740,9 @@ static int l_streams_awaitany(lua_State *L)
 	}
 	if (x->any_terminated && x->any_exception != NULL)
 		return sl_lquery_raise_exception(L, x->any_exception);
+	if (!x->any_terminated && sl_lua_interrupt_pending())
+		return raise_interrupted(L, NULL,
+					 "awaitAnyTermination stopped waiting");
 	lua_pushboolean(L, x->any_terminated);
 	return 1;
 }

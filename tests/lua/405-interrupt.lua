@@ -110,6 +110,16 @@ q3:processAllAvailable()
 T.is(T.rows(spark.table("i405")), {{7}}, "and still runs")
 q3:stop()
 
+-- awaitAnyTermination too
+local q6 = ms2:toDF().writeStream:format("memory"):queryName("i405any"):start()
+spark.streams:resetTerminated()
+interrupt_soon()
+ok, e = pcall(spark.streams.awaitAnyTermination, spark.streams, 15)
+T.is(ok, false, "awaitAnyTermination ends at Ctrl-C")
+T.like(tostring(e), "^interrupted: awaitAnyTermination stopped waiting; the queries are still active$", "one line")
+T.is(q6.isActive, true, "the query is still active")
+q6:stop()
+
 -- between batches: five files, one a batch; Ctrl-C while a listener of
 -- batch 1 runs ends processAllAvailable after batch 1, nothing aborted
 local inbox = T.tempdir()
