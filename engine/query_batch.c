@@ -786,7 +786,8 @@ static void interrupted(sl_query *q, mbatch *m, sl_err *err)
 		sl_buf_release(&t);
 	}
 	if (m->begun)
-		sl_err_set(err, SL_EINTR, "batch %lld aborted, nothing committed",
+		sl_err_set(err, SL_EINTR,
+			   "batch %lld aborted, nothing committed",
 			   (long long)m->id);
 }
 

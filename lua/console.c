@@ -111,8 +111,9 @@ static void on_sigint(int sig)
 {
 	lua_State *L = running_L;
 
+	/* the last one was handled (a wait took it): Lua is not stuck */
 	if (!sl_lua_interrupt_pending())
-		sigint_count = 0; /* the last one was handled: Lua is not stuck */
+		sigint_count = 0;
 	if (++sigint_count >= 3 || L == NULL) {
 		signal(sig, SIG_DFL);
 		raise(sig);

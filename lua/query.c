@@ -150,11 +150,13 @@ static int raise_interrupted(lua_State *L, sl_query *q, const char *what)
 	lua_pushliteral(L, "Interrupted");
 	lua_setfield(L, -2, "code");
 	if (what != NULL && strncmp(what, "batch ", 6) == 0)
-		lua_pushfstring(L, "interrupted: %s; the query is still active "
-				   "and re-runs it next",
+		lua_pushfstring(L,
+				"interrupted: %s; the query is still active "
+				"and re-runs it next",
 				what);
 	else if (name != NULL)
-		lua_pushfstring(L, "interrupted: %s; query '%s' is still active",
+		lua_pushfstring(L,
+				"interrupted: %s; query '%s' is still active",
 				what ? what : "stopped waiting", name);
 	else
 		lua_pushfstring(L, "interrupted: %s; the %s still active",
@@ -311,7 +313,8 @@ static int l_query_awaittermination(lua_State *L)
 	}
 	check_failed(L, q);
 	if (sl_query_is_active(q) && sl_lua_interrupt_pending())
-		return raise_interrupted(L, q, "awaitTermination stopped waiting");
+		return raise_interrupted(L, q,
+					 "awaitTermination stopped waiting");
 	lua_pushboolean(L, !sl_query_is_active(q));
 	return 1;
 }
@@ -324,8 +327,8 @@ static int l_query_processallavailable(lua_State *L)
 	sl_err err;
 	int rc = sl_query_process_all_available(q, &err);
 	sl_lsess_leave(x, prev);
-	if (rc == SL_EINTR || (rc == 0 && sl_query_is_active(q) &&
-			       sl_lua_interrupt_pending()))
+	if (rc == SL_EINTR ||
+	    (rc == 0 && sl_query_is_active(q) && sl_lua_interrupt_pending()))
 		return raise_interrupted(L, q, rc == SL_EINTR ? err.msg : NULL);
 	if (rc < 0) {
 		if (sl_query_exception(q) != NULL)

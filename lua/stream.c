@@ -319,8 +319,7 @@ static int fe_call(void *ud, sl_batch *data, int64_t batch_id, sl_err *err)
 		 * function's own chunk and line ("[5]:2: ...") */
 		const char *m = lua_tostring(L, -1);
 		sl_err_set(err, SL_EUSER, "foreachBatch (batch %lld): %s",
-			   (long long)batch_id,
-			   m ? m : "the function failed");
+			   (long long)batch_id, m ? m : "the function failed");
 	}
 	lua_settop(L, base);
 	return status == LUA_OK ? 0 : SL_EUSER;
