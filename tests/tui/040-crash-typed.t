@@ -73,7 +73,18 @@ sleep 1;
 typed(q{print("now at batch " .. qf.lastProgress.batchId)});
 ok($t->wait_for(qr/^\|now at batch 2\s/m, 5), 'without an armed crash the background trigger ran batch 2');
 
-$t->type_line('qf:stop()');
+# The same order with the workbench command: :crash arms, a file
+# arrives, nothing runs until :step, and :step crashes.
+typed(q{:crash before-commit});
+ok($t->wait_for(qr/crash armed at before-commit for the next batch \(it waits for :step\)/, 5), ':crash arms and says the batch waits for :step');
+typed(q{f = io.open(inbox .. "/.d.json", "w") f:write('{"id":6,"word":"gnu"}\n') f:close()});
+typed(q{os.rename(inbox .. "/.d.json", inbox .. "/d.json")});
+sleep 1;
+typed(q{print("before step: batch " .. qf.lastProgress.batchId .. ", active " .. tostring(qf.isActive))});
+ok($t->wait_for(qr/^\|before step: batch 2, active true\s/m, 5), 'd.json waits for :step');
+typed(q{:step});
+ok($t->wait_for(qr/simulated crash at 'before-commit' in batch 3/, 5), ':step runs batch 3 and it crashes before its commit');
+
 $t->type_line(':quit');
 ok($t->wait_for(qr/__EXIT=0/), ':quit exits 0');
 done_testing();
