@@ -171,7 +171,7 @@ ms:addData({1})
 q:processAllAvailable()
 ]])
 f:close()
-local bin = os.getenv("STREAMLAB") or "./streamlab"
+local bin = os.getenv("STREAMLAB") or (os.getenv("PWD") .. "/streamlab")
 local p = assert(io.popen("cd '" .. dir .. "' && '" .. bin .. "' run boom.lua 2>&1"))
 local text = p:read("a")
 p:close()
