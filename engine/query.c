@@ -21,6 +21,7 @@
  */
 #include "query.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,9 +229,26 @@ bool sl_query_is_active(const sl_query *q)
 
 const char *sl_query_status_json(sl_query *q)
 {
+	const char *msg = q->status_msg, *pt;
+	char held[160];
+	/* held: say what the query waits for, not "Waiting for data" */
+	if (q->held && q->active && !q->running) {
+		if ((pt = sl_crash_armed(q->crash)) != NULL)
+			snprintf(held, sizeof held,
+				 "Waiting for a step (crash armed at '%s')",
+				 pt);
+		else if (q->replay)
+			snprintf(held, sizeof held,
+				 "Waiting for a step (re-runs interrupted "
+				 "batch %lld)",
+				 (long long)q->replay_id);
+		else
+			snprintf(held, sizeof held, "Waiting for a step");
+		msg = held;
+	}
 	sl_buf_clear(&q->status_buf);
-	sl_progress_status_json(q->status_msg, q->data_available,
-				q->trigger_active, &q->status_buf);
+	sl_progress_status_json(msg, q->data_available, q->trigger_active,
+				&q->status_buf);
 	return sl_buf_cstr(&q->status_buf);
 }
 

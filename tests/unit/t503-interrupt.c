@@ -41,8 +41,8 @@ static int fb_fn(void *ud, sl_batch *data, int64_t batch_id, sl_err *e)
 				  "foreachBatch interrupted in batch %lld",
 				  (long long)batch_id);
 	}
-	snprintf(f->log + n, sizeof f->log - n, "%lld:%s;",
-		 (long long)batch_id, batch_text(sl_batch_ref(data)));
+	snprintf(f->log + n, sizeof f->log - n, "%lld:%s;", (long long)batch_id,
+		 batch_text(sl_batch_ref(data)));
 	return 0;
 }
 
@@ -107,6 +107,10 @@ static void test_interrupt(bool no_checkpoint)
 	ok(sl_query_exception(q) == NULL, "%swith no exception", tag);
 	is_int(sl_query_last_batch_id(q), 0, "%sbatch 1 is not committed", tag);
 	ok(sl_query_held(q), "%sthe query is held", tag);
+	is_str(sl_query_status_json(q),
+	       "{\"message\":\"Waiting for a step (re-runs interrupted batch "
+	       "1)\",\"isDataAvailable\":true,\"isTriggerActive\":false}",
+	       "%sits status says what it waits for", tag);
 
 	/* more data, and ticks: the held query runs nothing */
 	add(ms, "{\"value\":4}\n");
@@ -118,15 +122,20 @@ static void test_interrupt(bool no_checkpoint)
 	 * (row 3 only) over the state of version 1, then batch 2 (row 4) */
 	is_int(sl_query_process_all_available(q, &err), 0,
 	       "%sprocessAllAvailable goes on", tag);
-	is_str(f.log, "0:2;1:^C;1:3;2:4;",
-	       "%sbatch 1 re-ran with the same rows (count 3, not 4 or 5), then batch 2",
-	       tag);
+	is_str(
+	    f.log, "0:2;1:^C;1:3;2:4;",
+	    "%sbatch 1 re-ran with the same rows (count 3, not 4 or 5), then batch 2",
+	    tag);
 	ok(!sl_query_held(q), "%sno longer held", tag);
 	is_int(sl_query_last_batch_id(q), 2, "%sbatch 2 committed", tag);
 
 	/* a crash armed holds it too; the step crashes */
 	is_int(sl_query_crash(q, "after-sink", &err), 0, "%sarm a crash", tag);
 	ok(sl_query_held(q), "%sarming holds the query", tag);
+	ok(strstr(sl_query_status_json(q),
+		  "\"Waiting for a step (crash armed at 'after-sink')\"") !=
+	       NULL,
+	   "%sits status names the armed point", tag);
 	add(ms, "{\"value\":5}\n");
 	is_int(sl_session_advance(s, 5 * SL_US_PER_SEC, &err), 0,
 	       "%sticks leave the armed batch alone", tag);
@@ -138,7 +147,8 @@ static void test_interrupt(bool no_checkpoint)
 		is_int(sl_query_step(q, &ran, &err), SL_ECRASH,
 		       "%sthe step runs the armed batch and crashes", tag);
 		is_str(err.msg, "simulated crash at 'after-sink' in batch 3",
-		       "%sat the point armed, in the batch after the ticks", tag);
+		       "%sat the point armed, in the batch after the ticks",
+		       tag);
 	}
 	sl_query_free(q);
 out:
