@@ -76,6 +76,7 @@ const char *sl_err_codename(int code)
 	case SL_ECHECKPOINT: return "CheckpointException";
 	case SL_EUSER: return "UserCodeException";
 	case SL_ECRASH: return "SimulatedCrash";
+	case SL_EINTR: return "Interrupted";
 	default: return "InternalError";
 	}
 }

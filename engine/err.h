@@ -27,6 +27,7 @@ enum {
 	SL_ECHECKPOINT = -8, /* checkpoint unreadable / refused */
 	SL_EUSER = -9,       /* error raised by a user callback */
 	SL_ECRASH = -11,     /* a simulated crash point was hit (crash.h) */
+	SL_EINTR = -12,      /* the user interrupted a callback (Ctrl-C) */
 	SL_EINTERNAL = -10   /* invariant broken: a bug */
 };
 

@@ -21,6 +21,7 @@
  */
 #include "query.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,9 +229,26 @@ bool sl_query_is_active(const sl_query *q)
 
 const char *sl_query_status_json(sl_query *q)
 {
+	const char *msg = q->status_msg, *pt;
+	char held[160];
+	/* held: say what the query waits for, not "Waiting for data" */
+	if (q->held && q->active && !q->running) {
+		if ((pt = sl_crash_armed(q->crash)) != NULL)
+			snprintf(held, sizeof held,
+				 "Waiting for a step (crash armed at '%s')",
+				 pt);
+		else if (q->replay)
+			snprintf(held, sizeof held,
+				 "Waiting for a step (re-runs interrupted "
+				 "batch %lld)",
+				 (long long)q->replay_id);
+		else
+			snprintf(held, sizeof held, "Waiting for a step");
+		msg = held;
+	}
 	sl_buf_clear(&q->status_buf);
-	sl_progress_status_json(q->status_msg, q->data_available,
-				q->trigger_active, &q->status_buf);
+	sl_progress_status_json(msg, q->data_available, q->trigger_active,
+				&q->status_buf);
 	return sl_buf_cstr(&q->status_buf);
 }
 
@@ -282,7 +300,8 @@ void sl_query_explain(const sl_query *q, bool extended, sl_buf *out)
 
 int64_t sl_query_next_due(const sl_query *q)
 {
-	if (!q->active || q->running || q->trigger.kind == SL_TRIGGER_DEFAULT)
+	if (!q->active || q->running || q->held ||
+	    q->trigger.kind == SL_TRIGGER_DEFAULT)
 		return INT64_MAX;
 	return q->next_due;
 }
@@ -692,6 +711,10 @@ void sl_query_fail(sl_query *q, int64_t batch_id, const sl_err *e)
 			strlen(sl_err_codename(e ? e->code : SL_EINTERNAL)));
 	sl_buf_adds(&b, ",\"message\":");
 	sl_buf_json_str(&b, msg, strlen(msg));
+	/* the caller reports it (the REPL's error line): a screen need not
+	 * print it a second time */
+	if (q->asked)
+		sl_buf_adds(&b, ",\"returned\":true");
 	sl_buf_addc(&b, '}');
 	sl_query_event(q, SL_EV_ERROR, batch_id, msg, sl_buf_cstr(&b));
 	sl_buf_release(&b);
@@ -722,16 +745,25 @@ void sl_query_crashed(sl_query *q, int64_t batch_id, const sl_err *e)
 
 /* ---------------------------------------------------------- triggers */
 
+static bool (*interrupt_check)(void);
+
+void sl_query_set_interrupt_check(bool (*check)(void))
+{
+	interrupt_check = check;
+}
+
 /* Batches until every source reached the offsets recorded now (several
  * when a source has a rate limit).  Offsets recorded once, so a source
- * that keeps growing cannot keep the caller here forever. */
+ * that keeps growing cannot keep the caller here forever; Ctrl-C ends it
+ * between two batches. */
 static int run_available(sl_query *q, char *const *cap_in, int *batches,
 			 sl_err *err)
 {
 	char **cap = NULL;
 	bool ran = true;
 	int rc = 0;
-	while (ran && q->active && !q->stop_pending && rc == 0) {
+	while (ran && q->active && !q->stop_pending && rc == 0 &&
+	       (interrupt_check == NULL || !interrupt_check())) {
 		if (cap_in == NULL &&
 		    cap == NULL) /* polls; keeps what it saw */
 			rc = sl_query_run_batch(q, NULL, true, &ran, &cap, err);
@@ -795,7 +827,7 @@ int sl_query_tick(sl_query *q, int *batches, sl_err *err)
 	if (batches == NULL)
 		batches = &n;
 	*batches = 0;
-	if (!q->active || q->running)
+	if (!q->active || q->running || q->held)
 		return 0;
 	/* a failure is recorded as the query's exception, not tick's */
 	(void)trigger_due(q, batches, err);
@@ -804,6 +836,16 @@ int sl_query_tick(sl_query *q, int *batches, sl_err *err)
 	if (q->active && !q->running)
 		(void)sl_query_sync(q, NULL);
 	return 0;
+}
+
+bool sl_query_held(const sl_query *q)
+{
+	return q->held;
+}
+
+void sl_query_resume(sl_query *q)
+{
+	q->held = false;
 }
 
 static int not_runnable(const sl_query *q, const char *what, sl_err *err)
@@ -826,6 +868,8 @@ static int not_runnable(const sl_query *q, const char *what, sl_err *err)
 	return 0;
 }
 
+static int step_trigger(sl_query *q, bool *ran, sl_err *err);
+
 int sl_query_step(sl_query *q, bool *ran, sl_err *err)
 {
 	bool r = false;
@@ -839,6 +883,15 @@ int sl_query_step(sl_query *q, bool *ran, sl_err *err)
 		return sl_err_set(err, SL_ESTATE,
 				  "step: query '%s' is not active",
 				  q->name ? q->name : q->id);
+	q->asked = true;
+	rc = step_trigger(q, ran, err);
+	q->asked = false;
+	return rc;
+}
+
+static int step_trigger(sl_query *q, bool *ran, sl_err *err)
+{
+	int rc;
 	switch (q->trigger.kind) {
 	case SL_TRIGGER_ONCE:
 		rc = sl_query_run_batch(q, NULL, false, ran, NULL, err);
@@ -861,6 +914,7 @@ int sl_query_process_all_available(sl_query *q, sl_err *err)
 		return rc;
 	if (!q->active)
 		return 0;
+	q->asked = true;
 	switch (q->trigger.kind) {
 	case SL_TRIGGER_ONCE: rc = run_once(q, NULL, err); break;
 	case SL_TRIGGER_AVAILABLE_NOW:
@@ -871,6 +925,7 @@ int sl_query_process_all_available(sl_query *q, sl_err *err)
 		rc = run_available(q, NULL, NULL, err);
 		break;
 	}
+	q->asked = false;
 	if (rc == 0 && q->active)
 		rc = sl_query_sync(q, err);
 	return rc;

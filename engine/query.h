@@ -14,7 +14,13 @@
  *      record progress, events; tell the sources what is committed.
  * A failure at any step aborts the state to the version before the batch,
  * marks the query failed with the error as its exception, and leaves
- * everything else (the REPL, other queries) running.
+ * everything else (the REPL, other queries) running.  An interrupt
+ * (SL_EINTR, Ctrl-C in a callback) aborts the batch the same way but the
+ * query stays active and re-runs that batch (sl_query_step).
+ *
+ * Held: an armed crash or an interrupted batch keeps the background
+ * trigger (sl_query_tick) off the query until the learner asks for the
+ * next batch, so effects follow the order the learner typed.
  *
  * Ownership: a query is counted; the session holds one reference while it
  * is active, the Lua StreamingQuery holds one.  Strings returned are
@@ -89,16 +95,32 @@ void sl_query_explain(const sl_query *q, bool extended, sl_buf *out);
 
 /* Run one micro-batch now if there is new data or a no-data batch is
  * needed, whether or not the trigger is due (q:step()).  *ran tells.
- * A batch failure stops the query and is returned.  The batch's state
+ * A batch failure stops the query and is returned.  A batch whose
+ * callback was interrupted (SL_EINTR: Ctrl-C in foreachBatch) is aborted
+ * instead: state back to its version before the batch, nothing committed,
+ * the query stays active and held, and its next batch re-runs the same
+ * batch id with offsets/N as logged; SL_EINTR is returned.  The batch's state
  * delta and commits/N may still be queued when it returns, so back-to-
  * back steps overlap writing with the next batch (sl_query_sync). */
 int sl_query_step(sl_query *q, bool *ran, sl_err *err);
-/* Run what the trigger makes due at the clock's now (sl_session_tick). */
+/* Run what the trigger makes due at the clock's now (sl_session_tick).
+ * A held query (an armed crash, an interrupted batch: sl_query_held) runs
+ * nothing here: its next batch is the one the learner asks for. */
 int sl_query_tick(sl_query *q, int *batches, sl_err *err);
+/* Held: the background trigger waits until a batch runs on request
+ * (sl_query_step, sl_query_process_all_available) or sl_query_resume. */
+bool sl_query_held(const sl_query *q);
+/* The learner waits on q (awaitTermination): the trigger runs it again. */
+void sl_query_resume(sl_query *q);
 /* Process all data available now, and the no-data batches that follow,
  * then return (Spark's processAllAvailable).  Fails with the query's
  * exception if it failed. */
 int sl_query_process_all_available(sl_query *q, sl_err *err);
+/* The program's "the user asked to stop waiting" (Ctrl-C: the Lua layer's
+ * flag; the engine never sees a signal), checked between the batches of
+ * one processAllAvailable or tick: true ends the loop early, with nothing
+ * aborted (the batches done stay done).  NULL: never. */
+void sl_query_set_interrupt_check(bool (*check)(void));
 /* The next instant (clock time) this query's trigger wants to run, or
  * INT64_MAX when it waits for nothing time-based. */
 int64_t sl_query_next_due(const sl_query *q);
@@ -111,7 +133,10 @@ void sl_query_stop(sl_query *q);
  * (crash.h names the points).  The batch stops there as if the process
  * died: files stay as they are, the query's memory is thrown away, the
  * query becomes inactive with exception "simulated crash at 'P' in batch
- * N", and SL_EV_CRASH is recorded. */
+ * N", and SL_EV_CRASH is recorded.  Arming holds the query (sl_query_held)
+ * until a batch runs: a background trigger never runs the next batch
+ * between the arming and the step the learner types next, so data that
+ * arrives in between is the armed batch's (TUTORIAL.md chapter 8). */
 int sl_query_crash(sl_query *q, const char *point, sl_err *err);
 /* Start the query again from its checkpoint (same id, new runId), with the
  * same plan, sink and options; q must be inactive.  The new query replays

@@ -28,6 +28,11 @@
  * Any failure aborts the state stores to the version the batch started
  * from, keeps the offsets where they were (so a restart re-runs the
  * batch), records the error as the query's exception and stops the query.
+ * An interrupt (SL_EINTR: Ctrl-C while a Lua callback ran) aborts the
+ * same way but the query goes on: the batch is re-run in this process as
+ * recovery would re-run it (offsets/N as logged, the state version before
+ * it, the sink called again with the same batch id), at the next batch the
+ * learner asks for (the query is held, query.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +162,7 @@ typedef struct mbatch {
 	int nwm;
 	sl_wm_stats wst[MAX_WMS];
 	bool no_data;
+	bool begun; /* begin_batch ran: m->id is the batch's */
 } mbatch;
 
 static void event_time_report(const sl_query *q, const mbatch *m,
@@ -669,6 +675,7 @@ static void begin_batch(sl_query *q, mbatch *m)
 	int64_t ts = q->replay ? q->replay_off.timestamp_ms * 1000
 			       : sl_floordiv(m->t0, 1000) * 1000;
 	m->id = q->last_batch_id + 1;
+	m->begun = true;
 	q->ctx.batch_id = m->id;
 	q->ctx.batch_ts_us = ts;
 	q->ctx.no_data = m->no_data;
@@ -741,6 +748,49 @@ static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
 	return 0;
 }
 
+/* The batch was interrupted: what recovery does after a crash, without
+ * the crash.  The stores go back to the version before the batch, and
+ * batch m->id is re-run with the offsets it logged (offsets/N was queued
+ * before anything that can run Lua), so the sink sees it again with the
+ * same id and rows: exactly-once as after a restart. */
+static void interrupted(sl_query *q, mbatch *m, sl_err *err)
+{
+	if (q->root != NULL)
+		sl_exec_stream_abort(q->root);
+	if (q->collect != NULL)
+		collect_clear(q->collect->state);
+	if (!q->replay && m->begun && m->end != NULL) {
+		sl_ckpt_offsets_release(&q->replay_off);
+		q->replay_off.src = m->end; /* taken */
+		q->replay_off.nsources = q->nsrc;
+		m->end = NULL; /* mbatch_release takes NULL */
+		q->replay_off.watermark_ms = q->meta.watermark_ms;
+		q->replay_off.timestamp_ms =
+		    sl_floordiv(q->ctx.batch_ts_us, 1000);
+		q->replay_id = m->id;
+		q->replay = true;
+	}
+	/* a caller that asked for the batch reports it (one line,
+	 * lua/query.c); a background one is told on the feed.  The re-run
+	 * says "re-ran batch N with offsets/N", as after a crash */
+	q->held = true;
+	if (!q->asked && m->begun) {
+		sl_buf t;
+		sl_buf_init(&t);
+		sl_buf_printf(&t,
+			      "batch %lld interrupted: aborted, nothing "
+			      "committed; it re-runs at the next "
+			      "processAllAvailable() or step()",
+			      (long long)m->id);
+		sl_query_event(q, SL_EV_LOG, m->id, sl_buf_cstr(&t), NULL);
+		sl_buf_release(&t);
+	}
+	if (m->begun)
+		sl_err_set(err, SL_EINTR,
+			   "batch %lld aborted, nothing committed",
+			   (long long)m->id);
+}
+
 /* keep_latest (may be NULL): receives the latest offsets this trigger
  * planned with (malloc'd array of nsrc), when it polled them. */
 int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
@@ -770,6 +820,17 @@ int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
 		sl_query_free(q);
 		return rc;
 	}
+	if (rc == SL_EINTR && q->active) {
+		interrupted(q, &m, err);
+		*ran = false;
+		mbatch_release(&m, q->nsrc);
+		q->running = false;
+		sl_query_idle_status(q);
+		if (q->stop_pending)
+			sl_query_stop_now(q, NULL);
+		sl_query_free(q);
+		return rc;
+	}
 	if (rc < 0) {
 		if (q->root != NULL)
 			sl_exec_stream_abort(q->root);
@@ -788,6 +849,8 @@ int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
 	}
 	mbatch_release(&m, q->nsrc);
 	q->running = false;
+	if (*ran)
+		q->held = false; /* the batch asked for ran */
 	sl_query_idle_status(q);
 	if (q->stop_pending)
 		sl_query_stop_now(q, NULL);

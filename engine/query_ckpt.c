@@ -724,11 +724,14 @@ void sl_query_ckpt_purge(sl_query *q, int64_t id)
 
 int sl_query_crash(sl_query *q, const char *point, sl_err *err)
 {
+	int rc;
 	if (!q->active || q->crash == NULL)
 		return sl_err_set(err, SL_ESTATE,
 				  "crash: query '%s' is not active",
 				  q->name ? q->name : q->id);
-	return sl_crash_arm(q->crash, point, err);
+	if ((rc = sl_crash_arm(q->crash, point, err)) == 0)
+		q->held = true; /* the armed batch is the next one asked for */
+	return rc;
 }
 
 const char *sl_query_checkpoint_dir(const sl_query *q)

@@ -122,6 +122,13 @@ struct sl_query {
 	sl_batch_meta meta; /* the last batch that ran */
 
 	bool active, running, stop_pending;
+	/* the background trigger (sl_query_tick) leaves the query alone: a
+	 * crash was armed, or a batch was interrupted; the next batch runs
+	 * when asked for (step, processAllAvailable, sl_query_resume) */
+	bool held;
+	/* the batch running was asked for by a caller that gets its error
+	 * back (step, processAllAvailable): SL_EV_ERROR says "returned" */
+	bool asked;
 	int64_t last_batch_id;
 	int64_t next_due;     /* ProcessingTime/Once/AvailableNow */
 	int64_t last_trigger; /* start of the previous trigger, -1 */

@@ -105,12 +105,15 @@ static lua_State *volatile running_L;
 static volatile sig_atomic_t sigint_count;
 static struct sigaction old_sigint;
 
-/* The hook the signal handler installs: the next Lua instruction raises. */
+/* The hook the signal handler installs: the next Lua instruction raises,
+ * unless a wait has already reported the interrupt (it took it: see
+ * sl_lua_interrupt_take), when the hook only removes itself. */
 static void lstop(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
 	lua_sethook(L, NULL, 0, 0);
-	luaL_error(L, "interrupted!");
+	if (sl_lua_interrupt_pending())
+		luaL_error(L, "interrupted!");
 }
 
 /* lua_sethook may be called from a signal handler (see ldebug.c).  A third
@@ -120,11 +123,15 @@ static void on_sigint(int sig)
 {
 	lua_State *L = running_L;
 
+	/* the last one was handled (a wait took it): Lua is not stuck */
+	if (!sl_lua_interrupt_pending())
+		sigint_count = 0;
 	if (++sigint_count >= 3 || L == NULL) {
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return;
 	}
+	sl_lua_interrupt(1); /* the bindings tell Ctrl-C from an error */
 	lua_sethook(L, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
@@ -136,6 +143,7 @@ static void sigint_arm(lua_State *L)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigint_count = 0;
+	sl_lua_interrupt(0);
 	running_L = L;
 	sigaction(SIGINT, &sa, &old_sigint);
 }
@@ -144,6 +152,7 @@ static void sigint_disarm(lua_State *L)
 {
 	sigaction(SIGINT, &old_sigint, NULL);
 	running_L = NULL;
+	sl_lua_interrupt(0);
 	/* A Ctrl-C that came after the last instruction left lstop armed. */
 	if (sigint_count > 0 && lua_gethook(L) == lstop)
 		lua_sethook(L, NULL, 0, 0);
@@ -152,19 +161,84 @@ static void sigint_disarm(lua_State *L)
 bool sl_console_interrupted(lua_State *L)
 {
 	lua_State *r = running_L;
+	sl_console *c = L != NULL ? console_of(L) : NULL;
 
-	(void)L; /* one console runs at a time: the one the signal targets */
+	if (c != NULL && c->exiting) /* os.exit unwinds through the wait */
+		return true;
+	/* one console runs at a time: the one the signal targets */
 	return r != NULL && sigint_count > 0 && lua_gethook(r) == lstop;
+}
+
+/* The guard the bindings use for callbacks run outside docall (the idle
+ * loop's batches, sl_lua.h): arm only when no call is armed. */
+static bool guard_arm(lua_State *L)
+{
+	if (running_L != NULL)
+		return false;
+	sigint_arm(L);
+	return true;
+}
+
+static void guard_disarm(lua_State *L)
+{
+	sigint_disarm(L);
 }
 
 /* ---- errors ---- */
 
+/* An error object's string field k, or NULL. */
+static const char *err_field(lua_State *L, const char *k)
+{
+	const char *v = NULL;
+
+	if (lua_type(L, 1) != LUA_TTABLE)
+		return NULL;
+	if (lua_getfield(L, 1, k) == LUA_TSTRING)
+		v = lua_tostring(L, -1); /* stays on the stack */
+	else
+		lua_pop(L, 1);
+	return v;
+}
+
+/* lua.c's, with two cases of ours.  A wait ended by Ctrl-C (code
+ * "Interrupted", lua/query.c) is one line: nothing failed.  An error that
+ * brings its own traceback (a foreachBatch failure: the function's frames,
+ * gone from the stack by now) prints it once, followed by our frames
+ * without a second "stack traceback:" header. */
 static int msghandler(lua_State *L)
 {
-	const char *msg = lua_tostring(L, 1);
+	const char *msg = lua_tostring(L, 1), *code, *tb;
+	sl_console *c = console_of(L);
 
 	if (lua_touserdata(L, 1) == &exit_sentinel)
 		return 1;
+	code = err_field(L, "code");
+	if (code != NULL && strcmp(code, "Interrupted") == 0 &&
+	    luaL_callmeta(L, 1, "__tostring") &&
+	    lua_type(L, -1) == LUA_TSTRING) {
+		if (c != NULL)
+			c->quiet = true;
+		return 1;
+	}
+	if ((tb = err_field(L, "traceback")) != NULL &&
+	    luaL_callmeta(L, 1, "__tostring") &&
+	    lua_type(L, -1) == LUA_TSTRING) {
+		const char *ours, *nl;
+		luaL_Buffer b;
+
+		msg = lua_tostring(L, -1);
+		luaL_traceback(L, L, NULL, 1);
+		ours = lua_tostring(L, -1);
+		nl = strchr(ours, '\n'); /* past "stack traceback:" */
+		luaL_buffinit(L, &b);
+		luaL_addstring(&b, msg);
+		luaL_addchar(&b, '\n');
+		luaL_addstring(&b, tb);
+		if (nl != NULL)
+			luaL_addstring(&b, nl);
+		luaL_pushresult(&b);
+		return 1;
+	}
 	if (msg == NULL) {
 		if (luaL_callmeta(L, 1, "__tostring") &&
 		    lua_type(L, -1) == LUA_TSTRING)
@@ -217,10 +291,13 @@ void sl_console_report(sl_console *c)
 	}
 	first = strcspn(msg, "\n");
 	sl_buf_clear(&c->out);
-	sl_buf_adds(&c->out, "error: ");
+	if (!c->quiet)
+		sl_buf_adds(&c->out, "error: ");
 	sl_buf_add(&c->out, msg, first);
 	sl_buf_addc(&c->out, '\n');
-	add_source_line(c, msg);
+	if (!c->quiet) /* an interrupt is one line (its own sentence) */
+		add_source_line(c, msg);
+	c->quiet = false;
 	if (first < n)
 		sl_buf_add(&c->out, msg + first + 1, n - first - 1);
 	if (first < n && msg[n - 1] != '\n')
@@ -239,6 +316,7 @@ static int docall(sl_console *c, int narg, int nres)
 
 	lua_pushcfunction(L, msghandler);
 	lua_insert(L, base);
+	c->quiet = false;
 	sigint_arm(L);
 	status = lua_pcall(L, narg, nres, base);
 	sigint_disarm(L);
@@ -344,6 +422,7 @@ sl_console *sl_console_new(void)
 	if (getenv("STREAMLAB_TRANSCRIPT") && *getenv("STREAMLAB_TRANSCRIPT"))
 		c->transcript = fopen(getenv("STREAMLAB_TRANSCRIPT"), "a");
 	sl_buf_init(&c->prev);
+	sl_lua_set_interrupt_guard(guard_arm, guard_disarm);
 	sl_buf_init(&c->chunk);
 	sl_buf_init(&c->last);
 	sl_buf_init(&c->out);

@@ -38,6 +38,7 @@ struct sl_console {
 	sl_buf last;  /* the last complete chunk, for history */
 	sl_buf out;   /* scratch for results and messages */
 	bool pending;
+	bool quiet;   /* the error is an interrupt: one line, no "error: " */
 	bool exiting; /* os.exit was called */
 	int exit_code;
 	/* numbered inputs: chunk "[12]" is input 12 */

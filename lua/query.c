@@ -10,8 +10,15 @@
  * sl_lua_tick.  On a manual clock the waits run what is due and return at
  * once (a manual clock never moves by itself, so waiting longer could not
  * change anything); on a real clock they tick with short sleeps until done
- * or timed out, and give up early when Ctrl-C armed the console's
- * interrupt hook, which then raises "interrupted!" in Lua.
+ * or timed out.
+ *
+ * Ctrl-C stops the wait, not the query (sl_lua.h's sl_lua_interrupt):
+ * q:processAllAvailable() and q:awaitTermination() end with one line
+ * "interrupted: ..." (an error object with code "Interrupted", which the
+ * console prints without a traceback) and the query stays active.  A
+ * foreachBatch function interrupted mid-batch makes the engine abort that
+ * batch (query.h: state back, nothing committed, re-run at the next batch
+ * asked for); the line says so.
  *
  * Identity: one userdata per engine query, remembered in a weak registry
  * table keyed by the query's address, so spark.streams.active[1] == q.  The
@@ -30,6 +37,7 @@
  * q:checkpoint() still reads the directory.  q:checkpoint() is the
  * engine's checkpoint JSON decoded (tests/lua/401-404).
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,6 +47,7 @@
 #include "lerr.h"
 #include "lua_int.h"
 #include "query.h"
+#include "sl_lua.h"
 #include "timeutil.h"
 
 #define MT_STREAMS    "streamlab.StreamingQueryManager"
@@ -80,13 +89,85 @@ static double opt_timeout(lua_State *L, int idx, const char *method)
 	return t;
 }
 
-/* Ctrl-C arms the console's interrupt (console.c's lstop hook).  Any other
- * hook (the workbench's redraw hook, a debugger) is not a Ctrl-C: a wait
- * that took every hook for one returned at once in the workbench. */
+/* Set by the console's SIGINT handler, cleared by a new call into Lua
+ * or by the wait that reports it. */
+static volatile sig_atomic_t interrupt_flag;
+
+void sl_lua_interrupt(int on)
+{
+	interrupt_flag = on ? 1 : 0;
+}
+
+bool sl_lua_interrupt_pending(void)
+{
+	return interrupt_flag != 0;
+}
+
+bool sl_lua_interrupt_take(void)
+{
+	bool was = interrupt_flag != 0;
+	interrupt_flag = 0;
+	return was;
+}
+
+static bool (*guard_arm)(lua_State *L);
+static void (*guard_disarm)(lua_State *L);
+
+void sl_lua_set_interrupt_guard(bool (*arm)(lua_State *L),
+				void (*disarm)(lua_State *L))
+{
+	guard_arm = arm;
+	guard_disarm = disarm;
+}
+
+bool sl_lua_guard_arm(lua_State *L)
+{
+	return guard_arm != NULL && guard_arm(L);
+}
+
+void sl_lua_guard_disarm(lua_State *L)
+{
+	if (guard_disarm != NULL)
+		guard_disarm(L);
+}
+
+/* Ctrl-C came: the flag the console's SIGINT handler sets, or its lstop
+ * hook armed (console.c), or os.exit is unwinding.  Any other hook (the
+ * workbench's redraw hook, a debugger) is not a Ctrl-C: a wait that took
+ * every hook for one returned at once in the workbench. */
 static bool interrupted(lua_State *L, l_sess *x)
 {
 	(void)x;
-	return sl_console_interrupted(L);
+	return sl_lua_interrupt_pending() || sl_console_interrupted(L);
+}
+
+/* A wait ended by Ctrl-C: one line, code "Interrupted", no location (the
+ * console prints it without a traceback), short enough for the output
+ * pane: "interrupted: batch 3 aborted, nothing committed; the query is
+ * still active and re-runs it next".  The query is untouched. */
+static int raise_interrupted(lua_State *L, sl_query *q, const char *what)
+{
+	const char *name = q != NULL ? sl_query_name(q) : NULL;
+	sl_lua_interrupt_take();
+	lua_createtable(L, 0, 2);
+	lua_pushliteral(L, "Interrupted");
+	lua_setfield(L, -2, "code");
+	if (what != NULL && strncmp(what, "batch ", 6) == 0)
+		lua_pushfstring(L,
+				"interrupted: %s; the query is still active "
+				"and re-runs it next",
+				what);
+	else if (name != NULL)
+		lua_pushfstring(L,
+				"interrupted: %s; query '%s' is still active",
+				what ? what : "stopped waiting", name);
+	else
+		lua_pushfstring(L, "interrupted: %s; the %s still active",
+				what ? what : "stopped waiting",
+				q != NULL ? "query is" : "queries are");
+	lua_setfield(L, -2, "message");
+	luaL_setmetatable(L, SL_MT_ERROR);
+	return lua_error(L);
 }
 
 static void sleep_us(int64_t us)
@@ -123,15 +204,26 @@ static void tick(lua_State *L, l_sess *x)
 	sl_lsess_leave(x, prev);
 }
 
+/* The exception's first line is the message; what follows (a Lua
+ * traceback of the foreachBatch function) goes to the field "traceback",
+ * which the console prints once, in place of its own frames' header.  No
+ * "where": the message names its own line ("foreachBatch (batch 3):
+ * [5]:2: ..."), a second location would only repeat the caller's. */
 int sl_lquery_raise_exception(lua_State *L, const char *exception)
 {
+	const char *nl = strchr(exception, '\n');
 	lua_createtable(L, 0, 3);
 	lua_pushliteral(L, "StreamingQueryException");
 	lua_setfield(L, -2, "code");
-	lua_pushstring(L, exception);
-	lua_setfield(L, -2, "message");
-	luaL_where(L, 1);
-	lua_setfield(L, -2, "where");
+	if (nl != NULL) {
+		lua_pushlstring(L, exception, (size_t)(nl - exception));
+		lua_setfield(L, -2, "message");
+		lua_pushstring(L, nl + 1);
+		lua_setfield(L, -2, "traceback");
+	} else {
+		lua_pushstring(L, exception);
+		lua_setfield(L, -2, "message");
+	}
 	luaL_setmetatable(L, SL_MT_ERROR);
 	return lua_error(L);
 }
@@ -219,6 +311,8 @@ static int l_query_awaittermination(lua_State *L)
 	int64_t deadline = INT64_MAX;
 	if (t >= 0)
 		deadline = sl_clock_monotonic_us() + (int64_t)(t * 1e6);
+	if (sl_query_is_active(q))
+		sl_query_resume(q); /* waiting on it: its trigger runs again */
 	tick(L, x);
 	if (manual && t < 0 && sl_query_is_active(q))
 		return sl_lerr_raisef(
@@ -234,6 +328,9 @@ static int l_query_awaittermination(lua_State *L)
 		sl_console_idle(L); /* the workbench redraws meanwhile */
 	}
 	check_failed(L, q);
+	if (sl_query_is_active(q) && sl_lua_interrupt_pending())
+		return raise_interrupted(L, q,
+					 "awaitTermination stopped waiting");
 	lua_pushboolean(L, !sl_query_is_active(q));
 	return 1;
 }
@@ -246,6 +343,9 @@ static int l_query_processallavailable(lua_State *L)
 	sl_err err;
 	int rc = sl_query_process_all_available(q, &err);
 	sl_lsess_leave(x, prev);
+	if (rc == SL_EINTR ||
+	    (rc == 0 && sl_query_is_active(q) && sl_lua_interrupt_pending()))
+		return raise_interrupted(L, q, rc == SL_EINTR ? err.msg : NULL);
 	if (rc < 0) {
 		if (sl_query_exception(q) != NULL)
 			return sl_lquery_raise_exception(L,
@@ -267,6 +367,8 @@ static int l_query_step(lua_State *L)
 	if (rc == 0)
 		rc = sl_query_sync(q, &err);
 	sl_lsess_leave(x, prev);
+	if (rc == SL_EINTR)
+		return raise_interrupted(L, q, err.msg);
 	if (rc < 0) {
 		if (sl_query_exception(q) != NULL)
 			return sl_lquery_raise_exception(L,
@@ -539,9 +641,11 @@ static void listen_cb(void *ud, int event, sl_query *q, const char *json)
 	lua_pushlightuserdata(L, rec);
 	lua_pushinteger(L, event);
 	lua_pushlightuserdata(L, (void *)json);
-	if (lua_pcall(L, 3, 0, base + 1) != LUA_OK) {
+	if (lua_pcall(L, 3, 0, base + 1) != LUA_OK &&
+	    !sl_lua_interrupt_pending()) {
 		/* Spark logs a failing listener and carries on; so do we,
-		 * where the learner can see it */
+		 * where the learner can see it (Ctrl-C is not its failure:
+		 * the wait that drove it reports that) */
 		size_t n;
 		const char *m = lua_tolstring(L, -1, &n);
 		const char *what = event_method(event);
@@ -655,6 +759,9 @@ static int l_streams_awaitany(lua_State *L)
 	}
 	if (x->any_terminated && x->any_exception != NULL)
 		return sl_lquery_raise_exception(L, x->any_exception);
+	if (!x->any_terminated && sl_lua_interrupt_pending())
+		return raise_interrupted(L, NULL,
+					 "awaitAnyTermination stopped waiting");
 	lua_pushboolean(L, x->any_terminated);
 	return 1;
 }
@@ -875,6 +982,7 @@ static void object_mt(lua_State *L, const char *mt, lua_CFunction index,
 
 void sl_lquery_open(lua_State *L)
 {
+	sl_query_set_interrupt_check(sl_lua_interrupt_pending);
 	luaL_newmetatable(L, SL_MT_QUERY);
 	lua_pushcfunction(L, l_query_gc);
 	lua_setfield(L, -2, "__gc");

@@ -31,6 +31,26 @@ int sl_lua_tick(lua_State *L);
  * trigger polls its sources; a ProcessingTime one waits for its instant). */
 bool sl_lua_tick_due(lua_State *L);
 
+/* Ctrl-C.  The console's SIGINT handler calls sl_lua_interrupt(1) (it is
+ * async-signal-safe) as it sets the hook that stops Lua; a new call into
+ * Lua clears it.  The bindings read it to tell an interrupt from an
+ * error: a foreachBatch function stopped by Ctrl-C aborts its batch (the
+ * query goes on), and a wait (processAllAvailable, awaitTermination)
+ * ends with one line "interrupted: ..." and takes the interrupt
+ * (sl_lua_interrupt_take), so the hook raises nothing more. */
+void sl_lua_interrupt(int on);
+bool sl_lua_interrupt_pending(void);
+bool sl_lua_interrupt_take(void);
+/* A callback the idle loop runs (a background batch's foreachBatch) is
+ * outside every call the console armed Ctrl-C for.  The console lends its
+ * handling: arm(L) arms it for L and returns true, or returns false when
+ * a call is armed already; disarm(L) undoes a true arm.  The bindings call
+ * them through sl_lua_guard_arm/_disarm (no guard set: nothing happens). */
+void sl_lua_set_interrupt_guard(bool (*arm)(lua_State *L),
+				void (*disarm)(lua_State *L));
+bool sl_lua_guard_arm(lua_State *L);
+void sl_lua_guard_disarm(lua_State *L);
+
 /* The engine session behind L's `spark` (borrowed; owned by the state).
  * For the REPL's screen, which draws the session's queries.  Raises a Lua
  * error only when the state is closing. */

@@ -15,8 +15,10 @@
  * foreachBatch sink frees (releasing the reference) when it closes.  The
  * engine calls fe_call per micro-batch; it runs the function under
  * lua_pcall with a traceback handler, so a Lua error becomes the batch's
- * SL_EUSER error (message and traceback: q.exception shows both) and never
- * longjmps through the engine.
+ * SL_EUSER error "foreachBatch (batch N): <the Lua message>" with the
+ * traceback on the lines below (q.exception shows both) and never
+ * longjmps through the engine.  Ctrl-C while the function runs is no
+ * error: SL_EINTR, and the engine aborts the batch (sl_lua.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #include "lua_int.h"
 #include "query.h"
 #include "sink.h"
+#include "sl_lua.h"
 #include "source.h"
 #include "stream.h"
 #include "timeutil.h"
@@ -285,6 +288,7 @@ static int fe_call(void *ud, sl_batch *data, int64_t batch_id, sl_err *err)
 	l_foreach *fe = ud;
 	lua_State *L = sl_lsess_thread(fe->x);
 	int base, status;
+	bool guarded, intr;
 	if (L == NULL)
 		return sl_err_set(err, SL_ESTATE,
 				  "foreachBatch: the Lua state is closing");
@@ -296,11 +300,26 @@ static int fe_call(void *ud, sl_batch *data, int64_t batch_id, sl_err *err)
 	lua_pushlightuserdata(L, fe);
 	lua_pushlightuserdata(L, data);
 	lua_pushinteger(L, (lua_Integer)batch_id);
+	/* run by the idle loop: Ctrl-C must still reach the function */
+	guarded = sl_lua_guard_arm(L);
 	status = lua_pcall(L, 3, 0, base + 1);
+	intr = sl_lua_interrupt_pending();
+	if (guarded)
+		sl_lua_guard_disarm(L);
+	if (status != LUA_OK && intr) {
+		/* Ctrl-C, not the function's fault: the engine aborts the
+		 * batch and the query goes on (query.h) */
+		lua_settop(L, base);
+		return sl_err_set(err, SL_EINTR,
+				  "foreachBatch interrupted in batch %lld",
+				  (long long)batch_id);
+	}
 	if (status != LUA_OK) {
+		/* one prefix, ours: the message already starts with the
+		 * function's own chunk and line ("[5]:2: ...") */
 		const char *m = lua_tostring(L, -1);
-		sl_err_set(err, SL_EUSER, "%s",
-			   m ? m : "foreachBatch: the function failed");
+		sl_err_set(err, SL_EUSER, "foreachBatch (batch %lld): %s",
+			   (long long)batch_id, m ? m : "the function failed");
 	}
 	lua_settop(L, base);
 	return status == LUA_OK ? 0 : SL_EUSER;

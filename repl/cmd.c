@@ -59,7 +59,7 @@ static const cmd_entry cmd_table[] = {
 	{ ":tick", "DURATION",
 	  "advance the manual clock, e.g. :tick 10 seconds", cmd_tick },
 	{ ":crash", "POINT",
-	  "crash the focused query at POINT (after-sink, ...)", cmd_crash },
+	  "arm a crash at POINT (after-sink, ...); :step runs it", cmd_crash },
 	{ ":restart", "", "restart the crashed query from its checkpoint",
 	  cmd_restart },
 	{ ":view", "NAME", "main, scatter, state or kafka (or F2..F5)",
@@ -442,7 +442,7 @@ static int cmd_crash(sl_console *c, const char *args)
 	sl_buf_adds(&b, ")\nprint('crash armed at ");
 	sl_buf_adds(&b, "' .. ");
 	lua_quote(&b, args);
-	sl_buf_adds(&b, " .. ' for the next batch')\n");
+	sl_buf_adds(&b, " .. ' for the next batch (it waits for :step)')\n");
 	return run_lua(c, &b);
 }
 

@@ -521,6 +521,10 @@ static void on_event(sl_model *m, model_query *q, const sl_event *ev)
 			break;
 		/* fall through */
 	case SL_EV_ERROR:
+		/* returned to the learner's call, which printed it already */
+		if (ev->kind == SL_EV_ERROR && ev->json != NULL &&
+		    mjson_get(ev->json, "returned") != NULL)
+			break;
 		snprintf(line, sizeof line, "[%s] %s",
 			 q->name ? q->name : "query", ev->text ? ev->text : "");
 		model_log(m, line);

@@ -24,7 +24,7 @@ plan skip_all => 'tmux not installed' unless Tmux::available();
 
 # Chapter 8 crashes where the text says only once the crash is ordered
 # with the background trigger (issue 13 item 2, the crash helper's fix).
-my %todo = (8 => "chapter 8's crash ordering (issue 13 item 2): remove after that fix is merged");
+my %todo = ();
 
 my @blocks = DocBlocks::read("$FindBin::Bin/../../TUTORIAL.md");
 ok(@blocks >= 15, scalar(@blocks) . " lua blocks in TUTORIAL.md");

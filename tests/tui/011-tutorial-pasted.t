@@ -20,7 +20,7 @@ use DocBlocks;
 
 plan skip_all => 'tmux not installed' unless Tmux::available();
 
-my %todo = (8 => "chapter 8's crash ordering (issue 13 item 2): remove after that fix is merged");
+my %todo = ();
 
 my @blocks = DocBlocks::read("$FindBin::Bin/../../TUTORIAL.md");
 my $home = File::Temp::tempdir(CLEANUP => 1);

@@ -43,7 +43,7 @@ ok($s1, 'the progress line moves while it waits (batches run, the panes redraw)'
 ok($t->wait_for(qr/^ r\s+\S+\s+batch ([2-9]|\d\d)/m, 10), 'and moves on');
 like($t->screen, qr/\(running: Ctrl-C stops it\)/, 'still waiting');
 $t->send_keys('C-c');
-ok($t->wait_for(qr/interrupted!/), 'Ctrl-C ends the wait');
+ok($t->wait_for(qr/^\|interrupted: .*still active/m), 'Ctrl-C ends the wait');
 $t->type_line('q.isActive');
 ok($t->wait_for(qr/^\|true\s+\|$/m), 'the query is still active');
 $t->type_line('q:stop()');
