@@ -277,9 +277,10 @@ static int parse_year_month(const char *q, int64_t *us)
 	if (*q == '+' || *q == '-')
 		sign = *q++ == '-' ? -1 : 1;
 	if (!read_digits(&q, &y) || *q++ != '-' || !read_digits(&q, &m) ||
-	    m > 11 || *skip_ws(q) != '\0' || y > 100000000)
-		return -1;
-	*us = sign * (y * 12 + m) * 31 * SL_US_PER_DAY;
+	    m > 11 || *skip_ws(q) != '\0' || y > 178956970 /* INT_MAX / 12 */ ||
+	    __builtin_mul_overflow(y * 12 + m, 31 * SL_US_PER_DAY, us))
+		return -1; /* past the range: found by tests/fuzz/fuzz_time.c */
+	*us *= sign;
 	return 0;
 }
 
