@@ -2,8 +2,8 @@
 # every test under prove.  Missing Debian packages are installed when run as
 # root; otherwise the one apt command to run is printed.
 
-PKGS     := lua5.4 rdkafka ncursesw readline liblz4
-DEB_PKGS := liblua5.4-dev librdkafka-dev libncurses-dev libreadline-dev liblz4-dev tmux sqlite3 kcat
+PKGS     := lua5.4 rdkafka ncursesw readline liblz4 snappy libzstd zlib
+DEB_PKGS := liblua5.4-dev librdkafka-dev libncurses-dev libreadline-dev liblz4-dev libsnappy-dev libzstd-dev zlib1g-dev tmux sqlite3 kcat
 CC       ?= cc
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
