@@ -260,9 +260,14 @@ static int opt_int(const sl_options *o, const char *k, int64_t def,
 
 static int read_opts(sl_parquet_writer *w, const sl_options *o, sl_err *err)
 {
-	const char *c = o ? sl_options_get(o, "compression") : NULL;
+	sl_options none;
+	const char *c;
 	int rc;
-	if (c == NULL && o != NULL)
+	sl_options_init(&none); /* holds nothing: no release needed */
+	if (o == NULL)
+		o = &none;
+	c = sl_options_get(o, "compression");
+	if (c == NULL)
 		c = sl_options_get(o, "parquet.compression");
 	w->codec = pq_codec_parse(c);
 	if (w->codec < 0)

@@ -290,6 +290,310 @@ static void test_footer(void)
 	sl_type_free(st);
 }
 
+
+/* ---- bad files ---- */
+
+static sl_buf base;          /* a good file: 300 rows, no compression */
+static sl_buf base_snappy;   /* 3 row groups, snappy */
+
+/* Read every row of data[0..len); the error message or "OK". */
+static const char *try_read(const void *data, size_t len, sl_type *want)
+{
+	static char msg[SL_ERR_MSG];
+	sl_err err;
+	sl_parquet_file *f;
+	sl_batch *b = NULL;
+	sl_err_clear(&err);
+	f = sl_parquet_open_buf("bad.parquet", data, len, &err);
+	if (f != NULL)
+		b = sl_parquet_read_all(f, want, &err);
+	snprintf(msg, sizeof msg, "%s", b != NULL ? "OK" : err.msg);
+	sl_batch_free(b);
+	sl_parquet_file_free(f);
+	return msg;
+}
+
+static void like(const char *got, const char *want, const char *what)
+{
+	if (!ok(strstr(got, want) != NULL && strstr(got, "'bad.parquet'") &&
+		    strchr(got, '\n') == NULL,
+		"%s", what))
+		diag("got '%s', want it to contain '%s' and the file name",
+		     got, want);
+}
+
+/* A copy of the base file to damage. */
+static uint8_t *copy_base(void)
+{
+	uint8_t *p = malloc(base.len);
+	memcpy(p, base.p, base.len);
+	return p;
+}
+
+static const pq_column_meta *chunk_meta(pq_meta *m, int rg, int col)
+{
+	footer(&base, m);
+	return &m->row_groups[rg].columns[col].meta;
+}
+
+/* Rewrite the page header at off with edit() applied; the new header must
+ * keep its length. */
+static bool edit_header(uint8_t *p, int64_t off,
+			void (*edit)(pq_page_header *))
+{
+	pq_page_header h;
+	size_t used;
+	sl_buf nb;
+	bool same;
+	if (pq_page_header_decode(p + off, base.len - (size_t)off, &h, &used,
+				  NULL) != 0)
+		return false;
+	edit(&h);
+	sl_buf_init(&nb);
+	pq_page_header_encode(&h, &nb);
+	same = nb.len == used;
+	if (same)
+		memcpy(p + off, nb.p, nb.len);
+	sl_buf_release(&nb);
+	return same;
+}
+
+static void dict_one(pq_page_header *h)
+{
+	h->num_values = 1;
+}
+
+static void enc_gvi(pq_page_header *h)
+{
+	h->encoding = 1; /* GROUP_VAR_INT: never used by any writer */
+}
+
+static size_t header_len(const uint8_t *p, int64_t off)
+{
+	pq_page_header h;
+	size_t used = 0;
+	pq_page_header_decode(p + off, base.len - (size_t)off, &h, &used,
+			      NULL);
+	return used;
+}
+
+static void test_bad_files(void)
+{
+	static const uint8_t many[] = { 'P', 'A', 'R', '1', 0x15, 0x02, 0x19,
+					0xfc, 0xff, 0xff, 0xff, 0xff, 0x0f,
+					9, 0, 0, 0, 'P', 'A', 'R', '1' };
+	uint8_t deep[4 + 40 + 8], *p;
+	pq_meta m;
+	const pq_column_meta *cm;
+	uint32_t big = 0x7fffffff;
+	int k;
+	sl_type *only_i = schema_of("i INT");
+	like(try_read(base.p, base.len - 10, NULL), "bad magic at the end",
+	     "truncated file: bad magic at the end");
+	p = copy_base();
+	p[1] = 'X';
+	like(try_read(p, base.len, NULL), "bad magic at the start",
+	     "bad magic at the start");
+	free(p);
+	like(try_read("PAR1PAR1", 8, NULL), "too short",
+	     "an 8-byte file is too short");
+	p = copy_base();
+	memcpy(p + base.len - 8, &big, 4);
+	like(try_read(p, base.len, NULL), "footer length 2147483647 is past",
+	     "footer length past the start of the file");
+	free(p);
+	like(try_read(many, sizeof many, NULL),
+	     "list of 4294967295 schema elements is longer than the data",
+	     "a list count of 2^32-1 is refused before allocating");
+	memcpy(deep, "PAR1", 4);
+	memset(deep + 4, 0xfc, 40); /* unknown struct field 15, 40 deep */
+	pq_put_u32le(deep + 44, 40);
+	memcpy(deep + 48, "PAR1", 4);
+	like(try_read(deep, sizeof deep, NULL), "nest too deep",
+	     "structs nested 40 deep hit the depth limit");
+
+	/* column s (leaf 4) is dictionary encoded: claim 1 value in its
+	 * dictionary, so the ids 1..16 of its data pages are out of range */
+	p = copy_base();
+	cm = chunk_meta(&m, 0, 4);
+	ok(cm->dictionary_page_offset > 0 &&
+	       edit_header(p, cm->dictionary_page_offset, dict_one),
+	   "damage: dictionary of column s shrunk to 1 value");
+	like(try_read(p, base.len, NULL),
+	     "column 's': dictionary index 1 out of range (dictionary has 1 "
+	     "values)",
+	     "bad dictionary index");
+	ok(strcmp(try_read(p, base.len, only_i), "OK") == 0,
+	   "projection: reading only 'i' never touches column s");
+	free(p);
+
+	/* the bit width byte of s's first data page, after the levels */
+	p = copy_base();
+	{
+		int64_t off = cm->data_page_offset;
+		size_t at = (size_t)off + header_len(p, off);
+		at += 4 + pq_get_u32le(p + at);
+		p[at] = 40;
+	}
+	like(try_read(p, base.len, NULL), "column 's': bad bit width 40",
+	     "bit width above 32");
+	free(p);
+
+	p = copy_base();
+	cm = &m.row_groups[0].columns[0].meta;
+	ok(edit_header(p, cm->data_page_offset, enc_gvi),
+	   "damage: column i's page says GROUP_VAR_INT");
+	like(try_read(p, base.len, NULL),
+	     "unsupported encoding GROUP_VAR_INT in column 'i'",
+	     "unsupported encoding named with its column");
+	free(p);
+	pq_meta_release(&m);
+
+	/* snappy page bytes overwritten */
+	footer(&base_snappy, &m);
+	cm = &m.row_groups[1].columns[5].meta;
+	p = malloc(base_snappy.len);
+	memcpy(p, base_snappy.p, base_snappy.len);
+	{
+		int64_t off = cm->data_page_offset;
+		size_t at = (size_t)off + header_len(p, off);
+		memset(p + at, 0xfe, 16);
+	}
+	like(try_read(p, base_snappy.len, NULL),
+	     "column 'u': corrupt snappy page", "corrupt snappy page");
+	free(p);
+	pq_meta_release(&m);
+
+	/* random damage: flips and truncations never crash, and every
+	 * failure is one line naming the file */
+	srand(409);
+	for (k = 0; k < 400; k++) {
+		size_t len = base_snappy.len, j;
+		const char *r;
+		p = malloc(len);
+		memcpy(p, base_snappy.p, len);
+		if (k % 4 == 3) {
+			len = (size_t)rand() % len;
+		} else {
+			int flips = 1 + rand() % 6;
+			for (j = 0; j < (size_t)flips; j++)
+				p[(size_t)rand() % len] = (uint8_t)rand();
+		}
+		r = try_read(p, len, NULL);
+		free(p);
+		if (strcmp(r, "OK") != 0 &&
+		    (strncmp(r, "parquet: ", 9) != 0 || strchr(r, '\n'))) {
+			ok(0, "random damage %d: '%s'", k, r);
+			break;
+		}
+	}
+	if (k == 400)
+		ok(1, "400 randomly damaged files: no crash, one-line errors");
+	sl_type_free(only_i);
+}
+
+static void test_projection(void)
+{
+	sl_type *st = schema_of(DDL);
+	sl_type *want = schema_of("ts TIMESTAMP, missing STRING, I INT, "
+				  "window STRUCT<start: TIMESTAMP, end: "
+				  "TIMESTAMP>");
+	sl_type *wrong = schema_of("i BIGINT");
+	sl_err err;
+	sl_parquet_file *f = open_buf(&base, &err);
+	sl_batch *got = sl_parquet_read_all(f, want, &err), *all;
+	sl_batch *src = make_rows(st, 0, 300);
+	int64_t r;
+	int bad = 0;
+	ok(got != NULL && got->ncols == 4 && got->nrows == 300,
+	   "projection: 4 columns in the order asked");
+	for (r = 0; got != NULL && r < 300; r++) {
+		bool n1 = sl_col_isnull(src->cols[6], r),
+		     n2 = sl_col_isnull(got->cols[0], r);
+		if (n1 != n2 || (!n1 && sl_col_i64(src->cols[6])[r] !=
+						sl_col_i64(got->cols[0])[r]))
+			bad++;
+		if (!sl_col_isnull(got->cols[1], r))
+			bad++;
+		if (sl_col_isnull(src->cols[0], r) !=
+			sl_col_isnull(got->cols[2], r) ||
+		    sl_col_i32(src->cols[0])[r] != sl_col_i32(got->cols[2])[r])
+			bad++;
+		if (sl_col_isnull(src->cols[7], r) !=
+		    sl_col_isnull(got->cols[3], r))
+			bad++;
+	}
+	is_int(bad, 0, "projection: values, nulls, a missing column as nulls");
+	sl_batch_free(got);
+	all = sl_parquet_read_row_group(f, 0, wrong, &err);
+	ok(all == NULL && strstr(err.msg, "column 'i' cannot be converted: "
+					  "expected BIGINT, found INT"),
+	   "projection: a type the file does not have is refused");
+	if (all == NULL)
+		diag("%s", err.msg);
+	sl_batch_free(all);
+	sl_batch_free(src);
+	sl_parquet_file_free(f);
+	sl_type_free(want);
+	sl_type_free(wrong);
+	sl_type_free(st);
+}
+
+static void test_writer_errors(void)
+{
+	sl_type *arr = schema_of("a ARRAY<INT>"), *st = schema_of("a INT");
+	sl_options o;
+	sl_buf out;
+	sl_err err;
+	sl_parquet_writer *w;
+	sl_buf_init(&out);
+	w = sl_parquet_writer_new(arr, NULL, &out, &err);
+	ok(w == NULL && strcmp(err.msg, "parquet: column 'a' of type "
+					"ARRAY<INT> cannot be written yet") == 0,
+	   "writer: ARRAY columns are refused by name");
+	sl_options_init(&o);
+	sl_options_set(&o, "compression", "lz4");
+	w = sl_parquet_writer_new(st, &o, &out, &err);
+	ok(w == NULL && strstr(err.msg, "compression 'lz4' is not supported"),
+	   "writer: an unknown codec is refused");
+	sl_options_release(&o);
+	sl_buf_release(&out);
+	sl_type_free(arr);
+	sl_type_free(st);
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/t409-XXXXXX", path[64];
+	sl_type *st = schema_of(DDL);
+	sl_batch *b, *got;
+	sl_err err;
+	sl_type *t;
+	char *files[1];
+	if (mkdtemp(dir) == NULL)
+		return;
+	snprintf(path, sizeof path, "%s/part-00000.parquet", dir);
+	b = make_rows(st, 0, 100);
+	ok(sl_parquet_write_file(path, b, NULL, &err) == 0,
+	   "file: written atomically");
+	ok(sl_parquet_write_file(path, b, NULL, &err) != 0 &&
+	       strstr(err.msg, "exists"),
+	   "file: an existing file is never replaced");
+	got = sl_parquet_read_file(path, NULL, NULL, &err);
+	ok(got != NULL && same_rows(b, got), "file: read back");
+	sl_batch_free(got);
+	files[0] = path;
+	t = sl_parquet_infer(files, 1, NULL, &err);
+	ok(t != NULL && sl_type_equal(t, st), "file: schema from the footer");
+	sl_type_free(t);
+	unlink(path);
+	got = sl_parquet_read_file(path, NULL, NULL, &err);
+	ok(got == NULL && strstr(err.msg, path), "file: a missing file named");
+	rmdir(dir);
+	sl_batch_free(b);
+	sl_type_free(st);
+}
+
 int main(void)
 {
 	const char *snappy[] = { "compression", "snappy", NULL };
@@ -314,5 +618,21 @@ int main(void)
 	roundtrip("no rows", NULL, 0, 1, 0);
 	test_schema();
 	test_footer();
+	{
+		sl_type *st = schema_of(DDL);
+		sl_err err;
+		const char *kv[] = { "parquet.block.rows", "100", NULL };
+		sl_buf_init(&base);
+		sl_buf_init(&base_snappy);
+		write_n(st, 300, 300, none, &base, &err);
+		write_n(st, 300, 300, kv, &base_snappy, &err);
+		sl_type_free(st);
+	}
+	test_bad_files();
+	test_projection();
+	test_writer_errors();
+	test_files();
+	sl_buf_release(&base);
+	sl_buf_release(&base_snappy);
 	return done_testing();
 }
