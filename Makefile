@@ -55,9 +55,10 @@ REPL_OBJ   := $(REPL_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(sort $(wildcard tests/unit/t*.c))
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILD)/%)
 BENCH_SRC  := $(sort $(wildcard bench/*.c))
+TOOL_BIN   := $(BUILD)/tests/tools/parquet-tool
 
 # streamlab is phony: the sub-make decides whether to relink.
-.PHONY: streamlab units all run test bench tidy-run asan valgrind tidy format format-check layers compdb clean deps
+.PHONY: streamlab units duckdb test-readers all run test bench tidy-run asan valgrind tidy format format-check layers compdb clean deps
 
 all: deps streamlab
 
@@ -96,15 +97,38 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/tap.h $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
 
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
+
 units: $(BUILD)/.deps-ok
-	@$(MAKE) --no-print-directory DEPS_READY=yes $(UNIT_BIN)
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(UNIT_BIN) $(TOOL_BIN)
+
+# DuckDB, the independent Parquet reader and writer of the tests: npm's
+# @duckdb/node-api under $(BUILD)/node_modules, when node is there.
+DUCKDB_JS := $(BUILD)/node_modules/@duckdb/node-api/package.json
+$(DUCKDB_JS):
+	@if ! command -v node >/dev/null 2>&1; then \
+	  echo "streamlab: node not found: the DuckDB tests will skip"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  mkdir -p $(BUILD) && npm install --silent --no-audit --no-fund --prefix $(BUILD) @duckdb/node-api || \
+	    echo "streamlab: npm install @duckdb/node-api failed: the DuckDB tests will skip"; \
+	else \
+	  echo "streamlab: run: npm install --prefix $(BUILD) @duckdb/node-api"; \
+	fi
+
+duckdb: $(DUCKDB_JS)
+
+test-readers: streamlab units duckdb
+	@LC_ALL=C TZ=UTC STREAMLAB=$(CURDIR)/streamlab BUILD=$(BUILD) \
+	  prove --exec tests/run1 tests/repl/040-parquet-duckdb.t
 
 run: streamlab
 	./streamlab
 
 # Every kind of test, TAP, under one prove run: tests/run1 dispatches by
 # file type (C unit binary, Lua script, Perl .t).
-test: streamlab units
+test: streamlab units duckdb
 	@LC_ALL=C TZ=UTC STREAMLAB=$(CURDIR)/streamlab BUILD=$(BUILD) \
 	  prove -j2 --exec tests/run1 $(UNIT_BIN) $(sort $(wildcard tests/lua/*.lua)) \
 	    $(sort $(wildcard tests/repl/*.t tests/tui/*.t))
