@@ -756,6 +756,189 @@ static void put_value(rd *r, int64_t i, const void *v)
 	}
 }
 
+/* ---- DELTA_BINARY_PACKED and the encodings built on it ---- */
+
+static uint64_t get_bits(const uint8_t *p, const uint8_t *end, uint64_t bit,
+			 int nbits)
+{
+	const uint8_t *q = p + (bit >> 3);
+	uint64_t w = 0;
+	size_t k, avail = q < end ? (size_t)(end - q) : 0;
+	if (nbits == 0)
+		return 0;
+	if (avail > 8)
+		avail = 8;
+	for (k = 0; k < avail; k++)
+		w |= (uint64_t)q[k] << (8 * k);
+	return (w >> (bit & 7)) & ((UINT64_C(1) << nbits) - 1);
+}
+
+static uint64_t unpack64(const uint8_t *p, const uint8_t *end, int64_t pos,
+			 int bw)
+{
+	uint64_t bit = (uint64_t)pos * (uint64_t)bw;
+	if (bw <= 32)
+		return get_bits(p, end, bit, bw);
+	return get_bits(p, end, bit, 32) |
+	       get_bits(p, end, bit + 32, bw - 32) << 32;
+}
+
+/* Decode exactly want values (the header's count must say so) from
+ * p[0..n) into out; *used gets the bytes the encoding took.  is32: the
+ * arithmetic wraps at 32 bits (INT32 columns, lengths). */
+static bool dbp_decode(const uint8_t *p, size_t n, int64_t want,
+		       int64_t *out, size_t *used, bool is32)
+{
+	rle c;
+	uint64_t bsize, nmb, total, zz, vpm;
+	uint64_t prev;
+	int64_t got = 0;
+	rle_init(&c, p, n, 0);
+	if (!rle_varint(&c, &bsize) || !rle_varint(&c, &nmb) ||
+	    !rle_varint(&c, &total) || !rle_varint(&c, &zz))
+		return false;
+	if (bsize == 0 || nmb == 0 || bsize % nmb || bsize > (1u << 20) ||
+	    (bsize / nmb) % 8 || total != (uint64_t)want)
+		return false;
+	vpm = bsize / nmb;
+	prev = (zz >> 1) ^ -(zz & 1);
+	if (want > 0)
+		out[got++] = is32 ? (int32_t)(uint32_t)prev : (int64_t)prev;
+	while (got < want) {
+		uint64_t m, mz, mind;
+		const uint8_t *widths;
+		if (!rle_varint(&c, &mz))
+			return false;
+		mind = (mz >> 1) ^ -(mz & 1);
+		if ((uint64_t)(c.end - c.p) < nmb)
+			return false;
+		widths = c.p;
+		c.p += nmb;
+		for (m = 0; m < nmb && got < want; m++) {
+			int bw = widths[m];
+			size_t bytes = (size_t)(vpm * (uint64_t)bw / 8);
+			size_t have = (size_t)(c.end - c.p);
+			uint64_t k;
+			if (bw > (is32 ? 32 : 64))
+				return false;
+			if (bytes > have) {
+				/* a short last miniblock: only what is there */
+				if ((uint64_t)(want - got) * (uint64_t)bw >
+				    (uint64_t)have * 8)
+					return false;
+				bytes = have;
+			}
+			for (k = 0; k < vpm && got < want; k++) {
+				prev += mind + unpack64(c.p, c.p + bytes,
+							(int64_t)k, bw);
+				out[got++] = is32 ? (int32_t)(uint32_t)prev
+						  : (int64_t)prev;
+			}
+			c.p += bytes;
+		}
+	}
+	*used = (size_t)(c.p - p);
+	return true;
+}
+
+static int bad_values(rd *r, int enc, sl_err *err)
+{
+	return ferr(r->f, err, "column '%s': corrupt %s values", r->cname,
+		    enc_name(enc));
+}
+
+/* DELTA_BINARY_PACKED ints, DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY
+ * strings, BYTE_STREAM_SPLIT fixed-width values: nn of them into r->pv. */
+static int delta_decode(rd *r, int enc, const uint8_t *p, size_t n,
+			int64_t nn, sl_err *err)
+{
+	int t = r->m->type;
+	int64_t *tmp, *pre = NULL, i;
+	size_t used = 0, used2 = 0;
+	if (enc == PQ_BYTE_STREAM_SPLIT) {
+		size_t w = psize(t), j;
+		uint8_t *o = r->pv;
+		if (w > 8 || (uint64_t)nn > n / w)
+			return bad_values(r, enc, err);
+		for (i = 0; i < nn; i++)
+			for (j = 0; j < w; j++)
+				o[(size_t)i * w + j] = p[j * (size_t)nn + (size_t)i];
+		return 0;
+	}
+	if ((enc == PQ_DELTA_BINARY_PACKED && t != PQ_INT32 && t != PQ_INT64) ||
+	    (enc != PQ_DELTA_BINARY_PACKED && t != PQ_BYTE_ARRAY))
+		return ferr(r->f, err,
+			    "unsupported encoding %s for %s in column '%s'",
+			    enc_name(enc), ptype_name(t), r->cname);
+	tmp = malloc(((size_t)nn + 1) * sizeof *tmp);
+	if (tmp == NULL)
+		return sl_err_nomem(err);
+	if (enc == PQ_DELTA_BINARY_PACKED) {
+		if (!dbp_decode(p, n, nn, tmp, &used, t == PQ_INT32)) {
+			free(tmp);
+			return bad_values(r, enc, err);
+		}
+		for (i = 0; i < nn; i++) {
+			if (t == PQ_INT32)
+				((int32_t *)r->pv)[i] = (int32_t)tmp[i];
+			else
+				((int64_t *)r->pv)[i] = tmp[i];
+		}
+		free(tmp);
+		return 0;
+	}
+	if (enc == PQ_DELTA_BYTE_ARRAY) {
+		pre = malloc(((size_t)nn + 1) * sizeof *pre);
+		if (pre == NULL || !dbp_decode(p, n, nn, pre, &used2, true)) {
+			free(tmp);
+			free(pre);
+			return pre ? bad_values(r, enc, err) : sl_err_nomem(err);
+		}
+		p += used2;
+		n -= used2;
+	}
+	if (!dbp_decode(p, n, nn, tmp, &used, true)) {
+		free(tmp);
+		free(pre);
+		return bad_values(r, enc, err);
+	}
+	p += used;
+	n -= used;
+	{
+		sl_str *o = r->pv, last = { "", 0 };
+		size_t at = 0;
+		for (i = 0; i < nn; i++) {
+			uint64_t len = (uint64_t)tmp[i], pl = pre ? (uint64_t)pre[i] : 0;
+			if (len > n - at || pl > last.len) {
+				free(tmp);
+				free(pre);
+				return bad_values(r, enc, err);
+			}
+			if (pre == NULL) {
+				o[i].p = (const char *)p + at;
+				o[i].len = (uint32_t)len;
+			} else {
+				char *d;
+				if (r->col->arena == NULL &&
+				    (r->col->arena = sl_arena_new()) == NULL)
+					break;
+				d = sl_arena_alloc(r->col->arena, pl + len + 1);
+				if (d == NULL)
+					break;
+				memcpy(d, last.p, pl);
+				memcpy(d + pl, p + at, len);
+				o[i].p = d;
+				o[i].len = (uint32_t)(pl + len);
+			}
+			last = o[i];
+			at += len;
+		}
+		free(tmp);
+		free(pre);
+		return i == nn ? 0 : sl_err_nomem(err);
+	}
+}
+
 /* The values of one page, given its definition levels in r->defs[done..]
  * (or none when the leaf is required) and num values (rows). */
 static int page_values(rd *r, int enc, const uint8_t *p, size_t n,
@@ -825,6 +1008,12 @@ static int page_values(rd *r, int enc, const uint8_t *p, size_t n,
 			       (const char *)r->dict + (size_t)r->u32[i] * ps,
 			       ps);
 		}
+	} else if (enc == PQ_DELTA_BINARY_PACKED ||
+		   enc == PQ_DELTA_LENGTH_BYTE_ARRAY ||
+		   enc == PQ_DELTA_BYTE_ARRAY || enc == PQ_BYTE_STREAM_SPLIT) {
+		int rc = delta_decode(r, enc, p, n, nn, err);
+		if (rc != 0)
+			return rc;
 	} else {
 		return ferr(r->f, err, "unsupported encoding %s in column '%s'",
 			    enc_name(enc), r->cname);
@@ -945,7 +1134,8 @@ static int data_page(rd *r, const pq_page_header *h, const uint8_t *src,
 			    "%lld rows",
 			    r->cname, (long long)r->nrows);
 	if (h->type == PQ_DATA_PAGE) {
-		bool keep = str && h->encoding == PQ_PLAIN;
+		bool keep = str && (h->encoding == PQ_PLAIN ||
+				   h->encoding == PQ_DELTA_LENGTH_BYTE_ARRAY);
 		if (!h->has_data)
 			return ferr(r->f, err,
 				    "column '%s': data page without its "
@@ -979,7 +1169,8 @@ static int data_page(rd *r, const pq_page_header *h, const uint8_t *src,
 		}
 	} else {
 		size_t lv, cs = (size_t)h->compressed_size;
-		bool keep = str && h->encoding == PQ_PLAIN;
+		bool keep = str && (h->encoding == PQ_PLAIN ||
+				   h->encoding == PQ_DELTA_LENGTH_BYTE_ARRAY);
 		if (!h->has_v2 || h->def_len < 0 || h->rep_len < 0 ||
 		    (size_t)h->def_len + (size_t)h->rep_len > cs ||
 		    h->def_len + (int64_t)h->rep_len > h->uncompressed_size)
