@@ -66,8 +66,7 @@ sl_parquet_writer *sl_parquet_writer_new(sl_type *schema,
 /* Add b's rows (borrowed; its schema must match by position and type).
  * Full row groups are encoded into out as they fill; a batch may be split
  * across row groups.  After an error the writer only accepts _free. */
-int sl_parquet_writer_add(sl_parquet_writer *w, const sl_batch *b,
-			  sl_err *err);
+int sl_parquet_writer_add(sl_parquet_writer *w, const sl_batch *b, sl_err *err);
 /* Flush the last row group and append the footer: out then holds a whole
  * file.  A writer with no rows writes a valid file with no row groups. */
 int sl_parquet_writer_finish(sl_parquet_writer *w, sl_err *err);
@@ -75,8 +74,8 @@ int sl_parquet_writer_finish(sl_parquet_writer *w, sl_err *err);
 void sl_parquet_writer_free(sl_parquet_writer *w);
 
 /* One batch as one whole file appended to out. */
-int sl_parquet_write_buf(const sl_batch *b, const sl_options *opts,
-			 sl_buf *out, sl_err *err);
+int sl_parquet_write_buf(const sl_batch *b, const sl_options *opts, sl_buf *out,
+			 sl_err *err);
 /* One batch as a file at path, written as fsutil's atomic writes are
  * (temp name, fsync, link: fails if path exists). */
 int sl_parquet_write_file(const char *path, const sl_batch *b,
@@ -107,11 +106,10 @@ int64_t sl_parquet_row_group_rows(const sl_parquet_file *f, int rg);
  * names matched case-insensitively as Spark's resolver); a column the
  * file lacks is all NULL, as Spark reads an older file of a wider table.
  * A column whose type differs from the file's is an error. */
-sl_batch *sl_parquet_read_row_group(sl_parquet_file *f, int rg,
-				    sl_type *schema, sl_err *err);
+sl_batch *sl_parquet_read_row_group(sl_parquet_file *f, int rg, sl_type *schema,
+				    sl_err *err);
 /* Every row group, concatenated. */
-sl_batch *sl_parquet_read_all(sl_parquet_file *f, sl_type *schema,
-			      sl_err *err);
+sl_batch *sl_parquet_read_all(sl_parquet_file *f, sl_type *schema, sl_err *err);
 
 /* fileformat's shapes: a whole file as one batch (schema NULL: the
  * file's), and the schema of a list of files (the first file's footer, as

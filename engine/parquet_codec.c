@@ -18,10 +18,14 @@
 #include <zstd.h>
 
 static const char *const codec_names[] = {
-	[PQ_UNCOMPRESSED] = "UNCOMPRESSED", [PQ_SNAPPY] = "SNAPPY",
-	[PQ_GZIP] = "GZIP",		    [PQ_LZO] = "LZO",
-	[PQ_BROTLI] = "BROTLI",		    [PQ_LZ4] = "LZ4",
-	[PQ_ZSTD] = "ZSTD",		    [PQ_LZ4_RAW] = "LZ4_RAW",
+	[PQ_UNCOMPRESSED] = "UNCOMPRESSED",
+	[PQ_SNAPPY] = "SNAPPY",
+	[PQ_GZIP] = "GZIP",
+	[PQ_LZO] = "LZO",
+	[PQ_BROTLI] = "BROTLI",
+	[PQ_LZ4] = "LZ4",
+	[PQ_ZSTD] = "ZSTD",
+	[PQ_LZ4_RAW] = "LZ4_RAW",
 };
 
 int pq_codec_parse(const char *name)
@@ -64,17 +68,17 @@ static int gzip_compress(const void *p, size_t n, sl_buf *out, sl_err *err)
 	if (rc == Z_STREAM_END)
 		out->len += z.total_out;
 	deflateEnd(&z);
-	return rc == Z_STREAM_END ? 0
-				  : sl_err_set(err, SL_EINTERNAL,
-					       "gzip compression failed");
+	return rc == Z_STREAM_END
+		   ? 0
+		   : sl_err_set(err, SL_EINTERNAL, "gzip compression failed");
 }
 
 int pq_compress(int codec, const void *p, size_t n, sl_buf *out, sl_err *err)
 {
 	size_t cap;
 	if (n > INT32_MAX)
-		return sl_err_set(err, SL_EINVAL, "page of %zu bytes is too big",
-				  n);
+		return sl_err_set(err, SL_EINVAL,
+				  "page of %zu bytes is too big", n);
 	switch (codec) {
 	case PQ_UNCOMPRESSED: sl_buf_add(out, p, n); return 0;
 	case PQ_SNAPPY:
@@ -126,8 +130,8 @@ static int gzip_decompress(const void *src, size_t n, void *dst, size_t want,
 	return 0;
 }
 
-int pq_decompress(int codec, const void *src, size_t n, void *dst,
-		  size_t want, sl_err *err)
+int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t want,
+		  sl_err *err)
 {
 	size_t got;
 	switch (codec) {

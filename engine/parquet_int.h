@@ -116,11 +116,11 @@ typedef struct pq_schema_el {
 	int32_t num_children; /* -1 when absent (a leaf) */
 	int converted;        /* enum pq_conv */
 	int32_t scale, precision;
-	int logical;           /* enum pq_logical */
-	int lt_unit;           /* TIME/TIMESTAMP unit */
-	bool lt_utc;           /* TIME/TIMESTAMP isAdjustedToUTC */
-	int lt_bits;           /* INTEGER bitWidth */
-	bool lt_signed;        /* INTEGER isSigned */
+	int logical;                    /* enum pq_logical */
+	int lt_unit;                    /* TIME/TIMESTAMP unit */
+	bool lt_utc;                    /* TIME/TIMESTAMP isAdjustedToUTC */
+	int lt_bits;                    /* INTEGER bitWidth */
+	bool lt_signed;                 /* INTEGER isSigned */
 	int32_t lt_scale, lt_precision; /* DECIMAL */
 } pq_schema_el;
 
@@ -223,8 +223,8 @@ int pq_compress(int codec, const void *p, size_t n, sl_buf *out, sl_err *err);
 /* Decompress exactly want bytes into dst from src[0..n): SL_EDATA when the
  * data is corrupt or its size is not want; SL_EINVAL for a codec this
  * build cannot read ("unsupported compression codec 'LZO'"). */
-int pq_decompress(int codec, const void *src, size_t n, void *dst,
-		  size_t want, sl_err *err);
+int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t want,
+		  sl_err *err);
 
 /* ---- RLE / bit-packed hybrid (parquet_write.c encodes, parquet_read.c
  * decodes) ---- */

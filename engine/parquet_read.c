@@ -65,7 +65,7 @@ typedef struct rnode {
 	int first, nchild; /* children: nodes first..first+nchild-1 (ids) */
 	int *child;
 	int def, rep;
-	int leaf; /* leaf index, -1 for a group */
+	int leaf;      /* leaf index, -1 for a group */
 	sl_type *type; /* NULL when unsupported */
 	const char *why;
 	int conv;
@@ -103,20 +103,25 @@ static int ferr(const sl_parquet_file *f, sl_err *err, const char *fmt, ...)
 
 static const char *ptype_name(int t)
 {
-	static const char *const n[] = { "BOOLEAN", "INT32",  "INT64",
-					 "INT96",   "FLOAT",  "DOUBLE",
+	static const char *const n[] = { "BOOLEAN",    "INT32",
+					 "INT64",      "INT96",
+					 "FLOAT",      "DOUBLE",
 					 "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY" };
 	return t >= 0 && t <= 7 ? n[t] : "UNKNOWN";
 }
 
 static const char *enc_name(int e)
 {
-	static const char *const n[] = {
-		"PLAIN",	   "GROUP_VAR_INT",	    "PLAIN_DICTIONARY",
-		"RLE",		   "BIT_PACKED",	    "DELTA_BINARY_PACKED",
-		"DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "RLE_DICTIONARY",
-		"BYTE_STREAM_SPLIT"
-	};
+	static const char *const n[] = { "PLAIN",
+					 "GROUP_VAR_INT",
+					 "PLAIN_DICTIONARY",
+					 "RLE",
+					 "BIT_PACKED",
+					 "DELTA_BINARY_PACKED",
+					 "DELTA_LENGTH_BYTE_ARRAY",
+					 "DELTA_BYTE_ARRAY",
+					 "RLE_DICTIONARY",
+					 "BYTE_STREAM_SPLIT" };
 	return e >= 0 && e <= 9 ? n[e] : "UNKNOWN";
 }
 
@@ -139,7 +144,8 @@ static sl_type *leaf_type(rnode *n, const char **why)
 			n->conv = CV_DEC32;
 			return sl_type_prim(SL_DOUBLE);
 		}
-		if ((lt == PQ_LT_INTEGER && !e->lt_signed && e->lt_bits == 32) ||
+		if ((lt == PQ_LT_INTEGER && !e->lt_signed &&
+		     e->lt_bits == 32) ||
 		    ct == PQ_CT_UINT_32) {
 			n->conv = CV_U32;
 			return sl_type_prim(SL_BIGINT);
@@ -149,7 +155,7 @@ static sl_type *leaf_type(rnode *n, const char **why)
 	case PQ_INT64:
 		if (lt == PQ_LT_TIMESTAMP || ct == PQ_CT_TIMESTAMP_MILLIS ||
 		    ct == PQ_CT_TIMESTAMP_MICROS) {
-			int u = lt == PQ_LT_TIMESTAMP ? e->lt_unit
+			int u = lt == PQ_LT_TIMESTAMP          ? e->lt_unit
 				: ct == PQ_CT_TIMESTAMP_MILLIS ? PQ_MILLIS
 							       : PQ_MICROS;
 			n->conv = u == PQ_MILLIS  ? CV_TS_MILLIS
@@ -178,8 +184,9 @@ static sl_type *leaf_type(rnode *n, const char **why)
 			return NULL;
 		}
 		n->conv = CV_BYTES;
-		if (lt == PQ_LT_STRING || lt == PQ_LT_ENUM || lt == PQ_LT_JSON ||
-		    ct == PQ_CT_UTF8 || ct == PQ_CT_ENUM || ct == PQ_CT_JSON)
+		if (lt == PQ_LT_STRING || lt == PQ_LT_ENUM ||
+		    lt == PQ_LT_JSON || ct == PQ_CT_UTF8 || ct == PQ_CT_ENUM ||
+		    ct == PQ_CT_JSON)
 			return sl_type_prim(SL_STRING);
 		return sl_type_prim(SL_BINARY);
 	default: *why = "unknown physical type"; return NULL;
@@ -187,8 +194,8 @@ static sl_type *leaf_type(rnode *n, const char **why)
 }
 
 /* Build node k and its subtree from schema elements starting at *at. */
-static int build_node(sl_parquet_file *f, int k, int *at, int depth,
-		      int def, sl_err *err)
+static int build_node(sl_parquet_file *f, int k, int *at, int depth, int def,
+		      sl_err *err)
 {
 	rnode *n = &f->nodes[k];
 	const pq_schema_el *e = &f->m.schema[*at];
@@ -201,9 +208,9 @@ static int build_node(sl_parquet_file *f, int k, int *at, int depth,
 	(*at)++;
 	/* the root's own repetition (some writers say REQUIRED, some
 	 * OPTIONAL) adds no level */
-	n->def = depth == 0 ? 0
-			    : def + (e->rep == PQ_OPTIONAL ||
-				     e->rep == PQ_REPEATED);
+	n->def = depth == 0
+		     ? 0
+		     : def + (e->rep == PQ_OPTIONAL || e->rep == PQ_REPEATED);
 	n->rep = depth > 0 && e->rep == PQ_REPEATED;
 	if (depth > MAX_NEST)
 		return ferr(f, err, "schema nests deeper than %d levels",
@@ -531,8 +538,9 @@ static bool rle_get(rle *r, uint32_t *out, int64_t n)
 					 * values that are all there */
 					bytes = have;
 					if (r->bw > 0)
-						r->left = (int64_t)(have * 8 /
-								    (size_t)r->bw);
+						r->left =
+						    (int64_t)(have * 8 /
+							      (size_t)r->bw);
 				}
 				if (r->left == 0)
 					return false;
@@ -544,7 +552,8 @@ static bool rle_get(rle *r, uint32_t *out, int64_t n)
 			} else {
 				int vb = (r->bw + 7) / 8, b;
 				uint64_t v = 0;
-				if (h >> 1 == 0 || (h >> 1) > (UINT64_C(1) << 40))
+				if (h >> 1 == 0 ||
+				    (h >> 1) > (UINT64_C(1) << 40))
 					return false;
 				if (r->end - r->p < vb)
 					return false;
@@ -561,10 +570,9 @@ static bool rle_get(rle *r, uint32_t *out, int64_t n)
 		take = r->left < n - got ? r->left : n - got;
 		if (r->packed) {
 			for (k = 0; k < take; k++)
-				out[got + k] =
-				    r->bw ? unpack1(r->pk, r->pkend, r->pos++,
-						    r->bw)
-					  : 0;
+				out[got + k] = r->bw ? unpack1(r->pk, r->pkend,
+							       r->pos++, r->bw)
+						     : 0;
 		} else {
 			for (k = 0; k < take; k++)
 				out[got + k] = r->val;
@@ -674,8 +682,9 @@ static int plain_decode(rd *r, const uint8_t *p, size_t n, int64_t count,
 	memcpy(out, p, (size_t)count * psize(t));
 	return 0;
 short_:
-	return ferr(r->f, err, "column '%s': page holds fewer values than it "
-			       "says",
+	return ferr(r->f, err,
+		    "column '%s': page holds fewer values than it "
+		    "says",
 		    r->cname);
 }
 
@@ -779,15 +788,15 @@ static uint64_t unpack64(const uint8_t *p, const uint8_t *end, int64_t pos,
 	uint64_t bit = (uint64_t)pos * (uint64_t)bw;
 	if (bw <= 32)
 		return get_bits(p, end, bit, bw);
-	return get_bits(p, end, bit, 32) |
-	       get_bits(p, end, bit + 32, bw - 32) << 32;
+	return get_bits(p, end, bit, 32) | get_bits(p, end, bit + 32, bw - 32)
+					       << 32;
 }
 
 /* Decode exactly want values (the header's count must say so) from
  * p[0..n) into out; *used gets the bytes the encoding took.  is32: the
  * arithmetic wraps at 32 bits (INT32 columns, lengths). */
-static bool dbp_decode(const uint8_t *p, size_t n, int64_t want,
-		       int64_t *out, size_t *used, bool is32)
+static bool dbp_decode(const uint8_t *p, size_t n, int64_t want, int64_t *out,
+		       size_t *used, bool is32)
 {
 	rle c;
 	uint64_t bsize, nmb, total, zz, vpm;
@@ -849,8 +858,8 @@ static int bad_values(rd *r, int enc, sl_err *err)
 
 /* DELTA_BINARY_PACKED ints, DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY
  * strings, BYTE_STREAM_SPLIT fixed-width values: nn of them into r->pv. */
-static int delta_decode(rd *r, int enc, const uint8_t *p, size_t n,
-			int64_t nn, sl_err *err)
+static int delta_decode(rd *r, int enc, const uint8_t *p, size_t n, int64_t nn,
+			sl_err *err)
 {
 	int t = r->m->type;
 	int64_t *tmp, *pre = NULL, i;
@@ -862,7 +871,8 @@ static int delta_decode(rd *r, int enc, const uint8_t *p, size_t n,
 			return bad_values(r, enc, err);
 		for (i = 0; i < nn; i++)
 			for (j = 0; j < w; j++)
-				o[(size_t)i * w + j] = p[j * (size_t)nn + (size_t)i];
+				o[(size_t)i * w + j] =
+				    p[j * (size_t)nn + (size_t)i];
 		return 0;
 	}
 	if ((enc == PQ_DELTA_BINARY_PACKED && t != PQ_INT32 && t != PQ_INT64) ||
@@ -892,7 +902,8 @@ static int delta_decode(rd *r, int enc, const uint8_t *p, size_t n,
 		if (pre == NULL || !dbp_decode(p, n, nn, pre, &used2, true)) {
 			free(tmp);
 			free(pre);
-			return pre ? bad_values(r, enc, err) : sl_err_nomem(err);
+			return pre ? bad_values(r, enc, err)
+				   : sl_err_nomem(err);
 		}
 		p += used2;
 		n -= used2;
@@ -908,7 +919,8 @@ static int delta_decode(rd *r, int enc, const uint8_t *p, size_t n,
 		sl_str *o = r->pv, last = { "", 0 };
 		size_t at = 0;
 		for (i = 0; i < nn; i++) {
-			uint64_t len = (uint64_t)tmp[i], pl = pre ? (uint64_t)pre[i] : 0;
+			uint64_t len = (uint64_t)tmp[i],
+				 pl = pre ? (uint64_t)pre[i] : 0;
 			if (len > n - at || pl > last.len) {
 				free(tmp);
 				free(pre);
@@ -941,8 +953,8 @@ static int delta_decode(rd *r, int enc, const uint8_t *p, size_t n,
 
 /* The values of one page, given its definition levels in r->defs[done..]
  * (or none when the leaf is required) and num values (rows). */
-static int page_values(rd *r, int enc, const uint8_t *p, size_t n,
-		       int64_t num, sl_err *err)
+static int page_values(rd *r, int enc, const uint8_t *p, size_t n, int64_t num,
+		       sl_err *err)
 {
 	int64_t i, nn = 0, k = 0;
 	size_t ps = psize(r->m->type);
@@ -1021,7 +1033,8 @@ static int page_values(rd *r, int enc, const uint8_t *p, size_t n,
 	for (i = 0; i < num; i++) {
 		int64_t row = r->done + i;
 		if (d[i] == maxd)
-			put_value(r, row, (const char *)r->pv + (size_t)k++ * ps);
+			put_value(r, row,
+				  (const char *)r->pv + (size_t)k++ * ps);
 		else if (sl_col_set_null(r->col, row) != 0)
 			return sl_err_nomem(err);
 	}
@@ -1029,8 +1042,7 @@ static int page_values(rd *r, int enc, const uint8_t *p, size_t n,
 }
 
 /* Definition levels of num rows from p[0..n) into r->defs[done..]. */
-static int levels(rd *r, const uint8_t *p, size_t n, int64_t num,
-		  sl_err *err)
+static int levels(rd *r, const uint8_t *p, size_t n, int64_t num, sl_err *err)
 {
 	rle h;
 	int64_t i;
@@ -1043,8 +1055,8 @@ static int levels(rd *r, const uint8_t *p, size_t n, int64_t num,
 		return sl_err_nomem(err);
 	rle_init(&h, p, n, pq_bit_width((uint64_t)r->n->def));
 	if (!rle_get(&h, r->u32, num))
-		return ferr(r->f, err,
-			    "column '%s': corrupt definition levels", r->cname);
+		return ferr(r->f, err, "column '%s': corrupt definition levels",
+			    r->cname);
 	for (i = 0; i < num; i++) {
 		if (r->u32[i] > (uint32_t)r->n->def)
 			return ferr(r->f, err,
@@ -1135,7 +1147,7 @@ static int data_page(rd *r, const pq_page_header *h, const uint8_t *src,
 			    r->cname, (long long)r->nrows);
 	if (h->type == PQ_DATA_PAGE) {
 		bool keep = str && (h->encoding == PQ_PLAIN ||
-				   h->encoding == PQ_DELTA_LENGTH_BYTE_ARRAY);
+				    h->encoding == PQ_DELTA_LENGTH_BYTE_ARRAY);
 		if (!h->has_data)
 			return ferr(r->f, err,
 				    "column '%s': data page without its "
@@ -1170,7 +1182,7 @@ static int data_page(rd *r, const pq_page_header *h, const uint8_t *src,
 	} else {
 		size_t lv, cs = (size_t)h->compressed_size;
 		bool keep = str && (h->encoding == PQ_PLAIN ||
-				   h->encoding == PQ_DELTA_LENGTH_BYTE_ARRAY);
+				    h->encoding == PQ_DELTA_LENGTH_BYTE_ARRAY);
 		if (!h->has_v2 || h->def_len < 0 || h->rep_len < 0 ||
 		    (size_t)h->def_len + (size_t)h->rep_len > cs ||
 		    h->def_len + (int64_t)h->rep_len > h->uncompressed_size)
@@ -1217,8 +1229,7 @@ static int read_pages(rd *r, sl_err *err)
 	const pq_column_meta *m = r->m;
 	int64_t start = m->data_page_offset, end;
 	size_t limit = r->f->len - 8;
-	if (m->dictionary_page_offset >= 4 &&
-	    m->dictionary_page_offset < start)
+	if (m->dictionary_page_offset >= 4 && m->dictionary_page_offset < start)
 		start = m->dictionary_page_offset;
 	if (start < 4 || (uint64_t)start >= limit ||
 	    m->total_compressed_size < 0 ||
@@ -1239,9 +1250,8 @@ static int read_pages(rd *r, sl_err *err)
 				    "column '%s' ends after %lld of %lld rows",
 				    r->cname, (long long)r->done,
 				    (long long)r->nrows);
-		rc = pq_page_header_decode(r->f->data + start,
-					   (size_t)(end - start), &h, &used,
-					   err);
+		rc = pq_page_header_decode(
+		    r->f->data + start, (size_t)(end - start), &h, &used, err);
 		if (rc != 0) {
 			char msg[SL_ERR_MSG];
 			snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
@@ -1393,8 +1403,8 @@ static int check_type(sl_parquet_file *f, const rnode *n, const sl_field *fl,
 	return SL_EANALYSIS;
 }
 
-sl_batch *sl_parquet_read_row_group(sl_parquet_file *f, int g,
-				    sl_type *schema, sl_err *err)
+sl_batch *sl_parquet_read_row_group(sl_parquet_file *f, int g, sl_type *schema,
+				    sl_err *err)
 {
 	sl_type *want = schema ? schema : f->schema;
 	sl_col **cols;
@@ -1441,8 +1451,7 @@ sl_batch *sl_parquet_read_row_group(sl_parquet_file *f, int g,
 	}
 }
 
-sl_batch *sl_parquet_read_all(sl_parquet_file *f, sl_type *schema,
-			      sl_err *err)
+sl_batch *sl_parquet_read_all(sl_parquet_file *f, sl_type *schema, sl_err *err)
 {
 	sl_type *want = schema ? schema : f->schema;
 	sl_batch **bs, *out;

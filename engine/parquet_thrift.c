@@ -89,8 +89,7 @@ static int32_t tc_i32(tc *t, int ctype)
 	int64_t v;
 	if (ctype == CT_BYTE) {
 		if (t->p >= t->end)
-			return tc_fail(t, "thrift data ends inside a byte"),
-			       0;
+			return tc_fail(t, "thrift data ends inside a byte"), 0;
 		return (int8_t)*t->p++;
 	}
 	if (ctype != CT_I32 && ctype != CT_I16) {
@@ -202,7 +201,8 @@ static bool tc_field(tc *t, int16_t *last, int16_t *id, int *ctype)
 static bool tc_enter(tc *t, int ctype)
 {
 	if (ctype != CT_STRUCT)
-		return tc_fail(t, "thrift field has the wrong type (want struct)");
+		return tc_fail(t,
+			       "thrift field has the wrong type (want struct)");
 	if (++t->depth > PQ_THRIFT_DEPTH)
 		return tc_fail(t, "thrift structs nest too deep");
 	return true;
@@ -477,7 +477,8 @@ static void dec_row_group(tc *t, int ct, pq_row_group *rg)
 			n = tc_list(t, c, &et, "column chunks");
 			if (t->bad || rg->columns != NULL)
 				break;
-			rg->columns = calloc((size_t)n + 1, sizeof *rg->columns);
+			rg->columns =
+			    calloc((size_t)n + 1, sizeof *rg->columns);
 			if (rg->columns == NULL) {
 				tc_fail(t, "out of memory");
 				break;
@@ -545,8 +546,8 @@ int pq_meta_decode(const uint8_t *p, size_t n, pq_meta *m, sl_err *err)
 			k = tc_list(&t, c, &et, "row groups");
 			if (t.bad || m->row_groups != NULL)
 				break;
-			m->row_groups = calloc((size_t)k + 1,
-					       sizeof *m->row_groups);
+			m->row_groups =
+			    calloc((size_t)k + 1, sizeof *m->row_groups);
 			if (m->row_groups == NULL) {
 				tc_fail(&t, "out of memory");
 				break;

@@ -235,7 +235,7 @@ static int add_fields(sl_parquet_writer *w, const sl_type *st, wleaf *up,
 			return rc;
 		{
 			wleaf *n = realloc(w->leaves, (size_t)(w->nleaves + 1) *
-							      sizeof *n);
+							  sizeof *n);
 			if (n == NULL)
 				return sl_err_nomem(err);
 			w->leaves = n;
@@ -247,8 +247,8 @@ static int add_fields(sl_parquet_writer *w, const sl_type *st, wleaf *up,
 	return 0;
 }
 
-static int opt_int(const sl_options *o, const char *k, int64_t def,
-		   int64_t min, int64_t *out, sl_err *err)
+static int opt_int(const sl_options *o, const char *k, int64_t def, int64_t min,
+		   int64_t *out, sl_err *err)
 {
 	int rc = sl_options_int(o, k, def, out, err);
 	if (rc == 0 && *out < min)
@@ -620,8 +620,8 @@ static void stats_store(const chunk *c, wstat *ws, pq_stats *st)
 }
 
 /* Compress w->page and append header + bytes to out. */
-static int emit_page(sl_parquet_writer *w, pq_page_header *h,
-		     int64_t *usize, int64_t *csize, sl_err *err)
+static int emit_page(sl_parquet_writer *w, pq_page_header *h, int64_t *usize,
+		     int64_t *csize, sl_err *err)
 {
 	size_t before;
 	int rc;
@@ -643,8 +643,7 @@ static int emit_page(sl_parquet_writer *w, pq_page_header *h,
 	return sl_buf_failed(w->out) ? sl_err_nomem(err) : 0;
 }
 
-static size_t value_cost(const sl_parquet_writer *w, const chunk *c,
-			 int64_t v)
+static size_t value_cost(const sl_parquet_writer *w, const chunk *c, int64_t v)
 {
 	if (c->use_dict)
 		return (size_t)(c->idbw + 7) / 8 + 1;
@@ -797,9 +796,9 @@ static int flush_group(sl_parquet_writer *w, sl_err *err)
 	rg->num_rows = w->pend_rows;
 	rg->file_offset = (int64_t)(w->out->len - w->base);
 	for (i = 0; i < w->nleaves; i++) {
-		rc = write_chunk(w, &w->leaves[i], w->pend_rows,
-				 &rg->columns[i], &w->rgstats[w->nrg - 1][i],
-				 err);
+		rc =
+		    write_chunk(w, &w->leaves[i], w->pend_rows, &rg->columns[i],
+				&w->rgstats[w->nrg - 1][i], err);
 		if (rc != 0)
 			return rc;
 		rg->total_byte_size +=
@@ -816,8 +815,7 @@ static int flush_group(sl_parquet_writer *w, sl_err *err)
 	return 0;
 }
 
-static int push(sl_parquet_writer *w, sl_batch *b, int64_t bytes,
-		sl_err *err)
+static int push(sl_parquet_writer *w, sl_batch *b, int64_t bytes, sl_err *err)
 {
 	if (w->npend == w->cappend) {
 		int nc = w->cappend ? w->cappend * 2 : 16;
@@ -879,13 +877,11 @@ static int add_rows(sl_parquet_writer *w, const sl_batch *b, sl_err *err)
 	return 0;
 }
 
-int sl_parquet_writer_add(sl_parquet_writer *w, const sl_batch *b,
-			  sl_err *err)
+int sl_parquet_writer_add(sl_parquet_writer *w, const sl_batch *b, sl_err *err)
 {
 	int rc;
 	if (w->failed || w->finished)
-		return sl_err_set(err, SL_ESTATE,
-				  "parquet: writer is %s",
+		return sl_err_set(err, SL_ESTATE, "parquet: writer is %s",
 				  w->failed ? "failed" : "finished");
 	rc = add_rows(w, b, err);
 	if (rc != 0)
@@ -930,8 +926,8 @@ int sl_parquet_writer_finish(sl_parquet_writer *w, sl_err *err)
 	return 0;
 }
 
-int sl_parquet_write_buf(const sl_batch *b, const sl_options *opts,
-			 sl_buf *out, sl_err *err)
+int sl_parquet_write_buf(const sl_batch *b, const sl_options *opts, sl_buf *out,
+			 sl_err *err)
 {
 	sl_parquet_writer *w = sl_parquet_writer_new(b->schema, opts, out, err);
 	int rc;

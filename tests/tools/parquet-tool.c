@@ -103,7 +103,8 @@ static sl_batch *table(sl_type *st, int64_t n)
 		sl_col_set_str(c[4], i, t, (size_t)len);
 		if (i % 13 == 2)
 			sl_col_set_null(c[4], i);
-		len = snprintf(t, sizeof t, "unique-\xc3\xa9-%lld", (long long)i);
+		len =
+		    snprintf(t, sizeof t, "unique-\xc3\xa9-%lld", (long long)i);
 		sl_col_set_str(c[5], i, t, (size_t)len);
 		sl_col_i64(c[6])[i] = 1767225600000000LL + i * 1000003LL;
 		if (i % 9 == 5)
@@ -152,7 +153,8 @@ static int write_all(const char *dir)
 		sl_options_init(&o);
 		for (k = 1; variants[v][k]; k += 2)
 			sl_options_set(&o, variants[v][k], variants[v][k + 1]);
-		snprintf(path, sizeof path, "%s/%s.parquet", dir, variants[v][0]);
+		snprintf(path, sizeof path, "%s/%s.parquet", dir,
+			 variants[v][0]);
 		if (sl_parquet_write_file(path, b, &o, &err) != 0) {
 			fprintf(stderr, "parquet-tool: %s\n", err.msg);
 			return 1;

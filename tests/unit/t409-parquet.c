@@ -254,13 +254,14 @@ static void test_footer(void)
 	   "footer: 17 distinct strings are dictionary encoded");
 	ok(!has_enc(&m.row_groups[0].columns[5].meta, PQ_RLE_DICTIONARY),
 	   "footer: unique strings stay PLAIN (a dictionary would not pay)");
-	is_int(m.row_groups[0].columns[0].meta.stats.null_count,
-	       (3000 + 3) / 7, "footer: null_count of i");
+	is_int(m.row_groups[0].columns[0].meta.stats.null_count, (3000 + 3) / 7,
+	       "footer: null_count of i");
 	memcpy(&mn, m.row_groups[0].columns[0].meta.stats.min_value.p, 4);
 	memcpy(&mx, m.row_groups[0].columns[0].meta.stats.max_value.p, 4);
 	is_int(mn, -1000, "footer: min of i");
 	is_int(mx, 2998 * 7 - 1000, "footer: max of i (row 2999 is null)");
-	ok(m.schema[7].type == PQ_INT64 && m.schema[7].logical == PQ_LT_TIMESTAMP &&
+	ok(m.schema[7].type == PQ_INT64 &&
+	       m.schema[7].logical == PQ_LT_TIMESTAMP &&
 	       m.schema[7].lt_unit == PQ_MICROS && m.schema[7].lt_utc &&
 	       m.schema[7].converted == PQ_CT_TIMESTAMP_MICROS,
 	   "footer: TIMESTAMP is INT64 TIMESTAMP(MICROS, UTC), as Spark");
@@ -290,11 +291,10 @@ static void test_footer(void)
 	sl_type_free(st);
 }
 
-
 /* ---- bad files ---- */
 
-static sl_buf base;          /* a good file: 300 rows, no compression */
-static sl_buf base_snappy;   /* 3 row groups, snappy */
+static sl_buf base;        /* a good file: 300 rows, no compression */
+static sl_buf base_snappy; /* 3 row groups, snappy */
 
 /* Read every row of data[0..len); the error message or "OK". */
 static const char *try_read(const void *data, size_t len, sl_type *want)
@@ -318,8 +318,8 @@ static void like(const char *got, const char *want, const char *what)
 	if (!ok(strstr(got, want) != NULL && strstr(got, "'bad.parquet'") &&
 		    strchr(got, '\n') == NULL,
 		"%s", what))
-		diag("got '%s', want it to contain '%s' and the file name",
-		     got, want);
+		diag("got '%s', want it to contain '%s' and the file name", got,
+		     want);
 }
 
 /* A copy of the base file to damage. */
@@ -338,8 +338,7 @@ static const pq_column_meta *chunk_meta(pq_meta *m, int rg, int col)
 
 /* Rewrite the page header at off with edit() applied; the new header must
  * keep its length. */
-static bool edit_header(uint8_t *p, int64_t off,
-			void (*edit)(pq_page_header *))
+static bool edit_header(uint8_t *p, int64_t off, void (*edit)(pq_page_header *))
 {
 	pq_page_header h;
 	size_t used;
@@ -372,16 +371,16 @@ static size_t header_len(const uint8_t *p, int64_t off)
 {
 	pq_page_header h;
 	size_t used = 0;
-	pq_page_header_decode(p + off, base.len - (size_t)off, &h, &used,
-			      NULL);
+	pq_page_header_decode(p + off, base.len - (size_t)off, &h, &used, NULL);
 	return used;
 }
 
 static void test_bad_files(void)
 {
-	static const uint8_t many[] = { 'P', 'A', 'R', '1', 0x15, 0x02, 0x19,
-					0xfc, 0xff, 0xff, 0xff, 0xff, 0x0f,
-					9, 0, 0, 0, 'P', 'A', 'R', '1' };
+	static const uint8_t many[] = { 'P',  'A',  'R',  '1',  0x15, 0x02,
+					0x19, 0xfc, 0xff, 0xff, 0xff, 0xff,
+					0x0f, 9,    0,    0,    0,    'P',
+					'A',  'R',  '1' };
 	uint8_t deep[4 + 40 + 8], *p;
 	pq_meta m;
 	const pq_column_meta *cm;
@@ -511,7 +510,7 @@ static void test_projection(void)
 		bool n1 = sl_col_isnull(src->cols[6], r),
 		     n2 = sl_col_isnull(got->cols[0], r);
 		if (n1 != n2 || (!n1 && sl_col_i64(src->cols[6])[r] !=
-						sl_col_i64(got->cols[0])[r]))
+					    sl_col_i64(got->cols[0])[r]))
 			bad++;
 		if (!sl_col_isnull(got->cols[1], r))
 			bad++;
@@ -548,8 +547,9 @@ static void test_writer_errors(void)
 	sl_parquet_writer *w;
 	sl_buf_init(&out);
 	w = sl_parquet_writer_new(arr, NULL, &out, &err);
-	ok(w == NULL && strcmp(err.msg, "parquet: column 'a' of type "
-					"ARRAY<INT> cannot be written yet") == 0,
+	ok(w == NULL &&
+	       strcmp(err.msg, "parquet: column 'a' of type "
+			       "ARRAY<INT> cannot be written yet") == 0,
 	   "writer: ARRAY columns are refused by name");
 	sl_options_init(&o);
 	sl_options_set(&o, "compression", "lz4");
