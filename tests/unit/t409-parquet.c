@@ -15,6 +15,7 @@
 
 #include "parquet.h"
 #include "parquet_int.h"
+#include "rows.h"
 #include "tap.h"
 
 static const char *DDL =
@@ -594,6 +595,127 @@ static void test_files(void)
 	sl_type_free(st);
 }
 
+static void to_plain_dictionary(pq_page_header *h)
+{
+	if (h->encoding == PQ_RLE_DICTIONARY || h->encoding == PQ_PLAIN)
+		h->encoding = PQ_PLAIN_DICTIONARY;
+}
+
+/* parquet-mr's V1 writer (Spark's) marks dictionary pages and the pages
+ * that use them PLAIN_DICTIONARY; the bytes are those of RLE_DICTIONARY. */
+static void test_plain_dictionary(void)
+{
+	sl_type *st = schema_of(DDL);
+	uint8_t *p = copy_base();
+	pq_meta m;
+	const pq_column_meta *cm = chunk_meta(&m, 0, 4);
+	sl_err err;
+	sl_parquet_file *f;
+	sl_batch *got, *want = make_rows(st, 0, 300);
+	ok(edit_header(p, cm->dictionary_page_offset, to_plain_dictionary) &&
+	       edit_header(p, cm->data_page_offset, to_plain_dictionary),
+	   "PLAIN_DICTIONARY: pages relabelled");
+	f = sl_parquet_open_buf("pd.parquet", p, base.len, &err);
+	got = f ? sl_parquet_read_all(f, NULL, &err) : NULL;
+	ok(got != NULL && same_rows(want, got),
+	   "PLAIN_DICTIONARY: same rows as RLE_DICTIONARY");
+	if (got == NULL)
+		diag("%s", err.msg);
+	sl_batch_free(got);
+	sl_batch_free(want);
+	sl_parquet_file_free(f);
+	pq_meta_release(&m);
+	free(p);
+	sl_type_free(st);
+}
+
+/* A file made by hand: one REQUIRED string column whose only page is
+ * DELTA_BYTE_ARRAY (Encodings.md: prefix lengths and suffix lengths, each
+ * DELTA_BINARY_PACKED, then the suffix bytes), which DuckDB does not
+ * write.  Values: apple, apply (prefix 4 + "y"), banana. */
+static void test_delta_byte_array(void)
+{
+	static const uint8_t body[] = {
+		/* prefix lengths 0,4,0: block 128, 4 miniblocks, 3 values,
+		 * first 0; min delta -4, widths 4,0,0,0; deltas 8,0 */
+		0x80, 0x01, 0x04, 0x03, 0x00, 0x07, 0x04, 0, 0, 0, 0x08, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		/* suffix lengths 5,1,6: first 5; min -4; deltas 0,9 */
+		0x80, 0x01, 0x04, 0x03, 0x0a, 0x07, 0x04, 0, 0, 0, 0x90, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'a', 'p', 'p', 'l', 'e',
+		'y', 'b', 'a', 'n', 'a', 'n', 'a'
+	};
+	pq_schema_el els[2];
+	pq_column_chunk cc;
+	pq_row_group rg;
+	pq_page_header h;
+	pq_meta m;
+	sl_buf out;
+	sl_err err;
+	size_t at;
+	uint8_t tail[8];
+	sl_parquet_file *f;
+	sl_batch *b;
+	memset(els, 0, sizeof els);
+	els[0].type = -1;
+	els[0].rep = -1;
+	els[0].name = (pq_bytes){ (const uint8_t *)"schema", 6, true };
+	els[0].num_children = 1;
+	els[0].converted = PQ_CT_NONE;
+	els[1].type = PQ_BYTE_ARRAY;
+	els[1].rep = PQ_REQUIRED;
+	els[1].name = (pq_bytes){ (const uint8_t *)"s", 1, true };
+	els[1].num_children = -1;
+	els[1].converted = PQ_CT_UTF8;
+	sl_buf_init(&out);
+	sl_buf_add(&out, "PAR1", 4);
+	memset(&h, 0, sizeof h);
+	h.type = PQ_DATA_PAGE;
+	h.uncompressed_size = h.compressed_size = (int32_t)sizeof body;
+	h.num_values = 3;
+	h.encoding = PQ_DELTA_BYTE_ARRAY;
+	h.def_encoding = h.rep_encoding = PQ_RLE;
+	pq_page_header_encode(&h, &out);
+	sl_buf_add(&out, body, sizeof body);
+	memset(&cc, 0, sizeof cc);
+	cc.file_offset = 4;
+	cc.has_meta = true;
+	cc.meta.type = PQ_BYTE_ARRAY;
+	cc.meta.nencodings = 1;
+	cc.meta.encodings[0] = PQ_DELTA_BYTE_ARRAY;
+	cc.meta.npath = 1;
+	cc.meta.path[0] = els[1].name;
+	cc.meta.num_values = 3;
+	cc.meta.total_compressed_size = cc.meta.total_uncompressed_size =
+	    (int64_t)out.len - 4;
+	cc.meta.data_page_offset = 4;
+	cc.meta.dictionary_page_offset = -1;
+	memset(&rg, 0, sizeof rg);
+	rg.ncolumns = 1;
+	rg.columns = &cc;
+	rg.num_rows = 3;
+	memset(&m, 0, sizeof m);
+	m.version = 1;
+	m.nschema = 2;
+	m.schema = els;
+	m.num_rows = 3;
+	m.nrow_groups = 1;
+	m.row_groups = &rg;
+	at = out.len;
+	pq_meta_encode(&m, &out);
+	pq_put_u32le(tail, (uint32_t)(out.len - at));
+	memcpy(tail + 4, "PAR1", 4);
+	sl_buf_add(&out, tail, 8);
+	f = sl_parquet_open_buf("dba.parquet", out.p, out.len, &err);
+	b = f ? sl_parquet_read_all(f, NULL, &err) : NULL;
+	if (b == NULL)
+		diag("%s", err.msg);
+	is_str(b ? batch_text(b) : err.msg, "apple;apply;banana",
+	       "DELTA_BYTE_ARRAY: prefixes and suffixes put together");
+	sl_parquet_file_free(f);
+	sl_buf_release(&out);
+}
+
 int main(void)
 {
 	const char *snappy[] = { "compression", "snappy", NULL };
@@ -630,6 +752,8 @@ int main(void)
 	}
 	test_bad_files();
 	test_projection();
+	test_plain_dictionary();
+	test_delta_byte_array();
 	test_writer_errors();
 	test_files();
 	sl_buf_release(&base);

@@ -111,6 +111,11 @@ async function main() {
     `SELECT DISTINCT path_in_schema, encodings, compression FROM parquet_metadata('${dir}/sl-snappy.parquet') WHERE path_in_schema = 's'`)).getRows();
   ok(meta.length === 1 && /RLE_DICTIONARY/.test(String(meta[0][1])) && /SNAPPY/i.test(String(meta[0][2])),
      'sl-snappy.parquet: DuckDB finds column s dictionary encoded, snappy', JSON.stringify(meta, (k, v) => typeof v === 'bigint' ? String(v) : v));
+  const stats = (await con.runAndReadAll(
+    `SELECT path_in_schema, stats_min_value, stats_max_value, CAST(stats_null_count AS VARCHAR)
+       FROM parquet_metadata('${dir}/sl-snappy.parquet') WHERE path_in_schema IN ('i', 's') ORDER BY 1`)).getRows();
+  ok(JSON.stringify(stats) === JSON.stringify([['i', '-1000', '33993', '714'], ['s', 'k0', 'k9', '385']]),
+     'sl-snappy.parquet: DuckDB reads the min/max/null_count statistics', JSON.stringify(stats));
   const groups = (await con.runAndReadAll(
     `SELECT count(DISTINCT row_group_id) FROM parquet_metadata('${dir}/sl-zstd-groups.parquet')`)).getRows();
   ok(Number(groups[0][0]) === 8, 'sl-zstd-groups.parquet: 8 row groups of at most 700 rows', String(groups[0][0]));
