@@ -81,6 +81,11 @@ int sl_parquet_write_buf(const sl_batch *b, const sl_options *opts, sl_buf *out,
 int sl_parquet_write_file(const char *path, const sl_batch *b,
 			  const sl_options *opts, sl_err *err);
 
+/* The part-file extension Spark gives this writer's files:
+ * "snappy.parquet", "zstd.parquet", "gz.parquet", or "parquet" when
+ * uncompressed (a bad codec gives "parquet"; the writer reports it). */
+const char *sl_parquet_ext(const sl_options *opts);
+
 /* ---- reading ---- */
 
 typedef struct sl_parquet_file sl_parquet_file;

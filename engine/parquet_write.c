@@ -940,6 +940,19 @@ int sl_parquet_write_buf(const sl_batch *b, const sl_options *opts, sl_buf *out,
 	return rc;
 }
 
+const char *sl_parquet_ext(const sl_options *opts)
+{
+	const char *c = opts ? sl_options_get(opts, "compression") : NULL;
+	if (c == NULL && opts != NULL)
+		c = sl_options_get(opts, "parquet.compression");
+	switch (pq_codec_parse(c)) {
+	case PQ_SNAPPY: return "snappy.parquet";
+	case PQ_ZSTD: return "zstd.parquet";
+	case PQ_GZIP: return "gz.parquet";
+	default: return "parquet";
+	}
+}
+
 int sl_parquet_write_file(const char *path, const sl_batch *b,
 			  const sl_options *opts, sl_err *err)
 {
