@@ -268,16 +268,13 @@ int sl_lopt_tostring(lua_State *L, const char *kind, const char *format,
 	return 1;
 }
 
-static const luaL_Reg reader_methods[] = { { "format", l_reader_format },
-					   { "option", l_reader_option },
-					   { "options", l_reader_options },
-					   { "schema", l_reader_schema },
-					   { "load", l_reader_load },
-					   { "json", l_reader_json },
-					   { "csv", l_reader_csv },
-					   { "text", l_reader_text },
-					   { "parquet", l_reader_parquet },
-					   { NULL, NULL } };
+static const luaL_Reg reader_methods[] = {
+	{ "format", l_reader_format },   { "option", l_reader_option },
+	{ "options", l_reader_options }, { "schema", l_reader_schema },
+	{ "load", l_reader_load },       { "json", l_reader_json },
+	{ "csv", l_reader_csv },         { "text", l_reader_text },
+	{ "parquet", l_reader_parquet }, { NULL, NULL }
+};
 
 /* ---- DataFrameWriter ---- */
 
@@ -427,16 +424,13 @@ static int l_writer_tostring(lua_State *L)
 	return 1;
 }
 
-static const luaL_Reg writer_methods[] = { { "format", l_writer_format },
-					   { "mode", l_writer_mode },
-					   { "option", l_writer_option },
-					   { "options", l_writer_options },
-					   { "save", l_writer_save },
-					   { "json", l_writer_json },
-					   { "csv", l_writer_csv },
-					   { "text", l_writer_text },
-					   { "parquet", l_writer_parquet },
-					   { NULL, NULL } };
+static const luaL_Reg writer_methods[] = {
+	{ "format", l_writer_format },   { "mode", l_writer_mode },
+	{ "option", l_writer_option },   { "options", l_writer_options },
+	{ "save", l_writer_save },       { "json", l_writer_json },
+	{ "csv", l_writer_csv },         { "text", l_writer_text },
+	{ "parquet", l_writer_parquet }, { NULL, NULL }
+};
 
 /* __index: methods, else "DataFrameReader has no method 'x'". */
 static int l_builder_index(lua_State *L)
