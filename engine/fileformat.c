@@ -2,8 +2,8 @@
  * fileformat: the format-independent half of the file data sources: file
  * listing (incl. the file sink's _spark_metadata log), reading a whole file
  * into memory, mode options, Java-compatible text -> number conversions,
- * the text format, dispatch of infer/read/write to json.c and csv.c, and
- * durable writes (temp file, fsync, link: never overwrites).
+ * the text format, dispatch of infer/read/write to json.c, csv.c and
+ * parquet.h (which reads and writes whole files itself), and durable writes (temp file, fsync, link: never overwrites).
  *
  * A file's bytes are read straight into one arena that the string columns
  * of the resulting batch share (see json.c): no second copy.
@@ -11,7 +11,8 @@
  * Choices where Spark leaves freedom: an empty batch written with
  * write_dir produces no part file, only _SUCCESS (Spark 3 writes one empty
  * part file for a json/csv DataFrame with no rows; the reader sees the same
- * zero rows either way).  Paths in messages are shown as Spark does
+ * zero rows either way); Parquet does write its one part file, whose
+ * footer keeps the schema for the next read.  Paths in messages are shown as Spark does
  * ("file:/abs/path").  Never prints.
  */
 #include "fileformat.h"
@@ -1108,7 +1109,9 @@ int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 	}
 	if ((rc = mkdirs(dir, err)) != 0)
 		return rc;
-	if (b->nrows > 0) {
+	if (b->nrows > 0 || is_fmt(format, "parquet")) {
+		/* Spark writes one part file for an empty DataFrame in Parquet:
+		 * its footer keeps the schema */
 		uuid4(uuid);
 		snprintf(name, sizeof name, "part-00000-%s-c000.%s", uuid,
 			 is_fmt(format, "text")      ? "txt"
