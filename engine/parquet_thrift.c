@@ -836,6 +836,10 @@ static void enc_schema_el(tw *w, const pq_schema_el *e)
 		tw_i32(w, 5, e->num_children);
 	if (e->converted != PQ_CT_NONE)
 		tw_i32(w, 6, e->converted);
+	if (e->converted == PQ_CT_DECIMAL) {
+		tw_i32(w, 7, e->scale);
+		tw_i32(w, 8, e->precision);
+	}
 	if (e->logical != PQ_LT_NONE)
 		enc_logical(w, e);
 	tw_end(w);

@@ -629,22 +629,14 @@ static void test_plain_dictionary(void)
 	sl_type_free(st);
 }
 
-/* A file made by hand: one REQUIRED string column whose only page is
- * DELTA_BYTE_ARRAY (Encodings.md: prefix lengths and suffix lengths, each
- * DELTA_BINARY_PACKED, then the suffix bytes), which DuckDB does not
- * write.  Values: apple, apply (prefix 4 + "y"), banana. */
-static void test_delta_byte_array(void)
+/* A one-column file made by hand around one uncompressed data page:
+ * for page kinds our writer never makes.  leaf: the column's schema
+ * element (REQUIRED, so the page has no levels).  Returns the rows as
+ * batch_text gives them, or the error. */
+static const char *handmade(pq_schema_el leaf, int enc, const uint8_t *body,
+			    size_t nbody, int nvalues)
 {
-	static const uint8_t body[] = {
-		/* prefix lengths 0,4,0: block 128, 4 miniblocks, 3 values,
-		 * first 0; min delta -4, widths 4,0,0,0; deltas 8,0 */
-		0x80, 0x01, 0x04, 0x03, 0x00, 0x07, 0x04, 0, 0, 0, 0x08, 0, 0,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		/* suffix lengths 5,1,6: first 5; min -4; deltas 0,9 */
-		0x80, 0x01, 0x04, 0x03, 0x0a, 0x07, 0x04, 0, 0, 0, 0x90, 0, 0,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'a', 'p', 'p', 'l', 'e',
-		'y', 'b', 'a', 'n', 'a', 'n', 'a'
-	};
+	static char text[8192];
 	pq_schema_el els[2];
 	pq_column_chunk cc;
 	pq_row_group rg;
@@ -662,30 +654,26 @@ static void test_delta_byte_array(void)
 	els[0].name = (pq_bytes){ (const uint8_t *)"schema", 6, true };
 	els[0].num_children = 1;
 	els[0].converted = PQ_CT_NONE;
-	els[1].type = PQ_BYTE_ARRAY;
-	els[1].rep = PQ_REQUIRED;
-	els[1].name = (pq_bytes){ (const uint8_t *)"s", 1, true };
-	els[1].num_children = -1;
-	els[1].converted = PQ_CT_UTF8;
+	els[1] = leaf;
 	sl_buf_init(&out);
 	sl_buf_add(&out, "PAR1", 4);
 	memset(&h, 0, sizeof h);
 	h.type = PQ_DATA_PAGE;
-	h.uncompressed_size = h.compressed_size = (int32_t)sizeof body;
-	h.num_values = 3;
-	h.encoding = PQ_DELTA_BYTE_ARRAY;
+	h.uncompressed_size = h.compressed_size = (int32_t)nbody;
+	h.num_values = nvalues;
+	h.encoding = enc;
 	h.def_encoding = h.rep_encoding = PQ_RLE;
 	pq_page_header_encode(&h, &out);
-	sl_buf_add(&out, body, sizeof body);
+	sl_buf_add(&out, body, nbody);
 	memset(&cc, 0, sizeof cc);
 	cc.file_offset = 4;
 	cc.has_meta = true;
-	cc.meta.type = PQ_BYTE_ARRAY;
+	cc.meta.type = leaf.type;
 	cc.meta.nencodings = 1;
-	cc.meta.encodings[0] = PQ_DELTA_BYTE_ARRAY;
+	cc.meta.encodings[0] = enc;
 	cc.meta.npath = 1;
-	cc.meta.path[0] = els[1].name;
-	cc.meta.num_values = 3;
+	cc.meta.path[0] = leaf.name;
+	cc.meta.num_values = nvalues;
 	cc.meta.total_compressed_size = cc.meta.total_uncompressed_size =
 	    (int64_t)out.len - 4;
 	cc.meta.data_page_offset = 4;
@@ -693,12 +681,12 @@ static void test_delta_byte_array(void)
 	memset(&rg, 0, sizeof rg);
 	rg.ncolumns = 1;
 	rg.columns = &cc;
-	rg.num_rows = 3;
+	rg.num_rows = nvalues;
 	memset(&m, 0, sizeof m);
 	m.version = 1;
 	m.nschema = 2;
 	m.schema = els;
-	m.num_rows = 3;
+	m.num_rows = nvalues;
 	m.nrow_groups = 1;
 	m.row_groups = &rg;
 	at = out.len;
@@ -706,14 +694,78 @@ static void test_delta_byte_array(void)
 	pq_put_u32le(tail, (uint32_t)(out.len - at));
 	memcpy(tail + 4, "PAR1", 4);
 	sl_buf_add(&out, tail, 8);
-	f = sl_parquet_open_buf("dba.parquet", out.p, out.len, &err);
+	f = sl_parquet_open_buf("hand.parquet", out.p, out.len, &err);
 	b = f ? sl_parquet_read_all(f, NULL, &err) : NULL;
-	if (b == NULL)
-		diag("%s", err.msg);
-	is_str(b ? batch_text(b) : err.msg, "apple;apply;banana",
-	       "DELTA_BYTE_ARRAY: prefixes and suffixes put together");
+	snprintf(text, sizeof text, "%s", b ? batch_text(b) : err.msg);
 	sl_parquet_file_free(f);
 	sl_buf_release(&out);
+	return text;
+}
+
+static pq_schema_el leaf_el(const char *name, int type, int converted)
+{
+	pq_schema_el e;
+	memset(&e, 0, sizeof e);
+	e.type = type;
+	e.rep = PQ_REQUIRED;
+	e.name =
+	    (pq_bytes){ (const uint8_t *)name, (uint32_t)strlen(name), true };
+	e.num_children = -1;
+	e.converted = converted;
+	return e;
+}
+
+/* DELTA_BYTE_ARRAY (Encodings.md: prefix lengths and suffix lengths, each
+ * DELTA_BINARY_PACKED, then the suffix bytes), which DuckDB does not
+ * write.  Values: apple, apply (prefix 4 + "y"), banana. */
+static void test_delta_byte_array(void)
+{
+	static const uint8_t body[] = {
+		/* prefix lengths 0,4,0: block 128, 4 miniblocks, 3 values,
+		 * first 0; min delta -4, widths 4,0,0,0; deltas 8,0 */
+		0x80, 0x01, 0x04, 0x03, 0x00, 0x07, 0x04, 0, 0, 0, 0x08, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		/* suffix lengths 5,1,6: first 5; min -4; deltas 0,9 */
+		0x80, 0x01, 0x04, 0x03, 0x0a, 0x07, 0x04, 0, 0, 0, 0x90, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'a', 'p', 'p', 'l', 'e',
+		'y', 'b', 'a', 'n', 'a', 'n', 'a'
+	};
+	is_str(handmade(leaf_el("s", PQ_BYTE_ARRAY, PQ_CT_UTF8),
+			PQ_DELTA_BYTE_ARRAY, body, sizeof body, 3),
+	       "apple;apply;banana",
+	       "DELTA_BYTE_ARRAY: prefixes and suffixes put together");
+}
+
+/* INT96, the timestamps Spark (spark.sql.parquet.outputTimestampType's
+ * default) and Hive write: nanoseconds of the day, then the Julian day,
+ * little-endian.  Julian day 2461042 is 2026-01-01. */
+static void test_int96(void)
+{
+	uint8_t body[24];
+	int64_t nanos[2] = { 1500000000LL, 86399999999000LL };
+	uint32_t day[2] = { 2461042, 2440587 };
+	int k;
+	for (k = 0; k < 2; k++) {
+		memcpy(body + 12 * k, &nanos[k], 8);
+		pq_put_u32le(body + 12 * k + 8, day[k]);
+	}
+	is_str(handmade(leaf_el("ts", PQ_INT96, PQ_CT_NONE), PQ_PLAIN, body,
+			sizeof body, 2),
+	       "2026-01-01 00:00:01.5;1969-12-31 23:59:59.999999",
+	       "INT96: Spark's legacy timestamps read as TIMESTAMP");
+}
+
+/* DECIMAL in a FIXED_LEN_BYTE_ARRAY (big-endian two's complement), as
+ * Spark writes decimals: read as DOUBLE. */
+static void test_flba_decimal(void)
+{
+	static const uint8_t body[] = { 0x00, 0x30, 0x39, 0xff, 0xcf, 0xc7 };
+	pq_schema_el e = leaf_el("price", PQ_FLBA, PQ_CT_DECIMAL);
+	e.type_length = 3;
+	e.scale = 2;
+	e.precision = 6;
+	is_str(handmade(e, PQ_PLAIN, body, sizeof body, 2), "123.45;-123.45",
+	       "FIXED_LEN_BYTE_ARRAY DECIMAL(6, 2) read as DOUBLE");
 }
 
 int main(void)
@@ -754,6 +806,8 @@ int main(void)
 	test_projection();
 	test_plain_dictionary();
 	test_delta_byte_array();
+	test_int96();
+	test_flba_decimal();
 	test_writer_errors();
 	test_files();
 	sl_buf_release(&base);
