@@ -509,10 +509,12 @@ static uint32_t unpack1(const uint8_t *p, const uint8_t *end, int64_t pos,
 	uint64_t bit = (uint64_t)pos * (uint64_t)bw, w = 0;
 	const uint8_t *q = p + (bit >> 3);
 	size_t k, avail = (size_t)(end - q);
-	if (avail > 8)
-		avail = 8;
-	for (k = 0; k < avail; k++)
-		w |= (uint64_t)q[k] << (8 * k);
+	if (avail >= 8) {
+		memcpy(&w, q, 8); /* little-endian hosts, as the writer */
+	} else {
+		for (k = 0; k < avail; k++)
+			w |= (uint64_t)q[k] << (8 * k);
+	}
 	return (uint32_t)((w >> (bit & 7)) & ((UINT64_C(1) << bw) - 1));
 }
 
@@ -953,9 +955,54 @@ static int delta_decode(rd *r, int enc, const uint8_t *p, size_t n, int64_t nn,
 
 /* The values of one page, given its definition levels in r->defs[done..]
  * (or none when the leaf is required) and num values (rows). */
+/* The column slot is the physical value itself: no conversion. */
+static bool identity(const rd *r)
+{
+	int c = r->n->conv;
+	return c == CV_BOOL || c == CV_I32 || c == CV_I64 ||
+	       c == CV_TS_MICROS || c == CV_DOUBLE || c == CV_BYTES;
+}
+
+#define SCATTER(T)                                                             \
+	do {                                                                   \
+		T *dst = (T *)r->col->data + r->done;                          \
+		const T *s = src;                                              \
+		if (ids != NULL && nn == num) {                                \
+			for (i = 0; i < num; i++)                              \
+				dst[i] = s[ids[i]];                            \
+		} else if (ids != NULL) {                                      \
+			for (i = 0, k = 0; i < num; i++)                       \
+				if (d[i] == maxd)                              \
+					dst[i] = s[ids[k++]];                  \
+		} else if (nn == num) {                                        \
+			memcpy(dst, s, (size_t)num * sizeof(T));               \
+		} else {                                                       \
+			for (i = 0, k = 0; i < num; i++)                       \
+				if (d[i] == maxd)                              \
+					dst[i] = s[k++];                       \
+		}                                                              \
+	} while (0)
+
+/* Values src (dictionary entries picked by ids, or in order when ids is
+ * NULL) into the rows of the page whose level is the maximum. */
+static void scatter(rd *r, const void *src, const uint32_t *ids,
+		    const uint8_t *d, int64_t num, int64_t nn, int maxd,
+		    size_t ps)
+{
+	int64_t i, k;
+	switch (ps) {
+	case 1: SCATTER(uint8_t); break;
+	case 4: SCATTER(uint32_t); break;
+	case 8: SCATTER(uint64_t); break;
+	default: SCATTER(sl_str); break;
+	}
+}
+
 static int page_values(rd *r, int enc, const uint8_t *p, size_t n, int64_t num,
 		       sl_err *err)
 {
+	const void *src;
+	const uint32_t *ids = NULL;
 	int64_t i, nn = 0, k = 0;
 	size_t ps = psize(r->m->type);
 	int maxd = r->n->def;
@@ -1004,21 +1051,24 @@ static int page_values(rd *r, int enc, const uint8_t *p, size_t n, int64_t num,
 				    "column '%s': corrupt RLE/bit-packed "
 				    "values",
 				    r->cname);
-		for (i = 0; i < nn; i++) {
-			if (enc == PQ_RLE) {
+		if (enc == PQ_RLE) {
+			for (i = 0; i < nn; i++)
 				((uint8_t *)r->pv)[i] = (uint8_t)r->u32[i];
-				continue;
-			}
-			if (r->u32[i] >= (uint64_t)r->ndict)
+		} else {
+			uint32_t top = 0;
+			for (i = 0; i < nn; i++)
+				top = r->u32[i] > top ? r->u32[i] : top;
+			if (nn > 0 && top >= (uint64_t)r->ndict) {
+				for (i = 0; r->u32[i] < (uint64_t)r->ndict;)
+					i++;
 				return ferr(r->f, err,
 					    "column '%s': dictionary index %u "
 					    "out of range (dictionary has %lld "
 					    "values)",
 					    r->cname, r->u32[i],
 					    (long long)r->ndict);
-			memcpy((char *)r->pv + (size_t)i * ps,
-			       (const char *)r->dict + (size_t)r->u32[i] * ps,
-			       ps);
+			}
+			ids = r->u32;
 		}
 	} else if (enc == PQ_DELTA_BINARY_PACKED ||
 		   enc == PQ_DELTA_LENGTH_BYTE_ARRAY ||
@@ -1030,13 +1080,27 @@ static int page_values(rd *r, int enc, const uint8_t *p, size_t n, int64_t num,
 		return ferr(r->f, err, "unsupported encoding %s in column '%s'",
 			    enc_name(enc), r->cname);
 	}
+	src = ids != NULL ? r->dict : r->pv;
+	if (identity(r)) {
+		scatter(r, src, ids, d, num, nn, maxd, ps);
+		for (i = 0; nn < num && i < num; i++)
+			if (d[i] != maxd &&
+			    sl_col_set_null(r->col, r->done + i) != 0)
+				return sl_err_nomem(err);
+		return 0;
+	}
 	for (i = 0; i < num; i++) {
 		int64_t row = r->done + i;
-		if (d[i] == maxd)
+		if (d[i] != maxd) {
+			if (sl_col_set_null(r->col, row) != 0)
+				return sl_err_nomem(err);
+			continue;
+		}
+		if (ids != NULL)
 			put_value(r, row,
-				  (const char *)r->pv + (size_t)k++ * ps);
-		else if (sl_col_set_null(r->col, row) != 0)
-			return sl_err_nomem(err);
+				  (const char *)src + (size_t)ids[k++] * ps);
+		else
+			put_value(r, row, (const char *)src + (size_t)k++ * ps);
 	}
 	return 0;
 }
@@ -1306,8 +1370,9 @@ static int read_leaf(sl_parquet_file *f, int g, int k, int64_t nrows,
 		rc = sl_err_nomem(err);
 		goto out;
 	}
-	if (n->type->kind == SL_STRING || n->type->kind == SL_BINARY)
-		memset(r.col->data, 0, (size_t)nrows * sizeof(sl_str));
+	/* not zeroed: every row is written (a value or a null) before the
+	 * column is handed out, and nothing proportional to the footer's
+	 * claimed row count is touched before the pages back it up */
 	rc = read_pages(&r, err);
 out:
 	free(r.dict);

@@ -400,6 +400,16 @@ static int gather(sl_parquet_writer *w, chunk *c, sl_err *err)
 		chain[0] = bt->cols[l->idx[0]];
 		for (d = 1; d < l->depth; d++)
 			chain[d] = chain[d - 1]->child[l->idx[d]];
+		if (l->depth == 1 && chain[0]->nulls == NULL) {
+			/* the common case: a top-level column without nulls */
+			for (i = 0; i < bt->nrows; i++)
+				w->defs[r + i] = (uint32_t)l->max_def;
+			memcpy((char *)w->vals + v * c->vwidth, chain[0]->data,
+			       (size_t)(bt->nrows * c->vwidth));
+			r += bt->nrows;
+			v += bt->nrows;
+			continue;
+		}
 		for (i = 0; i < bt->nrows; i++, r++) {
 			int def = 0;
 			const sl_col *leaf = chain[l->depth - 1];
@@ -437,6 +447,16 @@ static uint64_t val_hash(const chunk *c, const void *p)
 	uint64_t h = 1469598103934665603ull;
 	const uint8_t *s;
 	size_t n, k;
+	if (c->vwidth == 8 || c->vwidth == 4) {
+		uint64_t x = 0;
+		memcpy(&x, p, (size_t)c->vwidth);
+		/* murmur3's fmix64: doubles differ in their high bits */
+		x ^= x >> 33;
+		x *= 0xff51afd7ed558ccdull;
+		x ^= x >> 33;
+		x *= 0xc4ceb9fe1a85ec53ull;
+		return x ^ (x >> 33);
+	}
 	if (c->l->ptype == PQ_BYTE_ARRAY) {
 		const sl_str *x = p;
 		s = (const uint8_t *)x->p;
@@ -452,6 +472,18 @@ static uint64_t val_hash(const chunk *c, const void *p)
 
 static bool val_eq(const chunk *c, const void *a, const void *b)
 {
+	if (c->vwidth == 8) {
+		uint64_t x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return x == y;
+	}
+	if (c->vwidth == 4) {
+		uint32_t x, y;
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return x == y;
+	}
 	if (c->l->ptype == PQ_BYTE_ARRAY) {
 		const sl_str *x = a, *y = b;
 		return x->len == y->len && memcmp(x->p, y->p, x->len) == 0;
@@ -481,17 +513,39 @@ static void plain_add(const chunk *c, const void *p, sl_buf *out)
 
 /* Step 2: the dictionary.  Ids go to w->ids, the distinct values PLAIN
  * encoded to w->dictbuf.  Leaves use_dict false when it does not pay. */
+/* Double the table of dictionary ids (index + 1, 0 = empty), keeping it
+ * at most half full: sized by the dictionary, not by the rows, so a small
+ * dictionary's table stays in cache. */
+static uint32_t *rehash(const chunk *c, const sl_parquet_writer *w,
+			uint32_t *slot, size_t *cap, const int64_t *first)
+{
+	size_t nc = *cap * 2, mask = nc - 1, h;
+	uint32_t *n = calloc(nc, sizeof *n);
+	int64_t k;
+	if (n == NULL)
+		return NULL;
+	for (k = 0; k < c->ndict; k++) {
+		h = (size_t)val_hash(c, (const char *)w->vals +
+					    first[k] * c->vwidth) &
+		    mask;
+		while (n[h] != 0)
+			h = (h + 1) & mask;
+		n[h] = (uint32_t)k + 1;
+	}
+	free(slot);
+	*cap = nc;
+	return n;
+}
+
 static int try_dict(sl_parquet_writer *w, chunk *c, sl_err *err)
 {
-	size_t cap = 64, mask, dictsz = 0, plainsz = 0;
+	size_t cap = 1024, mask, dictsz = 0, plainsz = 0;
 	uint32_t *slot;
 	int64_t i, *first;
 	c->use_dict = false;
 	sl_buf_clear(&w->dictbuf);
 	if (!w->dict || c->l->ptype == PQ_BOOLEAN || c->nvals == 0)
 		return 0;
-	while (cap < (size_t)c->nvals * 2)
-		cap <<= 1;
 	mask = cap - 1;
 	slot = calloc(cap, sizeof *slot);
 	first = malloc(((size_t)c->nvals + 1) * sizeof *first);
@@ -521,6 +575,18 @@ static int try_dict(sl_parquet_writer *w, chunk *c, sl_err *err)
 			plain_add(c, p, &w->dictbuf);
 			if ((int64_t)dictsz > w->dict_bytes)
 				break;
+			w->ids[i] = (uint32_t)c->ndict - 1;
+			if ((size_t)c->ndict * 2 > cap) {
+				uint32_t *n = rehash(c, w, slot, &cap, first);
+				if (n == NULL) {
+					free(slot);
+					free(first);
+					return sl_err_nomem(err);
+				}
+				slot = n;
+				mask = cap - 1;
+			}
+			continue;
 		}
 		w->ids[i] = slot[h] - 1;
 	}
