@@ -118,7 +118,10 @@ sl_batch *sl_parquet_read_all(sl_parquet_file *f, sl_type *schema, sl_err *err);
 
 /* fileformat's shapes: a whole file as one batch (schema NULL: the
  * file's), and the schema of a list of files (the first file's footer, as
- * Spark without mergeSchema).  opts is reserved (may be NULL). */
+ * Spark without mergeSchema; Spark's sentence when there is none).  opts
+ * (may be NULL): ignoreCorruptFiles=true, as Spark's, skips a file that
+ * is not valid Parquet (it reads as no rows; inference takes the first
+ * good file).  A missing file is an error either way. */
 sl_batch *sl_parquet_read_file(const char *path, sl_type *schema,
 			       const sl_options *opts, sl_err *err);
 sl_type *sl_parquet_infer(char *const *files, int nfiles,

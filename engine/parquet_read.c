@@ -1540,34 +1540,56 @@ sl_batch *sl_parquet_read_all(sl_parquet_file *f, sl_type *schema, sl_err *err)
 	return out;
 }
 
+/* Option ignoreCorruptFiles (Spark's): a file that is not valid Parquet
+ * (SL_EDATA) is skipped instead of failing the read. */
+static bool ignore_corrupt(const sl_options *opts, int rc)
+{
+	const char *v =
+	    opts ? sl_options_get(opts, "ignoreCorruptFiles") : NULL;
+	return rc == SL_EDATA && v != NULL && strcasecmp(v, "true") == 0;
+}
+
 sl_batch *sl_parquet_read_file(const char *path, sl_type *schema,
 			       const sl_options *opts, sl_err *err)
 {
-	sl_parquet_file *f = sl_parquet_open(path, err);
-	sl_batch *b;
-	(void)opts;
-	if (f == NULL)
-		return NULL;
-	b = sl_parquet_read_all(f, schema, err);
-	sl_parquet_file_free(f);
+	sl_err mine;
+	sl_parquet_file *f;
+	sl_batch *b = NULL;
+	if (err == NULL)
+		err = &mine;
+	f = sl_parquet_open(path, err);
+	if (f != NULL) {
+		b = sl_parquet_read_all(f, schema, err);
+		sl_parquet_file_free(f);
+	}
+	if (b == NULL && schema != NULL && ignore_corrupt(opts, err->code)) {
+		b = sl_batch_empty(schema);
+		if (b == NULL)
+			sl_err_nomem(err);
+	}
 	return b;
 }
 
 sl_type *sl_parquet_infer(char *const *files, int nfiles,
 			  const sl_options *opts, sl_err *err)
 {
-	sl_parquet_file *f;
+	sl_parquet_file *f = NULL;
 	sl_type *t;
-	(void)opts;
-	if (nfiles <= 0) {
+	sl_err mine;
+	int k;
+	if (err == NULL)
+		err = &mine;
+	for (k = 0; k < nfiles && f == NULL; k++) {
+		f = sl_parquet_open(files[k], err);
+		if (f == NULL && !ignore_corrupt(opts, err->code))
+			return NULL;
+	}
+	if (f == NULL) {
 		sl_err_set(err, SL_EANALYSIS,
-			   "Unable to infer schema for Parquet. It must be "
-			   "specified manually.");
+			   "[UNABLE_TO_INFER_SCHEMA] Unable to infer schema "
+			   "for Parquet. It must be specified manually.");
 		return NULL;
 	}
-	f = sl_parquet_open(files[0], err);
-	if (f == NULL)
-		return NULL;
 	t = sl_type_ref(f->schema);
 	sl_parquet_file_free(f);
 	return t;

@@ -59,6 +59,11 @@ bad:write("this is not parquet\n")
 bad:close()
 T.errors(function() spark.read:parquet(dir .. "/bad.parquet") end,
   "parquet: '.*bad%.parquet' is not a Parquet file", "a bad file is named")
+os.execute("cp '" .. dir .. "/bad.parquet' '" .. dir .. "/p/part-00001-bad.parquet'")
+T.errors(function() spark.read:parquet(dir .. "/p") end,
+  "part%-00001%-bad%.parquet' is not a Parquet file", "a corrupt file among good ones fails the read")
+T.is(spark.read:option("ignoreCorruptFiles", true):parquet(dir .. "/p"):count(), 3,
+  "ignoreCorruptFiles skips it, as Spark")
 
 os.execute("rm -rf '" .. dir .. "'")
 T.done()
