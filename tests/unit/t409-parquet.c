@@ -768,6 +768,56 @@ static void test_flba_decimal(void)
 	       "FIXED_LEN_BYTE_ARRAY DECIMAL(6, 2) read as DOUBLE");
 }
 
+/* Structs inside structs: a definition level per optional level of the
+ * path, a NULL at each level coming back at that level. */
+static void test_nested(void)
+{
+	sl_type *st = schema_of("o STRUCT<a: STRUCT<b: INT, c: STRING>, "
+				"d DOUBLE NOT NULL>, k INT NOT NULL");
+	sl_col *c[2];
+	sl_batch *b, *got = NULL;
+	sl_buf out;
+	sl_err err;
+	sl_parquet_file *f;
+	int64_t i, n = 50;
+	c[0] = sl_col_new(st->fields[0].type, n);
+	c[1] = sl_col_new(st->fields[1].type, n);
+	for (i = 0; i < n; i++) {
+		sl_col *a = c[0]->child[0];
+		sl_col_i32(a->child[0])[i] = (int32_t)i;
+		sl_col_set_str(a->child[1], i, "xyz", (size_t)(i % 4));
+		sl_col_f64(c[0]->child[1])[i] = i * 0.5;
+		sl_col_i32(c[1])[i] = (int32_t)(i * 3);
+		if (i % 5 == 1)
+			sl_col_set_null(c[0], i);
+		if (i % 5 == 2)
+			sl_col_set_null(a, i);
+		if (i % 5 == 3)
+			sl_col_set_null(a->child[0], i);
+		if (i % 7 == 4)
+			sl_col_set_null(a->child[1], i);
+	}
+	b = sl_batch_new(st, n, c);
+	sl_buf_init(&out);
+	ok(sl_parquet_write_buf(b, NULL, &out, &err) == 0, "nested: written");
+	f = open_buf(&out, &err);
+	if (f != NULL)
+		got = sl_parquet_read_all(f, NULL, &err);
+	ok(got != NULL && same_rows(b, got) &&
+	       sl_type_equal(sl_parquet_file_schema(f), st),
+	   "nested: struct in struct, NULL at every level, back as written");
+	for (i = 0; got != NULL && i < n; i++)
+		if (sl_col_isnull(got->cols[0]->child[0], i) !=
+		    (i % 5 == 1 || i % 5 == 2))
+			break;
+	ok(got != NULL && i == n, "nested: the inner struct's NULLs");
+	sl_batch_free(got);
+	sl_parquet_file_free(f);
+	sl_batch_free(b);
+	sl_buf_release(&out);
+	sl_type_free(st);
+}
+
 int main(void)
 {
 	const char *snappy[] = { "compression", "snappy", NULL };
@@ -791,6 +841,7 @@ int main(void)
 	roundtrip("one row", NULL, 1, 1, 1);
 	roundtrip("no rows", NULL, 0, 1, 0);
 	test_schema();
+	test_nested();
 	test_footer();
 	{
 		sl_type *st = schema_of(DDL);
