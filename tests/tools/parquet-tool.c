@@ -7,6 +7,10 @@
  *                            dictionary on and off, row groups) from one
  *                            generated table, and DIR/expected.jsonl
  *   parquet-tool cat FILE    prints "schema: <DDL>" and the rows
+ *   parquet-tool fuzz FILE N reads N damaged copies of FILE (bytes
+ *                            changed, or cut short); prints "ok" when every
+ *                            read either worked or failed with a one-line
+ *                            "parquet: " error, else the first bad one
  *
  * Rows are JSON arrays in a canonical form both sides can produce: INT a
  * number, BIGINT and TIMESTAMP (microseconds) strings (JSON numbers lose
@@ -199,12 +203,65 @@ static int cat(const char *file)
 	return 0;
 }
 
+static int fuzz(const char *file, int n)
+{
+	sl_err err;
+	char *data = NULL;
+	size_t len = 0, cap = 0, got;
+	FILE *fp = fopen(file, "rb");
+	int k, bad = 0;
+	if (fp == NULL)
+		return 1;
+	do {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			data = realloc(data, cap);
+		}
+		got = fread(data + len, 1, cap - len, fp);
+		len += got;
+	} while (got > 0);
+	fclose(fp);
+	srand(15);
+	for (k = 0; k < n && !bad; k++) {
+		char *p = malloc(len);
+		size_t l = len;
+		int j;
+		sl_parquet_file *f;
+		sl_batch *b = NULL;
+		memcpy(p, data, len);
+		if (k % 5 == 4) {
+			l = (size_t)rand() % len;
+		} else {
+			for (j = 0; j < 1 + rand() % 8; j++)
+				p[(size_t)rand() % len] = (char)rand();
+		}
+		f = sl_parquet_open_buf("fuzz.parquet", p, l, &err);
+		if (f != NULL)
+			b = sl_parquet_read_all(f, NULL, &err);
+		if (b == NULL && (strncmp(err.msg, "parquet: ", 9) != 0 ||
+				  strchr(err.msg, '\n') != NULL)) {
+			printf("damaged copy %d: '%s'\n", k, err.msg);
+			bad = 1;
+		}
+		sl_batch_free(b);
+		sl_parquet_file_free(f);
+		free(p);
+	}
+	free(data);
+	if (!bad)
+		printf("ok\n");
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "fuzz") == 0)
+		return fuzz(argv[2], atoi(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "write") == 0)
 		return write_all(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "cat") == 0)
 		return cat(argv[2]);
-	fprintf(stderr, "usage: parquet-tool write DIR | cat FILE\n");
+	fprintf(stderr,
+		"usage: parquet-tool write DIR | cat FILE | fuzz FILE N\n");
 	return 2;
 }

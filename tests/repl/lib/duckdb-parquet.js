@@ -6,7 +6,8 @@
 //    DIR/expected.jsonl, row for row.
 // 2. DuckDB writes Parquet (dictionary, several row groups, nulls, snappy,
 //    zstd, gzip, none, data page V2); `parquet-tool cat` must give the rows
-//    DuckDB reads back from the same file.
+//    DuckDB reads back from the same file, and damaged copies of each file
+//    (`parquet-tool fuzz`) must fail with one-line errors, never crash.
 // Prints TAP.
 'use strict';
 const { execFileSync } = require('child_process');
@@ -166,6 +167,8 @@ async function main() {
        'dec9 DOUBLE, dec18 DOUBLE, day TIMESTAMP, bin BINARY, nothing STRING',
        `${name}: the schema from DuckDB's footer`, lines[0]);
     compare(`${name}: streamlab reads every row DuckDB wrote (${lines[1]})`, rows, readJsonl(lines.slice(2).join('\n')));
+    const fz = execFileSync(tool, ['fuzz', file, '300'], { encoding: 'utf8' }).trim();
+    ok(fz === 'ok', `${name}: 300 damaged copies never crash the reader, errors are one line`, fz);
   }
   const v2 = (await con.runAndReadAll(
     `SELECT string_agg(DISTINCT encodings, ',') FROM parquet_metadata('${dir}/dd-v2.parquet')`)).getRows();
