@@ -90,8 +90,9 @@ const char *sl_parquet_ext(const sl_options *opts);
 
 typedef struct sl_parquet_file sl_parquet_file;
 
-/* Open a file: reads it whole, checks the magic and decodes the footer.
- * Errors name path. */
+/* Open a file: checks the magic and decodes the footer, reading only
+ * those; reads later read only the column chunks they decode (the handle
+ * keeps the file open until _free).  Errors name path. */
 sl_parquet_file *sl_parquet_open(const char *path, sl_err *err);
 /* The same over bytes in memory (borrowed: they must outlive the handle);
  * name is used in error messages. */

@@ -2,8 +2,10 @@
  * parquet_read: Parquet files -> batches, one row group at a time, only
  * the columns asked for.
  *
- * Opening checks the magic at both ends, that the footer length fits in
- * the file, decodes the footer (parquet_thrift.c checks every count) and
+ * sl_parquet_open reads only the footer; a read then reads (pread) only
+ * the column chunks it decodes, so a projection costs a fraction of the
+ * file.  Opening checks the magic at both ends, that the footer length
+ * fits in the file, decodes the footer (parquet_thrift.c checks every count) and
  * builds the schema tree from the flattened SchemaElement list (children
  * counts checked against the elements left, nesting bounded).  Leaves are
  * numbered in that order; leaf i of the tree is column chunk i of every
@@ -33,6 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "timeutil.h"
@@ -74,8 +80,9 @@ typedef struct rnode {
 
 struct sl_parquet_file {
 	char *name;
-	uint8_t *own;
-	const uint8_t *data;
+	int fd;              /* sl_parquet_open: -1 for bytes in memory */
+	uint8_t *own;        /* the footer's bytes, read from fd */
+	const uint8_t *data; /* sl_parquet_open_buf: the whole file */
 	size_t len;
 	pq_meta m;
 	rnode *nodes;
@@ -339,8 +346,40 @@ static int build_schema(sl_parquet_file *f, sl_err *err)
 
 /* ---- opening ---- */
 
+/* n bytes at off: from memory, or read from the file (a file cut short
+ * since its footer was read is an error, not a crash, as with mmap). */
+static int fetch(sl_parquet_file *f, uint64_t off, size_t n, uint8_t *dst,
+		 sl_err *err)
+{
+	size_t got = 0;
+	if (f->data != NULL) {
+		memcpy(dst, f->data + off, n);
+		return 0;
+	}
+	while (got < n) {
+		ssize_t k =
+		    pread(f->fd, dst + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return sl_err_set(err, SL_EIO,
+					  "parquet: cannot read '%s': %s",
+					  f->name, strerror(errno));
+		if (k == 0)
+			return ferr(f, err,
+				    "file is shorter than when it was opened "
+				    "(%llu bytes wanted at %llu)",
+				    (unsigned long long)n,
+				    (unsigned long long)off);
+		got += (size_t)k;
+	}
+	return 0;
+}
+
 static sl_parquet_file *open_bytes(sl_parquet_file *f, sl_err *err)
 {
+	uint8_t head[4], tail[8];
+	const uint8_t *footer;
 	uint32_t flen;
 	int rc;
 	if (f->len < 12) {
@@ -348,25 +387,28 @@ static sl_parquet_file *open_bytes(sl_parquet_file *f, sl_err *err)
 		     f->len);
 		goto fail;
 	}
-	if (memcmp(f->data, "PAR1", 4) != 0) {
+	if (fetch(f, 0, 4, head, err) != 0 ||
+	    fetch(f, f->len - 8, 8, tail, err) != 0)
+		goto fail;
+	if (memcmp(head, "PAR1", 4) != 0) {
 		sl_err_set(err, SL_EDATA,
 			   "parquet: '%s' is not a Parquet file (bad magic at "
 			   "the start)",
 			   f->name);
 		goto fail;
 	}
-	if (memcmp(f->data + f->len - 4, "PARE", 4) == 0) {
+	if (memcmp(tail + 4, "PARE", 4) == 0) {
 		ferr(f, err, "encrypted footers are not supported");
 		goto fail;
 	}
-	if (memcmp(f->data + f->len - 4, "PAR1", 4) != 0) {
+	if (memcmp(tail + 4, "PAR1", 4) != 0) {
 		sl_err_set(err, SL_EDATA,
 			   "parquet: '%s' is not a Parquet file or is "
 			   "truncated (bad magic at the end)",
 			   f->name);
 		goto fail;
 	}
-	flen = pq_get_u32le(f->data + f->len - 8);
+	flen = pq_get_u32le(tail);
 	if (flen > f->len - 12) {
 		ferr(f, err,
 		     "footer length %u is past the start of the file (%zu "
@@ -374,7 +416,19 @@ static sl_parquet_file *open_bytes(sl_parquet_file *f, sl_err *err)
 		     flen, f->len);
 		goto fail;
 	}
-	rc = pq_meta_decode(f->data + f->len - 8 - flen, flen, &f->m, err);
+	if (f->data != NULL) {
+		footer = f->data + f->len - 8 - flen;
+	} else {
+		/* the decoded footer points into these bytes */
+		if ((f->own = malloc((size_t)flen + 1)) == NULL) {
+			sl_err_nomem(err);
+			goto fail;
+		}
+		if (fetch(f, f->len - 8 - flen, flen, f->own, err) != 0)
+			goto fail;
+		footer = f->own;
+	}
+	rc = pq_meta_decode(footer, flen, &f->m, err);
 	if (rc != 0) {
 		char m[SL_ERR_MSG];
 		snprintf(m, sizeof m, "%s", err ? err->msg : "");
@@ -398,6 +452,7 @@ static sl_parquet_file *file_new(const char *name, sl_err *err)
 		sl_err_nomem(err);
 		return NULL;
 	}
+	f->fd = -1;
 	return f;
 }
 
@@ -415,18 +470,25 @@ sl_parquet_file *sl_parquet_open_buf(const char *name, const void *data,
 sl_parquet_file *sl_parquet_open(const char *path, sl_err *err)
 {
 	sl_parquet_file *f = file_new(path, err);
-	char *data;
-	size_t len;
+	struct stat st;
 	if (f == NULL)
 		return NULL;
-	if (sl_fs_read(path, &data, &len, NULL, err) != 0) {
-		sl_err_prefix(err, "parquet");
+	/* Only the footer is read now, and later only the column chunks a
+	 * read asks for: a projection reads a fraction of the file. */
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || fstat(f->fd, &st) != 0) {
+		sl_err_set(err, SL_EIO, "parquet: cannot read '%s': %s", path,
+			   strerror(errno));
 		sl_parquet_file_free(f);
 		return NULL;
 	}
-	f->own = (uint8_t *)data;
-	f->data = f->own;
-	f->len = len;
+	if (!S_ISREG(st.st_mode)) {
+		sl_err_set(err, SL_EIO, "parquet: cannot read '%s': %s", path,
+			   strerror(S_ISDIR(st.st_mode) ? EISDIR : EINVAL));
+		sl_parquet_file_free(f);
+		return NULL;
+	}
+	f->len = (size_t)st.st_size;
 	return open_bytes(f, err);
 }
 
@@ -446,6 +508,8 @@ void sl_parquet_file_free(sl_parquet_file *f)
 	sl_type_free(f->schema);
 	pq_meta_release(&f->m);
 	free(f->own);
+	if (f->fd >= 0)
+		close(f->fd);
 	free(f->name);
 	free(f);
 }
@@ -1288,11 +1352,15 @@ static int data_page(rd *r, const pq_page_header *h, const uint8_t *src,
 	return rc;
 }
 
+static int walk_pages(rd *r, const uint8_t *base, int64_t end, sl_err *err);
+
 static int read_pages(rd *r, sl_err *err)
 {
 	const pq_column_meta *m = r->m;
-	int64_t start = m->data_page_offset, end;
+	int64_t start = m->data_page_offset;
 	size_t limit = r->f->len - 8;
+	uint8_t *buf;
+	int rc;
 	if (m->dictionary_page_offset >= 4 && m->dictionary_page_offset < start)
 		start = m->dictionary_page_offset;
 	if (start < 4 || (uint64_t)start >= limit ||
@@ -1303,7 +1371,24 @@ static int read_pages(rd *r, sl_err *err)
 			    "outside the file",
 			    r->cname, (long long)start,
 			    (long long)m->total_compressed_size);
-	end = start + m->total_compressed_size;
+	if (r->f->data != NULL)
+		return walk_pages(r, r->f->data + start,
+				  m->total_compressed_size, err);
+	buf = malloc((size_t)m->total_compressed_size + 1);
+	if (buf == NULL)
+		return sl_err_nomem(err);
+	rc = fetch(r->f, (uint64_t)start, (size_t)m->total_compressed_size, buf,
+		   err);
+	if (rc == 0)
+		rc = walk_pages(r, buf, m->total_compressed_size, err);
+	free(buf);
+	return rc;
+}
+
+/* The pages of one column chunk, base[0..end). */
+static int walk_pages(rd *r, const uint8_t *base, int64_t end, sl_err *err)
+{
+	int64_t start = 0;
 	while (r->done < r->nrows) {
 		pq_page_header h;
 		size_t used;
@@ -1314,8 +1399,8 @@ static int read_pages(rd *r, sl_err *err)
 				    "column '%s' ends after %lld of %lld rows",
 				    r->cname, (long long)r->done,
 				    (long long)r->nrows);
-		rc = pq_page_header_decode(
-		    r->f->data + start, (size_t)(end - start), &h, &used, err);
+		rc = pq_page_header_decode(base + start, (size_t)(end - start),
+					   &h, &used, err);
 		if (rc != 0) {
 			char msg[SL_ERR_MSG];
 			snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
@@ -1329,7 +1414,7 @@ static int read_pages(rd *r, sl_err *err)
 				    "column '%s': page of %d bytes runs past "
 				    "its column chunk",
 				    r->cname, h.compressed_size);
-		src = r->f->data + start;
+		src = base + start;
 		start += h.compressed_size;
 		if (h.type == PQ_DICTIONARY_PAGE)
 			rc = dict_page(r, &h, src, err);

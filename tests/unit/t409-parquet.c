@@ -583,6 +583,23 @@ static void test_files(void)
 	got = sl_parquet_read_file(path, NULL, NULL, &err);
 	ok(got != NULL && same_rows(b, got), "file: read back");
 	sl_batch_free(got);
+	{
+		/* opened, then cut short by someone else: only the footer was
+		 * read at open, the chunks are read later and found missing */
+		sl_parquet_file *f = sl_parquet_open(path, &err);
+		sl_batch *r = NULL;
+		if (f != NULL && truncate(path, 2000) == 0)
+			r = sl_parquet_read_all(f, NULL, &err);
+		ok(f != NULL && r == NULL &&
+		       strstr(err.msg, "is shorter than when it was opened"),
+		   "file: truncated after opening: an error, not a crash");
+		if (r == NULL)
+			diag("%s", err.msg);
+		sl_batch_free(r);
+		sl_parquet_file_free(f);
+		unlink(path);
+		sl_parquet_write_file(path, b, NULL, &err);
+	}
 	files[0] = path;
 	t = sl_parquet_infer(files, 1, NULL, &err);
 	ok(t != NULL && sl_type_equal(t, st), "file: schema from the footer");
