@@ -765,6 +765,13 @@ static int64_t be_int(const sl_str *s)
 	return (int64_t)v;
 }
 
+/* Values out of the engine's range wrap, as Java's long arithmetic does,
+ * instead of being undefined behaviour. */
+static int64_t wrap_mul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
 static int64_t floordiv(int64_t a, int64_t b)
 {
 	int64_t q = a / b;
@@ -790,7 +797,7 @@ static void put_value(rd *r, int64_t i, const void *v)
 	case CV_TS_MICROS: memcpy(&sl_col_i64(c)[i], v, 8); break;
 	case CV_TS_MILLIS:
 		memcpy(&i64, v, 8);
-		sl_col_i64(c)[i] = i64 * 1000;
+		sl_col_i64(c)[i] = wrap_mul(i64, 1000);
 		break;
 	case CV_TS_NANOS:
 		memcpy(&i64, v, 8);
@@ -798,15 +805,17 @@ static void put_value(rd *r, int64_t i, const void *v)
 		break;
 	case CV_DATE:
 		memcpy(&i32, v, 4);
-		sl_col_i64(c)[i] = (int64_t)i32 * SL_US_PER_DAY;
+		sl_col_i64(c)[i] = wrap_mul(i32, SL_US_PER_DAY);
 		break;
 	case CV_INT96: {
 		const uint8_t *b = v;
 		int64_t nanos;
 		memcpy(&nanos, b, 8);
 		i32 = (int32_t)pq_get_u32le(b + 8);
-		sl_col_i64(c)[i] = ((int64_t)i32 - 2440588) * SL_US_PER_DAY +
-				   floordiv(nanos, 1000);
+		sl_col_i64(c)[i] =
+		    (int64_t)((uint64_t)wrap_mul((int64_t)i32 - 2440588,
+						 SL_US_PER_DAY) +
+			      (uint64_t)floordiv(nanos, 1000));
 		break;
 	}
 	case CV_FLOAT:
