@@ -30,11 +30,18 @@
  *       stays under parquet.dictionary.page.size (default 1 MiB) and is
  *       smaller than PLAIN; otherwise the chunk is PLAIN.
  * Column chunks carry min/max/null_count statistics (strings only when
- * the extremes are at most 64 bytes long).
+ * the extremes are at most 64 bytes long).  Pages are data page V1.
+ *
+ * The reader takes data pages V1 and V2; PLAIN, RLE_DICTIONARY and
+ * PLAIN_DICTIONARY, RLE (booleans), DELTA_BINARY_PACKED,
+ * DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT; snappy,
+ * zstd, gzip, uncompressed (not LZ4, LZO, BROTLI).
  *
  * Errors are one line, name the file and say what is wrong:
- *   "parquet: 'a.parquet' is not a Parquet file (bad magic at the end)"
- *   "parquet: 'a.parquet': unsupported encoding DELTA_BYTE_ARRAY in column 'c'"
+ *   "parquet: 'a.parquet' is not a Parquet file or is truncated (bad
+ *    magic at the end)"
+ *   "parquet: 'a.parquet': unsupported encoding BIT_PACKED for the
+ *    definition levels of column 'c'"
  * Every length, count, offset, bit width and dictionary index read from
  * a file is checked before use: a bad file is an SL_EDATA error, never a
  * crash.  Never prints.

@@ -229,6 +229,27 @@ int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t want,
 /* ---- RLE / bit-packed hybrid (parquet_write.c encodes, parquet_read.c
  * decodes) ---- */
 
+/* parquet_decode.c: a hybrid decoder over p[0..n) with bit width bw
+ * (0..32).  pq_rle_get gives the next n values; false when the data runs
+ * out or is bad (a run value wider than bw, a zero-length run). */
+typedef struct pq_rle {
+	const uint8_t *p, *end;
+	int bw;
+	bool packed;
+	const uint8_t *pk, *pkend;
+	int64_t pos, left;
+	uint32_t val;
+} pq_rle;
+void pq_rle_init(pq_rle *r, const uint8_t *p, size_t n, int bw);
+bool pq_rle_get(pq_rle *r, uint32_t *out, int64_t n);
+/* A ULEB128 varint at r's position (also used by pq_dbp_decode). */
+bool pq_rle_varint(pq_rle *r, uint64_t *v);
+/* DELTA_BINARY_PACKED: exactly want values (the header's count must say
+ * so) from p[0..n) into out; *used gets the bytes taken.  is32: the
+ * arithmetic wraps at 32 bits (INT32 columns, lengths). */
+bool pq_dbp_decode(const uint8_t *p, size_t n, int64_t want, int64_t *out,
+		   size_t *used, bool is32);
+
 /* Bits needed for values up to max (0 for max 0). */
 int pq_bit_width(uint64_t max);
 /* Append the hybrid encoding of v[0..n) with bit width bw to out. */
