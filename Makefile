@@ -2,8 +2,8 @@
 # every test under prove.  Missing Debian packages are installed when run as
 # root; otherwise the one apt command to run is printed.
 
-PKGS     := lua5.4 rdkafka ncursesw readline liblz4
-DEB_PKGS := liblua5.4-dev librdkafka-dev libncurses-dev libreadline-dev liblz4-dev tmux sqlite3 kcat
+PKGS     := lua5.4 rdkafka ncursesw readline liblz4 snappy libzstd zlib
+DEB_PKGS := liblua5.4-dev librdkafka-dev libncurses-dev libreadline-dev liblz4-dev libsnappy-dev libzstd-dev zlib1g-dev tmux sqlite3 kcat
 CC       ?= cc
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -59,9 +59,10 @@ BENCH_SRC  := $(sort $(wildcard bench/*.c))
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay-%)
+TOOL_BIN   := $(BUILD)/tests/tools/parquet-tool
 
 # streamlab is phony: the sub-make decides whether to relink.
-.PHONY: streamlab units all run test bench tidy-run asan valgrind tidy format format-check layers compdb clean deps fuzz asan-quick check-units
+.PHONY: streamlab units duckdb test-readers all run test bench tidy-run asan valgrind tidy format format-check layers compdb clean deps fuzz asan-quick check-units
 
 all: deps streamlab
 
@@ -104,15 +105,38 @@ $(BUILD)/tests/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/fuzz -DFUZZ_NAME=$* -o $@ $< tests/fuzz/replay.c $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
 
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
+
 units: $(BUILD)/.deps-ok
-	@$(MAKE) --no-print-directory DEPS_READY=yes $(UNIT_BIN) $(REPLAY_BIN)
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_BIN)
+
+# DuckDB, the independent Parquet reader and writer of the tests: npm's
+# @duckdb/node-api under $(BUILD)/node_modules, when node is there.
+DUCKDB_JS := $(BUILD)/node_modules/@duckdb/node-api/package.json
+$(DUCKDB_JS):
+	@if ! command -v node >/dev/null 2>&1; then \
+	  echo "streamlab: node not found: the DuckDB tests will skip"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  mkdir -p $(BUILD) && npm install --silent --no-audit --no-fund --prefix $(BUILD) @duckdb/node-api || \
+	    echo "streamlab: npm install @duckdb/node-api failed: the DuckDB tests will skip"; \
+	else \
+	  echo "streamlab: run: npm install --prefix $(BUILD) @duckdb/node-api"; \
+	fi
+
+duckdb: $(DUCKDB_JS)
+
+test-readers: streamlab units duckdb
+	@LC_ALL=C TZ=UTC STREAMLAB=$(CURDIR)/streamlab BUILD=$(BUILD) \
+	  prove --exec tests/run1 tests/repl/040-parquet-duckdb.t
 
 run: streamlab
 	./streamlab
 
 # Every kind of test, TAP, under one prove run: tests/run1 dispatches by
 # file type (C unit binary, Lua script, Perl .t).
-test: streamlab units
+test: streamlab units duckdb
 	@LC_ALL=C TZ=UTC STREAMLAB=$(CURDIR)/streamlab BUILD=$(BUILD) \
 	  prove -j2 --exec tests/run1 $(UNIT_BIN) $(REPLAY_BIN) $(sort $(wildcard tests/lua/*.lua)) \
 	    $(sort $(wildcard tests/repl/*.t tests/tui/*.t))

@@ -285,7 +285,7 @@ int sl_plan_write(sl_plan *p, const char *format, const char *path,
 	if (!sl_format_known(format)) {
 		sl_err_set(err, SL_EINVAL, "write: unknown format '%s'",
 			   format);
-		sl_err_hint(err, "use json, csv or text");
+		sl_err_hint(err, "use json, csv, text or parquet");
 		return SL_EINVAL;
 	}
 	b = sl_plan_collect(p, err);

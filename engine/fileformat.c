@@ -2,8 +2,8 @@
  * fileformat: the format-independent half of the file data sources: file
  * listing (incl. the file sink's _spark_metadata log), reading a whole file
  * into memory, mode options, Java-compatible text -> number conversions,
- * the text format, dispatch of infer/read/write to json.c and csv.c, and
- * durable writes (temp file, fsync, link: never overwrites).
+ * the text format, dispatch of infer/read/write to json.c, csv.c and
+ * parquet.h (which reads and writes whole files itself), and durable writes (temp file, fsync, link: never overwrites).
  *
  * A file's bytes are read straight into one arena that the string columns
  * of the resulting batch share (see json.c): no second copy.
@@ -11,7 +11,8 @@
  * Choices where Spark leaves freedom: an empty batch written with
  * write_dir produces no part file, only _SUCCESS (Spark 3 writes one empty
  * part file for a json/csv DataFrame with no rows; the reader sees the same
- * zero rows either way).  Paths in messages are shown as Spark does
+ * zero rows either way); Parquet does write its one part file, whose
+ * footer keeps the schema for the next read.  Paths in messages are shown as Spark does
  * ("file:/abs/path").  Never prints.
  */
 #include "fileformat.h"
@@ -35,13 +36,15 @@
 #endif
 
 #include "fsutil.h"
+#include "parquet.h"
 #include "timeutil.h"
 
 bool sl_format_known(const char *format)
 {
 	return format != NULL && (strcasecmp(format, "json") == 0 ||
 				  strcasecmp(format, "csv") == 0 ||
-				  strcasecmp(format, "text") == 0);
+				  strcasecmp(format, "text") == 0 ||
+				  strcasecmp(format, "parquet") == 0);
 }
 
 int sl_format_mode_get(const sl_options *opts, sl_format_mode *mode,
@@ -748,6 +751,8 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
 	}
 	if (is_fmt(format, "text"))
 		return text_schema(err);
+	if (is_fmt(format, "parquet"))
+		return sl_parquet_infer(files, nfiles, opts, err);
 	json = is_fmt(format, "json");
 	if (nfiles == 0) {
 		sl_err_set(
@@ -865,6 +870,10 @@ sl_batch *sl_format_read_file(const char *format, const char *file,
 	sl_batch *b = NULL;
 	char *data;
 	size_t len;
+	if (format != NULL && is_fmt(format, "parquet")) {
+		sl_arena_free(a);
+		return sl_parquet_read_file(file, schema, opts, err);
+	}
 	if (a == NULL) {
 		sl_err_nomem(err);
 		return NULL;
@@ -879,9 +888,17 @@ sl_batch *sl_format_read_buf(const char *format, const char *name,
 			     const char *data, size_t len, sl_type *schema,
 			     const sl_options *opts, sl_err *err)
 {
-	sl_arena *a = sl_arena_new();
+	sl_arena *a;
 	sl_batch *b = NULL;
-	char *copy = a ? sl_arena_alloc(a, len + 1) : NULL;
+	char *copy;
+	if (format != NULL && is_fmt(format, "parquet")) {
+		sl_parquet_file *f = sl_parquet_open_buf(name, data, len, err);
+		b = f ? sl_parquet_read_all(f, schema, err) : NULL;
+		sl_parquet_file_free(f);
+		return b;
+	}
+	a = sl_arena_new();
+	copy = a ? sl_arena_alloc(a, len + 1) : NULL;
 	if (copy == NULL) {
 		sl_arena_free(a);
 		sl_err_nomem(err);
@@ -925,6 +942,8 @@ static int render(const char *format, const sl_batch *b, const sl_options *opts,
 		return sl_csv_write(b, opts, out, err);
 	if (is_fmt(format, "text"))
 		return text_write(b, out, err);
+	if (is_fmt(format, "parquet"))
+		return sl_parquet_write_buf(b, opts, out, err);
 	return sl_err_set(err, SL_EINVAL, "unknown file format '%s'",
 			  format ? format : "(null)");
 }
@@ -1090,12 +1109,15 @@ int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 	}
 	if ((rc = mkdirs(dir, err)) != 0)
 		return rc;
-	if (b->nrows > 0) {
+	if (b->nrows > 0 || is_fmt(format, "parquet")) {
+		/* Spark writes one part file for an empty DataFrame in Parquet:
+		 * its footer keeps the schema */
 		uuid4(uuid);
 		snprintf(name, sizeof name, "part-00000-%s-c000.%s", uuid,
-			 is_fmt(format, "text")   ? "txt"
-			 : is_fmt(format, "json") ? "json"
-						  : "csv");
+			 is_fmt(format, "text")      ? "txt"
+			 : is_fmt(format, "json")    ? "json"
+			 : is_fmt(format, "parquet") ? sl_parquet_ext(opts)
+						     : "csv");
 		path = join(dir, name);
 		if (path == NULL)
 			return sl_err_nomem(err);

@@ -231,7 +231,7 @@ sl_plan *sl_plan_read(const char *format, const char *path, sl_type *schema,
 		opts = &none;
 	if (!sl_format_known(format)) {
 		sl_err_set(err, SL_EINVAL, "read: unknown format '%s'", format);
-		sl_err_hint(err, "use json, csv or text");
+		sl_err_hint(err, "use json, csv, text or parquet");
 		return NULL;
 	}
 	if (sl_format_list(path, &files, &nfiles, err) < 0)

@@ -49,6 +49,7 @@
 #include "exec_stream.h"
 #include "fsutil.h"
 #include "hash.h"
+#include "parquet.h"
 #include "plan_int.h"
 #include "query_int.h"
 #include "sink.h"
@@ -67,11 +68,18 @@ static int64_t conf_int(sl_query *q, const char *key, int64_t def)
 	return x > 0 ? x : def;
 }
 
-static bool needs_ckpt(const char *format)
+/* The file sinks: json, csv, parquet. */
+static bool file_format(const char *format)
 {
 	return format != NULL && (strcasecmp(format, "json") == 0 ||
 				  strcasecmp(format, "csv") == 0 ||
-				  strcasecmp(format, "kafka") == 0);
+				  strcasecmp(format, "parquet") == 0);
+}
+
+static bool needs_ckpt(const char *format)
+{
+	return file_format(format) ||
+	       (format != NULL && strcasecmp(format, "kafka") == 0);
 }
 
 /* Where the checkpoint is; *temp for a temporary one. */
@@ -256,8 +264,7 @@ static void fingerprint(sl_query *q)
 	sl_buf b;
 	sl_buf_init(&b);
 	fp_plan(&b, q->plan);
-	if (q->format != NULL && (strcasecmp(q->format, "json") == 0 ||
-				  strcasecmp(q->format, "csv") == 0))
+	if (file_format(q->format))
 		sl_buf_printf(&b, "sink %s\n", q->sink_desc);
 	snprintf(q->fingerprint, sizeof q->fingerprint, "%016llx",
 		 (unsigned long long)sl_hash_xxh64(b.p ? b.p : "", b.len, 0));
@@ -417,8 +424,7 @@ int sl_query_ckpt_restore(sl_query *q, sl_err *err)
 
 static bool file_sink(const sl_query *q)
 {
-	return q->format != NULL && (strcasecmp(q->format, "json") == 0 ||
-				     strcasecmp(q->format, "csv") == 0);
+	return file_format(q->format);
 }
 
 /* "v1" then one {"path":"..",...} object per line. */
@@ -452,7 +458,10 @@ static int rebuild_entry(sl_query *q, const char *dir, const char *entry,
 	int rc;
 	snprintf(part, sizeof part, "%s/part-00000-%s-%lld.c000.%s", dir, q->id,
 		 (long long)id,
-		 strcasecmp(q->format, "csv") == 0 ? "csv" : "json");
+		 strcasecmp(q->format, "csv") == 0 ? "csv"
+		 : strcasecmp(q->format, "parquet") == 0
+		     ? sl_parquet_ext(&q->sink_opts)
+		     : "json");
 	sl_buf_init(&b);
 	sl_buf_adds(&b, "v1\n");
 	if (stat(part, &st) == 0) {
@@ -561,8 +570,7 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 	if ((rc = repair_sink_log(q, &changed, err)) < 0 ||
 	    (changed && (rc = reopen_sink(q, err)) < 0))
 		return rc;
-	if (q->format != NULL && (strcasecmp(q->format, "json") == 0 ||
-				  strcasecmp(q->format, "csv") == 0)) {
+	if (file_format(q->format)) {
 		const char *path = sl_options_get(&q->sink_opts, "path");
 		char meta[4200];
 		if (path != NULL) { /* the sink's own temp files */
@@ -749,8 +757,7 @@ static bool sink_logged(const sl_query *q, int64_t id)
 {
 	const char *path;
 	char p[4200];
-	if (q->format == NULL || (strcasecmp(q->format, "json") != 0 &&
-				  strcasecmp(q->format, "csv") != 0))
+	if (!file_format(q->format))
 		return false;
 	if ((path = sl_options_get(&q->sink_opts, "path")) == NULL)
 		return false;

@@ -21,6 +21,7 @@ static const struct {
 } formats[] = {
 	{ "console", K_CONSOLE }, { "memory", K_MEMORY }, { "json", K_FILE },
 	{ "csv", K_FILE },        { "noop", K_NOOP },     { "kafka", K_KAFKA },
+	{ "parquet", K_FILE },
 };
 
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
@@ -87,7 +88,7 @@ sl_sink *sl_sink_open(sl_session *sess, const char *format,
 		sl_err_set(
 		    err, SL_EINVAL,
 		    "unknown sink format '%s' (expected console, memory, "
-		    "json, csv, noop)",
+		    "json, csv, parquet, noop)",
 		    format ? format : "(null)");
 		break;
 	}

@@ -46,6 +46,7 @@
 #include "crash.h"
 #include "fileformat.h"
 #include "fsutil.h"
+#include "parquet.h"
 #include "sink_int.h"
 
 typedef struct filesink {
@@ -346,7 +347,9 @@ sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 	}
 	sl_options_init(&f->opts);
 	f->interval = compact_interval;
-	f->ext = strcasecmp(format, "csv") == 0 ? "csv" : "json";
+	f->ext = strcasecmp(format, "csv") == 0       ? "csv"
+		 : strcasecmp(format, "parquet") == 0 ? sl_parquet_ext(opts)
+						      : "json";
 	f->format = strdup(format);
 	f->qid = strdup(query_id ? query_id : "0");
 	if (f->format == NULL || f->qid == NULL ||

@@ -200,7 +200,7 @@ static sl_source_desc *desc_alloc(const char *format, sl_err *err)
 static bool is_file_format(const char *f)
 {
 	return strcmp(f, "json") == 0 || strcmp(f, "csv") == 0 ||
-	       strcmp(f, "text") == 0;
+	       strcmp(f, "text") == 0 || strcmp(f, "parquet") == 0;
 }
 
 /* Spark's DataSource.sourceSchema for file formats: the path must be

@@ -35,7 +35,7 @@ typedef struct l_writer {
 	sl_options opts;
 } l_writer;
 
-static const char *const formats[] = { "json", "csv", "text" };
+static const char *const formats[] = { "json", "csv", "text", "parquet" };
 
 static void nomem(lua_State *L)
 {
@@ -57,13 +57,13 @@ static const char *check_format(lua_State *L, const char *method)
 {
 	const char *f = sl_lerr_checkstr(L, 2, method, "format name");
 	if (!sl_format_known(f)) {
-		const char *near = sl_nearest_name(f, formats, 3);
+		const char *near = sl_nearest_name(f, formats, 4);
 		char hint[96];
 		snprintf(hint, sizeof hint, "did you mean '%s'?",
 			 near ? near : "");
 		sl_lerr_raisef(L, SL_EINVAL, near ? hint : NULL,
-			       "%s: unknown format '%s' (expected json, csv or "
-			       "text)",
+			       "%s: unknown format '%s' (expected json, csv, "
+			       "text or parquet)",
 			       method, f);
 		return NULL;
 	}
@@ -238,6 +238,10 @@ static int l_reader_text(lua_State *L)
 {
 	return shorthand(L, "text");
 }
+static int l_reader_parquet(lua_State *L)
+{
+	return shorthand(L, "parquet");
+}
 
 static int l_reader_tostring(lua_State *L)
 {
@@ -264,15 +268,13 @@ int sl_lopt_tostring(lua_State *L, const char *kind, const char *format,
 	return 1;
 }
 
-static const luaL_Reg reader_methods[] = { { "format", l_reader_format },
-					   { "option", l_reader_option },
-					   { "options", l_reader_options },
-					   { "schema", l_reader_schema },
-					   { "load", l_reader_load },
-					   { "json", l_reader_json },
-					   { "csv", l_reader_csv },
-					   { "text", l_reader_text },
-					   { NULL, NULL } };
+static const luaL_Reg reader_methods[] = {
+	{ "format", l_reader_format },   { "option", l_reader_option },
+	{ "options", l_reader_options }, { "schema", l_reader_schema },
+	{ "load", l_reader_load },       { "json", l_reader_json },
+	{ "csv", l_reader_csv },         { "text", l_reader_text },
+	{ "parquet", l_reader_parquet }, { NULL, NULL }
+};
 
 /* ---- DataFrameWriter ---- */
 
@@ -408,6 +410,10 @@ static int l_writer_text(lua_State *L)
 {
 	return do_save(L, "text", "text");
 }
+static int l_writer_parquet(lua_State *L)
+{
+	return do_save(L, "parquet", "parquet");
+}
 
 static int l_writer_tostring(lua_State *L)
 {
@@ -418,15 +424,13 @@ static int l_writer_tostring(lua_State *L)
 	return 1;
 }
 
-static const luaL_Reg writer_methods[] = { { "format", l_writer_format },
-					   { "mode", l_writer_mode },
-					   { "option", l_writer_option },
-					   { "options", l_writer_options },
-					   { "save", l_writer_save },
-					   { "json", l_writer_json },
-					   { "csv", l_writer_csv },
-					   { "text", l_writer_text },
-					   { NULL, NULL } };
+static const luaL_Reg writer_methods[] = {
+	{ "format", l_writer_format },   { "mode", l_writer_mode },
+	{ "option", l_writer_option },   { "options", l_writer_options },
+	{ "save", l_writer_save },       { "json", l_writer_json },
+	{ "csv", l_writer_csv },         { "text", l_writer_text },
+	{ "parquet", l_writer_parquet }, { NULL, NULL }
+};
 
 /* __index: methods, else "DataFrameReader has no method 'x'". */
 static int l_builder_index(lua_State *L)

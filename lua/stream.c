@@ -216,6 +216,10 @@ static int l_sreader_text(lua_State *L)
 {
 	return sreader_shorthand(L, "text");
 }
+static int l_sreader_parquet(lua_State *L)
+{
+	return sreader_shorthand(L, "parquet");
+}
 
 static int l_sreader_tostring(lua_State *L)
 {
@@ -223,15 +227,13 @@ static int l_sreader_tostring(lua_State *L)
 	return sl_lopt_tostring(L, "DataStreamReader", r->format, &r->opts);
 }
 
-static const luaL_Reg sreader_methods[] = { { "format", l_sreader_format },
-					    { "option", l_sreader_option },
-					    { "options", l_sreader_options },
-					    { "schema", l_sreader_schema },
-					    { "load", l_sreader_load },
-					    { "json", l_sreader_json },
-					    { "csv", l_sreader_csv },
-					    { "text", l_sreader_text },
-					    { NULL, NULL } };
+static const luaL_Reg sreader_methods[] = {
+	{ "format", l_sreader_format },   { "option", l_sreader_option },
+	{ "options", l_sreader_options }, { "schema", l_sreader_schema },
+	{ "load", l_sreader_load },       { "json", l_sreader_json },
+	{ "csv", l_sreader_csv },         { "text", l_sreader_text },
+	{ "parquet", l_sreader_parquet }, { NULL, NULL }
+};
 
 /* ---- foreachBatch: the sink callback ---- */
 
@@ -366,18 +368,19 @@ void sl_lswriter_push(lua_State *L, sl_plan *p)
 
 static int l_swriter_format(lua_State *L)
 {
-	static const char *const sinks[] = { "console", "memory", "json", "csv",
-					     "noop" };
+	static const char *const sinks[] = { "console", "memory",  "json",
+					     "csv",     "parquet", "noop" };
 	l_swriter *w = sl_lerr_checkself(L, SL_MT_SWRITER, "format");
 	const char *f = sl_lerr_checkstr(L, 2, "format", "format name");
 	if (!sl_sink_known(f)) {
-		const char *near = sl_nearest_name(f, sinks, 5);
+		const char *near = sl_nearest_name(f, sinks, 6);
 		char hint[96];
 		snprintf(hint, sizeof hint, "did you mean '%s'?",
 			 near ? near : "");
 		return sl_lerr_raisef(L, SL_EINVAL, near ? hint : NULL,
 				      "unknown sink format '%s' (expected "
-				      "console, memory, json, csv, noop)",
+				      "console, memory, json, csv, parquet, "
+				      "noop)",
 				      f);
 	}
 	set_str(L, &w->format, f);
@@ -570,7 +573,7 @@ static int l_swriter_start(lua_State *L)
 		    "call :format(\"console\") or "
 		    ":foreachBatch(fn) first",
 		    "start: no sink given (expected console, "
-		    "memory, json, csv, noop or foreachBatch)");
+		    "memory, json, csv, parquet, noop or foreachBatch)");
 	memset(&o, 0, sizeof o);
 	o.name = w->name;
 	o.mode = w->mode;

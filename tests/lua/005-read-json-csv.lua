@@ -94,8 +94,8 @@ T.is(tostring(t), "DataFrame[value: string]", "text has one column 'value'")
 T.is(T.rows(t), {{"hello"}, {"world"}}, "one row per line")
 
 -- reader errors
-T.errors(function() spark.read:format("parquet") end,
-  "format: unknown format 'parquet' %(expected json, csv or text%)", "unknown format")
+T.errors(function() spark.read:format("orc") end,
+  "format: unknown format 'orc' %(expected json, csv, text or parquet%)", "unknown format")
 T.errors(function() spark.read:format("jsn") end, "did you mean 'json'%?", "a near miss gets a hint")
 T.errors(function() spark.read:load(good) end, "load: no format given", "load without format")
 T.errors(function() spark.read:json(dir .. "/nope.json") end, "nope%.json", "a missing file is named")

@@ -57,7 +57,7 @@ T.errors(function() sdf.writeStream:trigger("1 minute") end,
 
 -- sinks
 T.errors(function() sdf.writeStream:format("consle") end,
-  "unknown sink format 'consle' %(expected console, memory, json, csv, noop%) %(did you mean 'console'%?%)",
+  "unknown sink format 'consle' %(expected console, memory, json, csv, parquet, noop%) %(did you mean 'console'%?%)",
   "unknown sink format")
 T.errors(function() sdf.writeStream:format("memory"):start() end,
   lit("queryName must be specified for memory sink"), "memory sink without queryName")

@@ -271,9 +271,9 @@ static void test_read_write(void)
 	ok(strstr(sl_buf_cstr(&b), "FileScan json [id, name]") != NULL, "explain FileScan json");
 	sl_buf_release(&b);
 	sl_plan_free(r);
-	r = sl_plan_read("parquet", path, NULL, &o, &err);
+	r = sl_plan_read("orc", path, NULL, &o, &err);
 	ok(r == NULL, "unknown format fails");
-	is_str(err.msg, "read: unknown format 'parquet'", "unknown format message");
+	is_str(err.msg, "read: unknown format 'orc'", "unknown format message");
 	sl_plan_free(p);
 	snprintf(path, sizeof path, "rm -rf %s", dir);
 	rc = system(path);

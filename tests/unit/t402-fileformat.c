@@ -271,7 +271,8 @@ int main(void)
 	if (mkdtemp(root) == NULL)
 		return 1;
 	ok(sl_format_known("json") && sl_format_known("CSV") &&
-	   sl_format_known("text") && !sl_format_known("parquet"),
+	   sl_format_known("text") && sl_format_known("parquet") &&
+	       !sl_format_known("orc"),
 	   "known formats");
 	test_list();
 	test_read_infer();

@@ -344,15 +344,15 @@ static void test_file_errors(void)
 	       "Source csv. SQLSTATE: 42KDE",
 	       "csv sink: complete mode refused, Spark's sentence");
 	ok(!exists(path("never")), "file sink: a refused sink creates nothing");
-	is_str(open_err(NULL, "parquet", &o, SL_MODE_APPEND, NULL),
-	       "-2 unknown sink format 'parquet' (expected console, memory, json, "
-	       "csv, noop)",
+	is_str(open_err(NULL, "orc", &o, SL_MODE_APPEND, NULL),
+	       "-2 unknown sink format 'orc' (expected console, memory, json, "
+	       "csv, parquet, noop)",
 	       "unknown sink format lists the accepted ones");
 	ok(sl_sink_known("console") && sl_sink_known("memory") &&
 		   sl_sink_known("json") && sl_sink_known("CSV") &&
-		   sl_sink_known("noop"),
-	   "sl_sink_known: the five formats, any case");
-	ok(!sl_sink_known("parquet") && !sl_sink_known("foreachBatch") &&
+		   sl_sink_known("noop") && sl_sink_known("Parquet"),
+	   "sl_sink_known: the six formats, any case");
+	ok(!sl_sink_known("orc") && !sl_sink_known("foreachBatch") &&
 		   !sl_sink_known(NULL),
 	   "sl_sink_known: others are not");
 	sl_options_release(&o);
