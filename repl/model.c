@@ -279,6 +279,12 @@ static model_query *adopt(sl_model *m, sl_query *eq)
 	return q;
 }
 
+void sl_model_adopt(sl_model *m, sl_query *q)
+{
+	if (q != NULL)
+		adopt(m, q);
+}
+
 static void log_line(sl_model *m, const char *line)
 {
 	if (m->log)

@@ -146,6 +146,17 @@ static void refresh(screen *s)
 	sl_model_refresh(s->m, sl_lua_session(s->L));
 }
 
+/* Every query that starts is on the screen from its start, even one that
+ * starts and stops inside one chunk before any refresh (a lesson's). */
+static void on_query_event(void *ud, int event, sl_query *q, const char *json)
+{
+	screen *s = ud;
+
+	(void)json;
+	if (event == SL_LISTEN_STARTED)
+		sl_model_adopt(s->m, q);
+}
+
 /* ---- Lua running: keep the panes alive ---- */
 
 static void queue_key(screen *s, int c)
@@ -505,7 +516,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	static sl_cmd_screen cs;
 	struct sigaction sa, old;
 	char *hist;
-	int code;
+	int code, listener;
 
 	memset(&s, 0, sizeof s);
 	s.con = c;
@@ -518,6 +529,8 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	}
 	the_screen = &s;
 	sl_model_set_log(s.m, log_line, &s);
+	listener = sl_session_add_listener(sl_lua_session(s.L), on_query_event,
+					   &s, NULL);
 	sl_console_set_writer(c, out_write, &s);
 	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id };
 	sl_cmd_set_screen(&cs);
@@ -543,6 +556,8 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	sigaction(SIGINT, &old, NULL);
 	sl_rl_close(s.rl);
 	sl_cmd_set_screen(NULL);
+	if (listener > 0)
+		sl_session_remove_listener(sl_lua_session(s.L), listener);
 	sl_console_set_writer(c, NULL, NULL);
 	ui_close();
 	release_output(&s);
