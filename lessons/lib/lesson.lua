@@ -21,6 +21,16 @@
 --   "plain"  (also `streamlab run lessons/NN-*.lua`): everything printed,
 --            pause() waits for Enter on stdin (end of input: no wait).
 --
+-- Leaving: at the end, or when q is pressed at a pause (pause() raises
+-- L.STOP, which the chunk that runs the lesson catches and hands to
+-- L.stopped()), the lesson says so in one line, and its queries and
+-- variables stay for the teacher:
+--   L.leave_hint("try :crash after-sink, :step, :restart")
+-- sets what that line suggests.  In the workbench every query started
+-- from begin() on is kept in package.loaded["streamlab.workbench"].queries
+-- by id, so :step, :crash and :restart act on a lesson's query after the
+-- lesson ended (or after the query stopped).
+--
 -- code(chunk, {fails = "pattern"}) shows a chunk that is meant to fail: the
 -- error must match the pattern (a check), and is shown as the learner sees
 -- it.  Any other error in a chunk stops the lesson (and fails --check).
@@ -29,6 +39,10 @@ local M = {}
 local mode = package.loaded["streamlab.lessonmode"] or "plain"
 local checks, failures, failed_names = 0, 0, {}
 local step, lesson_name = 0, "lesson"
+local hint = "try :queries, :focus N, :step"
+
+-- What pause() raises when the learner presses q: not an error.
+M.STOP = setmetatable({}, {__tostring = function() return "lesson stopped" end})
 
 local function workbench()
   local W = package.loaded["streamlab.workbench"]
@@ -188,7 +202,7 @@ function M.pause(msg)
     repeat
       k = W.waitkey(msg or "-- a key goes on, PgUp/PgDn scroll the output, q stops the lesson --")
     until k
-    if k == "q" then error(lesson_name .. ": stopped (the queries and variables stay)", 0) end
+    if k == "q" then error(M.STOP, 0) end
     return
   end
   io.write(msg or "-- press Enter to go on --")
@@ -235,12 +249,31 @@ end
 
 -- ---- start and end ----
 
+-- The workbench's table of query handles by id (cmd.c's :step, :crash and
+-- :restart look there): every query that starts goes in, so a lesson's
+-- query is found after it stopped, crashed or the lesson ended.  One
+-- listener per session.
+local function track_queries()
+  local W = workbench()
+  if W == nil or W.lesson_listener then return end
+  W.queries = W.queries or {}
+  W.lesson_listener = {
+    onQueryStarted = function(e)
+      local q = spark.streams:get(e.id)
+      if q then W.queries[e.id] = q end
+    end,
+  }
+  spark.streams:addListener(W.lesson_listener)
+end
+
 -- Start lesson n: stops queries left running by an earlier lesson in the
 -- same session, prints the title, and returns the narrative functions.
 function M.begin(n, title)
   lesson_name = string.format("lesson %02d", n)
   checks, failures, failed_names, step = 0, 0, {}, 0
+  hint = "try :queries, :focus N, :step"
   for _, q in ipairs(spark.streams.active) do q:stop() end
+  track_queries()
   out(string.format("== Lesson %d: %s ==", n, title))
   out("")
   return M.say, M.code, M.pause, M.expect, M.view, M.exercise
@@ -258,7 +291,18 @@ function M.finish()
   else
     out(string.format("== end of %s (%d checks, %d mismatches) ==", lesson_name,
       checks, failures))
+    out(string.format("%s ended; its queries and variables stay: %s", lesson_name, hint))
   end
+end
+
+-- What the teacher can try once the lesson is left (the line printed at
+-- the end and on q).
+function M.leave_hint(text) hint = text end
+
+-- q at a pause: one plain line, no error.
+function M.stopped()
+  out(string.format("%s stopped at step %d; its queries and variables stay: %s",
+    lesson_name, step, hint))
 end
 
 function M.mode() return mode end
