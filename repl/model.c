@@ -183,8 +183,15 @@ model_query *sl_model_focus(sl_model *m)
 bool sl_model_set_focus(sl_model *m, const char *which)
 {
 	char *end;
-	long k = strtol(which, &end, 10);
-	size_t n = strlen(which);
+	long k;
+	size_t n;
+
+	if (which == NULL) {
+		m->focus = -1;
+		return true;
+	}
+	k = strtol(which, &end, 10);
+	n = strlen(which);
 
 	if (*which && *end == '\0' && k >= 1 && k <= m->nq) {
 		m->focus = (int)k - 1;

@@ -177,7 +177,8 @@ int sl_model_count(const sl_model *m);
 model_query *sl_model_query(sl_model *m, int i);
 /* The focused query (the newest active one unless :focus chose), or NULL. */
 model_query *sl_model_focus(sl_model *m);
-/* Focus by index (1-based), id prefix or name; false when none matches. */
+/* Focus by index (1-based), id prefix or name; false when none matches.
+ * NULL: back to the automatic choice. */
 bool sl_model_set_focus(sl_model *m, const char *which);
 
 /* i-th batch of q, oldest first (0 .. nbatches-1). */

@@ -359,7 +359,25 @@ static int l_view(lua_State *L)
 	return 1;
 }
 
-/* W.waitkey and W.view in package.loaded["streamlab.workbench"]. */
+/* W.focus(name or id) focuses that query, as :focus does (a lesson keeps
+ * the panes on the query it teaches); W.focus() goes back to the newest
+ * active one.  Returns whether a query matched. */
+static int l_focus(lua_State *L)
+{
+	screen *s = the_screen;
+	bool ok;
+
+	if (s == NULL)
+		return 0;
+	refresh(s);
+	ok = sl_model_set_focus(s->m, luaL_optstring(L, 1, NULL));
+	if (ok)
+		draw(s);
+	lua_pushboolean(L, ok);
+	return 1;
+}
+
+/* W.waitkey, W.view and W.focus in package.loaded["streamlab.workbench"]. */
 static void register_lua(lua_State *L)
 {
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
@@ -375,6 +393,8 @@ static void register_lua(lua_State *L)
 	lua_setfield(L, -2, "waitkey");
 	lua_pushcfunction(L, l_view);
 	lua_setfield(L, -2, "view");
+	lua_pushcfunction(L, l_focus);
+	lua_setfield(L, -2, "focus");
 	lua_pop(L, 2);
 }
 

@@ -8,6 +8,7 @@
 --   pause()                        -- wait for a key (workbench) or Enter
 --   expect("name", got, want)      -- the checkable answer
 --   view("scatter")                -- ask the workbench for a view
+--   L.focus(q)                     -- keep the panes on q (nothing headless)
 --   exercise("question?", function() ... expect(...) end)
 --
 -- Modes (package.loaded["streamlab.lessonmode"], set by `streamlab lesson`):
@@ -216,6 +217,16 @@ function M.view(name)
   if W and W.view then W.view(name) end
 end
 
+-- Keep the panes on query q (a handle, or its name) while other queries
+-- run (the workbench's :focus); L.focus() goes back to the newest active.
+function M.focus(q)
+  local W = workbench()
+  if W and W.focus then
+    if type(q) == "string" or q == nil then return W.focus(q) end
+    return W.focus(q.id)
+  end
+end
+
 function M.expect(name, got, want)
   checks = checks + 1
   local pass = same(got, want)
@@ -274,6 +285,7 @@ function M.begin(n, title)
   hint = "try :queries, :focus N, :step"
   for _, q in ipairs(spark.streams.active) do q:stop() end
   track_queries()
+  M.focus()
   out(string.format("== Lesson %d: %s ==", n, title))
   out("")
   return M.say, M.code, M.pause, M.expect, M.view, M.exercise
