@@ -4,6 +4,7 @@
 local L = require("lesson")
 local say, code, pause, expect, view, exercise =
   L.begin(8, "Checkpoints: offsets, state, commits, exactly-once")
+L.leave_hint("try more(), :step, :crash after-sink, :step, :restart (lessons/README.md)")
 
 say [[
 A streaming query must survive a crash.  Spark orders every micro-batch
@@ -250,4 +251,3 @@ function more()
   print("dropped " .. string.format("%02d.json", #files + extra) .. ": " .. t .. " owl, " .. t .. " cat")
 end
 ]]
-L.leave_hint("try more(), :step, :crash after-sink, :step, :restart, :step")
