@@ -53,7 +53,7 @@ $s = key_until($t, qr/Exercise: \(a\) Delete the checkpoint/);
 unlike($s, qr/duplicates 1000/, 'lesson 09: (a) asked before its answer');
 $s = key_until($t, qr/1,000 duplicates: without offsets/);
 like($s, qr/expected 1000 rows, got 2000, duplicates 1000, missing 0/, '(a): the oracle line: 1000 duplicates');
-like(strip($s), qr/^queries: 1 \S+ \[stopped\] batch 4 2\* \S+ \[stopped\]/, '(a): the second query, in the strip');
+like(strip($s), qr/^queries: 1 copy \[stopped\] batch 4 2\* copy \[stopped\] batch 4/, '(a): the second query, in the strip');
 like(pane($s, 'checkpoint'), qr/^\s*4\b.*200 rows.*commit/m, '(a): its batches on the Checkpoint pane');
 ok(key_until($t, qr/Exercise: \(b\) Start a \*different\* query/), 'lesson 09: (b) asked');
 $s = key_until($t, qr/Refused, and the checkpoint is left untouched/);
