@@ -219,12 +219,23 @@ end
 
 -- Keep the panes on query q (a handle, or its name) while other queries
 -- run (the workbench's :focus); L.focus() goes back to the newest active.
+local pinned   -- the id of the query L.focus kept the panes on, or nil
 function M.focus(q)
   local W = workbench()
+  pinned = type(q) == "userdata" and q.id or nil
   if W and W.focus then
     if type(q) == "string" or q == nil then return W.focus(q) end
     return W.focus(q.id)
   end
+end
+
+-- Leaving: the panes stay on the pinned query only while it runs (lesson
+-- 8's, for the live crash demo); otherwise they follow the newest active
+-- query again, the learner's next one included.
+local function release_focus()
+  if pinned == nil then return end
+  -- by id: a restart (same id, a new run) keeps it running
+  if spark.streams:get(pinned) == nil then M.focus() end
 end
 
 function M.expect(name, got, want)
@@ -304,6 +315,7 @@ function M.finish()
     out(string.format("== end of %s (%d checks, %d mismatches) ==", lesson_name,
       checks, failures))
     out(string.format("%s ended; its queries and variables stay: %s", lesson_name, hint))
+    release_focus()
   end
 end
 
@@ -315,6 +327,7 @@ function M.leave_hint(text) hint = text end
 function M.stopped()
   out(string.format("%s stopped at step %d; its queries and variables stay: %s",
     lesson_name, step, hint))
+  release_focus()
 end
 
 function M.mode() return mode end
