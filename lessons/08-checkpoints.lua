@@ -69,6 +69,7 @@ end
 -- last (for the live demo at the end).
 extra = 0
 function more()
+  if dirs == nil then print("more(): the query checkpoints starts at the lesson's second step") return end
   extra = extra + 1
   spark.clock:advance("1 minute")
   local m = 12 * 60 + 45 + 20 * extra
