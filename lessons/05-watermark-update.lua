@@ -39,6 +39,7 @@ function run_figure(mode, delay, batches)
     :select(F.concat(F.date_format("window.start", "HH:mm"), F.lit("-"),
                      F.date_format("window.end", "HH:mm")):alias("window"), "word", "count")
     .writeStream:outputMode(mode):trigger{processingTime = "5 minutes"}
+    :queryName("delay " .. delay:match("%d+") .. "m")
     :foreachBatch(function(df, id)
       local t = {}
       for _, r in ipairs(df:orderBy("window", "word"):collect()) do
@@ -54,16 +55,21 @@ function run_figure(mode, delay, batches)
   end
   return written, q
 end
+]]
+view("main")
+pause()
+
+exercise([[
+Predict the rows written at each trigger (12:10, 12:15, 12:20, 12:25), and
+the watermark the 12:25 batch runs with.  A key runs the figure's query.]], function()
+  code [[
 written, q = run_figure("update", "10 minutes", arrivals)
 for _, at in ipairs{"12:10", "12:15", "12:20", "12:25"} do
   print(at .. ": " .. table.concat(written[at] or {}, ", "))
 end
 print("watermark now:", q.lastProgress.eventTime.watermark)
 ]]
-view("main")
-pause()
-
-exercise("Which rows were written at each trigger?", function()
+  L.focus(q)   -- the panes stay on the figure's query
   expect("12:10", written["12:10"], {"12:00-12:10 dog 1", "12:00-12:10 owl 1",
                                      "12:05-12:15 dog 1", "12:05-12:15 owl 1"})
   expect("12:15", written["12:15"], {"12:00-12:10 cat 1", "12:05-12:15 cat 1",

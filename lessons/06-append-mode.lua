@@ -24,42 +24,59 @@ arrivals = {
   {{"12:04", "donkey"}, {"12:17", "owl"}, {"12:26", "owl"}},             -- by 12:25
   {{"12:09", "cat"}},                                                    -- by 12:30
 }
-function run_figure(mode, delay, batches, extra_triggers)
+-- The figure's query; trigger(fig, arrivals) adds them and lets the
+-- 5-minute trigger run.
+function start_figure(mode, delay)
   spark.clock:manual("2026-01-01 12:00:00")
-  local events = spark.memoryStream("event_time TIMESTAMP, word STRING")
-  local written = {}
-  local q = events:toDF():withWatermark("event_time", delay)
+  local fig = {events = spark.memoryStream("event_time TIMESTAMP, word STRING"), written = {}}
+  fig.q = fig.events:toDF():withWatermark("event_time", delay)
     :groupBy(F.window("event_time", "10 minutes", "5 minutes"), "word"):count()
     :select(F.concat(F.date_format("window.start", "HH:mm"), F.lit("-"),
                      F.date_format("window.end", "HH:mm")):alias("window"), "word", "count")
     .writeStream:outputMode(mode):trigger{processingTime = "5 minutes"}
+    :queryName(mode)
     :foreachBatch(function(df, id)
       local t = {}
       for _, r in ipairs(df:orderBy("window", "word"):collect()) do
         t[#t + 1] = r.window .. " " .. r.word .. " " .. r.count
       end
-      written[spark.clock:now():sub(12, 16)] = t
+      fig.written[spark.clock:now():sub(12, 16)] = t
     end):start()
-  for _, b in ipairs(batches) do
-    local rows = {}
-    for _, a in ipairs(b) do rows[#rows + 1] = {"2026-01-01 " .. a[1] .. ":00", a[2]} end
-    if #rows > 0 then events:addData(rows) end
-    spark.clock:advance("5 minutes")
-  end
-  for _ = 1, extra_triggers or 0 do spark.clock:advance("5 minutes") end
-  return written, q
+  return fig
 end
-written, q = run_figure("append", "10 minutes", arrivals)
-for _, at in ipairs{"12:10", "12:15", "12:20", "12:25", "12:30"} do
+function trigger(fig, b)
+  local rows = {}
+  for _, a in ipairs(b or {}) do rows[#rows + 1] = {"2026-01-01 " .. a[1] .. ":00", a[2]} end
+  if #rows > 0 then fig.events:addData(rows) end
+  spark.clock:advance("5 minutes")
+end
+function show(written, at)
   print(at .. ": " .. (written[at] and #written[at] > 0 and table.concat(written[at], ", ") or "(nothing)"))
 end
+-- The whole run: the rows written at each trigger, and the query.
+function run_figure(mode, delay, batches, extra_triggers)
+  local fig = start_figure(mode, delay)
+  for _, b in ipairs(batches) do trigger(fig, b) end
+  for _ = 1, extra_triggers or 0 do trigger(fig) end
+  return fig.written, fig.q
+end
+fig = start_figure("append", "10 minutes")
+for i = 1, 4 do trigger(fig, arrivals[i]) end         -- up to 12:20
+written, q = fig.written, fig.q
+for _, at in ipairs{"12:10", "12:15", "12:20"} do show(written, at) end
 ]]
 view("main")
 pause()
 
 exercise([[
-At which trigger is [12:00-12:10) written, with what counts?  When is
-[12:05-12:15) written?]], function()
+Three triggers and the sink has nothing.  At which trigger is
+[12:00-12:10) written, with what counts?  When is [12:05-12:15) written?
+A key runs the 12:25 and 12:30 triggers.]], function()
+  code [[
+trigger(fig, arrivals[5])                               -- 12:25
+trigger(fig, arrivals[6])                               -- 12:30
+for _, at in ipairs{"12:25", "12:30"} do show(written, at) end
+]]
   expect("nothing before 12:25", {#(written["12:10"] or {}), #(written["12:15"] or {}),
                                   #(written["12:20"] or {})}, {0, 0, 0})
   expect("12:25 writes [12:00-12:10)", written["12:25"],

@@ -27,7 +27,7 @@ source = spark.readStream:schema("id INT, shop STRING"):option("maxFilesPerTrigg
 -- a plain append-only sink with no log of its own: every row it is given is kept
 raw = {}
 function raw_sink(df)
-  return df.writeStream:option("checkpointLocation", checkpoint)
+  return df.writeStream:queryName("copy"):option("checkpointLocation", checkpoint)
     :foreachBatch(function(d) for _, r in ipairs(d:collect()) do raw[#raw + 1] = r.id end end):start()
 end
 q = raw_sink(source)
@@ -79,7 +79,7 @@ same sink directory.  What does the sink hold?]], function()
   code [[
 out, checkpoint = tempdir(), tempdir() .. "/ck2"
 function file_copy(src)
-  return src.writeStream:format("json"):option("checkpointLocation", checkpoint):start(out)
+  return src.writeStream:format("json"):queryName("file_copy"):option("checkpointLocation", checkpoint):start(out)
 end
 q = file_copy(source)
 q:processAllAvailable()

@@ -74,9 +74,9 @@ for i, f in ipairs(files) do
 end
 spark.table("bad_records"):show(10, false)
 counted, dropped = summary(q, latest)
-print("counted " .. counted .. ", dropped as late " .. dropped)
 ]]
 view("main")
+L.focus(q)   -- the panes show the count (its watermark, its late rows)
 expect("2 bad records: parse and missing_event_time",
   L.rows(spark.table("bad_records"):select("reason")), {{"missing_event_time"}, {"parse"}})
 pause()
@@ -84,19 +84,17 @@ pause()
 say [[
 After the second file the watermark is 2099-01-01 00:00 - 10 minutes: the
 2099 event *poisoned* it.  Every later window of 2026 now ends far below
-the watermark, so everything that follows is dropped as late.  The log of
-late rows shows why:]]
-
-code [[
-for _, r in ipairs(q:lateRows()) do
-  print(r.eventTime .. " " .. r.row.word .. " DROPPED: watermark " .. r.watermark)
-end
-]]
-pause()
+the watermark, so everything that follows is dropped as late.]]
 
 exercise([[
 Without a guard, how many valid events are counted and how many dropped
 as late?  (Spark 3.5 judges late rows by the previous batch's watermark.)]], function()
+  code [[
+print("counted " .. counted .. ", dropped as late " .. dropped)
+for _, r in ipairs(q:lateRows()) do   -- the log of late rows says why
+  print(r.eventTime .. " " .. r.row.word .. " DROPPED: watermark " .. r.watermark)
+end
+]]
   expect("Spark 3.4+ (two watermarks): 6 counted, 2 dropped", {counted, dropped}, {6, 2})
   say [[
 Six: 12:01, 12:03, 12:06, the 2099 event, and 12:08, 12:12 (the file right
@@ -115,6 +113,7 @@ counted1, dropped1 = summary(q, latest)
 print("one watermark: counted " .. counted1 .. ", dropped as late " .. dropped1)
 spark.conf:set("spark.sql.streaming.statefulOperator.allowMultiple", "true")
 ]]
+  L.focus(q)
   expect("one watermark: 4 counted, 4 dropped", {counted1, dropped1}, {4, 4})
 end)
 pause()
@@ -138,6 +137,7 @@ counted2, dropped2 = summary(q, latest)
 print("guarded: counted " .. counted2 .. ", dropped as late " .. dropped2 ..
       ", watermark " .. q.lastProgress.eventTime.watermark)
 ]]
+  L.focus(q)
   expect("guarded: all 7 valid on-time events counted, 0 late", {counted2, dropped2}, {7, 0})
   say [[
 All 7 plausible events count and nothing is late.  The 2099 event is gone

@@ -23,35 +23,68 @@ arrivals = {
   {{"12:15", "cat"}, {"12:08", "dog"}, {"12:13", "owl"}, {"12:21", "owl"}}, -- by 12:20
   {{"12:04", "donkey"}, {"12:17", "owl"}},                               -- by 12:25
 }
-function run_figure(mode, allow, batches)
+-- The figure's query under one rule; fig:trigger(i) adds arrivals i and
+-- lets the 5-minute trigger run; fig:stop() ends it.
+function start_figure(mode, allow, batches)
   spark.conf:set("spark.sql.streaming.statefulOperator.allowMultiple", allow)
   spark.clock:manual("2026-01-01 12:00:00")
-  local events = spark.memoryStream("event_time TIMESTAMP, word STRING")
-  local written = {}
-  local q = events:toDF():withWatermark("event_time", "10 minutes")
+  local fig = {events = spark.memoryStream("event_time TIMESTAMP, word STRING"),
+               written = {}, batches = batches, next = 1}
+  fig.q = fig.events:toDF():withWatermark("event_time", "10 minutes")
     :groupBy(F.window("event_time", "10 minutes", "5 minutes"), "word"):count()
     :select(F.concat(F.date_format("window.start", "HH:mm"), F.lit("-"),
                      F.date_format("window.end", "HH:mm")):alias("window"), "word", "count")
     .writeStream:outputMode(mode):trigger{processingTime = "5 minutes"}
+    :queryName(mode .. (allow == "true" and ", two watermarks" or ", one watermark"))
     :foreachBatch(function(df)
       local t = {}
       for _, r in ipairs(df:orderBy("window", "word"):collect()) do
         t[#t + 1] = r.window .. " " .. r.word .. " " .. r.count
       end
-      written[spark.clock:now():sub(12, 16)] = t
+      fig.written[spark.clock:now():sub(12, 16)] = t
     end):start()
-  for _, b in ipairs(batches) do
+  function fig:trigger()
     local rows = {}
-    for _, a in ipairs(b) do rows[#rows + 1] = {"2026-01-01 " .. a[1] .. ":00", a[2]} end
-    if #rows > 0 then events:addData(rows) end
+    for _, a in ipairs(self.batches[self.next]) do rows[#rows + 1] = {"2026-01-01 " .. a[1] .. ":00", a[2]} end
+    if #rows > 0 then self.events:addData(rows) end
+    self.next = self.next + 1
     spark.clock:advance("5 minutes")
   end
-  q:stop()
-  spark.conf:set("spark.sql.streaming.statefulOperator.allowMultiple", "true")
-  return written, q
+  function fig:stop()
+    self.q:stop()
+    spark.conf:set("spark.sql.streaming.statefulOperator.allowMultiple", "true")
+  end
+  return fig
+end
+-- The whole run: the rows written at each trigger.
+function run_figure(mode, allow, batches)
+  local fig = start_figure(mode, allow, batches)
+  for _ = 1, #batches do fig:trigger() end
+  fig:stop()
+  return fig.written, fig.q
 end
 one = run_figure("update", "false", arrivals)
-two = run_figure("update", "true", arrivals)
+two_fig = start_figure("update", "true", arrivals)
+for _ = 1, 4 do two_fig:trigger() end                 -- up to the 12:20 trigger
+et = two_fig.q.lastProgress.eventTime
+print("the 12:20 batch ran with watermark " .. et.watermark:sub(12, 16) ..
+      "; max event time now " .. et.max:sub(12, 16))
+]]
+expect("12:20: watermark 12:04, max event time 12:21",
+  {et.watermark:sub(12, 16), et.max:sub(12, 16)}, {"12:04", "12:21"})
+view("main")
+L.focus(two_fig.q)   -- the panes: the two-watermark query, both watermarks
+pause()
+
+say [[
+The watermark pane shows both: W, the eviction watermark the next batch
+uses (12:11, from the 12:21 owl), and L, the late cutoff (12:04, the
+previous batch's).  Now the 12:25 trigger, with the donkey (12:04).]]
+
+code [[
+two_fig:trigger()                                       -- 12:25
+two = two_fig.written
+two_fig:stop()
 print("12:25, one watermark:  " .. table.concat(one["12:25"], ", "))
 print("12:25, two watermarks: " .. table.concat(two["12:25"], ", "))
 ]]

@@ -1,7 +1,8 @@
 /*
  * lesson: see lesson.h.  The chunk is plain Lua so that what runs a lesson
  * is exactly what a learner could type: dofile of the lesson, then the
- * helper's finish().
+ * helper's finish().  q at a pause raises the helper's L.STOP, which the
+ * chunk catches: leaving a lesson is not an error (L.stopped() says so).
  */
 #include <ctype.h>
 #include <stdbool.h>
@@ -100,6 +101,9 @@ void sl_lesson_chunk(const char *path, const char *mode, sl_buf *out)
 		 "if not package.path:find(dir .. '/lib/?.lua', 1, true) then\n"
 		 "  package.path = dir .. '/lib/?.lua;' .. package.path\n"
 		 "end\n"
-		 "dofile(path)\n"
-		 "require('lesson').finish()\n");
+		 "local ok, e = pcall(dofile, path)\n"
+		 "local L = require('lesson')\n"
+		 "if ok then L.finish()\n"
+		 "elseif rawequal(e, L.STOP) then L.stopped()\n"
+		 "else error(e, 0) end\n");
 }

@@ -21,7 +21,8 @@ char *sl_lesson_find(const char *which, char *msg, size_t msgsz);
  * "check" (headless, TAP, an error when a check fails), "screen" (the
  * workbench) or "plain" (stdout, Enter to go on): it sets the mode, puts
  * the lesson's lib/ first on package.path, runs the file and then the
- * helper's finish(). */
+ * helper's finish(); a stop at a pause (q) ends it with the helper's
+ * stopped() line instead of an error, any other error is raised again. */
 void sl_lesson_chunk(const char *path, const char *mode, sl_buf *out);
 
 #endif

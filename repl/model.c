@@ -183,8 +183,15 @@ model_query *sl_model_focus(sl_model *m)
 bool sl_model_set_focus(sl_model *m, const char *which)
 {
 	char *end;
-	long k = strtol(which, &end, 10);
-	size_t n = strlen(which);
+	long k;
+	size_t n;
+
+	if (which == NULL) {
+		m->focus = -1;
+		return true;
+	}
+	k = strtol(which, &end, 10);
+	n = strlen(which);
 
 	if (*which && *end == '\0' && k >= 1 && k <= m->nq) {
 		m->focus = (int)k - 1;
@@ -277,6 +284,12 @@ static model_query *adopt(sl_model *m, sl_query *eq)
 	q->max_event_us = q->row_max_us = MODEL_NONE;
 	m->qs[m->nq++] = q;
 	return q;
+}
+
+void sl_model_adopt(sl_model *m, sl_query *q)
+{
+	if (q != NULL)
+		adopt(m, q);
 }
 
 static void log_line(sl_model *m, const char *line)

@@ -5,7 +5,9 @@
  * panes (pane_*.c) only read it.  A resize therefore needs no engine call:
  * the panes are drawn again from the model.
  *
- * Sources, all read-only: the session's active queries (engine/session.h),
+ * Sources, all read-only: the session's queries (engine/session.h: the
+ * active ones at each refresh, and every query at its start, see
+ * sl_model_adopt),
  * each query's status and progress JSON and its event feed
  * (engine/query.h, engine/feed.h: BATCH_START, OFFSETS, STATE_ROW, SINK,
  * BATCH_END, WATERMARK, LATE_ROW, BAD_RECORD, EVENT_TIMES, ERROR, CRASH,
@@ -165,11 +167,18 @@ void sl_model_set_log(sl_model *m, model_log_fn fn, void *ud);
  * changed. */
 bool sl_model_refresh(sl_model *m, sl_session *s);
 
+/* Know q (borrowed; the model takes its own reference) from now on, even
+ * once it stops: the screen calls this when a query starts, so a query
+ * that starts and stops between two refreshes (a lesson's, run inside one
+ * chunk) still fills the panes from its feed. */
+void sl_model_adopt(sl_model *m, sl_query *q);
+
 int sl_model_count(const sl_model *m);
 model_query *sl_model_query(sl_model *m, int i);
 /* The focused query (the newest active one unless :focus chose), or NULL. */
 model_query *sl_model_focus(sl_model *m);
-/* Focus by index (1-based), id prefix or name; false when none matches. */
+/* Focus by index (1-based), id prefix or name; false when none matches.
+ * NULL: back to the automatic choice. */
 bool sl_model_set_focus(sl_model *m, const char *which);
 
 /* i-th batch of q, oldest first (0 .. nbatches-1). */

@@ -146,6 +146,17 @@ static void refresh(screen *s)
 	sl_model_refresh(s->m, sl_lua_session(s->L));
 }
 
+/* Every query that starts is on the screen from its start, even one that
+ * starts and stops inside one chunk before any refresh (a lesson's). */
+static void on_query_event(void *ud, int event, sl_query *q, const char *json)
+{
+	screen *s = ud;
+
+	(void)json;
+	if (event == SL_LISTEN_STARTED)
+		sl_model_adopt(s->m, q);
+}
+
 /* ---- Lua running: keep the panes alive ---- */
 
 static void queue_key(screen *s, int c)
@@ -355,7 +366,25 @@ static int l_view(lua_State *L)
 	return 1;
 }
 
-/* W.waitkey and W.view in package.loaded["streamlab.workbench"]. */
+/* W.focus(name or id) focuses that query, as :focus does (a lesson keeps
+ * the panes on the query it teaches); W.focus() goes back to the newest
+ * active one.  Returns whether a query matched. */
+static int l_focus(lua_State *L)
+{
+	screen *s = the_screen;
+	bool ok;
+
+	if (s == NULL)
+		return 0;
+	refresh(s);
+	ok = sl_model_set_focus(s->m, luaL_optstring(L, 1, NULL));
+	if (ok)
+		draw(s);
+	lua_pushboolean(L, ok);
+	return 1;
+}
+
+/* W.waitkey, W.view and W.focus in package.loaded["streamlab.workbench"]. */
 static void register_lua(lua_State *L)
 {
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
@@ -371,6 +400,8 @@ static void register_lua(lua_State *L)
 	lua_setfield(L, -2, "waitkey");
 	lua_pushcfunction(L, l_view);
 	lua_setfield(L, -2, "view");
+	lua_pushcfunction(L, l_focus);
+	lua_setfield(L, -2, "focus");
 	lua_pop(L, 2);
 }
 
@@ -512,7 +543,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	static sl_cmd_screen cs;
 	struct sigaction sa, old;
 	char *hist;
-	int code;
+	int code, listener;
 
 	memset(&s, 0, sizeof s);
 	s.con = c;
@@ -528,6 +559,8 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	fputs("\033[?2004h", s.tty);
 	fflush(s.tty);
 	sl_model_set_log(s.m, log_line, &s);
+	listener = sl_session_add_listener(sl_lua_session(s.L), on_query_event,
+					   &s, NULL);
 	sl_console_set_writer(c, out_write, &s);
 	sl_console_set_idle(c, wait_idle, &s);
 	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id };
@@ -554,6 +587,8 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	sigaction(SIGINT, &old, NULL);
 	sl_rl_close(s.rl);
 	sl_cmd_set_screen(NULL);
+	if (listener > 0)
+		sl_session_remove_listener(sl_lua_session(s.L), listener);
 	sl_console_set_writer(c, NULL, NULL);
 	sl_console_set_idle(c, NULL, NULL);
 	fputs("\033[?2004l", s.tty);

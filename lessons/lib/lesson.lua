@@ -8,6 +8,7 @@
 --   pause()                        -- wait for a key (workbench) or Enter
 --   expect("name", got, want)      -- the checkable answer
 --   view("scatter")                -- ask the workbench for a view
+--   L.focus(q)                     -- keep the panes on q (nothing headless)
 --   exercise("question?", function() ... expect(...) end)
 --
 -- Modes (package.loaded["streamlab.lessonmode"], set by `streamlab lesson`):
@@ -21,6 +22,16 @@
 --   "plain"  (also `streamlab run lessons/NN-*.lua`): everything printed,
 --            pause() waits for Enter on stdin (end of input: no wait).
 --
+-- Leaving: at the end, or when q is pressed at a pause (pause() raises
+-- L.STOP, which the chunk that runs the lesson catches and hands to
+-- L.stopped()), the lesson says so in one line, and its queries and
+-- variables stay for the teacher:
+--   L.leave_hint("try :crash after-sink, :step, :restart")
+-- sets what that line suggests.  In the workbench every query started
+-- from begin() on is kept in package.loaded["streamlab.workbench"].queries
+-- by id, so :step, :crash and :restart act on a lesson's query after the
+-- lesson ended (or after the query stopped).
+--
 -- code(chunk, {fails = "pattern"}) shows a chunk that is meant to fail: the
 -- error must match the pattern (a check), and is shown as the learner sees
 -- it.  Any other error in a chunk stops the lesson (and fails --check).
@@ -29,6 +40,10 @@ local M = {}
 local mode = package.loaded["streamlab.lessonmode"] or "plain"
 local checks, failures, failed_names = 0, 0, {}
 local step, lesson_name = 0, "lesson"
+local hint = "try :queries, :focus N, :step"
+
+-- What pause() raises when the learner presses q: not an error.
+M.STOP = setmetatable({}, {__tostring = function() return "lesson stopped" end})
 
 local function workbench()
   local W = package.loaded["streamlab.workbench"]
@@ -188,7 +203,7 @@ function M.pause(msg)
     repeat
       k = W.waitkey(msg or "-- a key goes on, PgUp/PgDn scroll the output, q stops the lesson --")
     until k
-    if k == "q" then error(lesson_name .. ": stopped (the queries and variables stay)", 0) end
+    if k == "q" then error(M.STOP, 0) end
     return
   end
   io.write(msg or "-- press Enter to go on --")
@@ -200,6 +215,27 @@ end
 function M.view(name)
   local W = workbench()
   if W and W.view then W.view(name) end
+end
+
+-- Keep the panes on query q (a handle, or its name) while other queries
+-- run (the workbench's :focus); L.focus() goes back to the newest active.
+local pinned   -- the id of the query L.focus kept the panes on, or nil
+function M.focus(q)
+  local W = workbench()
+  pinned = type(q) == "userdata" and q.id or nil
+  if W and W.focus then
+    if type(q) == "string" or q == nil then return W.focus(q) end
+    return W.focus(q.id)
+  end
+end
+
+-- Leaving: the panes stay on the pinned query only while it runs (lesson
+-- 8's, for the live crash demo); otherwise they follow the newest active
+-- query again, the learner's next one included.
+local function release_focus()
+  if pinned == nil then return end
+  -- by id: a restart (same id, a new run) keeps it running
+  if spark.streams:get(pinned) == nil then M.focus() end
 end
 
 function M.expect(name, got, want)
@@ -235,12 +271,32 @@ end
 
 -- ---- start and end ----
 
+-- The workbench's table of query handles by id (cmd.c's :step, :crash and
+-- :restart look there): every query that starts goes in, so a lesson's
+-- query is found after it stopped, crashed or the lesson ended.  One
+-- listener per session.
+local function track_queries()
+  local W = workbench()
+  if W == nil or W.lesson_listener then return end
+  W.queries = W.queries or {}
+  W.lesson_listener = {
+    onQueryStarted = function(e)
+      local q = spark.streams:get(e.id)
+      if q then W.queries[e.id] = q end
+    end,
+  }
+  spark.streams:addListener(W.lesson_listener)
+end
+
 -- Start lesson n: stops queries left running by an earlier lesson in the
 -- same session, prints the title, and returns the narrative functions.
 function M.begin(n, title)
   lesson_name = string.format("lesson %02d", n)
   checks, failures, failed_names, step = 0, 0, {}, 0
+  hint = "try :queries, :focus N, :step"
   for _, q in ipairs(spark.streams.active) do q:stop() end
+  track_queries()
+  M.focus()
   out(string.format("== Lesson %d: %s ==", n, title))
   out("")
   return M.say, M.code, M.pause, M.expect, M.view, M.exercise
@@ -258,7 +314,20 @@ function M.finish()
   else
     out(string.format("== end of %s (%d checks, %d mismatches) ==", lesson_name,
       checks, failures))
+    out(string.format("%s ended; its queries and variables stay: %s", lesson_name, hint))
+    release_focus()
   end
+end
+
+-- What the teacher can try once the lesson is left (the line printed at
+-- the end and on q).
+function M.leave_hint(text) hint = text end
+
+-- q at a pause: one plain line, no error.
+function M.stopped()
+  out(string.format("%s stopped at step %d; its queries and variables stay: %s",
+    lesson_name, step, hint))
+  release_focus()
 end
 
 function M.mode() return mode end
