@@ -209,7 +209,11 @@ static int build_node(sl_parquet_file *f, int k, int *at, int depth, int def,
 	int i;
 	n->el = e;
 	n->leaf = -1;
-	n->name = strndup((const char *)e->name.p, e->name.len);
+	/* a footer without the (required) name field reads as "": found by
+	 * tests/fuzz/fuzz_parquet.c (strndup of NULL) */
+	n->name = e->name.p != NULL
+			  ? strndup((const char *)e->name.p, e->name.len)
+			  : strdup("");
 	if (n->name == NULL)
 		return sl_err_nomem(err);
 	(*at)++;
