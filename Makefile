@@ -46,7 +46,8 @@ endif
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -Iengine -Ilua -Irepl
 LDLIBS   += -lm -lpthread
 
-ENGINE_SRC := $(sort $(wildcard engine/*.c))
+ENGINE_SRC := $(sort $(wildcard engine/*/*.c))
+ENGINE_HDR := $(sort $(wildcard engine/*/*.h))
 LUA_SRC    := $(sort $(wildcard lua/*.c))
 REPL_SRC   := $(sort $(wildcard repl/*.c))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
@@ -80,7 +81,7 @@ $(BUILD)/engine/%.o: engine/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/engine/kafka%.o: engine/kafka%.c | $(BUILD)/.deps-ok
+$(BUILD)/engine/kafka/%.o: engine/kafka/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(shell pkg-config --cflags rdkafka) -c -o $@ $<
 
@@ -134,10 +135,10 @@ tidy-run:
 	clang-tidy --quiet $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) -- -std=c11 -D_GNU_SOURCE -Iengine -Ilua -Irepl $(PKG_CFLAGS)
 
 format:
-	clang-format -i $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) engine/*.h lua/*.h repl/*.h
+	clang-format -i $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) $(ENGINE_HDR) lua/*.h repl/*.h
 
 format-check:
-	clang-format --dry-run --Werror $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) engine/*.h lua/*.h repl/*.h
+	clang-format --dry-run --Werror $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) $(ENGINE_HDR) lua/*.h repl/*.h
 
 # The layering rule of STYLE.md, checked by grep.
 layers:

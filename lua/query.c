@@ -37,8 +37,8 @@
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "query.h"
-#include "timeutil.h"
+#include "driver/query.h"
+#include "core/timeutil.h"
 
 #define MT_STREAMS    "streamlab.StreamingQueryManager"
 #define MT_CLOCK      "streamlab.Clock"

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "fileformat.h"
-#include "session.h"
-#include "sink.h"
+#include "plan/catalog.h"
+#include "formats/fileformat.h"
+#include "driver/session.h"
+#include "sinks/sink.h"
 #include "tap.h"
 
 static char root[64];
