@@ -539,3 +539,15 @@ int sl_type_width(const sl_type *t)
 	}
 	return 0;
 }
+
+bool sl_type_keyable(const sl_type *t)
+{
+	int i;
+	if (t->kind == SL_ARRAY)
+		return false;
+	if (t->kind == SL_STRUCT)
+		for (i = 0; i < t->nfields; i++)
+			if (!sl_type_keyable(t->fields[i].type))
+				return false;
+	return true;
+}

@@ -86,6 +86,9 @@ void sl_type_ddl(const sl_type *st, sl_buf *out);
 void sl_type_tree(const sl_type *st, sl_buf *out);
 
 bool sl_type_is_numeric(const sl_type *t); /* INT, BIGINT, DOUBLE */
+/* True when a column of type t can be a group or state key (no ARRAY at
+ * any depth): the hash group table and the state key encoding take it. */
+bool sl_type_keyable(const sl_type *t);
 /* Width in bytes of one value in a column's data array (0 for STRUCT). */
 int sl_type_width(const sl_type *t);
 

@@ -15,25 +15,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "expr/aggfunc.h"
 #include "expr/expr.h"
 #include "exec/hash.h"
 
-typedef enum fkind {
-	F_COUNT,
-	F_SUM,
-	F_AVG,
-	F_MIN,
-	F_MAX,
-	F_FIRST,
-	F_LAST,
-	F_APPROX,
-	F_COLLECT,
-	F_MINBY,
-	F_MAXBY
-} fkind;
 
 struct sl_agg {
-	fkind fn;
+	sl_aggfn fn;
 	bool distinct, count_rows;
 	int nargs;
 	sl_type *atype, *rtype;
@@ -53,110 +41,6 @@ struct sl_agg {
 	int32_t **cg;
 	sl_agg *ord; /* min_by/max_by: min/max over the ordering (arg 2) */
 };
-
-static const struct {
-	const char *name;
-	fkind fn;
-} fnames[] = {
-	{ "count", F_COUNT },
-	{ "sum", F_SUM },
-	{ "avg", F_AVG },
-	{ "mean", F_AVG },
-	{ "min", F_MIN },
-	{ "max", F_MAX },
-	{ "first", F_FIRST },
-	{ "last", F_LAST },
-	{ "approx_count_distinct", F_APPROX },
-	{ "collect_list", F_COLLECT },
-	{ "count_distinct", F_COUNT },
-	{ "min_by", F_MINBY },
-	{ "max_by", F_MAXBY },
-};
-
-static int fn_of(const char *name)
-{
-	size_t i;
-	for (i = 0; i < sizeof fnames / sizeof fnames[0]; i++)
-		if (strcasecmp(name, fnames[i].name) == 0)
-			return (int)fnames[i].fn;
-	return -1;
-}
-
-static bool orderable(sl_kind k)
-{
-	return k == SL_BOOLEAN || k == SL_INT || k == SL_BIGINT ||
-	       k == SL_DOUBLE || k == SL_STRING || k == SL_BINARY ||
-	       k == SL_TIMESTAMP || k == SL_NULLTYPE;
-}
-
-static sl_type *mismatch(const char *sql, const char *want, sl_type *got,
-			 sl_err *err)
-{
-	sl_buf b;
-	sl_buf_init(&b);
-	sl_type_sql(got, &b);
-	sl_err_set(
-	    err, SL_EANALYSIS,
-	    "cannot resolve '%s' due to data type mismatch: function %s, not %s",
-	    sql, want, sl_buf_cstr(&b));
-	sl_buf_release(&b);
-	return NULL;
-}
-
-sl_type *sl_agg_result_type(const char *fname, sl_type *const *at, int nargs,
-			    const char *sql, sl_err *err)
-{
-	int fn = fn_of(fname);
-	sl_kind k = nargs > 0 ? at[0]->kind : SL_NULLTYPE;
-	switch (fn) {
-	case F_COUNT: return sl_type_prim(SL_BIGINT);
-	case F_SUM:
-		if (k == SL_INT || k == SL_BIGINT)
-			return sl_type_prim(SL_BIGINT);
-		if (k == SL_DOUBLE || k == SL_STRING || k == SL_NULLTYPE)
-			return sl_type_prim(SL_DOUBLE);
-		return mismatch(sql, "sum requires numeric types", at[0], err);
-	case F_AVG:
-		if (sl_type_is_numeric(at[0]) || k == SL_STRING ||
-		    k == SL_NULLTYPE)
-			return sl_type_prim(SL_DOUBLE);
-		return mismatch(sql, "avg requires numeric types", at[0], err);
-	case F_MIN:
-	case F_MAX:
-	case F_FIRST:
-	case F_LAST:
-		if (orderable(k))
-			return sl_type_ref(at[0]);
-		return mismatch(sql,
-				"streamlab supports it on primitive types only",
-				at[0], err);
-	case F_MINBY:
-	case F_MAXBY:
-		if (nargs != 2)
-			return mismatch(sql, "min_by/max_by take 2 arguments",
-					at[0], err);
-		if (!orderable(k))
-			return mismatch(
-			    sql,
-			    "streamlab supports it on primitive types only",
-			    at[0], err);
-		if (!orderable(at[1]->kind))
-			return mismatch(
-			    sql, "the ordering must be of an orderable type",
-			    at[1], err);
-		return sl_type_ref(at[0]);
-	case F_APPROX:
-		if (orderable(k))
-			return sl_type_prim(SL_BIGINT);
-		return mismatch(
-		    sql, "approx_count_distinct requires a primitive type",
-		    at[0], err);
-	case F_COLLECT: return sl_type_array_new(sl_type_ref(at[0]));
-	default:
-		sl_err_set(err, SL_EANALYSIS, "undefined function '%s'", fname);
-		return NULL;
-	}
-}
 
 static void value_kind(sl_agg *a)
 {
@@ -197,17 +81,17 @@ sl_agg *sl_agg_new(const char *fname, bool distinct, bool count_rows,
 	int i;
 	if (a == NULL)
 		goto nomem;
-	a->fn = (fkind)fn_of(fname);
+	a->fn = (sl_aggfn)sl_aggfn_of(fname);
 	a->distinct = distinct || strcasecmp(fname, "count_distinct") == 0;
 	a->count_rows = count_rows;
 	a->nargs = count_rows ? 0 : nargs;
 	a->atype = a->nargs > 0 ? sl_type_ref(argtypes[0]) : NULL;
 	value_kind(a);
-	if (a->fn == F_SUM || a->fn == F_AVG)
+	if (a->fn == SL_AGGFN_SUM || a->fn == SL_AGGFN_AVG)
 		a->vk = a->atype &&
 				(a->atype->kind == SL_INT ||
 				 a->atype->kind == SL_BIGINT) &&
-				a->fn == F_SUM
+				a->fn == SL_AGGFN_SUM
 			    ? SL_BIGINT
 			    : SL_DOUBLE;
 	if (rsd <= 0)
@@ -215,13 +99,13 @@ sl_agg *sl_agg_new(const char *fname, bool distinct, bool count_rows,
 	a->p = (int)ceil(2.0 * log(1.106 / rsd) / log(2.0));
 	if (a->p < 4)
 		a->p = 4;
-	a->rtype = sl_agg_result_type(fname, argtypes, a->nargs, fname, err);
+	a->rtype = sl_aggfn_result_type(fname, argtypes, a->nargs, fname, err);
 	if (a->rtype == NULL) {
 		sl_agg_free(a);
 		return NULL;
 	}
-	if ((a->fn == F_MINBY || a->fn == F_MAXBY) &&
-	    (a->ord = sl_agg_new(a->fn == F_MAXBY ? "max" : "min", false, false,
+	if ((a->fn == SL_AGGFN_MINBY || a->fn == SL_AGGFN_MAXBY) &&
+	    (a->ord = sl_agg_new(a->fn == SL_AGGFN_MAXBY ? "max" : "min", false, false,
 				 argtypes + 1, 1, 0, err)) == NULL) {
 		sl_agg_free(a);
 		return NULL;
@@ -281,7 +165,7 @@ bool sl_agg_clear(sl_agg *a, int64_t n)
 	if (n > a->cap)
 		n = a->cap;
 	if (a->distinct || a->dset != NULL || a->nchunks > 0 || a->ord ||
-	    a->vk == SL_STRING || a->fn == F_COLLECT || n < 0)
+	    a->vk == SL_STRING || a->fn == SL_AGGFN_COLLECT || n < 0)
 		return false;
 	if (a->cnt)
 		memset(a->cnt, 0, (size_t)n * 8);
@@ -345,32 +229,32 @@ static int grow(sl_agg *a, int64_t ngroups)
 	if (cap < 16)
 		cap = 16;
 	switch (a->fn) {
-	case F_COUNT: rc = grow1(&a->cnt, 8, old, cap); break;
-	case F_SUM:
+	case SL_AGGFN_COUNT: rc = grow1(&a->cnt, 8, old, cap); break;
+	case SL_AGGFN_SUM:
 		rc = a->vk == SL_BIGINT ? grow1(&a->isum, 8, old, cap)
 					: grow1(&a->dsum, 8, old, cap);
 		rc = rc < 0 ? rc : grow1(&a->has, 1, old, cap);
 		break;
-	case F_AVG:
+	case SL_AGGFN_AVG:
 		rc = grow1(&a->dsum, 8, old, cap);
 		rc = rc < 0 ? rc : grow1(&a->cnt, 8, old, cap);
 		break;
-	case F_MINBY:
-	case F_MAXBY: /* the ordering; the value as first */
+	case SL_AGGFN_MINBY:
+	case SL_AGGFN_MAXBY: /* the ordering; the value as first */
 		rc = grow(a->ord, cap);
 		/* fall through */
-	case F_MIN:
-	case F_MAX:
-	case F_FIRST:
-	case F_LAST:
+	case SL_AGGFN_MIN:
+	case SL_AGGFN_MAX:
+	case SL_AGGFN_FIRST:
+	case SL_AGGFN_LAST:
 		rc = rc < 0     ? rc
 		     : a->w > 0 ? grow1(&a->vals, (size_t)a->w, old, cap)
 				: 0;
 		rc = rc < 0 ? rc : grow1(&a->has, 1, old, cap);
 		rc = rc < 0 ? rc : grow1(&a->vnull, 1, old, cap);
 		break;
-	case F_APPROX: rc = grow1(&a->regs, (size_t)1 << a->p, old, cap); break;
-	case F_COLLECT: break;
+	case SL_AGGFN_APPROX: rc = grow1(&a->regs, (size_t)1 << a->p, old, cap); break;
+	case SL_AGGFN_COLLECT: break;
 	}
 	if (rc == 0)
 		a->cap = cap;
@@ -435,7 +319,7 @@ static int upd_sum(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c0,
 			return err ? err->code : SL_ENOMEM;
 		c = cast;
 	}
-	if (a->fn == F_AVG) {
+	if (a->fn == SL_AGGFN_AVG) {
 		if (c->type->kind == SL_INT)
 			ROWS(double, sl_col_i32(c)[i],
 			     (a->dsum[gi] += x, a->cnt[gi]++));
@@ -503,7 +387,7 @@ static int keep_str(sl_agg *a, sl_str *dst, sl_str v)
 
 static int upd_minmax(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c)
 {
-	bool mx = a->fn == F_MAX;
+	bool mx = a->fn == SL_AGGFN_MAX;
 	int64_t i;
 	switch (a->vk) {
 	case SL_BOOLEAN: MINMAX(uint8_t, sl_col_u8(c)[i], LT); break;
@@ -564,7 +448,7 @@ static int upd_firstlast(sl_agg *a, const int32_t *g, int64_t n,
 {
 	int64_t i;
 	uint8_t *seen;
-	if (a->fn == F_FIRST) {
+	if (a->fn == SL_AGGFN_FIRST) {
 		for (i = 0; i < n; i++)
 			if (!a->has[g[i]] && put_value(a, g[i], c, i) < 0)
 				return SL_ENOMEM;
@@ -640,7 +524,7 @@ static int upd_by(sl_agg *a, const int32_t *g, int64_t n, const sl_col *v,
 		  const sl_col *c)
 {
 	sl_agg *o = a->ord;
-	bool mx = a->fn == F_MAXBY;
+	bool mx = a->fn == SL_AGGFN_MAXBY;
 	int64_t i;
 	if (o->w == 0) /* a NULL-typed ordering never picks a row */
 		return 0;
@@ -756,17 +640,17 @@ static int update_core(sl_agg *a, const int32_t *g, int64_t n, int64_t ngroups,
 {
 	int rc = 0;
 	switch (a->fn) {
-	case F_COUNT: upd_count(a, g, n, args); break;
-	case F_SUM:
-	case F_AVG: rc = upd_sum(a, g, n, args[0], err); break;
-	case F_MIN:
-	case F_MAX: rc = upd_minmax(a, g, n, args[0]); break;
-	case F_FIRST:
-	case F_LAST: rc = upd_firstlast(a, g, n, ngroups, args[0]); break;
-	case F_APPROX: upd_approx(a, g, n, args[0]); break;
-	case F_COLLECT: rc = upd_collect(a, g, n, args[0]); break;
-	case F_MINBY:
-	case F_MAXBY: rc = upd_by(a, g, n, args[0], args[1]); break;
+	case SL_AGGFN_COUNT: upd_count(a, g, n, args); break;
+	case SL_AGGFN_SUM:
+	case SL_AGGFN_AVG: rc = upd_sum(a, g, n, args[0], err); break;
+	case SL_AGGFN_MIN:
+	case SL_AGGFN_MAX: rc = upd_minmax(a, g, n, args[0]); break;
+	case SL_AGGFN_FIRST:
+	case SL_AGGFN_LAST: rc = upd_firstlast(a, g, n, ngroups, args[0]); break;
+	case SL_AGGFN_APPROX: upd_approx(a, g, n, args[0]); break;
+	case SL_AGGFN_COLLECT: rc = upd_collect(a, g, n, args[0]); break;
+	case SL_AGGFN_MINBY:
+	case SL_AGGFN_MAXBY: rc = upd_by(a, g, n, args[0], args[1]); break;
 	}
 	if (rc == SL_ENOMEM)
 		sl_err_nomem(err);
@@ -915,9 +799,9 @@ static int fill_values(sl_agg *a, sl_col *c, int64_t from, int64_t n)
 				return SL_ENOMEM;
 			continue;
 		}
-		if (a->fn == F_SUM && a->vk == SL_BIGINT)
+		if (a->fn == SL_AGGFN_SUM && a->vk == SL_BIGINT)
 			sl_col_i64(c)[i] = a->isum[g];
-		else if (a->fn == F_SUM)
+		else if (a->fn == SL_AGGFN_SUM)
 			sl_col_f64(c)[i] = a->dsum[g];
 		else if (a->vk == SL_STRING) {
 			sl_str v = ((sl_str *)a->vals)[g];
@@ -941,7 +825,7 @@ sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err)
 		sl_err_nomem(err);
 		return NULL;
 	}
-	if (a->fn == F_COLLECT) {
+	if (a->fn == SL_AGGFN_COLLECT) {
 		c = collect_result(a, from, n);
 		if (c == NULL)
 			sl_err_nomem(err);
@@ -954,11 +838,11 @@ sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err)
 		return NULL;
 	}
 	switch (a->fn) {
-	case F_COUNT:
+	case SL_AGGFN_COUNT:
 		if (n > 0)
 			memcpy(c->data, a->cnt + from, (size_t)n * 8);
 		break;
-	case F_AVG:
+	case SL_AGGFN_AVG:
 		for (i = 0; i < n && rc == 0; i++) {
 			if (a->cnt[from + i] == 0)
 				rc = sl_col_set_null(c, i);
@@ -967,7 +851,7 @@ sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err)
 						   (double)a->cnt[from + i];
 		}
 		break;
-	case F_APPROX:
+	case SL_AGGFN_APPROX:
 		for (i = 0; i < n; i++)
 			sl_col_i64(c)[i] = hll_estimate(a, from + i);
 		break;
@@ -988,7 +872,7 @@ sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err)
 
 bool sl_agg_streamable(const sl_agg *a)
 {
-	return a->fn != F_COLLECT && !(a->distinct && a->nargs > 0);
+	return a->fn != SL_AGGFN_COLLECT && !(a->distinct && a->nargs > 0);
 }
 
 /* Counts and integer sums as LEB128 varints (zigzag for sums): most are
@@ -1054,8 +938,8 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 		    "agg: %s is not supported in a streaming aggregation",
 		    a->distinct ? "a DISTINCT aggregate" : "collect_list");
 	switch (a->fn) {
-	case F_COUNT: put_uvar(out, has ? (uint64_t)a->cnt[g] : 0); break;
-	case F_SUM:
+	case SL_AGGFN_COUNT: put_uvar(out, has ? (uint64_t)a->cnt[g] : 0); break;
+	case SL_AGGFN_SUM:
 		f = has && a->has[g];
 		sl_buf_addc(out, (char)f);
 		if (f && a->vk == SL_BIGINT)
@@ -1063,21 +947,21 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 		else if (f)
 			sl_buf_add(out, &a->dsum[g], 8);
 		break;
-	case F_AVG:
+	case SL_AGGFN_AVG:
 		sl_buf_add(out, has ? &a->dsum[g] : &(double){ 0 }, 8);
 		put_uvar(out, has ? (uint64_t)a->cnt[g] : 0);
 		break;
-	case F_MIN:
-	case F_MAX:
-	case F_FIRST:
-	case F_LAST:
+	case SL_AGGFN_MIN:
+	case SL_AGGFN_MAX:
+	case SL_AGGFN_FIRST:
+	case SL_AGGFN_LAST:
 		f = (uint8_t)((has && a->has[g]) |
 			      (has && a->vnull[g] ? 2 : 0));
 		sl_buf_addc(out, (char)f);
 		if (f == 1)
 			save_value(a, g, out);
 		break;
-	case F_APPROX: {
+	case SL_AGGFN_APPROX: {
 		size_t m = (size_t)1 << a->p;
 		if (has)
 			sl_buf_add(out, a->regs + (size_t)g * m, m);
@@ -1085,8 +969,8 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 			sl_buf_pad(out, 0, m);
 		break;
 	}
-	case F_MINBY:
-	case F_MAXBY: /* the value as first/last, then the
+	case SL_AGGFN_MINBY:
+	case SL_AGGFN_MAXBY: /* the value as first/last, then the
 				       ordering as min/max */
 		f = (uint8_t)((has && a->has[g]) |
 			      (has && a->vnull[g] ? 2 : 0));
@@ -1094,7 +978,7 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 		if (f == 1)
 			save_value(a, g, out);
 		return sl_agg_save(a->ord, g, out, err);
-	case F_COLLECT: break;
+	case SL_AGGFN_COLLECT: break;
 	}
 	return sl_buf_failed(out) ? sl_err_nomem(err) : 0;
 }
@@ -1106,13 +990,13 @@ size_t sl_agg_save_max(const sl_agg *a)
 	if (!sl_agg_streamable(a))
 		return 0;
 	switch (a->fn) {
-	case F_COUNT: return 10;
-	case F_SUM: return 11;
-	case F_AVG: return 18;
-	case F_MIN:
-	case F_MAX:
-	case F_FIRST:
-	case F_LAST: return a->vk == SL_STRING ? 0 : 1 + (size_t)a->w;
+	case SL_AGGFN_COUNT: return 10;
+	case SL_AGGFN_SUM: return 11;
+	case SL_AGGFN_AVG: return 18;
+	case SL_AGGFN_MIN:
+	case SL_AGGFN_MAX:
+	case SL_AGGFN_FIRST:
+	case SL_AGGFN_LAST: return a->vk == SL_STRING ? 0 : 1 + (size_t)a->w;
 	default: return 0; /* min_by/max_by, approx: sl_agg_save */
 	}
 }
@@ -1133,8 +1017,8 @@ size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p)
 	bool has = g < a->cap;
 	uint8_t f;
 	switch (a->fn) {
-	case F_COUNT: return raw_uvar(p, has ? (uint64_t)a->cnt[g] : 0);
-	case F_SUM:
+	case SL_AGGFN_COUNT: return raw_uvar(p, has ? (uint64_t)a->cnt[g] : 0);
+	case SL_AGGFN_SUM:
 		f = has && a->has[g];
 		p[0] = f;
 		if (f && a->vk == SL_BIGINT)
@@ -1142,7 +1026,7 @@ size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p)
 		if (f)
 			memcpy(p + 1, &a->dsum[g], 8);
 		return f ? 9 : 1;
-	case F_AVG:
+	case SL_AGGFN_AVG:
 		memcpy(p, has ? &a->dsum[g] : &(double){ 0 }, 8);
 		return 8 + raw_uvar(p + 8, has ? (uint64_t)a->cnt[g] : 0);
 	default: /* min/max/first/last of a fixed-width value */
@@ -1183,7 +1067,7 @@ static int read_value(const sl_agg *a, const unsigned char *p, size_t n,
 static bool better(const sl_agg *a, int64_t g, const char *x, sl_str xs)
 {
 	int c = cmp_kept(a, g, x, xs);
-	return a->fn == F_MAX ? c > 0 : c < 0;
+	return a->fn == SL_AGGFN_MAX ? c > 0 : c < 0;
 }
 
 static int merge_kept(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
@@ -1201,8 +1085,8 @@ static int merge_kept(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 		return SL_EINTERNAL;
 	if (!(f & 1))
 		return 0;
-	if (a->fn == F_FIRST || a->fn == F_LAST)
-		take = a->fn == F_FIRST || !a->has[g];
+	if (a->fn == SL_AGGFN_FIRST || a->fn == SL_AGGFN_LAST)
+		take = a->fn == SL_AGGFN_FIRST || !a->has[g];
 	else /* min/max never keep a NULL */
 		take = !a->has[g] || (a->w > 0 && better(a, g, tmp, xs));
 	if (!take)
@@ -1267,12 +1151,12 @@ static int merge_core(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 	double d;
 	size_t m, j;
 	switch (a->fn) {
-	case F_COUNT:
+	case SL_AGGFN_COUNT:
 		if (get_uvar(p, n, at, &u) < 0)
 			return SL_EINTERNAL;
 		a->cnt[g] += (int64_t)u;
 		return 0;
-	case F_SUM:
+	case SL_AGGFN_SUM:
 		if (*at + 1 > n)
 			return SL_EINTERNAL;
 		if (!p[(*at)++])
@@ -1291,7 +1175,7 @@ static int merge_core(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 		}
 		a->has[g] = 1;
 		return 0;
-	case F_AVG:
+	case SL_AGGFN_AVG:
 		if (*at + 8 > n)
 			return SL_EINTERNAL;
 		memcpy(&d, p + *at, 8);
@@ -1301,7 +1185,7 @@ static int merge_core(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 		a->dsum[g] += d;
 		a->cnt[g] += (int64_t)u;
 		return 0;
-	case F_APPROX:
+	case SL_AGGFN_APPROX:
 		m = (size_t)1 << a->p;
 		if (*at + m > n)
 			return SL_EINTERNAL;
@@ -1312,9 +1196,9 @@ static int merge_core(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 		}
 		*at += m;
 		return 0;
-	case F_COLLECT: return SL_EINTERNAL;
-	case F_MINBY:
-	case F_MAXBY: return merge_by(a, g, p, n, at);
+	case SL_AGGFN_COLLECT: return SL_EINTERNAL;
+	case SL_AGGFN_MINBY:
+	case SL_AGGFN_MAXBY: return merge_by(a, g, p, n, at);
 	default: return merge_kept(a, g, p, n, at);
 	}
 }
@@ -1326,9 +1210,9 @@ static int merge_err(const sl_agg *a, int rc, sl_err *err)
 		return sl_err_nomem(err);
 	return sl_err_set(err, SL_EINTERNAL,
 			  "state: a stored aggregation buffer of %s is damaged",
-			  a->fn == F_COUNT ? "count"
-			  : a->fn == F_SUM ? "sum"
-			  : a->fn == F_AVG ? "avg"
+			  a->fn == SL_AGGFN_COUNT ? "count"
+			  : a->fn == SL_AGGFN_SUM ? "sum"
+			  : a->fn == SL_AGGFN_AVG ? "avg"
 					   : "an aggregate");
 }
 
@@ -1408,14 +1292,14 @@ int sl_agg_merge_raw(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 {
 	size_t at = 0;
 	uint64_t u;
-	if (a->fn == F_COUNT) {
+	if (a->fn == SL_AGGFN_COUNT) {
 		if (uvar_at(p, n, &at, &u) < 0)
 			return merge_err(a, SL_EINTERNAL, err);
 		a->cnt[g] += (int64_t)u;
 		*used = at;
 		return (int)raw_uvar_short(out, (uint64_t)a->cnt[g]);
 	}
-	if (a->fn != F_SUM || a->vk != SL_BIGINT)
+	if (a->fn != SL_AGGFN_SUM || a->vk != SL_BIGINT)
 		return merge_raw_slow(a, g, p, n, used, out, err);
 	if (n == 0)
 		return merge_err(a, SL_EINTERNAL, err);

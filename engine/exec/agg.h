@@ -38,12 +38,7 @@
 
 typedef struct sl_agg sl_agg;
 
-/* Result type of aggregate fname (canonical: count, sum, avg, min, max,
- * first, last, approx_count_distinct, collect_list) over argument types
- * (nargs 0 for count(*)); new reference, or NULL with SL_EANALYSIS
- * "cannot resolve 'sql' due to data type mismatch: ...". */
-sl_type *sl_agg_result_type(const char *fname, sl_type *const *argtypes,
-			    int nargs, const char *sql, sl_err *err);
+/* The names and result types of the functions: expr/aggfunc.h. */
 
 /* New state for fname (canonical) over argtypes; count_rows for count(*).
  * rsd is approx_count_distinct's relative standard deviation. */

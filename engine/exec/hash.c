@@ -317,18 +317,6 @@ size_t sl_hash_groups_bytes(const sl_hash_groups *t)
 	return b + sl_arena_used(t->arena);
 }
 
-bool sl_hash_key_type_ok(const sl_type *t)
-{
-	int i;
-	if (t->kind == SL_ARRAY)
-		return false;
-	if (t->kind == SL_STRUCT)
-		for (i = 0; i < t->nfields; i++)
-			if (!sl_hash_key_type_ok(t->fields[i].type))
-				return false;
-	return true;
-}
-
 /* ------------------------------------------------------- flattening */
 
 static sl_col *json_col(const sl_col *c)
@@ -1046,7 +1034,7 @@ sl_col *sl_hash_groups_key(const sl_hash_groups *t, int key, int64_t from,
 {
 	int k = 0, i;
 	sl_col *c;
-	if (!sl_hash_key_type_ok(t->types[key])) {
+	if (!sl_type_keyable(t->types[key])) {
 		sl_err_set(err, SL_EINTERNAL,
 			   "hash: ARRAY keys are not stored");
 		return NULL;

@@ -61,9 +61,7 @@ sl_col *sl_hash_groups_key(const sl_hash_groups *t, int k, int64_t from,
 /* Bytes held (memory accounting, state metrics). */
 size_t sl_hash_groups_bytes(const sl_hash_groups *t);
 
-/* True when a column of type t can be a key handed back by
- * sl_hash_groups_key (no ARRAY inside). */
-bool sl_hash_key_type_ok(const sl_type *t);
+/* Which types can be keys: sl_type_keyable (core/type.h). */
 
 /* State store keys (streaming aggregation, dropDuplicates): row `row` of
  * key columns cols[0..n) as bytes appended to out, such that memcmp order
@@ -72,7 +70,7 @@ bool sl_hash_key_type_ok(const sl_type *t);
  * big-endian with the sign bit flipped; doubles by their order-preserving
  * bits, -0.0 = 0.0 and one NaN above everything, as grouping; strings with
  * each 0x00 written 00 FF and ended by 00 01; a STRUCT's flag then its
- * fields).  ARRAY columns are not keys (sl_hash_key_type_ok). */
+ * fields).  ARRAY columns are not keys (sl_type_keyable). */
 void sl_hash_key_encode(sl_col *const *cols, int n, int64_t row, sl_buf *out);
 /* sl_hash_key_encode of rows [0, n) of cols[0..ncols), appended to out:
  * row i's key is out->p[off[i] .. off[i + 1]) (off has n + 1 entries).

@@ -342,7 +342,7 @@ sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 	if (op == NULL)
 		return NULL;
 	for (j = 0; j < p->ndedup; j++)
-		if (!sl_hash_key_type_ok(
+		if (!sl_type_keyable(
 			p->schema->fields[p->dedup_cols[j]].type)) {
 			sl_err_set(
 			    err, SL_EANALYSIS,

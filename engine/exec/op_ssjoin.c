@@ -1137,7 +1137,7 @@ static int check_plan(const sl_plan *p, sl_err *err)
 	for (s = 0; s < 2; s++) {
 		const sl_type *t = p->child[s]->schema;
 		for (c = 0; c < t->nfields; c++)
-			if (!sl_hash_key_type_ok(t->fields[c].type))
+			if (!sl_type_keyable(t->fields[c].type))
 				return sl_err_set(
 				    err, SL_EANALYSIS,
 				    "join: column '%s' is an ARRAY, which a stream-stream join cannot hold in its state",

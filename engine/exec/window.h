@@ -49,16 +49,8 @@ int64_t sl_win_index_min(const sl_win_index *x);
  * expands its groups into windows itself (every aggregate mergeable, the
  * size a multiple of the slide).  The EXPAND asks its parent per batch. */
 struct sl_op;
-struct sl_plan;
-struct sl_agg_et;
 bool sl_stream_agg_slices(const struct sl_op *op);
-/* The key of AGGREGATE p (its event time *et, plan_int.h) that may take
- * slices, or -1: p is right over the EXPAND of a sliding window of a
- * plain time column whose size is a multiple of its slide, grouped by
- * that window (the watermarked key when there is one) which no other key
- * and no aggregate reads, and every aggregate is order-free (gives the
- * row-by-row result whatever order partial buffers merge in). */
-int sl_window_slice_key(const struct sl_plan *p, const struct sl_agg_et *et);
+/* Which aggregates slice: sl_window_slice_key (plan/plan_int.h). */
 /* The groups of hash aggregate `slices` (an AGGREGATE over the EXPAND,
  * fed slices: its key `wkey` is a slice [s, s + slide)) merged into the
  * window groups of hash aggregate `wins` (same plan, empty): each slice

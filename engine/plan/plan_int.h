@@ -215,7 +215,7 @@ void sl_plan_agg_event_time(const sl_plan *p, sl_agg_et *et);
  * (op_session.c). */
 int sl_plan_session_key(const sl_plan *p);
 
-/* ---- windows (window.c) ---- */
+/* ---- windows (plan_window.c) ---- */
 
 /* Rewrite exprs[0..n) (owned, replaced in place) that hold a sliding
  * window() call: *in becomes an EXPAND node over it (the caller's
@@ -227,7 +227,14 @@ int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n, const char *method,
 /* The window(ts) start for ts (Spark's TimeWindowing). */
 int64_t sl_window_first_start(int64_t ts, int64_t slide, int64_t start);
 
-/* Node constructors living with their operators. */
+/* The key of AGGREGATE p (its event time *et, plan_int.h) that may take
+ * slices, or -1: p is right over the EXPAND of a sliding window of a
+ * plain time column whose size is a multiple of its slide, grouped by
+ * that window (the watermarked key when there is one) which no other key
+ * and no aggregate reads, and every aggregate is order-free (gives the
+ * row-by-row result whatever order partial buffers merge in). */
+int sl_window_slice_key(const sl_plan *p, const sl_agg_et *et);
+/* The AGGREGATE node (plan_agg.c). */
 sl_plan *sl_plan_agg_build(sl_plan *in, sl_expr **keys, int nkeys,
 			   sl_expr **aggs, int naggs, const char *method,
 			   sl_err *err);
