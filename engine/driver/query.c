@@ -395,7 +395,7 @@ static int open_sink(sl_query *q, const sl_query_opts *o, void **fe_ud,
 	} else {
 		sl_options none;
 		sl_options_init(&none);
-		q->sink = sl_sink_open(q->sess, o->format,
+		q->sink = sl_sink_open(sl_session_sink_host(q->sess), o->format,
 				       o->sink_opts ? o->sink_opts : &none,
 				       o->mode, q->name, q->id, err);
 		sl_options_release(&none);

@@ -532,7 +532,7 @@ static int repair_sink_log(sl_query *q, bool *changed, sl_err *err)
 
 static int reopen_sink(sl_query *q, sl_err *err)
 {
-	sl_sink *s = sl_sink_open(q->sess, q->format, &q->sink_opts,
+	sl_sink *s = sl_sink_open(sl_session_sink_host(q->sess), q->format, &q->sink_opts,
 				  q->ctx.mode, q->name, q->id, err);
 	if (s == NULL)
 		return err ? err->code : SL_EIO;

@@ -28,6 +28,7 @@
 #include <strings.h>
 
 #include "driver/query.h"
+#include "sinks/sink.h"
 
 typedef struct listener {
 	int handle;
@@ -44,6 +45,7 @@ struct sl_session {
 	char **ckeys, **cvals;
 	sl_write_fn out;
 	void *out_ud;
+	sl_sink_host sink_host; /* ctx = this session */
 	int nq, capq;
 	sl_query **q; /* active queries in start order; one reference each */
 	int nl, capl;
@@ -278,6 +280,16 @@ int sl_session_conf_unset(sl_session *s, const char *key)
 
 /* ------------------------------------------------------ life cycle */
 
+static const char *host_conf_get(void *ctx, const char *key)
+{
+	return sl_session_conf_get(ctx, key);
+}
+
+static void host_write(void *ctx, const char *text, size_t len)
+{
+	sl_session_write(ctx, text, len);
+}
+
 sl_session *sl_session_new(void)
 {
 	sl_session *s = calloc(1, sizeof *s);
@@ -292,7 +304,16 @@ sl_session *sl_session_new(void)
 		return NULL;
 	}
 	s->next_handle = 1;
+	s->sink_host = (sl_sink_host){ .ctx = s,
+				       .conf_get = host_conf_get,
+				       .write = host_write,
+				       .catalog = s->catalog };
 	return s;
+}
+
+const sl_sink_host *sl_session_sink_host(sl_session *s)
+{
+	return s != NULL ? &s->sink_host : NULL;
 }
 
 static void listener_release(listener *l)

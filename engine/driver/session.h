@@ -31,6 +31,11 @@ void sl_session_free(sl_session *s);
 
 sl_clock *sl_session_clock(sl_session *s);
 sl_catalog *sl_session_catalog(sl_session *s);
+/* What the session gives the sinks of its queries (sinks/sink.h): its
+ * confs, its output (sl_session_write) and its catalog.  Borrowed, lives
+ * as long as the session; NULL for a NULL session. */
+typedef struct sl_sink_host sl_sink_host;
+const sl_sink_host *sl_session_sink_host(sl_session *s);
 
 /* Spark confs (strings).  Known keys are validated with Spark's messages:
  * spark.sql.streaming.multipleWatermarkPolicy (min|max: "... valid values

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "driver/session.h"
 #include "sinks/sink_int.h"
 
 enum { K_CONSOLE, K_MEMORY, K_FILE, K_NOOP, K_KAFKA };
@@ -56,7 +55,7 @@ sl_sink *sl_sink_alloc(const struct sl_sink_ops *ops, sl_outmode mode,
 	return s;
 }
 
-sl_sink *sl_sink_open(sl_session *sess, const char *format,
+sl_sink *sl_sink_open(const sl_sink_host *host, const char *format,
 		      const sl_options *opts, sl_outmode mode,
 		      const char *query_name, const char *query_id, sl_err *err)
 {
@@ -66,15 +65,15 @@ sl_sink *sl_sink_open(sl_session *sess, const char *format,
 	if (opts == NULL)
 		opts = &none;
 	switch (format_kind(format)) {
-	case K_CONSOLE: s = sl_sink_console_new(sess, opts, mode, err); break;
+	case K_CONSOLE: s = sl_sink_console_new(host, opts, mode, err); break;
 	case K_MEMORY:
-		s = sl_sink_memory_new(sess, query_name, mode, err);
+		s = sl_sink_memory_new(host, query_name, mode, err);
 		break;
 	case K_FILE: {
 		const char *ci =
-		    sess != NULL
-			? sl_session_conf_get(
-			      sess,
+		    host != NULL && host->conf_get != NULL
+			? host->conf_get(
+			      host->ctx,
 			      "spark.sql.streaming.fileSink.log.compactInterval")
 			: NULL;
 		s = sl_sink_file_new(format, opts, mode, query_id,

@@ -9,8 +9,8 @@
  * committed batch N"), which is how a re-run batch stays exactly-once.
  *
  * Ownership: add_batch borrows data.  Descriptions copy their strings.
- * Never prints to the terminal: the console sink writes through the
- * session's output callback (sl_session_write).
+ * Never prints to the terminal: the console sink writes through its
+ * host's writer (the session's output callback, sl_session_sink_host).
  */
 #ifndef SL_SINK_H
 #define SL_SINK_H
@@ -25,8 +25,23 @@
 #include "plan/stream.h"
 
 typedef struct sl_sink sl_sink;
-typedef struct sl_session sl_session;
 typedef struct sl_crash sl_crash;
+typedef struct sl_catalog sl_catalog;
+
+/* What sinks need from the program that opens them, and nothing more: the
+ * driver hands the session's (driver/session.h, sl_session_sink_host).
+ * Borrowed: it outlives every sink opened with it.  Each member may be
+ * NULL (a sink then does without: no conf, no output, no table). */
+typedef struct sl_sink_host {
+	void *ctx; /* the first argument of the callbacks */
+	/* A conf value ("spark.sql.streaming.fileSink.log.compactInterval"),
+	 * borrowed until the conf changes, or NULL when unset. */
+	const char *(*conf_get)(void *ctx, const char *key);
+	/* Text for the terminal (the console sink's tables). */
+	void (*write)(void *ctx, const char *text, size_t len);
+	/* Where the memory sink keeps its table (borrowed). */
+	sl_catalog *catalog;
+} sl_sink_host;
 
 struct sl_sink_ops {
 	const char *
@@ -71,9 +86,10 @@ typedef int (*sl_foreach_fn)(void *ud, sl_batch *data, int64_t batch_id,
  *   supported in Data Source json. SQLSTATE: 42KDE"), noop.
  *   Memory sink modes: append and complete only (Spark's docs), update
  *   accepted as append (Spark 3.5 behaviour).
- * The session gives the console sink its output and the memory sink its
- * catalog.  query_id names the file sink's log owner. */
-sl_sink *sl_sink_open(sl_session *sess, const char *format,
+ * The host (may be NULL) gives the console sink its output, the memory
+ * sink its catalog and the file sink its compact interval.  query_id
+ * names the file sink's log owner. */
+sl_sink *sl_sink_open(const sl_sink_host *host, const char *format,
 		      const sl_options *opts, sl_outmode mode,
 		      const char *query_name, const char *query_id,
 		      sl_err *err);

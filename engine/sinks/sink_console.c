@@ -7,7 +7,8 @@
  *   <show() table of the batch's rows>
  *   <empty line>
  *
- * through the session's output callback (the engine never prints).  Spark's
+ * through its host's writer, the session's output callback (the engine
+ * never prints).  Spark's
  * ConsoleWrite prints the three header lines with println and then calls
  * Dataset.show, which println's the table string that already ends with a
  * newline: hence the empty line after every table.  An empty batch still
@@ -25,11 +26,10 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "driver/session.h"
 #include "sinks/sink_int.h"
 
 typedef struct console {
-	sl_session *sess; /* borrowed: the session outlives its queries */
+	sl_sink_host host; /* a copy; its ctx outlives the sink */
 	int64_t num_rows;
 	int truncate;
 	sl_buf text; /* reused across batches */
@@ -55,7 +55,8 @@ static int console_add(sl_sink *s, int64_t batch_id, sl_batch *data,
 		sl_buf_init(t);
 		return sl_err_nomem(err);
 	}
-	sl_session_write(c->sess, t->p, t->len);
+	if (c->host.write != NULL && t->len > 0)
+		c->host.write(c->host.ctx, t->p, t->len);
 	return 0;
 }
 
@@ -128,8 +129,9 @@ static int parse_num_rows(const char *v, int64_t *out, sl_err *err)
 	return 0;
 }
 
-sl_sink *sl_sink_console_new(sl_session *sess, const sl_options *opts,
-			     sl_outmode mode, sl_err *err)
+sl_sink *sl_sink_console_new(const sl_sink_host *host,
+			     const sl_options *opts, sl_outmode mode,
+			     sl_err *err)
 {
 	console *c;
 	int64_t num_rows = 20;
@@ -143,7 +145,8 @@ sl_sink *sl_sink_console_new(sl_session *sess, const sl_options *opts,
 		sl_err_nomem(err);
 		return NULL;
 	}
-	c->sess = sess;
+	if (host != NULL)
+		c->host = *host;
 	c->num_rows = num_rows;
 	c->truncate = truncate;
 	sl_buf_init(&c->text);

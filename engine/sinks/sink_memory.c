@@ -25,11 +25,11 @@
 #include <string.h>
 
 #include "core/crash.h"
-#include "driver/session.h"
+#include "plan/catalog.h"
 #include "sinks/sink_int.h"
 
 typedef struct memsink {
-	sl_catalog *cat; /* borrowed: the session's catalog */
+	sl_catalog *cat; /* borrowed: the host's (the session's catalog) */
 	char *name;
 	int64_t last_id;   /* -1 before the first batch */
 	int64_t part_id;   /* a batch stored half way ("mid-sink"), or -1 */
@@ -121,7 +121,7 @@ static const struct sl_sink_ops memory_ops = {
 	.in_process = true,
 };
 
-sl_sink *sl_sink_memory_new(sl_session *sess, const char *query_name,
+sl_sink *sl_sink_memory_new(const sl_sink_host *host, const char *query_name,
 			    sl_outmode mode, sl_err *err)
 {
 	memsink *m;
@@ -137,7 +137,7 @@ sl_sink *sl_sink_memory_new(sl_session *sess, const char *query_name,
 		sl_err_nomem(err);
 		return NULL;
 	}
-	m->cat = sl_session_catalog(sess);
+	m->cat = host != NULL ? host->catalog : NULL;
 	m->last_id = -1;
 	m->part_id = -1;
 	s = sl_sink_alloc(&memory_ops, mode, m, err);
