@@ -81,9 +81,9 @@ $(BUILD)/engine/%.o: engine/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/engine/kafka/%.o: engine/kafka/%.c | $(BUILD)/.deps-ok
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(shell pkg-config --cflags rdkafka) -c -o $@ $<
+# The Kafka files (engine/kafka/, the Kafka source and sink) see librdkafka.
+KAFKA_SRC := $(sort $(wildcard engine/kafka/*.c engine/*/kafka_*.c))
+$(KAFKA_SRC:%.c=$(BUILD)/%.o): CFLAGS += $(shell pkg-config --cflags rdkafka)
 
 $(BUILD)/lua/%.o: lua/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)

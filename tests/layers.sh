@@ -9,7 +9,8 @@
 #            reads the wall clock (time, gettimeofday, clock_gettime) except
 #            in engine/core/clock.c; never prints (printf, puts, putchar,
 #            perror, stdout, stderr).
-#            librdkafka headers only in engine/kafka/.
+#            librdkafka headers only in engine/kafka/ (the Kafka source
+#            and sink, engine/*/kafka_*.c, reach it through kafka_int.h).
 #   lua/     never includes curses or readline.
 #   at most one file includes <curses.h>/<ncurses.h>, at most one readline.
 # Usage: sh tests/layers.sh [ROOT]   (default: the tree this script is in)
@@ -24,10 +25,10 @@ formats  CSV and JSON text, the file formats
 expr     expressions, functions, the SQL expression parser
 plan     the logical plan, its analysis, the catalog, streaming words
 state    the versioned state store, checkpoint logs
-sources  the sources behind sl_source_ops
+kafka    the Kafka client: librdkafka, the embedded cluster
+sources  the sources behind sl_source_ops (memory, rate, socket, files, kafka)
 exec     the push-model operators, batch and streaming
-sinks    the sinks behind sl_sink_ops
-kafka    the Kafka source and sink, the embedded cluster
+sinks    the sinks behind sl_sink_ops (console, memory, files, noop, kafka)
 driver   the micro-batch driver, sessions, recovery
 '
 root=${1:-$(dirname "$0")/..}

@@ -9,8 +9,10 @@
  * sentence; sl_source_open parses the same options again (cheap, cannot
  * fail differently) and hands a config to the source's own file.
  *
- * The sources themselves live in source_memory.c, source_rate.c,
- * source_socket.c and source_file.c behind `struct sl_source_ops`.
+ * The formats are a table, one row per format with its check and open
+ * (the registry below).  The sources themselves live in source_memory.c,
+ * source_rate.c, source_socket.c, source_file.c and kafka_source.c behind
+ * `struct sl_source_ops`.
  * Never prints; never reads the time except through the sl_clock given to
  * sl_source_open.
  */
@@ -197,12 +199,6 @@ static sl_source_desc *desc_alloc(const char *format, sl_err *err)
 	return d;
 }
 
-static bool is_file_format(const char *f)
-{
-	return strcmp(f, "json") == 0 || strcmp(f, "csv") == 0 ||
-	       strcmp(f, "text") == 0;
-}
-
 /* Spark's DataSource.sourceSchema for file formats: the path must be
  * given and exist (no globs here); json/csv need a schema; text has
  * `value STRING` (a user schema must be that single string column). */
@@ -270,8 +266,10 @@ static int desc_file(sl_source_desc *d, const char *path, sl_type *schema,
 	return 0;
 }
 
-static int desc_rate(sl_source_desc *d, sl_type *schema, sl_err *err)
+static int desc_rate(sl_source_desc *d, const char *path, sl_type *schema,
+		     sl_err *err)
 {
+	(void)path;
 	sl_rate_conf conf;
 	if (schema != NULL)
 		return sl_err_set(err, SL_EANALYSIS,
@@ -283,8 +281,10 @@ static int desc_rate(sl_source_desc *d, sl_type *schema, sl_err *err)
 	return d->schema ? 0 : SL_ENOMEM;
 }
 
-static int desc_socket(sl_source_desc *d, sl_type *schema, sl_err *err)
+static int desc_socket(sl_source_desc *d, const char *path, sl_type *schema,
+		       sl_err *err)
 {
+	(void)path;
 	sl_socket_conf conf;
 	if (sl_socket_conf_parse(&d->opts, &conf, err) != 0)
 		return err ? err->code : SL_EINVAL;
@@ -296,10 +296,101 @@ static int desc_socket(sl_source_desc *d, sl_type *schema, sl_err *err)
 	return d->schema ? 0 : SL_ENOMEM;
 }
 
+static int desc_kafka(sl_source_desc *d, const char *path, sl_type *schema,
+		      sl_err *err)
+{
+	(void)path;
+	d->schema = sl_kafka_source_check(&d->opts, schema, err);
+	return d->schema != NULL ? 0 : (err ? err->code : SL_EINVAL);
+}
+
+static int desc_memory(sl_source_desc *d, const char *path, sl_type *schema,
+		       sl_err *err)
+{
+	(void)d;
+	(void)path;
+	(void)schema;
+	return sl_err_set(err, SL_EINVAL,
+			  "readStream: the memory source is created with "
+			  "spark.memoryStream(schema)");
+}
+
+static sl_source *open_file(const sl_source_desc *d, sl_clock *clock,
+			    const char *metadir, sl_err *err)
+{
+	sl_file_conf conf;
+	if (sl_file_conf_parse(&d->opts, &conf, err) != 0)
+		return NULL;
+	return sl_source_file_open(d->format, d->path, d->schema, &d->opts,
+				   &conf, clock, metadir, err);
+}
+
+static sl_source *open_rate(const sl_source_desc *d, sl_clock *clock,
+			    const char *metadir, sl_err *err)
+{
+	sl_rate_conf conf;
+	if (sl_rate_conf_parse(&d->opts, &conf, err) != 0)
+		return NULL;
+	return sl_source_rate_open(&conf, clock, metadir, err);
+}
+
+static sl_source *open_socket(const sl_source_desc *d, sl_clock *clock,
+			      const char *metadir, sl_err *err)
+{
+	sl_socket_conf conf;
+	(void)metadir;
+	if (sl_socket_conf_parse(&d->opts, &conf, err) != 0)
+		return NULL;
+	return sl_source_socket_open(&conf, d->schema, clock, err);
+}
+
+static sl_source *open_kafka(const sl_source_desc *d, sl_clock *clock,
+			     const char *metadir, sl_err *err)
+{
+	return sl_source_kafka_open(&d->opts, d->schema, clock, metadir, err);
+}
+
+static sl_source *open_memory(const sl_source_desc *d, sl_clock *clock,
+			      const char *metadir, sl_err *err)
+{
+	(void)clock;
+	(void)metadir;
+	return sl_source_memory_open(d->ms, err);
+}
+
+/* The registry: one row per format("..."), lower case.  check runs at
+ * load() (options, path, the schema: Spark's sentences) and sets the
+ * description's schema; open makes an instance at each query start. */
+static const struct source_format {
+	const char *name;
+	int (*check)(sl_source_desc *d, const char *path, sl_type *schema,
+		     sl_err *err);
+	sl_source *(*open)(const sl_source_desc *d, sl_clock *clock,
+			   const char *metadir, sl_err *err);
+} formats[] = {
+	{ .name = "rate", .check = desc_rate, .open = open_rate },
+	{ .name = "socket", .check = desc_socket, .open = open_socket },
+	{ .name = "json", .check = desc_file, .open = open_file },
+	{ .name = "csv", .check = desc_file, .open = open_file },
+	{ .name = "text", .check = desc_file, .open = open_file },
+	{ .name = "kafka", .check = desc_kafka, .open = open_kafka },
+	/* spark.memoryStream(schema) only (sl_source_desc_memory) */
+	{ .name = "memory", .check = desc_memory, .open = open_memory },
+};
+
+static const struct source_format *format_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (strcmp(name, formats[i].name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
 sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 				   sl_type *schema, const sl_options *opts,
 				   sl_err *err)
 {
+	const struct source_format *f;
 	sl_source_desc *d;
 	int rc;
 	if (format == NULL || *format == '\0')
@@ -312,21 +403,9 @@ sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 		sl_source_desc_free(d);
 		return NULL;
 	}
-	if (is_file_format(d->format))
-		rc = desc_file(d, path, schema, err);
-	else if (strcmp(d->format, "rate") == 0)
-		rc = desc_rate(d, schema, err);
-	else if (strcmp(d->format, "socket") == 0)
-		rc = desc_socket(d, schema, err);
-	else if (strcmp(d->format, "kafka") == 0)
-		rc = (d->schema =
-			  sl_kafka_source_check(&d->opts, schema, err)) != NULL
-			 ? 0
-			 : (err ? err->code : SL_EINVAL);
-	else if (strcmp(d->format, "memory") == 0)
-		rc = sl_err_set(err, SL_EINVAL,
-				"readStream: the memory source is created with "
-				"spark.memoryStream(schema)");
+	f = format_of(d->format);
+	if (f != NULL)
+		rc = f->check(d, path, schema, err);
 	else
 		rc =
 		    sl_err_set(err, SL_EINVAL,
@@ -393,34 +472,14 @@ const sl_options *sl_source_desc_options(const sl_source_desc *d)
 sl_source *sl_source_open(const sl_source_desc *d, sl_clock *clock,
 			  const char *metadir, sl_err *err)
 {
-	if (d->ms != NULL)
-		return sl_source_memory_open(d->ms, err);
-	if (strcmp(d->format, "rate") == 0) {
-		sl_rate_conf conf;
-		if (sl_rate_conf_parse(&d->opts, &conf, err) != 0)
-			return NULL;
-		return sl_source_rate_open(&conf, clock, metadir, err);
+	const struct source_format *f = format_of(d->format);
+	bool memory = d->ms != NULL; /* only sl_source_desc_memory sets it */
+	if (f == NULL || memory != (f->open == open_memory)) {
+		sl_err_set(err, SL_EINTERNAL, "source: cannot open format '%s'",
+			   d->format);
+		return NULL;
 	}
-	if (strcmp(d->format, "socket") == 0) {
-		sl_socket_conf conf;
-		if (sl_socket_conf_parse(&d->opts, &conf, err) != 0)
-			return NULL;
-		return sl_source_socket_open(&conf, d->schema, clock, err);
-	}
-	if (strcmp(d->format, "kafka") == 0)
-		return sl_source_kafka_open(&d->opts, d->schema, clock, metadir,
-					    err);
-	if (is_file_format(d->format)) {
-		sl_file_conf conf;
-		if (sl_file_conf_parse(&d->opts, &conf, err) != 0)
-			return NULL;
-		return sl_source_file_open(d->format, d->path, d->schema,
-					   &d->opts, &conf, clock, metadir,
-					   err);
-	}
-	sl_err_set(err, SL_EINTERNAL, "source: cannot open format '%s'",
-		   d->format);
-	return NULL;
+	return f->open(d, clock, metadir, err);
 }
 
 void sl_source_close(sl_source *s)

@@ -49,7 +49,7 @@
 
 #include "core/feed.h"
 #include "kafka/kafka_int.h"
-#include "kafka/kafka_src.h"
+#include "sources/kafka_src.h"
 #include "sources/source_int.h"
 #include "core/timeutil.h"
 

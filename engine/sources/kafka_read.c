@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kafka/kafka_src.h"
+#include "sources/kafka_src.h"
 #include "sources/source_int.h"
 
 #define CHUNK 65536
