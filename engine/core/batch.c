@@ -493,3 +493,18 @@ size_t sl_batch_bytes(const sl_batch *b)
 		n += sl_col_bytes(b->cols[i]);
 	return n;
 }
+
+void sl_batch_row_json(const sl_batch *b, int64_t i, sl_buf *out)
+{
+	int k;
+	sl_buf_addc(out, '{');
+	for (k = 0; k < b->ncols; k++) {
+		const char *n = b->schema->fields[k].name;
+		if (k)
+			sl_buf_addc(out, ',');
+		sl_buf_json_str(out, n, strlen(n));
+		sl_buf_addc(out, ':');
+		sl_value_json(b->cols[k], i, out);
+	}
+	sl_buf_addc(out, '}');
+}

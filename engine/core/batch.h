@@ -49,6 +49,9 @@ sl_batch *sl_batch_concat(sl_batch *const *bs, int n, sl_type *schema,
 void sl_value_show(const sl_col *c, int64_t i, sl_buf *out);
 /* The same value as JSON (to_json, the json sink, tests). */
 void sl_value_json(const sl_col *c, int64_t i, sl_buf *out);
+/* Row i of b as a JSON object, {"name":value,...} in column order (the
+ * late-row events of the stateful operators).  Appends. */
+void sl_batch_row_json(const sl_batch *b, int64_t i, sl_buf *out);
 
 /* Spark's Dataset.show(): the +---+ table, numRows rows, truncate > 0 cuts
  * cells to that many characters (Spark: 20); vertical not supported.  Adds

@@ -5,6 +5,7 @@
 #include "core/col.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/type.h"
 
@@ -469,4 +470,24 @@ size_t sl_col_bytes(const sl_col *c)
 		n += sl_col_bytes(c->child[i]);
 	n += sl_arena_used(c->arena);
 	return n;
+}
+
+int sl_col_copy_row(sl_col *c, int64_t i, const sl_col *src, int64_t r)
+{
+	int w;
+	if (src->type->kind == SL_NULLTYPE || sl_col_isnull(src, r))
+		return sl_col_set_null(c, i);
+	switch (c->type->kind) {
+	case SL_STRING:
+	case SL_BINARY:
+		return sl_col_set_str(c, i, sl_col_str(src)[r].p,
+				      sl_col_str(src)[r].len);
+	case SL_STRUCT:
+	case SL_ARRAY: return SL_EINVAL;
+	default:
+		w = sl_type_width(c->type);
+		memcpy((char *)c->data + i * w, (const char *)src->data + r * w,
+		       (size_t)w);
+		return 0;
+	}
 }

@@ -101,6 +101,10 @@ static inline sl_str *sl_col_str(const sl_col *c)
 /* Copy n bytes into the column's arena and store them at row i (STRING or
  * BINARY).  Returns 0 or SL_ENOMEM. */
 int sl_col_set_str(sl_col *c, int64_t i, const char *p, size_t n);
+/* Copy row r of src into row i of c (the same primitive type, or src of
+ * NULLTYPE: a NULL); strings are copied into c's arena.  0, SL_ENOMEM, or
+ * SL_EINVAL for STRUCT and ARRAY columns. */
+int sl_col_copy_row(sl_col *c, int64_t i, const sl_col *src, int64_t r);
 
 /* New column with rows idx[0..n) of c (gather).  idx[k] < 0 gives a NULL
  * row (used by outer joins).  Shares c's arena. */

@@ -93,3 +93,14 @@ size_t sl_utf8_count(const char *s, size_t n)
 	}
 	return c;
 }
+
+int sl_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

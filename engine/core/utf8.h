@@ -1,6 +1,7 @@
 /*
- * utf8: display widths of UTF-8 text (show() tables, the screen).  Invalid
- * bytes count as one column each; never reads past n.
+ * utf8: display widths of UTF-8 text (show() tables, the screen), and the
+ * character classes text parsers share.  Invalid bytes count as one column
+ * each; never reads past n.
  */
 #ifndef SL_UTF8_H
 #define SL_UTF8_H
@@ -16,5 +17,7 @@ size_t sl_utf8_prefix(const char *s, size_t n, size_t cols);
 size_t sl_utf8_charlen(const char *s, size_t n);
 /* Number of characters (code points) in s[0..n) (Spark's length()). */
 size_t sl_utf8_count(const char *s, size_t n);
+/* The value of hex digit c (0-9, a-f, A-F), or -1. */
+int sl_hex_digit(char c);
 
 #endif

@@ -248,38 +248,6 @@ static sl_expr *col_subst(const xctx *x, const sl_expr *e)
 	return sl_expr_ref((sl_expr *)e);
 }
 
-/* A node like e over new children a (taken). */
-static sl_expr *rebuild(const sl_expr *e, sl_expr **a)
-{
-	sl_expr *r;
-	switch (e->kind) {
-	case SL_X_CALL:
-		return e->distinct ? sl_expr_call_distinct(e->name, a, e->nargs)
-				   : sl_expr_call(e->name, a, e->nargs);
-	case SL_X_BINOP: return sl_expr_binop(e->op, a[0], a[1]);
-	case SL_X_NOT:
-	case SL_X_NEG:
-	case SL_X_ISNULL:
-	case SL_X_ISNOTNULL: return sl_expr_unary(e->kind, a[0]);
-	case SL_X_CAST:
-		if ((r = sl_expr_cast(a[0], e->type)) != NULL)
-			r->op = e->op; /* keep an implicit cast implicit */
-		return r;
-	case SL_X_ALIAS: return sl_expr_alias(a[0], e->name);
-	case SL_X_FIELD:
-		if ((r = sl_expr_field(a[0], e->name)) != NULL)
-			r->op = e->op;
-		return r;
-	case SL_X_SORT: return sl_expr_sort(a[0], e->op);
-	case SL_X_IN: return sl_expr_in(a[0], a + 1, e->nargs - 1);
-	case SL_X_CASE: return sl_expr_case(a, e->nargs);
-	default:
-		for (int i = 0; i < e->nargs; i++)
-			sl_expr_free(a[i]);
-		return sl_expr_ref((sl_expr *)e);
-	}
-}
-
 /* e as the user wrote it (a new reference); on out of memory the
  * original, with g->oom set. */
 static sl_expr *subst(const xctx *x, const sl_expr *e)
@@ -299,7 +267,7 @@ static sl_expr *subst(const xctx *x, const sl_expr *e)
 			changed |= a[i] != e->args[i];
 		}
 		if (changed) {
-			r = rebuild(e, a);
+			r = sl_expr_rebuild(e, a);
 		} else {
 			for (i = 0; i < e->nargs; i++)
 				sl_expr_free(a[i]);

@@ -83,21 +83,6 @@ static void dedup_event(sl_op *op, sl_col *const *kc, int64_t i,
 	sl_buf_release(&k);
 }
 
-static void row_json(const sl_batch *b, int64_t i, sl_buf *out)
-{
-	int k;
-	sl_buf_addc(out, '{');
-	for (k = 0; k < b->ncols; k++) {
-		const char *n = b->schema->fields[k].name;
-		if (k)
-			sl_buf_addc(out, ',');
-		sl_buf_json_str(out, n, strlen(n));
-		sl_buf_addc(out, ':');
-		sl_value_json(b->cols[k], i, out);
-	}
-	sl_buf_addc(out, '}');
-}
-
 /* sel[i] = 0 for late rows (counted and recorded); returns how many. */
 static int64_t drop_late(sl_op *op, const sl_batch *in)
 {
@@ -114,7 +99,7 @@ static int64_t drop_late(sl_op *op, const sl_batch *in)
 		st->sel[i] = 0;
 		n++;
 		sl_buf_clear(&j);
-		row_json(in, i, &j);
+		sl_batch_row_json(in, i, &j);
 		if (!sl_buf_failed(&j))
 			sl_stream_late(st->ctx, op_name(op->plan),
 				       sl_buf_cstr(&j), t, "[]", wm);

@@ -551,21 +551,6 @@ static bool null_key(sl_col *const *kc, int n, int64_t i)
 	return false;
 }
 
-static void row_json(const sl_batch *b, int64_t i, sl_buf *out)
-{
-	int k;
-	sl_buf_addc(out, '{');
-	for (k = 0; k < b->ncols; k++) {
-		const char *n = b->schema->fields[k].name;
-		if (k)
-			sl_buf_addc(out, ',');
-		sl_buf_json_str(out, n, strlen(n));
-		sl_buf_addc(out, ':');
-		sl_value_json(b->cols[k], i, out);
-	}
-	sl_buf_addc(out, '}');
-}
-
 /* Late rows of side s: sel[i] = 0, counted and recorded. */
 static void drop_late(sl_op *op, int s, const sl_batch *in, uint8_t *sel)
 {
@@ -583,7 +568,7 @@ static void drop_late(sl_op *op, int s, const sl_batch *in, uint8_t *sel)
 		sel[i] = 0;
 		st->sf.dropped++;
 		sl_buf_clear(&j);
-		row_json(in, i, &j);
+		sl_batch_row_json(in, i, &j);
 		if (!sl_buf_failed(&j))
 			sl_stream_late(st->ctx, st->sf.name, sl_buf_cstr(&j), t,
 				       "[]", wm);

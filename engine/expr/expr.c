@@ -263,6 +263,38 @@ sl_expr *sl_expr_case(sl_expr **args, int nargs)
 	return with_args(node_new(SL_X_CASE, nargs), args, nargs);
 }
 
+/* (expr.h) */
+sl_expr *sl_expr_rebuild(const sl_expr *e, sl_expr **a)
+{
+	sl_expr *r;
+	switch (e->kind) {
+	case SL_X_CALL:
+		return e->distinct ? sl_expr_call_distinct(e->name, a, e->nargs)
+				   : sl_expr_call(e->name, a, e->nargs);
+	case SL_X_BINOP: return sl_expr_binop(e->op, a[0], a[1]);
+	case SL_X_NOT:
+	case SL_X_NEG:
+	case SL_X_ISNULL:
+	case SL_X_ISNOTNULL: return sl_expr_unary(e->kind, a[0]);
+	case SL_X_CAST:
+		if ((r = sl_expr_cast(a[0], e->type)) != NULL)
+			r->op = e->op; /* keep an implicit cast implicit */
+		return r;
+	case SL_X_ALIAS: return sl_expr_alias(a[0], e->name);
+	case SL_X_FIELD:
+		if ((r = sl_expr_field(a[0], e->name)) != NULL)
+			r->op = e->op;
+		return r;
+	case SL_X_SORT: return sl_expr_sort(a[0], e->op);
+	case SL_X_IN: return sl_expr_in(a[0], a + 1, e->nargs - 1);
+	case SL_X_CASE: return sl_expr_case(a, e->nargs);
+	default:
+		for (int i = 0; i < e->nargs; i++)
+			sl_expr_free(a[i]);
+		return sl_expr_ref((sl_expr *)e);
+	}
+}
+
 sl_expr *sl_expr_ref(sl_expr *e)
 {
 	if (e != NULL)
@@ -1922,27 +1954,6 @@ fail:
 	return NULL;
 }
 
-/* Copy row r of src into row i of o (same type; o's strings get copies). */
-static int put_row(sl_col *o, int64_t i, const sl_col *src, int64_t r)
-{
-	int w;
-	if (src->type->kind == SL_NULLTYPE || sl_col_isnull(src, r))
-		return sl_col_set_null(o, i);
-	switch (o->type->kind) {
-	case SL_STRING:
-	case SL_BINARY:
-		return sl_col_set_str(o, i, sl_col_str(src)[r].p,
-				      sl_col_str(src)[r].len);
-	case SL_STRUCT:
-	case SL_ARRAY: return SL_EINVAL;
-	default:
-		w = sl_type_width(o->type);
-		memcpy((char *)o->data + i * w, (const char *)src->data + r * w,
-		       (size_t)w);
-		return 0;
-	}
-}
-
 static sl_col *eval_case(const sl_expr *e, const sl_batch *b, sl_err *err)
 {
 	int64_t i, n = b->nrows;
@@ -1973,7 +1984,7 @@ static sl_col *eval_case(const sl_expr *e, const sl_batch *b, sl_err *err)
 		goto oom;
 	for (i = 0; i < n && rc == 0; i++)
 		rc = pick[i] < 0 ? sl_col_set_null(o, i)
-				 : put_row(o, i, cols[pick[i]], i);
+				 : sl_col_copy_row(o, i, cols[pick[i]], i);
 	if (rc < 0) {
 		sl_col_free(o);
 		goto oom;

@@ -117,6 +117,11 @@ sl_expr *sl_expr_field(sl_expr *a, const char *name);
 sl_expr *sl_expr_sort(sl_expr *a, int flags);
 sl_expr *sl_expr_in(sl_expr *a, sl_expr **list, int n);
 sl_expr *sl_expr_case(sl_expr **args, int nargs);
+/* A node like e (unresolved: kind, name, operator, cast type) over the new
+ * children args[0..e->nargs) (taken; freed when e's kind takes none).
+ * Rewrites use it to copy a tree with some subtrees replaced.  NULL when
+ * out of memory. */
+sl_expr *sl_expr_rebuild(const sl_expr *e, sl_expr **args);
 
 sl_expr *sl_expr_ref(sl_expr *e);
 void sl_expr_free(sl_expr *e);

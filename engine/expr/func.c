@@ -675,27 +675,6 @@ done:
 
 /* --------------------------------------------------------- null helpers */
 
-/* Copy row r of src to row i of o (same type); strings are copied. */
-static int copy_row(sl_col *o, int64_t i, const sl_col *src, int64_t r)
-{
-	int w;
-	if (src->type->kind == SL_NULLTYPE || sl_col_isnull(src, r))
-		return sl_col_set_null(o, i);
-	switch (o->type->kind) {
-	case SL_STRING:
-	case SL_BINARY:
-		return sl_col_set_str(o, i, sl_col_str(src)[r].p,
-				      sl_col_str(src)[r].len);
-	case SL_STRUCT:
-	case SL_ARRAY: return SL_EINVAL;
-	default:
-		w = sl_type_width(o->type);
-		memcpy((char *)o->data + i * w, (const char *)src->data + r * w,
-		       (size_t)w);
-		return 0;
-	}
-}
-
 /* All args from `from` to a common type; result that type. */
 static int res_common(sl_expr *call, int from, sl_err *err)
 {
@@ -745,7 +724,7 @@ static sl_col *ev_coalesce(const sl_expr *call, sl_col *const *args, int64_t n,
 		for (k = 0; k < call->nargs - 1; k++)
 			if (!sl_func_row_null(args + k, 1, i))
 				break;
-		if (copy_row(o, i, args[k], i) < 0)
+		if (sl_col_copy_row(o, i, args[k], i) < 0)
 			return sl_func_oom(o, err);
 	}
 	return o;
@@ -769,7 +748,7 @@ static sl_col *ev_if(const sl_expr *call, sl_col *const *args, int64_t n,
 		return NULL;
 	for (i = 0; i < n; i++) {
 		bool t = !sl_func_row_null(args, 1, i) && sl_col_u8(args[0])[i];
-		if (copy_row(o, i, args[t ? 1 : 2], i) < 0)
+		if (sl_col_copy_row(o, i, args[t ? 1 : 2], i) < 0)
 			return sl_func_oom(o, err);
 	}
 	return o;
@@ -851,7 +830,7 @@ static sl_col *extreme(const sl_expr *call, sl_col *const *args, int64_t n,
 			if (c * sign > 0)
 				best = k;
 		}
-		if (copy_row(o, i, best < 0 ? args[0] : args[best], i) < 0)
+		if (sl_col_copy_row(o, i, best < 0 ? args[0] : args[best], i) < 0)
 			return sl_func_oom(o, err);
 	}
 	return o;

@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __SSE2__
@@ -36,6 +35,8 @@
 
 #include "core/fsutil.h"
 #include "core/timeutil.h"
+#include "core/utf8.h"
+#include "core/uuid.h"
 
 bool sl_format_known(const char *format)
 {
@@ -387,49 +388,43 @@ static int slurp(const char *file, sl_arena *arena, char **data, size_t *len,
 	return 0;
 }
 
-static int hexdig(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* "file:///a/b%20c" -> "/a/b c"; relative paths are joined to dir. */
-static char *log_path(const char *dir, const char *p, size_t n)
+char *sl_format_uri_path(const char *uri, size_t n)
 {
 	sl_buf b;
 	size_t k;
-	char *s;
-	if (n >= 7 && memcmp(p, "file://", 7) == 0) {
-		p += 7;
+	if (n >= 7 && memcmp(uri, "file://", 7) == 0) {
+		uri += 7;
 		n -= 7;
-	} else if (n >= 5 && memcmp(p, "file:", 5) == 0) {
-		p += 5;
+	} else if (n >= 5 && memcmp(uri, "file:", 5) == 0) {
+		uri += 5;
 		n -= 5;
 	}
 	sl_buf_init(&b);
 	for (k = 0; k < n; k++) {
-		if (p[k] == '%' && k + 2 < n && hexdig(p[k + 1]) >= 0 &&
-		    hexdig(p[k + 2]) >= 0) {
-			sl_buf_addc(&b, (char)(hexdig(p[k + 1]) * 16 +
-					       hexdig(p[k + 2])));
+		int hi = uri[k] == '%' && k + 2 < n ? sl_hex_digit(uri[k + 1]) : -1,
+		    lo = hi >= 0 ? sl_hex_digit(uri[k + 2]) : -1;
+		if (lo >= 0) {
+			sl_buf_addc(&b, (char)(hi * 16 + lo));
 			k += 2;
 		} else {
-			sl_buf_addc(&b, p[k]);
+			sl_buf_addc(&b, uri[k]);
 		}
 	}
 	if (sl_buf_failed(&b)) {
 		sl_buf_release(&b);
 		return NULL;
 	}
-	if (b.len > 0 && b.p[0] == '/')
-		return sl_buf_detach(&b);
-	s = join(dir, sl_buf_cstr(&b));
-	sl_buf_release(&b);
+	return sl_buf_detach(&b);
+}
+
+/* "file:///a/b%20c" -> "/a/b c"; relative paths are joined to dir. */
+static char *log_path(const char *dir, const char *p, size_t n)
+{
+	char *path = sl_format_uri_path(p, n), *s;
+	if (path == NULL || path[0] == '/')
+		return path;
+	s = join(dir, path);
+	free(path);
 	return s;
 }
 
@@ -962,49 +957,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
-static int mkdirs(const char *dir, sl_err *err)
-{
-	char *d = strdup(dir), *p;
-	if (d == NULL)
-		return sl_err_nomem(err);
-	for (p = d + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(d, 0755) != 0 && errno != EEXIST) {
-			io_err(err, "create directory", d);
-			free(d);
-			return SL_EIO;
-		}
-		*p = '/';
-	}
-	if (mkdir(d, 0755) != 0 && errno != EEXIST) {
-		io_err(err, "create directory", d);
-		free(d);
-		return SL_EIO;
-	}
-	free(d);
-	return 0;
-}
-
-static void uuid4(char out[37])
-{
-	unsigned char u[16];
-	size_t k, o = 0;
-	if (getrandom(u, sizeof u, 0) != (ssize_t)sizeof u)
-		for (k = 0; k < sizeof u; k++)
-			u[k] = (unsigned char)rand();
-	u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);
-	u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);
-	for (k = 0; k < 16; k++) {
-		if (k == 4 || k == 6 || k == 8 || k == 10)
-			out[o++] = '-';
-		sprintf(out + o, "%02x", u[k]);
-		o += 2;
-	}
-	out[o] = '\0';
-}
-
 typedef enum { SAVE_ERROR, SAVE_OVERWRITE, SAVE_APPEND, SAVE_IGNORE } save_mode;
 
 static int save_mode_get(const char *mode, save_mode *m, sl_err *err)
@@ -1088,10 +1040,10 @@ int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 			return io_err(err, "append to", dir);
 		}
 	}
-	if ((rc = mkdirs(dir, err)) != 0)
+	if ((rc = sl_fs_mkdirs(dir, err)) != 0)
 		return rc;
 	if (b->nrows > 0) {
-		uuid4(uuid);
+		sl_uuid_v4(uuid);
 		snprintf(name, sizeof name, "part-00000-%s-c000.%s", uuid,
 			 is_fmt(format, "text")   ? "txt"
 			 : is_fmt(format, "json") ? "json"

@@ -41,6 +41,10 @@ bool sl_format_known(const char *format);
  * file sink).  *files is a malloc'd array of malloc'd paths. */
 int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err);
 void sl_format_list_free(char **files, int nfiles);
+/* The path of a file URI as the _spark_metadata log writes it
+ * ("file:///a/b%20c", "file:/a" or a bare path; %XX decoded): malloc'd, or
+ * NULL when out of memory. */
+char *sl_format_uri_path(const char *uri, size_t n);
 
 /* Infer a schema from files (batch reads without a schema): JSON takes the
  * union of fields (BIGINT, DOUBLE, BOOLEAN, STRING, STRUCT, ARRAY; fields

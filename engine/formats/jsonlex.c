@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
+
 const uint8_t sl_jsonlex_str_stop[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1,         1,          1,          1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1,         1,          1,          1,
@@ -78,17 +80,6 @@ int sl_jsonlex_lit(jp *j, const char *w, size_t n)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int hex4(jp *j, const char *p, unsigned *out)
 {
 	int k, v;
@@ -98,7 +89,7 @@ static int hex4(jp *j, const char *p, unsigned *out)
 		return sl_jsonlex_syn(j, NULL);
 	}
 	for (k = 0; k < 4; k++) {
-		v = hexval(p[k]);
+		v = sl_hex_digit(p[k]);
 		if (v < 0) {
 			j->p = p + k;
 			return sl_jsonlex_syn(j, "invalid \\u escape");

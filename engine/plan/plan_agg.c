@@ -34,27 +34,6 @@ typedef struct rw {
 	int cap;
 } rw;
 
-static sl_expr *rebuild(const sl_expr *e, sl_expr **a)
-{
-	switch (e->kind) {
-	case SL_X_CALL:
-		return e->distinct ? sl_expr_call_distinct(e->name, a, e->nargs)
-				   : sl_expr_call(e->name, a, e->nargs);
-	case SL_X_BINOP: return sl_expr_binop(e->op, a[0], a[1]);
-	case SL_X_NOT:
-	case SL_X_NEG:
-	case SL_X_ISNULL:
-	case SL_X_ISNOTNULL: return sl_expr_unary(e->kind, a[0]);
-	case SL_X_CAST: return sl_expr_cast(a[0], e->type);
-	case SL_X_ALIAS: return sl_expr_alias(a[0], e->name);
-	case SL_X_FIELD: return sl_expr_field(a[0], e->name);
-	case SL_X_SORT: return sl_expr_sort(a[0], e->op);
-	case SL_X_IN: return sl_expr_in(a[0], a + 1, e->nargs - 1);
-	case SL_X_CASE: return sl_expr_case(a, e->nargs);
-	default: return sl_expr_ref((sl_expr *)e);
-	}
-}
-
 /* count(*) -> count(1), as Spark names and runs it. */
 static sl_expr *normalize(const sl_expr *e)
 {
@@ -75,7 +54,7 @@ static sl_expr *normalize(const sl_expr *e)
 			return NULL;
 		}
 	}
-	o = rebuild(e, a);
+	o = sl_expr_rebuild(e, a);
 	return o;
 }
 
@@ -273,7 +252,7 @@ static sl_expr *rewrite(rw *r, const sl_expr *e, sl_err *err)
 			return NULL;
 		}
 	}
-	o = rebuild(e, a);
+	o = sl_expr_rebuild(e, a);
 	if (o == NULL)
 		sl_err_nomem(err);
 	return o;

@@ -28,7 +28,8 @@ int sl_outmode_parse(const char *s, sl_outmode *out, sl_err *err);
 const char *sl_outmode_name(sl_outmode m);
 
 /* A random UUID v4 ("8-4-4-4-12" lower-case hex) for query ids and run
- * ids, from getrandom(2): ids name a query and never enter its results. */
+ * ids: sl_uuid_v4 (core/uuid.h); ids name a query and never enter its
+ * results. */
 void sl_stream_uuid(char out[37]);
 
 typedef enum sl_trigger_kind {

@@ -66,29 +66,13 @@ static int io_err(sl_err *err, const char *what, const char *path)
 			  path, strerror(errno));
 }
 
+/* mkdir -p with the sink's name in the message. */
 static int mkdirs(const char *dir, sl_err *err)
 {
-	char *d = strdup(dir), *p;
-	if (d == NULL)
-		return sl_err_nomem(err);
-	for (p = d + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(d, 0755) != 0 && errno != EEXIST) {
-			io_err(err, "create directory", d);
-			free(d);
-			return SL_EIO;
-		}
-		*p = '/';
-	}
-	if (mkdir(d, 0755) != 0 && errno != EEXIST) {
-		io_err(err, "create directory", d);
-		free(d);
-		return SL_EIO;
-	}
-	free(d);
-	return 0;
+	int rc = sl_fs_mkdirs(dir, err);
+	if (rc < 0)
+		sl_err_prefix(err, "file sink");
+	return rc;
 }
 
 /* "N" or "N.compact" -> N; anything else (temp files) is not a log entry. */

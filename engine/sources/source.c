@@ -25,6 +25,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/fsutil.h"
 #include "formats/fileformat.h"
 #include "sources/source_int.h"
 #include "core/timeutil.h"
@@ -159,26 +160,15 @@ bool sl_source_time_string(const char *s, int64_t unit_us, int64_t *us)
 
 int sl_source_mkdirs(const char *dir, sl_err *err)
 {
-	char path[4096];
-	size_t n = strlen(dir);
-	if (n == 0 || n >= sizeof path)
+	if (*dir == '\0')
 		return sl_err_set(err, SL_EINVAL, "source: bad directory '%s'",
 				  dir);
-	memcpy(path, dir, n + 1);
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0777) != 0 && errno != EEXIST)
-			goto fail;
-		*p = '/';
-	}
-	if (mkdir(path, 0777) != 0 && errno != EEXIST)
-		goto fail;
-	return 0;
-fail:
-	return sl_err_set(err, SL_ECHECKPOINT, "source: cannot create '%s': %s",
-			  path, strerror(errno));
+	if (sl_fs_mkdirs(dir, err) == 0)
+		return 0;
+	sl_err_prefix(err, "source");
+	if (err != NULL)
+		err->code = SL_ECHECKPOINT;
+	return SL_ECHECKPOINT;
 }
 
 /* ---- descriptions ---- */

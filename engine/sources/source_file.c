@@ -357,45 +357,6 @@ static void uri_add(sl_buf *b, const char *path)
 	}
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* The path of a log entry's URI ("file:///a", "file:/a" or "/a"). */
-static char *uri_path(const char *uri, size_t n)
-{
-	char *out, *q;
-	if (n >= 7 && strncmp(uri, "file://", 7) == 0) {
-		uri += 7;
-		n -= 7;
-	} else if (n >= 5 && strncmp(uri, "file:", 5) == 0) {
-		uri += 5;
-		n -= 5;
-	}
-	out = malloc(n + 1);
-	if (out == NULL)
-		return NULL;
-	for (q = out; n > 0; uri++, n--) {
-		if (*uri == '%' && n >= 3 && hexval(uri[1]) >= 0 &&
-		    hexval(uri[2]) >= 0) {
-			*q++ = (char)(hexval(uri[1]) * 16 + hexval(uri[2]));
-			uri += 2;
-			n -= 2;
-		} else {
-			*q++ = *uri;
-		}
-	}
-	*q = '\0';
-	return out;
-}
-
 static void group_release(fgroup *g)
 {
 	for (int i = 0; i < g->n; i++)
@@ -453,7 +414,7 @@ static int log_entry(const char *line, ffile *f)
 			q++;
 		sl_buf_addc(&s, *q);
 	}
-	f->path = *q == '"' ? uri_path(sl_buf_cstr(&s), s.len) : NULL;
+	f->path = *q == '"' ? sl_format_uri_path(sl_buf_cstr(&s), s.len) : NULL;
 	sl_buf_release(&s);
 	f->mtime_ms = strtoll(t + 12, NULL, 10);
 	return f->path ? 0 : -1;

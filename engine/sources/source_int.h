@@ -26,7 +26,7 @@ sl_source *sl_source_shell(const struct sl_source_ops *ops, sl_type *schema,
  * "2h", a bare number in unit_us) or else our interval syntax ("5
  * seconds").  Returns false if s is neither. */
 bool sl_source_time_string(const char *s, int64_t unit_us, int64_t *us);
-/* mkdir -p. */
+/* sl_fs_mkdirs with "source: " before the message and SL_ECHECKPOINT. */
 int sl_source_mkdirs(const char *dir, sl_err *err);
 
 /* ---- memory (source_memory.c) ---- */
