@@ -64,4 +64,16 @@ void sl_fmt_double(double d, sl_buf *out);
 
 size_t sl_batch_bytes(const sl_batch *b);
 
+/* A growable list of batches (sources append, the driver consumes; the
+ * batch collector keeps a query's output in one). */
+typedef struct sl_batch_list {
+	int n, cap;
+	sl_batch **b;
+} sl_batch_list;
+void sl_batch_list_init(sl_batch_list *l);
+/* Takes ownership of b (freed on failure: SL_ENOMEM). */
+int sl_batch_list_add(sl_batch_list *l, sl_batch *b);
+/* Frees the batches and the array. */
+void sl_batch_list_release(sl_batch_list *l);
+
 #endif

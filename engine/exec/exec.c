@@ -9,6 +9,7 @@
  */
 #include "exec/exec.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "formats/fileformat.h"
@@ -22,6 +23,32 @@ sl_op *sl_op_new(const struct sl_op_ops *ops, const sl_plan *p, sl_err *err)
 	}
 	op->ops = ops;
 	op->plan = p;
+	return op;
+}
+
+sl_op *sl_op_stateful_new(const struct sl_op_ops *ops, const sl_plan *p,
+			  size_t size, size_t sf_off, const char *name,
+			  sl_err *err)
+{
+	sl_op *op = sl_op_new(ops, p, err);
+	sl_op_stateful *sf;
+	assert(sf_off + sizeof *sf <= size);
+	if (op == NULL)
+		return NULL;
+	op->state = calloc(1, size);
+	if (op->state == NULL) {
+		sl_op_free(op);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	sf = (sl_op_stateful *)((char *)op->state + sf_off);
+	sf->name = name;
+	op->sf = sf;
+	if ((sf->store = sl_state_new()) == NULL) {
+		sl_op_free(op);
+		sl_err_nomem(err);
+		return NULL;
+	}
 	return op;
 }
 
@@ -88,23 +115,15 @@ sl_op *sl_op_scan_new(const sl_plan *p, sl_err *err)
 /* -------------------------------------------------------- collector */
 
 typedef struct collector {
-	int n, cap;
-	sl_batch **bs;
+	sl_batch_list list;
 } collector;
 
 static int coll_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 {
 	collector *c = op->state;
 	(void)side;
-	if (c->n == c->cap) {
-		int cap = c->cap ? 2 * c->cap : 8;
-		sl_batch **m = realloc(c->bs, (size_t)cap * sizeof *m);
-		if (m == NULL)
-			return sl_err_nomem(err);
-		c->bs = m;
-		c->cap = cap;
-	}
-	c->bs[c->n++] = sl_batch_ref(in);
+	if (sl_batch_list_add(&c->list, sl_batch_ref(in)) != 0)
+		return sl_err_nomem(err);
 	return 0;
 }
 
@@ -119,12 +138,9 @@ static int coll_finish(sl_op *op, int side, sl_err *err)
 static void coll_free(sl_op *op)
 {
 	collector *c = op->state;
-	int i;
 	if (c == NULL)
 		return;
-	for (i = 0; i < c->n; i++)
-		sl_batch_free(c->bs[i]);
-	free(c->bs);
+	sl_batch_list_release(&c->list);
 	free(c);
 }
 
@@ -153,9 +169,9 @@ sl_batch *sl_exec_collector_result(sl_op *sink, sl_type *schema, sl_err *err)
 {
 	collector *c = sink->state;
 	sl_batch *b;
-	if (c->n == 1 && c->bs[0]->schema == schema)
-		return sl_batch_ref(c->bs[0]);
-	b = sl_batch_concat(c->bs, c->n, schema, err);
+	if (c->list.n == 1 && c->list.b[0]->schema == schema)
+		return sl_batch_ref(c->list.b[0]);
+	b = sl_batch_concat(c->list.b, c->list.n, schema, err);
 	if (b != NULL && b->schema != schema) {
 		/* rename by position to the plan's schema */
 		sl_batch *o;

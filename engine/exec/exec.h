@@ -97,6 +97,14 @@ sl_batch *sl_exec_collector_result(sl_op *sink, sl_type *schema, sl_err *err);
 /* A bare operator with ops and plan set (the constructors below fill
  * state).  Operator constructors, one file each, read the plan node. */
 sl_op *sl_op_new(const struct sl_op_ops *ops, const sl_plan *p, sl_err *err);
+/* A stateful streaming operator: sl_op_new, then op->state a zeroed block
+ * of `size` bytes holding an sl_op_stateful at offset sf_off (op->sf
+ * points at it) with a new empty store and `name` (borrowed, static).  The
+ * ops' free hook frees the store and the block, and must accept a block
+ * still zero but for the store.  NULL (nothing left) when out of memory. */
+sl_op *sl_op_stateful_new(const struct sl_op_ops *ops, const sl_plan *p,
+			  size_t size, size_t sf_off, const char *name,
+			  sl_err *err);
 sl_op *sl_op_project_new(const sl_plan *p, sl_err *err);
 sl_op *sl_op_filter_new(const sl_plan *p, sl_err *err);
 sl_op *sl_op_agg_new(const sl_plan *p, sl_err *err);

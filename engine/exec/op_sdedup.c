@@ -29,6 +29,7 @@
  */
 #include "exec/exec.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -321,11 +322,9 @@ static void event_time(const sl_plan *p, sdedupst *st)
 
 sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 {
-	sl_op *op = sl_op_new(&sdedup_ops, p, err);
+	sl_op *op;
 	sdedupst *st;
 	int j;
-	if (op == NULL)
-		return NULL;
 	for (j = 0; j < p->ndedup; j++)
 		if (!sl_type_keyable(
 			p->schema->fields[p->dedup_cols[j]].type)) {
@@ -333,20 +332,16 @@ sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 			    err, SL_EANALYSIS,
 			    "dropDuplicates: column '%s' is an ARRAY, which cannot be a streaming deduplication key",
 			    p->schema->fields[p->dedup_cols[j]].name);
-			sl_op_free(op);
 			return NULL;
 		}
-	op->state = st = calloc(1, sizeof *st);
-	if (st == NULL || (st->sf.store = sl_state_new()) == NULL) {
-		sl_op_free(op);
-		sl_err_nomem(err);
+	op = sl_op_stateful_new(&sdedup_ops, p, sizeof *st,
+				offsetof(sdedupst, sf), op_name(p), err);
+	if (op == NULL)
 		return NULL;
-	}
-	st->sf.name = op_name(p);
+	st = op->state;
 	st->ctx = ctx;
 	sl_buf_init(&st->kb);
 	event_time(p, st);
-	op->sf = &st->sf;
 	return op;
 }
 

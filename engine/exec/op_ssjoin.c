@@ -43,6 +43,7 @@
  */
 #include "exec/exec.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1136,19 +1137,14 @@ sl_op *sl_op_ssjoin_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 	sl_op *op;
 	ssjoinst *st;
 	if (check_plan(p, err) < 0 ||
-	    (op = sl_op_new(&ssjoin_ops, p, err)) == NULL)
+	    (op = sl_op_stateful_new(&ssjoin_ops, p, sizeof *st,
+				     offsetof(ssjoinst, sf),
+				     "symmetricHashJoin", err)) == NULL)
 		return NULL;
-	op->state = st = calloc(1, sizeof *st);
-	if (st == NULL || (st->sf.store = sl_state_new()) == NULL) {
-		sl_op_free(op);
-		sl_err_nomem(err);
-		return NULL;
-	}
-	st->sf.name = "symmetricHashJoin";
+	st = op->state;
 	st->ctx = ctx;
 	sl_buf_init(&st->kb);
 	sl_buf_init(&st->vb);
-	op->sf = &st->sf;
 	if (analyse(p, st, err) < 0) {
 		sl_op_free(op);
 		return NULL;

@@ -45,6 +45,7 @@
  */
 #include "exec/exec.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1247,15 +1248,11 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 	saggst *st;
 	if (sagg_supported(p, err) < 0)
 		return NULL;
-	if ((op = sl_op_new(&sagg_ops, p, err)) == NULL)
+	op = sl_op_stateful_new(&sagg_ops, p, sizeof *st, offsetof(saggst, sf),
+				"stateStoreSave", err);
+	if (op == NULL)
 		return NULL;
-	op->state = st = calloc(1, sizeof *st);
-	if (st == NULL || (st->sf.store = sl_state_new()) == NULL) {
-		sl_op_free(op);
-		sl_err_nomem(err);
-		return NULL;
-	}
-	st->sf.name = "stateStoreSave";
+	st = op->state;
 	st->ctx = ctx;
 	sl_plan_agg_event_time(p, &st->et);
 	slicing_setup(p, st);
@@ -1267,6 +1264,5 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 	sl_buf_init(&st->kb);
 	sl_buf_init(&st->vb);
 	sl_buf_init(&st->keys);
-	op->sf = &st->sf;
 	return op;
 }

@@ -39,39 +39,6 @@ struct sl_source_desc {
 	sl_memstream *ms; /* memory only, counted */
 };
 
-/* ---- batch lists ---- */
-
-void sl_batch_list_init(sl_batch_list *l)
-{
-	l->n = 0;
-	l->cap = 0;
-	l->b = NULL;
-}
-
-int sl_batch_list_add(sl_batch_list *l, sl_batch *b)
-{
-	if (l->n == l->cap) {
-		int cap = l->cap ? 2 * l->cap : 8;
-		sl_batch **nb = realloc(l->b, (size_t)cap * sizeof *nb);
-		if (nb == NULL) {
-			sl_batch_free(b);
-			return SL_ENOMEM;
-		}
-		l->b = nb;
-		l->cap = cap;
-	}
-	l->b[l->n++] = b;
-	return 0;
-}
-
-void sl_batch_list_release(sl_batch_list *l)
-{
-	for (int i = 0; i < l->n; i++)
-		sl_batch_free(l->b[i]);
-	free(l->b);
-	sl_batch_list_init(l);
-}
-
 /* ---- helpers shared by the sources ---- */
 
 int sl_source_offset_i64(const char *off, int64_t def, int64_t *out,

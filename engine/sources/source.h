@@ -40,17 +40,6 @@
 typedef struct sl_source sl_source;
 typedef struct sl_memstream sl_memstream;
 
-/* A growable list of batches (sources append; the driver consumes). */
-typedef struct sl_batch_list {
-	int n, cap;
-	sl_batch **b;
-} sl_batch_list;
-void sl_batch_list_init(sl_batch_list *l);
-/* Takes ownership of b. */
-int sl_batch_list_add(sl_batch_list *l, sl_batch *b);
-/* Frees the batches and the array. */
-void sl_batch_list_release(sl_batch_list *l);
-
 struct sl_source_ops {
 	const char *name; /* "memory", "rate", "socket", "file", "kafka" */
 	/* Newest offset available now, or *offset = NULL when there is no data
