@@ -125,9 +125,10 @@ sl_op *sl_op_scan_new(const sl_plan *p, sl_err *err);
  * of a stream-static join.  sl_op_join_new builds on the right (1). */
 sl_op *sl_op_join_side_new(const sl_plan *p, int build_side, sl_err *err);
 
-/* Streaming operators (op_stream.c), reading ctx (borrowed) at finish:
- * aggregation with a state store, emitting by ctx->mode; dropDuplicates
- * across micro-batches; limit over all micro-batches (append mode). */
+/* Streaming operators, reading ctx (borrowed) at finish: aggregation with
+ * a state store, emitting by ctx->mode (op_stream.c); dropDuplicates
+ * across micro-batches (op_sdedup.c); limit over all micro-batches, append
+ * mode (op_slimit.c). */
 sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err);
 sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx,
 			      sl_err *err);

@@ -6,9 +6,9 @@
  * of a stream-static join, LOCAL/READ leaves) are run to completion at
  * compile time.  Each micro-batch the driver pushes every source's rows into
  * its stream leaf, then ends the batch: stateful operators (aggregate,
- * dedup; watermark and joins later) emit according to ctx->mode, their state
- * stores hold the pending changes, and the root's output reaches `sink`
- * (an operator, e.g. the exec collector).  After the sink took the output
+ * dedup, limit, session windows, stream-stream join) emit according to
+ * ctx->mode, their state stores hold the pending changes, and the root's
+ * output reaches `sink` (an operator, e.g. the driver's collector).  After the sink took the output
  * the driver commits every store; on any failure it aborts them all.
  */
 #ifndef SL_EXEC_STREAM_H

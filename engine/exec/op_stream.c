@@ -1,8 +1,10 @@
 /*
- * op_stream: the streaming leaf (sl_plan_stream) and the operators that
- * keep state across micro-batches: aggregation (Spark's StateStoreSave,
- * progress name "stateStoreSave"), dropDuplicates ("dedupe") and a limit
- * over the whole stream ("globalLimit").
+ * op_stream: streaming aggregation, the operator that keeps aggregates
+ * across micro-batches (Spark's StateStoreSave, progress name
+ * "stateStoreSave").  Its eviction is op_stream_evict.c; the streaming
+ * leaf is stream_leaf.c, the feed events the stateful operators share
+ * stream_feed.c; dropDuplicates is op_sdedup.c, the limit over the whole
+ * stream op_slimit.c.
  *
  * Streaming aggregation, per micro-batch:
  *  1. the batch's rows go through the ordinary hash aggregate (op_agg.c)
@@ -35,7 +37,8 @@
  * those window groups as before.  Late rows are found by their slice's end
  * (their earliest window's) and logged once, with all their windows.
  * At the end of the batch entries <= ctx->wm_evict_us leave the store; an
- * sl_win_index (window.h) finds them without scanning the store.
+ * sl_win_index (window.h) finds them without scanning the store
+ * (op_stream_evict.c).
  * The store's pending version is made permanent by sl_exec_stream_commit
  * after the sink took the rows, or thrown away by sl_exec_stream_abort:
  * a failed batch re-runs exactly on the totals it started from.
@@ -43,7 +46,7 @@
  * Ownership: operators own their stores; ctx and the plan are borrowed.
  * Never prints; per-row feed events only when sl_feed_wants says so.
  */
-#include "exec/exec.h"
+#include "exec/op_stream_int.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -52,164 +55,10 @@
 #include "exec/agg.h"
 #include "core/feed.h"
 #include "exec/hash.h"
-#include "sources/source.h"
 #include "exec/stream_int.h"
 #include "core/timeutil.h"
-#include "exec/window.h"
-
-/* ------------------------------------------------------------- leaf */
-
-static void stream_release(sl_plan *p)
-{
-	sl_source_desc_free(p->desc);
-	p->desc = NULL;
-}
-
-sl_plan *sl_plan_stream(sl_source_desc *d, sl_err *err)
-{
-	sl_plan *p = sl_plan_node_new(SL_P_STREAM_SOURCE, err);
-	const char *fmt;
-	if (p == NULL)
-		return NULL;
-	p->desc = sl_source_desc_ref(d);
-	p->release = stream_release;
-	p->streaming = true;
-	p->schema = sl_type_ref(sl_source_desc_schema(d));
-	fmt = sl_source_desc_format(d);
-	p->format = strdup(fmt ? fmt : "memory");
-	if (p->format == NULL) {
-		sl_plan_free(p);
-		sl_err_nomem(err);
-		return NULL;
-	}
-	return p;
-}
-
-/* ------------------------------------------------------ feed events */
-
-/* "[v1,v2]": one row of cols as Spark's Row.toString. */
-void sl_stream_row_text(sl_col *const *cols, int n, int64_t i, sl_buf *out)
-{
-	int k;
-	sl_buf_addc(out, '[');
-	for (k = 0; k < n; k++) {
-		if (k)
-			sl_buf_addc(out, ',');
-		sl_value_show(cols[k], i, out);
-	}
-	sl_buf_addc(out, ']');
-}
-
-void sl_stream_state_event(const sl_stream_ctx *ctx, const char *op,
-			   const char *key, const char *val, const char *state)
-{
-	sl_buf t, j;
-	sl_buf_init(&t);
-	sl_buf_init(&j);
-	sl_buf_printf(&t, "%s %s -> %s", op, key, val);
-	sl_buf_adds(&j, "{\"op\":");
-	sl_buf_json_str(&j, op, strlen(op));
-	sl_buf_adds(&j, ",\"key\":");
-	sl_buf_json_str(&j, key, strlen(key));
-	sl_buf_adds(&j, ",\"value\":");
-	sl_buf_json_str(&j, val, strlen(val));
-	sl_buf_printf(&j, ",\"state\":\"%s\"}", state);
-	if (!sl_buf_failed(&t) && !sl_buf_failed(&j))
-		sl_feed_add(ctx->feed, SL_EV_STATE_ROW, ctx->batch_id,
-			    ctx->batch_ts_us, sl_buf_cstr(&t), sl_buf_cstr(&j));
-	sl_buf_release(&t);
-	sl_buf_release(&j);
-}
-
-bool sl_stream_wants_rows(const sl_stream_ctx *ctx)
-{
-	return ctx != NULL && ctx->feed != NULL &&
-	       sl_feed_wants(ctx->feed, SL_EV_STATE_ROW);
-}
-
-static void hms(int64_t us, sl_buf *out)
-{
-	sl_buf t;
-	const char *sp;
-	sl_buf_init(&t);
-	sl_ts_format(us, &t);
-	sp = strchr(sl_buf_cstr(&t), ' ');
-	sl_buf_adds(out, sp != NULL ? sp + 1 : sl_buf_cstr(&t));
-	sl_buf_release(&t);
-}
-
-void sl_stream_late(const sl_stream_ctx *ctx, const char *op,
-		    const char *row_json, int64_t event_us,
-		    const char *windows_json, int64_t wm_us)
-{
-	sl_buf t, j;
-	bool to_feed =
-	    ctx->feed != NULL && sl_feed_wants(ctx->feed, SL_EV_LATE_ROW);
-	if (ctx->late == NULL && !to_feed)
-		return;
-	sl_buf_init(&t);
-	sl_buf_init(&j);
-	sl_buf_printf(&j,
-		      "{\"operator\":\"%s\",\"batchId\":%lld,\"row\":%s,"
-		      "\"eventTime\":\"",
-		      op, (long long)ctx->batch_id, row_json);
-	sl_ts_format(event_us, &j);
-	sl_buf_printf(&j, "\",\"windows\":%s,\"watermark\":\"", windows_json);
-	sl_ts_format(wm_us, &j);
-	sl_buf_adds(&j, "\"}");
-	hms(event_us, &t);
-	sl_buf_printf(&t, " %s DROPPED: ", row_json);
-	if (strcmp(windows_json, "[]") != 0)
-		sl_buf_printf(&t, "windows %s end ", windows_json);
-	else
-		sl_buf_adds(&t, "event time ");
-	sl_buf_adds(&t, "<= wm ");
-	hms(wm_us, &t);
-	if (!sl_buf_failed(&t) && !sl_buf_failed(&j)) {
-		if (ctx->late != NULL)
-			sl_feed_add(ctx->late, SL_EV_LATE_ROW, ctx->batch_id,
-				    ctx->batch_ts_us, sl_buf_cstr(&t),
-				    sl_buf_cstr(&j));
-		if (to_feed)
-			sl_feed_add(ctx->feed, SL_EV_LATE_ROW, ctx->batch_id,
-				    ctx->batch_ts_us, sl_buf_cstr(&t),
-				    sl_buf_cstr(&j));
-	}
-	sl_buf_release(&t);
-	sl_buf_release(&j);
-}
 
 /* ------------------------------------------------------ aggregation */
-
-typedef struct saggst {
-	sl_op_stateful sf;
-	sl_stream_ctx *ctx;
-	sl_op *part;     /* this micro-batch's hash aggregate, or NULL */
-	sl_col **kc;     /* its key columns, during the merge */
-	sl_buf kb, vb;   /* scratch */
-	int64_t ngroups; /* the batch's groups (of part), during the merge */
-	sl_buf keys;     /* encoded keys of the batch's groups, back to back */
-	int64_t *koff;   /* group g's key at keys.p + koff[g] .. koff[g+1] */
-	uint64_t *khash; /* its sl_state_hash */
-	int64_t kcap;
-	sl_agg_et et;          /* how a group compares with the watermark */
-	bool evicts;           /* watermarked and not Complete mode */
-	bool late_rows;        /* this batch had late rows: its late groups are
-			    found (and skipped) at the merge */
-	int64_t nlate;         /* late groups of the batch (glate) */
-	int64_t logged;        /* late rows logged this batch */
-	sl_win_index ix;       /* compared value -> key, for eviction */
-	int64_t last_evict_us; /* the watermark of the last eviction */
-	uint8_t *isnew; /* group g was not in the store before the merge */
-	uint8_t *glate; /* group g is late: dropped, not merged */
-	sl_op *spare;   /* the last batch's part, emptied */
-	/* Sliding windows by slices (sl_stream_agg_slices): part aggregates
-	 * the batch by slice, then its groups go into window groups */
-	bool slicing;
-	int wkey;              /* the window key */
-	int64_t wsize, wslide; /* the window's size and slide */
-	sl_op *wspare;         /* a spare part for the window groups */
-} saggst;
 
 /* Late rows logged per operator and batch (numRowsDroppedByWatermark
  * still counts them all): the log is a ring of 1000, and formatting 10,000
@@ -482,7 +331,7 @@ static int sagg_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	return rc;
 }
 
-static void free_cols(sl_col **c, int n)
+void sl_sagg_free_cols(sl_col **c, int n)
 {
 	int k;
 	for (k = 0; c && k < n; k++)
@@ -546,7 +395,7 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 }
 
 /* The compared value of row r of key columns kc, or false for NULL. */
-static bool key_time(const saggst *st, sl_col *const *kc, int64_t r, int64_t *t)
+bool sl_sagg_key_time(const saggst *st, sl_col *const *kc, int64_t r, int64_t *t)
 {
 	const sl_col *c = kc[st->et.key];
 	if (sl_col_isnull(c, r))
@@ -570,7 +419,7 @@ static int64_t mark_late(saggst *st, int64_t n)
 {
 	int64_t g, t, nlate = 0;
 	for (g = 0; g < n; g++) {
-		st->glate[g] = st->late_rows && key_time(st, st->kc, g, &t) &&
+		st->glate[g] = st->late_rows && sl_sagg_key_time(st, st->kc, g, &t) &&
 			       t <= st->ctx->wm_late_us;
 		nlate += st->glate[g];
 	}
@@ -623,17 +472,13 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
 	    (rc = key_cols(op, err)) < 0)
 		return rc;
 	if (old == NULL && st->evicts && st->ix.valid &&
-	    key_time(st, st->kc, g, &t) &&
+	    sl_sagg_key_time(st, st->kc, g, &t) &&
 	    (rc = sl_win_index_push(&st->ix, t, key, klen, err)) < 0)
 		return rc;
 	return sl_state_put_at(st->sf.store, &pos, key, klen,
 			       st->vb.p ? st->vb.p : "", st->vb.len, err);
 }
 
-/* How many groups ahead the merge prefetches a group's entry; its slot
- * is prefetched twice as far ahead.  The lookups of a batch's groups are
- * independent, so their cache misses overlap. */
-#define MERGE_AHEAD 8
 
 static int merge_groups(sl_op *op, int64_t n, sl_err *err)
 {
@@ -703,17 +548,11 @@ static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 	}
 	sl_buf_release(&k);
 	sl_buf_release(&v);
-	free_cols(ac, p->naggs);
+	sl_sagg_free_cols(ac, p->naggs);
 	return rc;
 }
 
-typedef struct kent {
-	const unsigned char *k, *v;
-	size_t klen, vlen;
-	int64_t g;
-} kent;
-
-static int kent_cmp(const void *a, const void *b)
+int sl_sagg_kent_cmp(const void *a, const void *b)
 {
 	const kent *x = a, *y = b;
 	size_t m = x->klen < y->klen ? x->klen : y->klen;
@@ -742,7 +581,7 @@ static sl_batch *update_rows(sl_op *op, int64_t n, sl_err *err)
 		e[m].klen = (size_t)(st->koff[g + 1] - st->koff[g]);
 		e[m++].g = g;
 	}
-	qsort(e, (size_t)m, sizeof *e, kent_cmp);
+	qsort(e, (size_t)m, sizeof *e, sl_sagg_kent_cmp);
 	for (g = 0; g < m; g++)
 		idx[g] = e[g].g;
 	all = sl_op_agg_output(op->plan, st->kc, sl_op_agg_states(st->part), n,
@@ -756,12 +595,7 @@ out:
 	return o;
 }
 
-typedef struct kents {
-	int64_t n, cap;
-	kent *e;
-} kents;
-
-static int kents_add(kents *l, const void *key, size_t klen, const void *val,
+int sl_sagg_kents_add(kents *l, const void *key, size_t klen, const void *val,
 		     size_t vlen)
 {
 	if (l->n == l->cap) {
@@ -784,7 +618,7 @@ static int kents_add(kents *l, const void *key, size_t klen, const void *val,
 static int collect_entry(void *ud, const void *key, size_t klen,
 			 const void *val, size_t vlen)
 {
-	return kents_add(ud, key, klen, val, vlen);
+	return sl_sagg_kents_add(ud, key, klen, val, vlen);
 }
 
 /* Fresh, empty aggregates of p's functions (for decoding buffers). */
@@ -814,7 +648,7 @@ static sl_agg **new_aggs(const sl_plan *p, sl_err *err)
 }
 
 /* Decode entries into key columns and fresh aggregates, then output. */
-static sl_batch *decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err)
+sl_batch *sl_sagg_decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc);
@@ -840,7 +674,7 @@ static sl_batch *decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err)
 	}
 	if (rc == 0)
 		o = sl_op_agg_output(p, kc, aggs, n, err);
-	free_cols(kc, kc ? p->nkeys : 0);
+	sl_sagg_free_cols(kc, kc ? p->nkeys : 0);
 	for (i = 0; aggs && i < p->naggs; i++)
 		sl_agg_free(aggs[i]);
 	free(aggs);
@@ -859,191 +693,10 @@ static sl_batch *complete_rows(sl_op *op, sl_err *err)
 		sl_err_nomem(err);
 		return NULL;
 	}
-	qsort(l.e, (size_t)l.n, sizeof *l.e, kent_cmp);
-	o = decode_rows(op, l.e, l.n, err);
+	qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
+	o = sl_sagg_decode_rows(op, l.e, l.n, err);
 	free(l.e);
 	return o;
-}
-
-/* ------------------------------------------------------ eviction */
-
-typedef struct rebuild {
-	sl_op *op;
-	sl_col **kc;
-	int64_t row, cap;
-	int rc;
-	sl_err *err;
-} rebuild;
-
-static int rebuild_entry(void *ud, const void *key, size_t klen,
-			 const void *val, size_t vlen)
-{
-	rebuild *r = ud;
-	saggst *st = r->op->state;
-	const sl_plan *p = r->op->plan;
-	int64_t t;
-	(void)val;
-	(void)vlen;
-	if (r->row == r->cap) { /* fresh columns: strings pile up */
-		free_cols(r->kc, p->nkeys);
-		r->kc = calloc((size_t)p->nkeys + 1, sizeof *r->kc);
-		for (int i = 0; r->kc != NULL && i < p->nkeys; i++)
-			if ((r->kc[i] =
-				 sl_col_new(p->keys[i]->rtype, r->cap)) == NULL)
-				return r->rc = SL_ENOMEM;
-		if (r->kc == NULL)
-			return r->rc = SL_ENOMEM;
-		r->row = 0;
-	}
-	if ((r->rc = sl_hash_key_decode(r->kc, p->nkeys, r->row, key, klen,
-					NULL, r->err)) < 0)
-		return r->rc;
-	if (key_time(st, r->kc, r->row, &t) &&
-	    (r->rc = sl_win_index_push(&st->ix, t, key, klen, r->err)) < 0)
-		return r->rc;
-	r->row++;
-	return 0;
-}
-
-/* The index lost track (new operator over a restored store, or an
- * abort): one scan of the store rebuilds it. */
-static int rebuild_index(sl_op *op, sl_err *err)
-{
-	saggst *st = op->state;
-	rebuild r;
-	memset(&r, 0, sizeof r);
-	r.op = op;
-	r.err = err;
-	r.cap = 1024;
-	r.row = r.cap;
-	sl_win_index_clear(&st->ix);
-	sl_state_foreach(st->sf.store, rebuild_entry, &r);
-	free_cols(r.kc, op->plan->nkeys);
-	if (r.rc < 0) {
-		st->ix.valid = false;
-		return r.rc == SL_ENOMEM ? sl_err_nomem(err) : r.rc;
-	}
-	return 0;
-}
-
-/* Feed events for evicted rows (capped like the others). */
-static void feed_evicted(sl_op *op, const sl_batch *o, const char *word)
-{
-	saggst *st = op->state;
-	const sl_plan *p = op->plan;
-	sl_buf k, v;
-	int64_t r;
-	if (!sl_stream_wants_rows(st->ctx) || o == NULL)
-		return;
-	sl_buf_init(&k);
-	sl_buf_init(&v);
-	for (r = 0; r < o->nrows && r < SL_FEED_ROWS_PER_BATCH; r++) {
-		sl_buf_clear(&k);
-		sl_buf_clear(&v);
-		sl_stream_row_text(o->cols, p->nkeys, r, &k);
-		sl_stream_row_text(o->cols + p->nkeys, o->ncols - p->nkeys, r,
-				   &v);
-		sl_stream_state_event(st->ctx, st->sf.name, sl_buf_cstr(&k),
-				      sl_buf_cstr(&v), word);
-	}
-	sl_buf_release(&k);
-	sl_buf_release(&v);
-}
-
-/* The index's keys due at lim (valid until the next push), with their
- * hashes in .g, as the prefetching loop of evict wants them. */
-static int pop_due(saggst *st, int64_t lim, kents *due)
-{
-	const void *key;
-	size_t klen;
-	int64_t t, i;
-	while (sl_win_index_pop(&st->ix, lim, &t, &key, &klen))
-		if (kents_add(due, key, klen, NULL, 0) < 0)
-			return SL_ENOMEM;
-	for (i = 0; i < due->n; i++)
-		due->e[i].g =
-		    (int64_t)sl_state_hash(due->e[i].k, due->e[i].klen);
-	return 0;
-}
-
-/* Remove the due keys from the store (one lookup each, prefetched ahead
- * like the merge); l and vals get the removed entries when want. */
-static int remove_due(saggst *st, const kents *due, bool want, kents *l,
-		      sl_buf *vals)
-{
-	sl_state *s = st->sf.store;
-	int64_t i, n = due->n;
-	int rc = 0;
-	for (i = 0; i < n && i < 2 * MERGE_AHEAD; i++)
-		sl_state_prefetch(s, (uint64_t)due->e[i].g);
-	for (i = 0; i < n && rc >= 0; i++) {
-		const kent *d = &due->e[i];
-		sl_state_pos pos;
-		size_t vlen;
-		const void *v;
-		if (i + 2 * MERGE_AHEAD < n)
-			sl_state_prefetch(s, (uint64_t)d[2 * MERGE_AHEAD].g);
-		if (i + MERGE_AHEAD < n)
-			sl_state_prefetch_entry(s, (uint64_t)d[MERGE_AHEAD].g);
-		v = sl_state_find(s, (uint64_t)d->g, d->k, d->klen, &vlen,
-				  &pos);
-		if (v == NULL) /* stale: removed already */
-			continue;
-		if (want) {
-			rc = kents_add(l, d->k, d->klen, NULL, vlen);
-			if (rc == 0)
-				l->e[l->n - 1].g = (int64_t)vals->len;
-			sl_buf_add(vals, v, vlen);
-		}
-		if (rc == 0)
-			rc = sl_state_remove_at(s, &pos, d->k, d->klen);
-	}
-	return rc < 0 ? rc : 0;
-}
-
-/* Remove every entry whose compared value <= the eviction watermark;
- * *out (when out != NULL: Append) gets them as output rows, in key
- * order.  Each entry leaves the store once, so it is emitted once. */
-static int evict(sl_op *op, sl_batch **out, sl_err *err)
-{
-	saggst *st = op->state;
-	int64_t lim = st->ctx->wm_evict_us, i;
-	sl_buf vals;
-	kents l, due;
-	sl_batch *o = NULL;
-	bool want = out != NULL || sl_stream_wants_rows(st->ctx);
-	int rc = 0;
-	if (lim == INT64_MIN)
-		return 0;
-	if (!st->ix.valid && (rc = rebuild_index(op, err)) < 0)
-		return rc;
-	st->last_evict_us = lim;
-	if (sl_win_index_min(&st->ix) > lim)
-		return 0;
-	memset(&l, 0, sizeof l);
-	memset(&due, 0, sizeof due);
-	sl_buf_init(&vals);
-	rc = pop_due(st, lim, &due);
-	if (rc == 0)
-		rc = remove_due(st, &due, want, &l, &vals);
-	free(due.e);
-	if (rc == 0 && sl_buf_failed(&vals))
-		rc = SL_ENOMEM;
-	for (i = 0; rc == 0 && i < l.n; i++) /* offsets -> pointers */
-		l.e[i].v = (const unsigned char *)vals.p + l.e[i].g;
-	if (rc == 0 && l.n > 0) {
-		qsort(l.e, (size_t)l.n, sizeof *l.e, kent_cmp);
-		if ((o = decode_rows(op, l.e, l.n, err)) == NULL)
-			rc = err ? err->code : SL_ENOMEM;
-		feed_evicted(op, o, out != NULL ? "EMITTED" : "EVICTED");
-		if (out != NULL)
-			*out = o;
-		else
-			sl_batch_free(o);
-	}
-	free(l.e);
-	sl_buf_release(&vals);
-	return rc == SL_ENOMEM ? sl_err_nomem(err) : rc;
 }
 
 /* ------------------------------------------------------ micro-batch */
@@ -1051,7 +704,7 @@ static int evict(sl_op *op, sl_batch **out, sl_err *err)
 static void sagg_clear(sl_op *op)
 {
 	saggst *st = op->state;
-	free_cols(st->kc, op->plan->nkeys);
+	sl_sagg_free_cols(st->kc, op->plan->nkeys);
 	st->kc = NULL;
 	if (st->part != NULL) {
 		sl_op_free(st->spare);
@@ -1106,7 +759,7 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 		return rc;
 	if (st->slicing && (rc = slices_to_windows(op, err)) < 0)
 		return rc;
-	if (st->evicts && !st->ix.valid && (rc = rebuild_index(op, err)) < 0)
+	if (st->evicts && !st->ix.valid && (rc = sl_sagg_rebuild_index(op, err)) < 0)
 		return rc;
 	n = *ngroups = sl_op_agg_ngroups(st->part);
 	if ((rc = encode_keys(op, n, err)) < 0)
@@ -1137,10 +790,10 @@ static int sagg_output(sl_op *op, int64_t n, sl_batch **o, sl_err *err)
 		if (n > st->nlate && (*o = update_rows(op, n, err)) == NULL)
 			rc = err ? err->code : SL_ENOMEM;
 		if (rc == 0 && st->evicts)
-			rc = evict(op, NULL, err);
+			rc = sl_sagg_evict(op, NULL, err);
 		break;
 	case SL_MODE_APPEND:
-	default: rc = evict(op, o, err); break;
+	default: rc = sl_sagg_evict(op, o, err); break;
 	}
 	return rc;
 }
