@@ -18,6 +18,9 @@
  *
  * Ownership: the table is owned by its creator; columns passed in are
  * borrowed; key columns handed out are new references.
+ *
+ * Files: hash.c (the group table), hash_key.c (the state key encoding),
+ * hash_xxh64.c (XXH64).
  */
 #ifndef SL_HASH_H
 #define SL_HASH_H
