@@ -19,7 +19,6 @@
 #include "expr/expr.h"
 #include "exec/hash.h"
 
-
 struct sl_agg {
 	sl_aggfn fn;
 	bool distinct, count_rows;
@@ -105,8 +104,8 @@ sl_agg *sl_agg_new(const char *fname, bool distinct, bool count_rows,
 		return NULL;
 	}
 	if ((a->fn == SL_AGGFN_MINBY || a->fn == SL_AGGFN_MAXBY) &&
-	    (a->ord = sl_agg_new(a->fn == SL_AGGFN_MAXBY ? "max" : "min", false, false,
-				 argtypes + 1, 1, 0, err)) == NULL) {
+	    (a->ord = sl_agg_new(a->fn == SL_AGGFN_MAXBY ? "max" : "min", false,
+				 false, argtypes + 1, 1, 0, err)) == NULL) {
 		sl_agg_free(a);
 		return NULL;
 	}
@@ -253,7 +252,9 @@ static int grow(sl_agg *a, int64_t ngroups)
 		rc = rc < 0 ? rc : grow1(&a->has, 1, old, cap);
 		rc = rc < 0 ? rc : grow1(&a->vnull, 1, old, cap);
 		break;
-	case SL_AGGFN_APPROX: rc = grow1(&a->regs, (size_t)1 << a->p, old, cap); break;
+	case SL_AGGFN_APPROX:
+		rc = grow1(&a->regs, (size_t)1 << a->p, old, cap);
+		break;
 	case SL_AGGFN_COLLECT: break;
 	}
 	if (rc == 0)
@@ -646,7 +647,9 @@ static int update_core(sl_agg *a, const int32_t *g, int64_t n, int64_t ngroups,
 	case SL_AGGFN_MIN:
 	case SL_AGGFN_MAX: rc = upd_minmax(a, g, n, args[0]); break;
 	case SL_AGGFN_FIRST:
-	case SL_AGGFN_LAST: rc = upd_firstlast(a, g, n, ngroups, args[0]); break;
+	case SL_AGGFN_LAST:
+		rc = upd_firstlast(a, g, n, ngroups, args[0]);
+		break;
 	case SL_AGGFN_APPROX: upd_approx(a, g, n, args[0]); break;
 	case SL_AGGFN_COLLECT: rc = upd_collect(a, g, n, args[0]); break;
 	case SL_AGGFN_MINBY:
@@ -938,7 +941,9 @@ int sl_agg_save(const sl_agg *a, int64_t g, sl_buf *out, sl_err *err)
 		    "agg: %s is not supported in a streaming aggregation",
 		    a->distinct ? "a DISTINCT aggregate" : "collect_list");
 	switch (a->fn) {
-	case SL_AGGFN_COUNT: put_uvar(out, has ? (uint64_t)a->cnt[g] : 0); break;
+	case SL_AGGFN_COUNT:
+		put_uvar(out, has ? (uint64_t)a->cnt[g] : 0);
+		break;
 	case SL_AGGFN_SUM:
 		f = has && a->has[g];
 		sl_buf_addc(out, (char)f);
@@ -1213,7 +1218,7 @@ static int merge_err(const sl_agg *a, int rc, sl_err *err)
 			  a->fn == SL_AGGFN_COUNT ? "count"
 			  : a->fn == SL_AGGFN_SUM ? "sum"
 			  : a->fn == SL_AGGFN_AVG ? "avg"
-					   : "an aggregate");
+						  : "an aggregate");
 }
 
 int sl_agg_merge(sl_agg *a, int64_t g, const void *p, size_t n, size_t *used,

@@ -395,7 +395,8 @@ static int encode_keys(sl_op *op, int64_t n, sl_err *err)
 }
 
 /* The compared value of row r of key columns kc, or false for NULL. */
-bool sl_sagg_key_time(const saggst *st, sl_col *const *kc, int64_t r, int64_t *t)
+bool sl_sagg_key_time(const saggst *st, sl_col *const *kc, int64_t r,
+		      int64_t *t)
 {
 	const sl_col *c = kc[st->et.key];
 	if (sl_col_isnull(c, r))
@@ -419,7 +420,8 @@ static int64_t mark_late(saggst *st, int64_t n)
 {
 	int64_t g, t, nlate = 0;
 	for (g = 0; g < n; g++) {
-		st->glate[g] = st->late_rows && sl_sagg_key_time(st, st->kc, g, &t) &&
+		st->glate[g] = st->late_rows &&
+			       sl_sagg_key_time(st, st->kc, g, &t) &&
 			       t <= st->ctx->wm_late_us;
 		nlate += st->glate[g];
 	}
@@ -478,7 +480,6 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
 	return sl_state_put_at(st->sf.store, &pos, key, klen,
 			       st->vb.p ? st->vb.p : "", st->vb.len, err);
 }
-
 
 static int merge_groups(sl_op *op, int64_t n, sl_err *err)
 {
@@ -596,7 +597,7 @@ out:
 }
 
 int sl_sagg_kents_add(kents *l, const void *key, size_t klen, const void *val,
-		     size_t vlen)
+		      size_t vlen)
 {
 	if (l->n == l->cap) {
 		int64_t cap = l->cap ? 2 * l->cap : 256;
@@ -759,7 +760,8 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 		return rc;
 	if (st->slicing && (rc = slices_to_windows(op, err)) < 0)
 		return rc;
-	if (st->evicts && !st->ix.valid && (rc = sl_sagg_rebuild_index(op, err)) < 0)
+	if (st->evicts && !st->ix.valid &&
+	    (rc = sl_sagg_rebuild_index(op, err)) < 0)
 		return rc;
 	n = *ngroups = sl_op_agg_ngroups(st->part);
 	if ((rc = encode_keys(op, n, err)) < 0)

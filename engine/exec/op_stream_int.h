@@ -76,8 +76,7 @@ bool sl_sagg_key_time(const saggst *st, sl_col *const *kc, int64_t r,
 		      int64_t *t);
 /* Entries e[0..n) decoded into output rows (keys, then the aggregates'
  * results). */
-sl_batch *sl_sagg_decode_rows(sl_op *op, const kent *e, int64_t n,
-			      sl_err *err);
+sl_batch *sl_sagg_decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err);
 
 /* ---- op_stream_evict.c ---- */
 /* Build st->ix from the store (after a restore or an abort). */

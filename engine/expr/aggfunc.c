@@ -56,8 +56,8 @@ static sl_type *mismatch(const char *sql, const char *want, sl_type *got,
 	return NULL;
 }
 
-sl_type *sl_aggfn_result_type(const char *fname, sl_type *const *at,
-			      int nargs, const char *sql, sl_err *err)
+sl_type *sl_aggfn_result_type(const char *fname, sl_type *const *at, int nargs,
+			      const char *sql, sl_err *err)
 {
 	int fn = sl_aggfn_of(fname);
 	sl_kind k = nargs > 0 ? at[0]->kind : SL_NULLTYPE;

@@ -830,7 +830,8 @@ static sl_col *extreme(const sl_expr *call, sl_col *const *args, int64_t n,
 			if (c * sign > 0)
 				best = k;
 		}
-		if (sl_col_copy_row(o, i, best < 0 ? args[0] : args[best], i) < 0)
+		if (sl_col_copy_row(o, i, best < 0 ? args[0] : args[best], i) <
+		    0)
 			return sl_func_oom(o, err);
 	}
 	return o;

@@ -37,6 +37,7 @@
 #include "core/timeutil.h"
 #include "core/utf8.h"
 #include "core/uuid.h"
+#include "formats/fileformat_int.h"
 
 bool sl_format_known(const char *format)
 {
@@ -80,158 +81,6 @@ int sl_format_corrupt_index(const sl_type *schema, const sl_options *opts)
 			return schema->fields[k].type->kind == SL_STRING ? k
 									 : -1;
 	return -1;
-}
-
-/* ---- Java text -> value conversions ---- */
-
-bool sl_format_parse_i64(const char *s, size_t n, int64_t *out)
-{
-	uint64_t v = 0, lim = (uint64_t)INT64_MAX;
-	size_t k = 0;
-	bool neg = false;
-	if (n > 0 && (s[0] == '-' || s[0] == '+')) {
-		neg = s[0] == '-';
-		k = 1;
-		if (neg)
-			lim++;
-	}
-	if (k == n)
-		return false;
-	for (; k < n; k++) {
-		unsigned d = (unsigned)(s[k] - '0');
-		if (d > 9 || v > (lim - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return true;
-}
-
-static locale_t c_locale(void)
-{
-	static locale_t loc;
-	if (loc == (locale_t)0)
-		loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	return loc;
-}
-
-double sl_format_strtod(const char *s, char **end)
-{
-	locale_t loc = c_locale();
-	if (loc == (locale_t)0)
-		return strtod(s, end);
-	return strtod_l(s, end, loc);
-}
-
-/* Double.parseDouble: trims, [+-]NaN|Infinity, decimal with optional
- * exponent and a trailing f/F/d/D; no hex here. */
-bool sl_format_parse_double(const char *s, size_t n, double *out)
-{
-	char tmp[128], *end;
-	size_t k, digits = 0;
-	const char *b = s, *e = s + n;
-	bool neg = false;
-	while (b < e && (unsigned char)*b <= ' ')
-		b++;
-	while (e > b && (unsigned char)e[-1] <= ' ')
-		e--;
-	n = (size_t)(e - b);
-	if (n > 0 && (b[0] == '-' || b[0] == '+')) {
-		neg = b[0] == '-';
-		if (n == 4 && memcmp(b + 1, "NaN", 3) == 0)
-			return *out = NAN, true;
-		if (n == 9 && memcmp(b + 1, "Infinity", 8) == 0)
-			return *out = neg ? -INFINITY : INFINITY, true;
-	}
-	if (n == 3 && memcmp(b, "NaN", 3) == 0)
-		return *out = NAN, true;
-	if (n == 8 && memcmp(b, "Infinity", 8) == 0)
-		return *out = INFINITY, true;
-	if (n > 0 && strchr("fFdD", e[-1]) != NULL)
-		n--;
-	if (n == 0 || n >= sizeof tmp)
-		return false;
-	for (k = 0; k < n; k++) {
-		if (b[k] >= '0' && b[k] <= '9')
-			digits++;
-		else if (strchr(".eE+-", b[k]) == NULL)
-			return false;
-	}
-	if (digits == 0)
-		return false;
-	memcpy(tmp, b, n);
-	tmp[n] = '\0';
-	errno = 0;
-	*out = sl_format_strtod(tmp, &end);
-	return end == tmp + n;
-}
-
-bool sl_format_parse_bool(const char *s, size_t n, bool *out)
-{
-	if (n == 4 && strncasecmp(s, "true", 4) == 0)
-		return *out = true, true;
-	if (n == 5 && strncasecmp(s, "false", 5) == 0)
-		return *out = false, true;
-	return false;
-}
-
-static inline int d2(const char *p)
-{
-	unsigned a = (unsigned)(p[0] - '0'), b = (unsigned)(p[1] - '0');
-	return a > 9 || b > 9 ? -1 : (int)(a * 10 + b);
-}
-
-bool sl_format_parse_ts(const char *s, size_t n, int64_t *us,
-			sl_format_tscache *c)
-{
-	int h, mi, sec, mo, d, y1, y2, k;
-	int64_t frac = 0, scale = 100000;
-	size_t i = 19;
-	if (n < 19 || s[4] != '-' || s[7] != '-' ||
-	    (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
-		return sl_ts_parse(s, n, us);
-	h = d2(s + 11);
-	mi = d2(s + 14);
-	sec = d2(s + 17);
-	if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
-		return sl_ts_parse(s, n, us);
-	if (i < n && s[i] == '.') {
-		for (i++, k = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++, k++)
-			if (k < 6) {
-				frac += (s[i] - '0') * scale;
-				scale /= 10;
-			}
-		if (k == 0)
-			return sl_ts_parse(s, n, us);
-	}
-	if (i < n && s[i] == 'Z')
-		i++;
-	if (i != n)
-		return sl_ts_parse(s, n, us);
-	if (!c->valid || memcmp(c->date, s, 10) != 0) {
-		y1 = d2(s);
-		y2 = d2(s + 2);
-		mo = d2(s + 5);
-		d = d2(s + 8);
-		if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > 31)
-			return sl_ts_parse(s, n, us);
-		{
-			int64_t days, t2;
-			int yy;
-			int mo2, dd2;
-			days = sl_days_from_civil(y1 * 100 + y2, mo, d);
-			sl_civil_from_days(days, &t2, &mo2, &dd2);
-			yy = (int)t2;
-			if (yy != y1 * 100 + y2 || mo2 != mo || dd2 != d)
-				return false; /* Feb 30 and friends */
-			memcpy(c->date, s, 10);
-			c->days = days;
-			c->valid = true;
-		}
-	}
-	*us = c->days * SL_US_PER_DAY + (int64_t)h * SL_US_PER_HOUR +
-	      (int64_t)mi * SL_US_PER_MIN + (int64_t)sec * SL_US_PER_SEC + frac;
-	return true;
 }
 
 int64_t sl_format_count_lines(const char *p, size_t len)
@@ -283,7 +132,7 @@ static void qualified(const char *path, sl_buf *out)
 		out->p[--out->len] = '\0';
 }
 
-static char *join(const char *dir, const char *name)
+char *sl_format_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);
 	char *s = malloc(n + strlen(name) + 2);
@@ -296,12 +145,7 @@ static char *join(const char *dir, const char *name)
 	return s;
 }
 
-typedef struct strvec {
-	char **v;
-	int n, cap;
-} strvec;
-
-static int sv_push(strvec *sv, char *s)
+int sl_format_sv_push(sl_strvec *sv, char *s)
 {
 	if (s == NULL)
 		return SL_ENOMEM;
@@ -319,7 +163,7 @@ static int sv_push(strvec *sv, char *s)
 	return 0;
 }
 
-static void sv_release(strvec *sv)
+static void sv_release(sl_strvec *sv)
 {
 	for (int k = 0; k < sv->n; k++)
 		free(sv->v[k]);
@@ -339,15 +183,15 @@ void sl_format_list_free(char **files, int nfiles)
 	free(files);
 }
 
-static int io_err(sl_err *err, const char *what, const char *path)
+int sl_format_io_err(sl_err *err, const char *what, const char *path)
 {
 	return sl_err_set(err, SL_EIO, "cannot %s '%s': %s", what, path,
 			  strerror(errno));
 }
 
 /* Read a whole file into arena memory (NUL-terminated, not counted). */
-static int slurp(const char *file, sl_arena *arena, char **data, size_t *len,
-		 sl_err *err)
+int sl_format_slurp(const char *file, sl_arena *arena, char **data, size_t *len,
+		    sl_err *err)
 {
 	struct stat st;
 	size_t got = 0;
@@ -355,11 +199,11 @@ static int slurp(const char *file, sl_arena *arena, char **data, size_t *len,
 	char *buf;
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return io_err(err, "read", file);
+		return sl_format_io_err(err, "read", file);
 	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			errno = EISDIR;
-		io_err(err, "read", file);
+		sl_format_io_err(err, "read", file);
 		close(fd);
 		return SL_EIO;
 	}
@@ -373,7 +217,7 @@ static int slurp(const char *file, sl_arena *arena, char **data, size_t *len,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			io_err(err, "read", file);
+			sl_format_io_err(err, "read", file);
 			close(fd);
 			return SL_EIO;
 		}
@@ -388,271 +232,18 @@ static int slurp(const char *file, sl_arena *arena, char **data, size_t *len,
 	return 0;
 }
 
-char *sl_format_uri_path(const char *uri, size_t n)
-{
-	sl_buf b;
-	size_t k;
-	if (n >= 7 && memcmp(uri, "file://", 7) == 0) {
-		uri += 7;
-		n -= 7;
-	} else if (n >= 5 && memcmp(uri, "file:", 5) == 0) {
-		uri += 5;
-		n -= 5;
-	}
-	sl_buf_init(&b);
-	for (k = 0; k < n; k++) {
-		int hi = uri[k] == '%' && k + 2 < n ? sl_hex_digit(uri[k + 1]) : -1,
-		    lo = hi >= 0 ? sl_hex_digit(uri[k + 2]) : -1;
-		if (lo >= 0) {
-			sl_buf_addc(&b, (char)(hi * 16 + lo));
-			k += 2;
-		} else {
-			sl_buf_addc(&b, uri[k]);
-		}
-	}
-	if (sl_buf_failed(&b)) {
-		sl_buf_release(&b);
-		return NULL;
-	}
-	return sl_buf_detach(&b);
-}
-
-/* "file:///a/b%20c" -> "/a/b c"; relative paths are joined to dir. */
-static char *log_path(const char *dir, const char *p, size_t n)
-{
-	char *path = sl_format_uri_path(p, n), *s;
-	if (path == NULL || path[0] == '/')
-		return path;
-	s = join(dir, path);
-	free(path);
-	return s;
-}
-
-typedef struct logent {
-	char *path;
-	int64_t seq;
-	bool add;
-} logent;
-
-static int cmp_ent(const void *a, const void *b)
-{
-	const logent *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-	if (c != 0)
-		return c;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-typedef struct logbatch {
-	int64_t id;
-	char *name;
-} logbatch;
-
-static int cmp_batch(const void *a, const void *b)
-{
-	const logbatch *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* Names "N" or "N.compact"; anything else (temp files, .crc) is ignored. */
-static bool log_name(const char *s, int64_t *id)
-{
-	const char *p = s;
-	int64_t v = 0;
-	if (!(*p >= '0' && *p <= '9'))
-		return false;
-	while (*p >= '0' && *p <= '9') {
-		if (v > INT64_MAX / 10 - 10)
-			return false;
-		v = v * 10 + (*p++ - '0');
-	}
-	if (*p != '\0' && strcmp(p, ".compact") != 0)
-		return false;
-	*id = v;
-	return true;
-}
-
-typedef struct entvec {
-	logent *v;
-	int64_t n, cap;
-} entvec;
-
-/* Parse one log file into ev (its lines after "v1"). */
-static int log_read(const char *dir, const char *file, sl_type *schema,
-		    entvec *ev, sl_err *err)
-{
-	sl_arena *a = sl_arena_new();
-	char *data, *p, *e, *nl;
-	sl_str *lines = NULL;
-	int64_t n = 0, k, cap = 0;
-	sl_col *c = NULL;
-	size_t len;
-	int rc = SL_ENOMEM;
-	if (a == NULL)
-		return sl_err_nomem(err);
-	if ((rc = slurp(file, a, &data, &len, err)) != 0)
-		goto out;
-	e = data + len;
-	nl = memchr(data, '\n', len);
-	p = nl ? nl + 1 : e;
-	if (len < 2 || data[0] != 'v') {
-		rc = sl_err_set(err, SL_EIO,
-				"file sink log '%s': no version line", file);
-		goto out;
-	}
-	if (strtoll(data + 1, NULL, 10) > 1 ||
-	    strtoll(data + 1, NULL, 10) < 1) {
-		rc =
-		    sl_err_set(err, SL_EIO,
-			       "file sink log '%s': unsupported version '%.*s' "
-			       "(maximum supported is v1)",
-			       file, (int)((nl ? nl : e) - data), data);
-		goto out;
-	}
-	for (; p < e; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(e - p));
-		if (nl == NULL)
-			nl = e;
-		if (nl == p)
-			continue;
-		if (n == cap) {
-			sl_str *l;
-			cap = cap ? cap * 2 : 64;
-			l = realloc(lines, (size_t)cap * sizeof *l);
-			if (l == NULL)
-				goto nomem;
-			lines = l;
-		}
-		lines[n].p = p;
-		lines[n++].len = (uint32_t)(nl - p);
-	}
-	rc = 0;
-	if (n == 0)
-		goto out;
-	c = sl_json_decode(lines, NULL, n, schema, err);
-	if (c == NULL) {
-		rc = err ? err->code : SL_ENOMEM;
-		goto out;
-	}
-	for (k = 0; k < n; k++) {
-		sl_col *pc = c->child[0], *ac = c->child[1];
-		sl_str ps = sl_col_str(pc)[k], as = sl_col_str(ac)[k];
-		logent *le;
-		if (sl_col_isnull(pc, k))
-			continue;
-		if (ev->n == ev->cap) {
-			logent *v;
-			ev->cap = ev->cap ? ev->cap * 2 : 64;
-			v = realloc(ev->v, (size_t)ev->cap * sizeof *v);
-			if (v == NULL)
-				goto nomem;
-			ev->v = v;
-		}
-		le = &ev->v[ev->n];
-		le->path = log_path(dir, ps.p, ps.len);
-		if (le->path == NULL)
-			goto nomem;
-		le->seq = ev->n++;
-		le->add = sl_col_isnull(ac, k) ||
-			  !(as.len == 6 && memcmp(as.p, "delete", 6) == 0);
-	}
-	goto out;
-nomem:
-	rc = sl_err_nomem(err);
-out:
-	sl_col_free(c);
-	free(lines);
-	sl_arena_free(a);
-	return rc;
-}
-
-/* The files a file sink's _spark_metadata log lists: union of adds minus
- * deletes over all batches, sorted by path. */
-static int list_metadata(const char *dir, const char *meta, strvec *out,
-			 sl_err *err)
-{
-	DIR *d = opendir(meta);
-	struct dirent *de;
-	logbatch *bs = NULL;
-	int nb = 0, cb = 0, k, rc = 0;
-	entvec ev = { 0 };
-	sl_type *schema = NULL;
-	int64_t i;
-	if (d == NULL)
-		return io_err(err, "list", meta);
-	while ((de = readdir(d)) != NULL) {
-		int64_t id;
-		if (de->d_name[0] == '.' || !log_name(de->d_name, &id))
-			continue;
-		if (nb == cb) {
-			logbatch *v;
-			cb = cb ? cb * 2 : 16;
-			v = realloc(bs, (size_t)cb * sizeof *v);
-			if (v == NULL)
-				goto nomem;
-			bs = v;
-		}
-		bs[nb].id = id;
-		bs[nb].name = join(meta, de->d_name);
-		if (bs[nb++].name == NULL)
-			goto nomem;
-	}
-	if (nb > 1)
-		qsort(bs, (size_t)nb, sizeof *bs, cmp_batch);
-	schema = sl_type_parse_ddl("path STRING, action STRING", err);
-	if (schema == NULL) {
-		rc = err ? err->code : SL_ENOMEM;
-		goto out;
-	}
-	for (k = 0; k < nb && rc == 0; k++)
-		rc = log_read(dir, bs[k].name, schema, &ev, err);
-	if (rc != 0)
-		goto out;
-	if (ev.n > 1)
-		qsort(ev.v, (size_t)ev.n, sizeof *ev.v, cmp_ent);
-	for (i = 0; i < ev.n; i++) {
-		/* the last entry of each path decides */
-		if (i + 1 < ev.n && strcmp(ev.v[i].path, ev.v[i + 1].path) == 0)
-			continue;
-		if (ev.v[i].add) {
-			if (sv_push(out, ev.v[i].path))
-				goto nomem_after;
-			ev.v[i].path = NULL;
-		}
-	}
-	goto out;
-nomem:
-	rc = sl_err_nomem(err);
-	goto out;
-nomem_after:
-	ev.v[i].path = NULL;
-	rc = sl_err_nomem(err);
-out:
-	closedir(d);
-	for (k = 0; k < nb; k++)
-		free(bs[k].name);
-	free(bs);
-	for (i = 0; i < ev.n; i++)
-		free(ev.v[i].path);
-	free(ev.v);
-	sl_type_free(schema);
-	return rc;
-}
-
-static int list_dir(const char *dir, strvec *out, sl_err *err)
+static int list_dir(const char *dir, sl_strvec *out, sl_err *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	struct stat st;
 	if (d == NULL)
-		return io_err(err, "list", dir);
+		return sl_format_io_err(err, "list", dir);
 	while ((de = readdir(d)) != NULL) {
 		char *f;
 		if (de->d_name[0] == '.' || de->d_name[0] == '_')
 			continue;
-		f = join(dir, de->d_name);
+		f = sl_format_join(dir, de->d_name);
 		if (f == NULL || stat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
 			bool oom = f == NULL;
 			free(f);
@@ -662,7 +253,7 @@ static int list_dir(const char *dir, strvec *out, sl_err *err)
 			}
 			continue;
 		}
-		if (sv_push(out, f)) {
+		if (sl_format_sv_push(out, f)) {
 			closedir(d);
 			return sl_err_nomem(err);
 		}
@@ -674,7 +265,7 @@ static int list_dir(const char *dir, strvec *out, sl_err *err)
 int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err)
 {
 	struct stat st;
-	strvec sv = { 0 };
+	sl_strvec sv = { 0 };
 	char *meta;
 	int rc;
 	*files = NULL;
@@ -690,18 +281,18 @@ int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err)
 			sl_buf_release(&q);
 			return SL_EANALYSIS;
 		}
-		return io_err(err, "read", path);
+		return sl_format_io_err(err, "read", path);
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		rc = sv_push(&sv, strdup(path));
+		rc = sl_format_sv_push(&sv, strdup(path));
 		if (rc)
 			return sl_err_nomem(err);
 	} else {
-		meta = join(path, "_spark_metadata");
+		meta = sl_format_join(path, "_spark_metadata");
 		if (meta == NULL)
 			return sl_err_nomem(err);
 		if (stat(meta, &st) == 0 && S_ISDIR(st.st_mode))
-			rc = list_metadata(path, meta, &sv, err);
+			rc = sl_format_metalog_list(path, meta, &sv, err);
 		else
 			rc = list_dir(path, &sv, err);
 		free(meta);
@@ -763,7 +354,7 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
 			rc = sl_err_nomem(err);
 			break;
 		}
-		rc = slurp(files[k], a, &data, &len, err);
+		rc = sl_format_slurp(files[k], a, &data, &len, err);
 		if (rc == 0)
 			rc = json ? sl_json_infer_add(ji, files[k], data, len,
 						      err)
@@ -864,7 +455,7 @@ sl_batch *sl_format_read_file(const char *format, const char *file,
 		sl_err_nomem(err);
 		return NULL;
 	}
-	if (slurp(file, a, &data, &len, err) == 0)
+	if (sl_format_slurp(file, a, &data, &len, err) == 0)
 		b = read_arena(format, file, a, data, len, schema, opts, err);
 	sl_arena_free(a);
 	return b;
@@ -983,13 +574,13 @@ static int save_mode_get(const char *mode, save_mode *m, sl_err *err)
 
 static int write_success(const char *dir, sl_err *err)
 {
-	char *f = join(dir, "_SUCCESS");
+	char *f = sl_format_join(dir, "_SUCCESS");
 	int fd;
 	if (f == NULL)
 		return sl_err_nomem(err);
 	fd = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || fsync(fd) != 0) {
-		io_err(err, "write", f);
+		sl_format_io_err(err, "write", f);
 		if (fd >= 0)
 			close(fd);
 		free(f);
@@ -1034,10 +625,10 @@ int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 						  "refusing to overwrite '%s'",
 						  dir);
 			if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-				return io_err(err, "overwrite", dir);
+				return sl_format_io_err(err, "overwrite", dir);
 		} else if (!S_ISDIR(st.st_mode)) {
 			errno = ENOTDIR;
-			return io_err(err, "append to", dir);
+			return sl_format_io_err(err, "append to", dir);
 		}
 	}
 	if ((rc = sl_fs_mkdirs(dir, err)) != 0)
@@ -1048,7 +639,7 @@ int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 			 is_fmt(format, "text")   ? "txt"
 			 : is_fmt(format, "json") ? "json"
 						  : "csv");
-		path = join(dir, name);
+		path = sl_format_join(dir, name);
 		if (path == NULL)
 			return sl_err_nomem(err);
 		rc = sl_format_write_file(format, path, b, opts, err);

@@ -307,7 +307,6 @@ int sl_window_rewrite(sl_plan **in, sl_expr **exprs, int n, const char *method,
 	return 0;
 }
 
-
 /* ------------------------------------------------------------ slicing */
 
 /* Does expression e read input column col? */

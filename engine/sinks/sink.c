@@ -38,8 +38,9 @@ static sl_sink *open_file(const sink_args *a, sl_err *err)
 	const sl_sink_host *h = a->host;
 	const char *ci =
 	    h != NULL && h->conf_get != NULL
-		? h->conf_get(h->ctx,
-			      "spark.sql.streaming.fileSink.log.compactInterval")
+		? h->conf_get(
+		      h->ctx,
+		      "spark.sql.streaming.fileSink.log.compactInterval")
 		: NULL;
 	return sl_sink_file_new(a->format, a->opts, a->mode, a->query_id,
 				ci != NULL ? atoi(ci) : 10, err);

@@ -129,9 +129,8 @@ static int parse_num_rows(const char *v, int64_t *out, sl_err *err)
 	return 0;
 }
 
-sl_sink *sl_sink_console_new(const sl_sink_host *host,
-			     const sl_options *opts, sl_outmode mode,
-			     sl_err *err)
+sl_sink *sl_sink_console_new(const sl_sink_host *host, const sl_options *opts,
+			     sl_outmode mode, sl_err *err)
 {
 	console *c;
 	int64_t num_rows = 20;

@@ -18,9 +18,8 @@ sl_sink *sl_sink_alloc(const struct sl_sink_ops *ops, sl_outmode mode,
 
 /* Constructors, called by sl_sink_open with the format's options (borrowed;
  * copied where kept). */
-sl_sink *sl_sink_console_new(const sl_sink_host *host,
-			     const sl_options *opts, sl_outmode mode,
-			     sl_err *err);
+sl_sink *sl_sink_console_new(const sl_sink_host *host, const sl_options *opts,
+			     sl_outmode mode, sl_err *err);
 sl_sink *sl_sink_memory_new(const sl_sink_host *host, const char *query_name,
 			    sl_outmode mode, sl_err *err);
 /* format: "json" or "csv" (as given by the user; used in messages). */
