@@ -53,7 +53,11 @@ const char *sl_func_nearest(const char *name);
  * copies of the literal every batch. */
 bool sl_func_const_arg(const sl_func *f, int i);
 
-/* ---- shared internals (defined in expr.c) ---- */
+/* ---- shared internals (expr.c, expr_resolve.c, expr_eval.c) ---- */
+/* A new node of kind with a copy of name and room for nargs children
+ * (builders; the resolver makes nodes with it too).  NULL when out of
+ * memory. */
+sl_expr *sl_expr_node_named(sl_expr_kind kind, const char *name, int nargs);
 /* Wrap a resolved expression in an implicit (name-transparent) cast to
  * `to`; takes ownership of e.  NULL on out of memory. */
 sl_expr *sl_expr_implicit_cast(sl_expr *e, sl_type *to);

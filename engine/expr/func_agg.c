@@ -1,7 +1,8 @@
 /*
- * func_agg: the aggregate and generator functions' resolve hooks (count, sum, avg, min, max, first, last,
- * approx_count_distinct, collect_list; explode, posexplode): they are
- * evaluated by the aggregate and project operators, not here.
+ * func_agg: the aggregate and generator functions' resolve hooks (count,
+ * sum, avg, min, max, first, last, approx_count_distinct, collect_list;
+ * explode, posexplode): they are evaluated by the aggregate and project
+ * operators, not here.
  * Rows of the function registry (func.c).
  */
 #include "expr/func_int.h"
