@@ -4,6 +4,7 @@
  */
 #include "core/batch.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ sl_batch *sl_batch_new(sl_type *schema, int64_t nrows, sl_col **cols)
 {
 	sl_batch *b = calloc(1, sizeof *b);
 	int i, n = schema->nfields;
+	assert(schema->kind == SL_STRUCT && nrows >= 0);
 	if (b == NULL)
 		goto fail;
 	b->cols = calloc((size_t)(n ? n : 1), sizeof *b->cols);
@@ -22,8 +24,11 @@ sl_batch *sl_batch_new(sl_type *schema, int64_t nrows, sl_col **cols)
 		free(b);
 		goto fail;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* batch.h: equal-length columns */
+		assert(cols[i] != NULL && cols[i]->len == nrows);
 		b->cols[i] = cols[i];
+	}
 	b->schema = sl_type_ref(schema);
 	b->nrows = nrows;
 	b->ncols = n;

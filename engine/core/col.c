@@ -4,6 +4,7 @@
  */
 #include "core/col.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,8 @@ void sl_col_free(sl_col *c)
 int sl_col_set_null(sl_col *c, int64_t i)
 {
 	int w;
+	assert(i >= 0 && i < c->len);
+	assert(c->refs <= 1); /* col.h: immutable once shared */
 	if (c->nulls == NULL) {
 		c->nulls = calloc(bitmap_bytes(c->len) + 1, 1);
 		if (c->nulls == NULL)
@@ -182,6 +185,8 @@ int sl_col_set_str(sl_col *c, int64_t i, const char *p, size_t n)
 {
 	sl_str *s = sl_col_str(c);
 	char *d;
+	assert(i >= 0 && i < c->len);
+	assert(c->refs <= 1); /* col.h: immutable once shared */
 	if (c->arena == NULL) {
 		c->arena = sl_arena_new();
 		if (c->arena == NULL)
@@ -475,6 +480,9 @@ size_t sl_col_bytes(const sl_col *c)
 int sl_col_copy_row(sl_col *c, int64_t i, const sl_col *src, int64_t r)
 {
 	int w;
+	assert(r >= 0 && r < src->len);
+	assert(src->type->kind == SL_NULLTYPE ||
+	       src->type->kind == c->type->kind);
 	if (src->type->kind == SL_NULLTYPE || sl_col_isnull(src, r))
 		return sl_col_set_null(c, i);
 	switch (c->type->kind) {

@@ -32,6 +32,7 @@
  */
 #include "exec/hash.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1035,6 +1036,8 @@ sl_col *sl_hash_groups_key(const sl_hash_groups *t, int key, int64_t from,
 {
 	int k = 0, i;
 	sl_col *c;
+	assert(key >= 0 && key < t->nkeys);
+	assert(from >= 0 && n >= 0 && from + n <= t->n);
 	if (!sl_type_keyable(t->types[key])) {
 		sl_err_set(err, SL_EINTERNAL,
 			   "hash: ARRAY keys are not stored");

@@ -14,6 +14,7 @@
  */
 #include "exec/exec.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -379,6 +380,7 @@ bool sl_win_index_pop(sl_win_index *x, int64_t limit, int64_t *t,
 	if (x->n == 0 || x->e[0].t > limit)
 		return false;
 	top = x->e[0];
+	assert(top.t <= limit && top.off + top.len <= x->klen);
 	x->e[0] = x->e[--x->n];
 	if (x->n > 0)
 		sift_down(x->e, x->n, 0);

@@ -32,6 +32,7 @@
  */
 #include "state/state.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -678,11 +679,20 @@ static __attribute__((noinline)) int put_slow(sl_state *s, uint64_t h,
 	return 0;
 }
 
+/* Does p[0..n) overlap the store's heap?  (state.h: a put's key never
+ * points into the store.) */
+static bool in_heap(const sl_state *s, const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p, h = (uintptr_t)s->heap;
+	return s->heap != NULL && n > 0 && a < h + s->heap_cap && a + n > h;
+}
+
 int sl_state_put_at(sl_state *s, const sl_state_pos *pos, const void *key,
 		    size_t klen, const void *val, size_t vlen, sl_err *err)
 {
 	uint64_t i;
 	struct entry *old;
+	assert(!in_heap(s, key, klen));
 	if (klen > KLEN_MAX || vlen >= UINT32_MAX)
 		return sl_err_set(err, SL_EINVAL, "state: entry too large");
 	begin_write(s);
@@ -787,7 +797,14 @@ static int scan_heap(sl_state *s, bool all, unsigned tag, sl_state_fn fn,
 
 int sl_state_foreach(sl_state *s, sl_state_fn fn, void *ud)
 {
-	return scan_heap(s, true, 0, fn, ud);
+	uint64_t mods = s->mods;
+	size_t len = s->heap_len;
+	int rc = scan_heap(s, true, 0, fn, ud);
+	/* state.h: fn must not modify the store */
+	assert(s->mods == mods && s->heap_len == len);
+	(void)mods;
+	(void)len;
+	return rc;
 }
 
 int64_t sl_state_remove_if(sl_state *s, sl_state_fn pred, void *pred_ud,
@@ -843,6 +860,7 @@ static void next_tag(sl_state *s)
 int sl_state_commit(sl_state *s, sl_err *err)
 {
 	(void)err;
+	assert(s->version >= 0);
 	if (!s->dirty) { /* an empty version: an empty delta */
 		s->rm_len = 0;
 		s->has_delta = true;
@@ -929,6 +947,7 @@ int sl_state_foreach_delta(sl_state *s, sl_state_fn fn, void *ud)
 
 void sl_state_reset(sl_state *s, int64_t v)
 {
+	assert(v >= 0); /* state.h: versions count from 0 */
 	memset(s->slots, 0, s->nslots * sizeof *s->slots);
 	s->nrows = 0;
 	s->heap_len = s->garbage = 0;
@@ -942,6 +961,7 @@ void sl_state_reset(sl_state *s, int64_t v)
 
 void sl_state_set_version(sl_state *s, int64_t v)
 {
+	assert(v >= 0);
 	s->version = v;
 	next_tag(s);
 	s->log_len = s->rm_len = 0;

@@ -46,7 +46,8 @@ int64_t sl_state_version(const sl_state *s);
 /* Value of key, or NULL. */
 const void *sl_state_get(sl_state *s, const void *key, size_t klen,
 			 size_t *vlen);
-/* Copies key and value (neither may point into the store). */
+/* Copies key and value.  The key must not point into the store; the value
+ * may (a value just read with get). */
 int sl_state_put(sl_state *s, const void *key, size_t klen, const void *val,
 		 size_t vlen, sl_err *err);
 /* Returns 1 if the key was there, 0 if not, SL_ENOMEM. */
