@@ -114,11 +114,6 @@ sl_op *sl_op_union_new(const sl_plan *p, sl_err *err);
 sl_op *sl_op_join_new(const sl_plan *p, sl_err *err);
 sl_op *sl_op_dedup_new(const sl_plan *p, sl_err *err);
 
-/* The per-node part of sl_exec_stream_check (analysis.c) that compilation
- * needs too: a join or union the streaming engine cannot run, with Spark's
- * sentence (SL_EANALYSIS). */
-int sl_exec_stream_node_ok(const sl_plan *p, sl_err *err);
-
 /* A pass-through leaf (LOCAL, READ, STREAM_SOURCE). */
 sl_op *sl_op_scan_new(const sl_plan *p, sl_err *err);
 /* A join whose build side is child `build_side` (0 or 1): the static side

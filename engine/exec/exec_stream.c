@@ -178,7 +178,7 @@ static sl_op *scompile(sroot *r, const sl_plan *p, sl_err *err)
 		}
 		return op;
 	}
-	if (sl_exec_stream_node_ok(p, err) < 0 ||
+	if (sl_plan_stream_node_ok(p, err) < 0 ||
 	    (op = stream_op_for(r, p, err)) == NULL)
 		return NULL;
 	if (list_add(&r->ops, &r->nops, op, err) < 0 ||
@@ -445,4 +445,9 @@ void sl_exec_stream_abort(sl_op *root)
 	for (i = 0; i < r->nstateful; i++)
 		sl_state_abort(r->stateful[i]->sf->store);
 	reset_all(root, r);
+}
+
+int sl_exec_stream_check(const sl_plan *p, sl_outmode mode, sl_err *err)
+{
+	return sl_plan_stream_check(p, mode, err);
 }

@@ -78,9 +78,8 @@ void sl_exec_stream_restored(sl_op *root);
 int sl_exec_stream_commit(sl_op *root, sl_err *err);
 void sl_exec_stream_abort(sl_op *root);
 
-/* Spark's analysis of a streaming plan for an output mode
- * (UnsupportedOperationChecker, SPARK-SEMANTICS.md 2.1-2.4), with Spark's
- * exact sentences.  0 when the query may start. */
+/* Spark's analysis of a streaming plan for an output mode before it
+ * compiles: sl_plan_stream_check (plan/plan_analysis.c). */
 int sl_exec_stream_check(const sl_plan *p, sl_outmode mode, sl_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 #define SL_PLAN_INT_H
 
 #include "plan/plan.h"
+#include "plan/stream.h"
 
 typedef enum sl_plan_kind {
 	SL_P_LOCAL,
@@ -239,5 +240,16 @@ sl_plan *sl_plan_agg_build(sl_plan *in, sl_expr **keys, int nkeys,
 			   sl_expr **aggs, int naggs, const char *method,
 			   sl_err *err);
 void sl_plan_agg_release(sl_plan *p);
+
+/* ---- streaming analysis (plan_analysis.c) ---- */
+
+/* Spark's analysis of a streaming plan for an output mode
+ * (UnsupportedOperationChecker, SPARK-SEMANTICS.md 2.1-2.4), with Spark's
+ * exact sentences.  0 when the query may start. */
+int sl_plan_stream_check(const sl_plan *p, sl_outmode mode, sl_err *err);
+/* Its per-node part that compilation needs too (exec_stream.c): a join or
+ * union the streaming engine cannot run, with Spark's sentence
+ * (SL_EANALYSIS). */
+int sl_plan_stream_node_ok(const sl_plan *p, sl_err *err);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * analysis: Spark's UnsupportedOperationChecker for streaming plans
+ * plan_analysis: Spark's UnsupportedOperationChecker for streaming plans
  * (SPARK-SEMANTICS.md 2.1-2.4): which operations a streaming query may
  * contain, for which output mode, with Spark's exact sentences, raised as
  * SL_EANALYSIS when the query starts (Spark checks at start(), not when the
@@ -17,7 +17,7 @@
  *
  * Never prints; reads only the plan.
  */
-#include "exec/exec_stream.h"
+#include "plan/plan_int.h"
 
 #include <string.h>
 
@@ -89,7 +89,7 @@ static int join_ok(const sl_plan *p, sl_err *err)
 	return ls && rs ? stream_stream_join(p, err) : 0;
 }
 
-int sl_exec_stream_node_ok(const sl_plan *p, sl_err *err)
+int sl_plan_stream_node_ok(const sl_plan *p, sl_err *err)
 {
 	if (p->kind == SL_P_JOIN && p->streaming)
 		return join_ok(p, err);
@@ -133,7 +133,7 @@ static int check_node(const sl_plan *p, sl_outmode mode, sl_err *err)
 	int rc;
 	if (!p->streaming)
 		return 0;
-	if ((rc = sl_exec_stream_node_ok(p, err)) < 0)
+	if ((rc = sl_plan_stream_node_ok(p, err)) < 0)
 		return rc;
 	switch (p->kind) {
 	case SL_P_AGGREGATE:
@@ -258,7 +258,7 @@ static bool agg_session(const sl_plan *a)
 	return false;
 }
 
-int sl_exec_stream_check(const sl_plan *p, sl_outmode mode, sl_err *err)
+int sl_plan_stream_check(const sl_plan *p, sl_outmode mode, sl_err *err)
 {
 	int naggs, rc;
 	if (!p->streaming)
