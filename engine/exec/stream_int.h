@@ -1,6 +1,7 @@
 /*
  * stream_int: helpers shared by the streaming operators (op_stream.c,
- * op_sdedup.c, op_slimit.c and the event-time operators).  Engine-internal.
+ * op_sdedup.c, op_slimit.c and the event-time operators), implemented in
+ * stream_feed.c.  Engine-internal.
  */
 #ifndef SL_STREAM_INT_H
 #define SL_STREAM_INT_H

@@ -26,9 +26,10 @@ typedef enum sl_plan_kind {
 	SL_P_UNION,
 	SL_P_JOIN,
 	SL_P_DEDUP,
-	SL_P_STREAM_SOURCE, /* readStream ... load(): op_stream.c */
-	SL_P_WATERMARK,     /* withWatermark: op_watermark.c */
-	SL_P_EXPAND         /* sliding window(): one row per window, window.c */
+	SL_P_STREAM_SOURCE, /* readStream ... load(): exec/stream_leaf.c */
+	SL_P_WATERMARK,     /* withWatermark: plan_watermark.c */
+	SL_P_EXPAND         /* sliding window(): one row per window,
+			       plan_window.c (operator exec/window.c) */
 } sl_plan_kind;
 
 /* One aggregate function of an AGGREGATE node. */
@@ -166,7 +167,7 @@ char *sl_plan_expr_name(const sl_expr *e);
 /* Wider common type for union/join keys, or NULL when none. */
 sl_type *sl_plan_common_type(sl_type *a, sl_type *b);
 
-/* ---- event time (op_watermark.c) ---- */
+/* ---- event time (plan_watermark.c) ---- */
 
 /* An event-time column of a plan's output: the column withWatermark
  * marked, carried through projections (renamed or not), filters, unions,
