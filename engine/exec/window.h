@@ -1,5 +1,7 @@
 /*
- * window: the event-time index of stateful operators (engine-internal).
+ * window: the event-time index of stateful operators (win_index.c) and the
+ * sliding-window slices of the EXPAND operator (window.c).
+ * Engine-internal.
  *
  * A min-heap of (event time, state key) that lets an operator evict the
  * state entries whose compared value (window end, session end, event
