@@ -344,12 +344,3 @@ sl_op *sl_op_stream_dedup_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 	event_time(p, st);
 	return op;
 }
-
-sl_plan *sl_plan_dedup_within_watermark(sl_plan *in, const char *const *cols,
-					int n, sl_err *err)
-{
-	sl_plan *p = sl_plan_dedup(in, cols, n, err);
-	if (p != NULL)
-		p->within_wm = true;
-	return p;
-}

@@ -819,18 +819,6 @@ static const struct sl_op_ops sess_ops = {
 	.wants_no_data = sess_wants_no_data,
 };
 
-int sl_plan_session_key(const sl_plan *p)
-{
-	int k;
-	for (k = 0; p->kind == SL_P_AGGREGATE && k < p->nkeys; k++) {
-		const sl_expr *e = unalias(p->keys[k]);
-		if (e->kind == SL_X_CALL &&
-		    strcmp(e->name, "session_window") == 0)
-			return k;
-	}
-	return -1;
-}
-
 sl_op *sl_op_session_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 {
 	sl_op *op;

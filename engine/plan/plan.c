@@ -948,6 +948,15 @@ sl_plan *sl_plan_dedup(sl_plan *in, const char *const *cols, int n, sl_err *err)
 	return p;
 }
 
+sl_plan *sl_plan_dedup_within_watermark(sl_plan *in, const char *const *cols,
+					int n, sl_err *err)
+{
+	sl_plan *p = sl_plan_dedup(in, cols, n, err);
+	if (p != NULL)
+		p->within_wm = true;
+	return p;
+}
+
 /* ------------------------------------------------------------- explain */
 
 static void sql_list(sl_buf *out, sl_expr *const *e, int n)

@@ -504,3 +504,18 @@ void sl_plan_agg_release(sl_plan *p)
 		sl_expr_free(p->post[i]);
 	free(p->post);
 }
+
+/* The index of the session_window() key (plan_int.h). */
+int sl_plan_session_key(const sl_plan *p)
+{
+	int k;
+	for (k = 0; p->kind == SL_P_AGGREGATE && k < p->nkeys; k++) {
+		const sl_expr *e = p->keys[k];
+		while (e->kind == SL_X_ALIAS)
+			e = e->args[0];
+		if (e->kind == SL_X_CALL &&
+		    strcmp(e->name, "session_window") == 0)
+			return k;
+	}
+	return -1;
+}

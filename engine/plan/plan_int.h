@@ -126,7 +126,7 @@ struct sl_plan {
 	bool using_cols;
 
 	/* DEDUP: indexes of the key columns; within_wm for
-	 * dropDuplicatesWithinWatermark (op_sdedup.c) */
+	 * dropDuplicatesWithinWatermark (operator: exec/op_sdedup.c) */
 	int ndedup;
 	int *dedup_cols;
 	bool within_wm;
@@ -213,8 +213,8 @@ typedef struct sl_agg_et {
 /* Fill *et for an AGGREGATE node (kind SL_ET_NONE: not watermarked). */
 void sl_plan_agg_event_time(const sl_plan *p, sl_agg_et *et);
 
-/* The index of an AGGREGATE's session_window() key, or -1
- * (op_session.c). */
+/* The index of an AGGREGATE's session_window() key, or -1 (plan_agg.c;
+ * the operator is exec/op_session.c). */
 int sl_plan_session_key(const sl_plan *p);
 
 /* ---- windows (plan_window.c) ---- */
