@@ -11,7 +11,9 @@
  * (sl_expr_eval), never row by row through a generic interpreter.
  *
  * The node struct is transparent so the planner can walk trees (find
- * aggregates, generators, column references); only expr.c builds nodes.
+ * aggregates, generators, column references); only the expr module builds
+ * nodes: expr.c (builders, names, SQL text), expr_resolve.c (the
+ * resolver), expr_eval.c (the evaluator).
  *
  * Ownership: builders *take ownership* of the child expressions passed to
  * them (like lua_pushvalue semantics reversed: the caller's pointer is given

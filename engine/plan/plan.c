@@ -602,7 +602,7 @@ fail:
 	return NULL;
 }
 
-/* A sliding window() becomes an EXPAND node below (window.c). */
+/* A sliding window() becomes an EXPAND node below (plan_window.c). */
 sl_plan *sl_plan_project(sl_plan *in, sl_expr **exprs, int n, sl_err *err)
 {
 	sl_plan *in2 = sl_plan_ref(in), *p;

@@ -444,7 +444,7 @@ out:
 }
 
 /* A sliding window() among the keys or aggregates becomes an EXPAND node
- * below the aggregate (window.c). */
+ * below the aggregate (plan_window.c). */
 sl_plan *sl_plan_agg_build(sl_plan *in, sl_expr **keys, int nkeys,
 			   sl_expr **aggs, int naggs, const char *method,
 			   sl_err *err)
