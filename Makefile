@@ -46,7 +46,8 @@ endif
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -Iengine -Ilua -Irepl
 LDLIBS   += -lm -lpthread
 
-ENGINE_SRC := $(sort $(wildcard engine/*.c))
+ENGINE_SRC := $(sort $(wildcard engine/*/*.c))
+ENGINE_HDR := $(sort $(wildcard engine/*/*.h))
 LUA_SRC    := $(sort $(wildcard lua/*.c))
 REPL_SRC   := $(sort $(wildcard repl/*.c))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
@@ -85,9 +86,9 @@ $(BUILD)/engine/%.o: engine/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/engine/kafka%.o: engine/kafka%.c | $(BUILD)/.deps-ok
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(shell pkg-config --cflags rdkafka) -c -o $@ $<
+# The Kafka files (engine/kafka/, the Kafka source and sink) see librdkafka.
+KAFKA_SRC := $(sort $(wildcard engine/kafka/*.c engine/*/kafka_*.c))
+$(KAFKA_SRC:%.c=$(BUILD)/%.o): CFLAGS += $(shell pkg-config --cflags rdkafka)
 
 $(BUILD)/lua/%.o: lua/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
@@ -199,10 +200,10 @@ tidy-run:
 	clang-tidy --quiet $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) -- -std=c11 -D_GNU_SOURCE -Iengine -Ilua -Irepl $(PKG_CFLAGS)
 
 format:
-	clang-format -i $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) engine/*.h lua/*.h repl/*.h
+	clang-format -i $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) $(ENGINE_HDR) lua/*.h repl/*.h
 
 format-check:
-	clang-format --dry-run --Werror $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) engine/*.h lua/*.h repl/*.h
+	clang-format --dry-run --Werror $(ENGINE_SRC) $(LUA_SRC) $(REPL_SRC) $(ENGINE_HDR) lua/*.h repl/*.h
 
 # The layering rule of STYLE.md, checked by grep.
 layers:

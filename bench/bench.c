@@ -17,11 +17,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "agg.h"
-#include "engine.h"
-#include "exec.h"
-#include "hash.h"
-#include "sqlexpr.h"
+#include "exec/agg.h"
+#include "core/engine.h"
+#include "exec/exec.h"
+#include "exec/hash.h"
+#include "expr/sqlexpr.h"
 
 #define BATCH 100000
 #define NPOOL 8

@@ -24,13 +24,13 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include "clock.h"
-#include "kafka.h"
-#include "plan.h"
-#include "query.h"
-#include "session.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "core/clock.h"
+#include "kafka/kafka.h"
+#include "plan/plan.h"
+#include "driver/query.h"
+#include "driver/session.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 
 #define TOTAL 2000000
 #define ROUND 40000

@@ -43,13 +43,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "engine.h"
-#include "plan.h"
-#include "query.h"
-#include "session.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "core/clock.h"
+#include "core/engine.h"
+#include "plan/plan.h"
+#include "driver/query.h"
+#include "driver/session.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 
 #define RATE 100000          /* rows per second of the rate source */
 #define W0_EVENTS 100000000  /* or W0_SECONDS of wall time, whichever first */

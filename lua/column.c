@@ -21,7 +21,7 @@
 
 #include "lerr.h"
 #include "lua_int.h"
-#include "sqlexpr.h"
+#include "expr/sqlexpr.h"
 
 /* ---- Column basics ---- */
 

@@ -36,7 +36,7 @@
 
 #include <lua.h>
 
-#include "buf.h"
+#include "core/buf.h"
 
 typedef struct sl_console sl_console;
 

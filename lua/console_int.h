@@ -21,7 +21,7 @@
 
 #include <lua.h>
 
-#include "buf.h"
+#include "core/buf.h"
 #include "console.h"
 
 /* How many numbered inputs keep their text (for the line an error names). */

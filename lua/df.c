@@ -25,8 +25,8 @@
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "catalog.h"
-#include "sqlexpr.h"
+#include "plan/catalog.h"
+#include "expr/sqlexpr.h"
 
 typedef struct l_grouped {
 	sl_plan *p;

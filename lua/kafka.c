@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "kafka.h"
+#include "core/clock.h"
+#include "kafka/kafka.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "session.h"
-#include "timeutil.h"
+#include "driver/session.h"
+#include "core/timeutil.h"
 
 #define PRODUCE_TIMEOUT_MS 10000
 

@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "timeutil.h"
+#include "core/timeutil.h"
 
 #define MT_GUARD "streamlab.ColGuard"
 #define ROWNAMES "streamlab.Row.names"

@@ -25,9 +25,9 @@
 
 #include <lua.h>
 
-#include "batch.h"
-#include "err.h"
-#include "type.h"
+#include "core/batch.h"
+#include "core/err.h"
+#include "core/type.h"
 
 /* Register the Row metatable. */
 void sl_lconv_open(lua_State *L);

@@ -22,7 +22,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-#include "err.h"
+#include "core/err.h"
 
 #define SL_MT_ERROR "streamlab.Error"
 

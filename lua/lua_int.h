@@ -14,11 +14,11 @@
 
 #include <stdbool.h>
 
-#include "buf.h"
-#include "expr.h"
-#include "options.h"
-#include "plan.h"
-#include "session.h"
+#include "core/buf.h"
+#include "expr/expr.h"
+#include "core/options.h"
+#include "plan/plan.h"
+#include "driver/session.h"
 
 #define SL_MT_DATAFRAME "streamlab.DataFrame"
 #define SL_MT_COLUMN    "streamlab.Column"

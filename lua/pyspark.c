@@ -25,8 +25,8 @@
 
 #include "lerr.h"
 #include "lua_int.h"
-#include "pyspark.h"
-#include "query.h"
+#include "driver/pyspark.h"
+#include "driver/query.h"
 
 #define REG_PYSPARK "streamlab.pyspark" /* query id -> program text */
 

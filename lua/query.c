@@ -46,9 +46,9 @@
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "query.h"
+#include "driver/query.h"
+#include "core/timeutil.h"
 #include "sl_lua.h"
-#include "timeutil.h"
 
 #define MT_STREAMS    "streamlab.StreamingQueryManager"
 #define MT_CLOCK      "streamlab.Clock"

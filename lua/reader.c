@@ -16,11 +16,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fileformat.h"
+#include "formats/fileformat.h"
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "options.h"
+#include "core/options.h"
 
 typedef struct l_reader {
 	char *format;

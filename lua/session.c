@@ -34,12 +34,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "catalog.h"
-#include "expr.h"
+#include "plan/catalog.h"
+#include "expr/expr.h"
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "query.h"
+#include "driver/query.h"
 
 #define MT_SESSION  "streamlab.SparkSession"
 #define MT_CONF     "streamlab.RuntimeConfig"

@@ -28,12 +28,12 @@
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
-#include "query.h"
-#include "sink.h"
+#include "driver/query.h"
+#include "sinks/sink.h"
+#include "sources/source.h"
+#include "plan/stream.h"
+#include "core/timeutil.h"
 #include "sl_lua.h"
-#include "source.h"
-#include "stream.h"
-#include "timeutil.h"
 
 typedef struct l_sreader {
 	char *format;

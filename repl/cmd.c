@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "core/buf.h"
 #include "cmd.h"
 #include "lesson.h"
-#include "query.h"
-#include "session.h"
+#include "driver/query.h"
+#include "driver/session.h"
 #include "sl_lua.h"
 
 typedef struct cmd_entry {

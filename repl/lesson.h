@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "core/buf.h"
 
 /* The lesson `which` names: digits N -> the first (sorted) file
  * lessons/NN-*.lua under the current directory; anything else is a file

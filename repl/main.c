@@ -25,9 +25,9 @@
 #include <lua.h>
 
 #include "console.h"
-#include "crash.h"
-#include "kafka.h"
-#include "engine.h"
+#include "core/crash.h"
+#include "kafka/kafka.h"
+#include "core/engine.h"
 #include "lesson.h"
 #include "plain.h"
 #include "rl.h"

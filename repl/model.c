@@ -16,8 +16,8 @@
 
 #include "model.h"
 #include "model_int.h"
-#include "query.h"
-#include "timeutil.h"
+#include "driver/query.h"
+#include "core/timeutil.h"
 
 struct sl_model {
 	model_query *qs[MODEL_MAX_QUERIES];

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "session.h"
+#include "driver/session.h"
 
 #define MODEL_MAX_QUERIES 16
 #define MODEL_MAX_ROWS    256       /* window/state rows per query */

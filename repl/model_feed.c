@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "model_int.h"
-#include "timeutil.h"
+#include "core/timeutil.h"
 
 static char *dup0(const char *s)
 {

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "feed.h"
+#include "core/feed.h"
 #include "model.h"
-#include "query.h"
+#include "driver/query.h"
 
 /* Consume the events of f after q->seq; true when any was new. */
 bool model_feed_read(sl_model *m, model_query *q, sl_feed *f);

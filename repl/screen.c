@@ -30,7 +30,7 @@
 #include "pane.h"
 #include "rl.h"
 #include "screen.h"
-#include "session.h"
+#include "driver/session.h"
 #include "sl_lua.h"
 #include "ui.h"
 

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ckpt.h"
-#include "fsutil.h"
+#include "state/ckpt.h"
+#include "core/fsutil.h"
 #include "fuzz.h"
-#include "state.h"
+#include "state/state.h"
 
 static char root[64];
 

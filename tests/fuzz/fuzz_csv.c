@@ -2,7 +2,7 @@
  * header/schema inference.  The first byte picks the options. */
 #include <stdlib.h>
 
-#include "fileformat.h"
+#include "formats/fileformat.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

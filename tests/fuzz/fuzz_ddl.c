@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "core/buf.h"
 #include "fuzz.h"
-#include "type.h"
+#include "core/type.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
  * first byte picks the options, the rest is the file. */
 #include <stdlib.h>
 
-#include "fileformat.h"
+#include "formats/fileformat.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

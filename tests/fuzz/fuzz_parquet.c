@@ -2,7 +2,7 @@
  * row group read whole (all columns), as spark.read:parquet does.  The
  * reader must refuse a bad file with a one-line error, never crash. */
 #include "fuzz.h"
-#include "parquet.h"
+#include "formats/parquet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "expr.h"
+#include "core/batch.h"
+#include "expr/expr.h"
 #include "fuzz.h"
-#include "sqlexpr.h"
+#include "expr/sqlexpr.h"
 
 static sl_batch *two_rows(sl_type *t)
 {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parquet.h"
+#include "formats/parquet.h"
 
 static void value(const sl_col *c, int64_t i, bool null, sl_buf *out)
 {

@@ -9,10 +9,10 @@
 
 #include <stdio.h>
 
-#include "batch.h"
-#include "buf.h"
-#include "catalog.h"
-#include "session.h"
+#include "core/batch.h"
+#include "core/buf.h"
+#include "plan/catalog.h"
+#include "driver/session.h"
 
 /* b as text (taken: freed here). */
 static inline const char *batch_text(sl_batch *b)

@@ -1,10 +1,10 @@
 /* t000-core: types, DDL, columns, batches, show(), timestamps, durations. */
 #include <stdlib.h>
 
-#include "batch.h"
+#include "core/batch.h"
 #include "tap.h"
-#include "timeutil.h"
-#include "type.h"
+#include "core/timeutil.h"
+#include "core/type.h"
 
 static const char *ddl_of(const char *src)
 {

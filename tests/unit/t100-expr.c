@@ -2,10 +2,10 @@
  * every operator over columns with nulls, three-valued logic, casts. */
 #include <stdlib.h>
 
-#include "batch.h"
-#include "expr.h"
+#include "core/batch.h"
+#include "expr/expr.h"
 #include "tap.h"
-#include "timeutil.h"
+#include "core/timeutil.h"
 
 /* A batch from DDL and row-major text cells (NULL = SQL NULL), each cell
  * cast from STRING to its column's type. */

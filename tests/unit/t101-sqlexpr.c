@@ -2,8 +2,8 @@
  * sl_expr_sql, precedence, Spark's names, every error with its column. */
 #include <stdlib.h>
 
-#include "expr.h"
-#include "sqlexpr.h"
+#include "expr/expr.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
 
 static char out[2048];

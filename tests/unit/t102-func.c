@@ -2,11 +2,11 @@
  * with NULLs, date_format patterns, window() incl. negative times. */
 #include <stdlib.h>
 
-#include "batch.h"
-#include "expr.h"
-#include "sqlexpr.h"
+#include "core/batch.h"
+#include "expr/expr.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
-#include "timeutil.h"
+#include "core/timeutil.h"
 
 static sl_batch *mk(const char *ddl, int nrows, const char *const *cells)
 {

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
-#include "fileformat.h"
-#include "plan.h"
-#include "sqlexpr.h"
+#include "exec/agg.h"
+#include "formats/fileformat.h"
+#include "plan/plan.h"
+#include "expr/sqlexpr.h"
 #include "rows.h"
 #include "tap.h"
 

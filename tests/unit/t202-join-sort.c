@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileformat.h"
-#include "plan.h"
-#include "sqlexpr.h"
+#include "formats/fileformat.h"
+#include "plan/plan.h"
+#include "expr/sqlexpr.h"
 #include "rows.h"
 #include "tap.h"
 

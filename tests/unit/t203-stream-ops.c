@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_stream.h"
-#include "feed.h"
-#include "fileformat.h"
-#include "plan.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "exec/exec_stream.h"
+#include "core/feed.h"
+#include "formats/fileformat.h"
+#include "plan/plan.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
 
 static sl_err err;

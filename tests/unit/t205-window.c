@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileformat.h"
-#include "plan.h"
-#include "plan_int.h"
-#include "sqlexpr.h"
+#include "formats/fileformat.h"
+#include "plan/plan.h"
+#include "plan/plan_int.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
 
 static sl_err err;

@@ -10,16 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileformat.h"
-#include "feed.h"
-#include "plan.h"
-#include "plan_int.h"
-#include "query.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "formats/fileformat.h"
+#include "core/feed.h"
+#include "plan/plan.h"
+#include "plan/plan_int.h"
+#include "driver/query.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 #include "rows.h"
 #include "tap.h"
-#include "timeutil.h"
+#include "core/timeutil.h"
 
 static sl_err err;
 

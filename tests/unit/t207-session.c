@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
-#include "fileformat.h"
-#include "plan.h"
-#include "query.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "exec/agg.h"
+#include "formats/fileformat.h"
+#include "plan/plan.h"
+#include "driver/query.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
 
 static sl_err err;

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileformat.h"
-#include "plan.h"
-#include "query.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "formats/fileformat.h"
+#include "plan/plan.h"
+#include "driver/query.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
-#include "timeutil.h"
+#include "core/timeutil.h"
 
 static sl_err err;
 

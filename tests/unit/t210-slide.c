@@ -12,18 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
-#include "fileformat.h"
-#include "feed.h"
-#include "plan.h"
-#include "plan_int.h"
-#include "query.h"
-#include "source.h"
-#include "sqlexpr.h"
-#include "stream.h"
+#include "exec/exec.h"
+#include "formats/fileformat.h"
+#include "core/feed.h"
+#include "plan/plan.h"
+#include "plan/plan_int.h"
+#include "driver/query.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
+#include "plan/stream.h"
 #include "rows.h"
 #include "tap.h"
-#include "window.h"
+#include "exec/window.h"
 
 static sl_err err;
 

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "engine.h"
-#include "expr.h"
-#include "hash.h"
-#include "sqlexpr.h"
+#include "core/batch.h"
+#include "core/engine.h"
+#include "expr/expr.h"
+#include "exec/hash.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
 
 static sl_err err;

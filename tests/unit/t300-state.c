@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "state.h"
+#include "state/state.h"
 #include "tap.h"
 
 static int64_t getv(sl_state *s, int k)

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ckpt.h"
-#include "crash.h"
-#include "fsutil.h"
+#include "state/ckpt.h"
+#include "core/crash.h"
+#include "core/fsutil.h"
 #include "tap.h"
 
 static char root[256];

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state.h"
+#include "state/state.h"
 #include "tap.h"
 
 enum { K = 20000, COLD = 18000 };

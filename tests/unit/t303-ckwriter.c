@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ckpt.h"
-#include "ckwriter.h"
-#include "fsutil.h"
-#include "state.h"
+#include "state/ckpt.h"
+#include "state/ckwriter.h"
+#include "core/fsutil.h"
+#include "state/state.h"
 #include "tap.h"
 
 static int order[300], norder, nfreed;

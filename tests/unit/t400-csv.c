@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fileformat.h"
+#include "formats/fileformat.h"
 #include "tap.h"
 
 static char out[8192];

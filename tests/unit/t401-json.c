@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileformat.h"
+#include "formats/fileformat.h"
 #include "tap.h"
 
 static char out[8192];

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileformat.h"
+#include "formats/fileformat.h"
 #include "tap.h"
 
 static char root[64];

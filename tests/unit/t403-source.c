@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "source.h"
-#include "source_int.h" /* sl_rate_value_at */
+#include "sources/source.h"
+#include "sources/source_int.h" /* sl_rate_value_at */
 #include "tap.h"
-#include "timeutil.h"
+#include "core/timeutil.h"
 
 #define SEC INT64_C(1000000)
 

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "source.h"
+#include "sources/source.h"
 #include "tap.h"
 
 static sl_err err;

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "fileformat.h"
-#include "session.h"
-#include "sink.h"
+#include "plan/catalog.h"
+#include "formats/fileformat.h"
+#include "driver/session.h"
+#include "sinks/sink.h"
 #include "tap.h"
 
 static char root[64];
@@ -100,7 +100,7 @@ static const char *open_err(sl_session *sess, const char *format,
 	sl_err err;
 	sl_sink *s;
 	sl_err_clear(&err);
-	s = sl_sink_open(sess, format, o, mode, name, "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), format, o, mode, name, "qid", &err);
 	if (s != NULL) {
 		sl_sink_close(s);
 		return "opened";
@@ -130,7 +130,7 @@ static void test_console(sl_session *sess)
 	sl_buf_init(&console_out);
 	sl_session_set_output(sess, capture, NULL);
 	sl_options_init(&o);
-	s = sl_sink_open(sess, "console", &o, SL_MODE_APPEND, NULL, "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), "console", &o, SL_MODE_APPEND, NULL, "qid", &err);
 	ok(s != NULL, "console: opens with defaults");
 	is_str(describe(s), "org.apache.spark.sql.execution.streaming.ConsoleTable$",
 	       "console: description");
@@ -163,7 +163,7 @@ static void test_console(sl_session *sess)
 
 	sl_options_set(&o, "numRows", "1");
 	sl_options_set(&o, "truncate", "false");
-	s = sl_sink_open(sess, "Console", &o, SL_MODE_COMPLETE, NULL, "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), "Console", &o, SL_MODE_COMPLETE, NULL, "qid", &err);
 	ok(s != NULL, "console: numRows=1 truncate=false (format name any case)");
 	sl_buf_clear(&console_out);
 	is_str(add(s, 7, b2), "ok", "console: batch 7");
@@ -192,7 +192,7 @@ static void test_console(sl_session *sess)
 	       "characters, got 'maybe'",
 	       "console: bad truncate names the option");
 	sl_options_set(&o, "truncate", "3");
-	s = sl_sink_open(sess, "console", &o, SL_MODE_APPEND, NULL, "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), "console", &o, SL_MODE_APPEND, NULL, "qid", &err);
 	sl_buf_clear(&console_out);
 	add(s, 2, b2);
 	ok(strstr(sl_buf_cstr(&console_out), "|  1|  x|\n| 22|a v|\n") != NULL,
@@ -228,7 +228,7 @@ static void test_memory(sl_session *sess)
 	is_str(open_err(sess, "memory", NULL, SL_MODE_APPEND, NULL),
 	       "-3 queryName must be specified for memory sink",
 	       "memory: queryName required");
-	s = sl_sink_open(sess, "memory", NULL, SL_MODE_APPEND, "out", "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), "memory", NULL, SL_MODE_APPEND, "out", "qid", &err);
 	ok(s != NULL, "memory: opens");
 	is_str(describe(s), "MemorySink", "memory: description");
 	is_int(table_rows(sess, "out"), -1, "memory: no table before a batch");
@@ -243,14 +243,14 @@ static void test_memory(sl_session *sess)
 	sl_sink_close(s);
 	is_int(table_rows(sess, "out"), 3, "memory: the table outlives the query");
 
-	s = sl_sink_open(sess, "memory", NULL, SL_MODE_UPDATE, "out", "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), "memory", NULL, SL_MODE_UPDATE, "out", "qid", &err);
 	is_int(table_rows(sess, "out"), -1, "memory: a new start replaces the table");
 	is_str(add(s, 0, b1), "ok", "memory update: batch 0");
 	is_str(add(s, 1, b1), "ok", "memory update: batch 1");
 	is_int(table_rows(sess, "out"), 2, "memory update appends");
 	sl_sink_close(s);
 
-	s = sl_sink_open(sess, "memory", NULL, SL_MODE_COMPLETE, "agg", "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), "memory", NULL, SL_MODE_COMPLETE, "agg", "qid", &err);
 	is_str(add(s, 0, b2), "ok", "memory complete: batch 0");
 	is_int(table_rows(sess, "agg"), 2, "memory complete: 2 rows");
 	is_str(add(s, 1, b1), "ok", "memory complete: batch 1");
@@ -458,7 +458,7 @@ static void test_compaction(void)
 			    "3", &err);
 	sl_options_init(&o);
 	sl_options_set(&o, "path", path("compacted"));
-	s = sl_sink_open(sess, "json", &o, SL_MODE_APPEND, NULL, "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), "json", &o, SL_MODE_APPEND, NULL, "qid", &err);
 	for (id = 0; id < 10; id++)
 		add(s, id, id == 4 ? NULL : b); /* batch 4: no rows */
 	ok(!exists(path("compacted/_spark_metadata/2")) &&
@@ -477,7 +477,7 @@ static void test_compaction(void)
 	       "9 lists only its own");
 	is_str(add(s, 8, b), "skipped", "a logged compaction batch is skipped");
 	sl_sink_close(s);
-	s = sl_sink_open(sess, "json", &o, SL_MODE_APPEND, NULL, "qid", &err);
+	s = sl_sink_open(sl_session_sink_host(sess), "json", &o, SL_MODE_APPEND, NULL, "qid", &err);
 	is_str(add(s, 8, b), "skipped", "also after a reopen");
 	is_str(add(s, 10, b), "ok", "batch 10 after a reopen");
 	sl_sink_close(s);

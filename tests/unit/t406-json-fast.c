@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileformat.h"
+#include "formats/fileformat.h"
 #include "tap.h"
 
 static const char *const modes[] = {"PERMISSIVE", "DROPMALFORMED", "FAILFAST"};

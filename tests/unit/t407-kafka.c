@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "kafka.h"
-#include "sink_int.h"
-#include "source_int.h"
+#include "core/clock.h"
+#include "kafka/kafka.h"
+#include "sinks/sink_int.h"
+#include "sources/source_int.h"
 #include "tap.h"
 
 static sl_err err;

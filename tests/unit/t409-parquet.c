@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parquet.h"
-#include "parquet_int.h"
+#include "formats/parquet.h"
+#include "formats/parquet_int.h"
 #include "rows.h"
 #include "tap.h"
 

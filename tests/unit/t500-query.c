@@ -12,14 +12,14 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "fileformat.h"
-#include "plan.h"
-#include "query.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "formats/fileformat.h"
+#include "plan/plan.h"
+#include "driver/query.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 #include "rows.h"
 #include "tap.h"
-#include "timeutil.h"
+#include "core/timeutil.h"
 
 static sl_err err;
 static int64_t T0; /* 2026-01-01 12:00:00 */

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
-#include "feed.h"
-#include "fileformat.h"
-#include "session.h"
-#include "stream.h"
+#include "plan/catalog.h"
+#include "core/feed.h"
+#include "formats/fileformat.h"
+#include "driver/session.h"
+#include "plan/stream.h"
 #include "tap.h"
 
 static sl_err err;

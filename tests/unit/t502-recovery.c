@@ -18,13 +18,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ckpt.h"
-#include "fileformat.h"
-#include "fsutil.h"
-#include "plan.h"
-#include "query.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "state/ckpt.h"
+#include "formats/fileformat.h"
+#include "core/fsutil.h"
+#include "plan/plan.h"
+#include "driver/query.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
 
 static sl_err err;

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pyspark.h"
-#include "source.h"
-#include "sqlexpr.h"
+#include "driver/pyspark.h"
+#include "sources/source.h"
+#include "expr/sqlexpr.h"
 #include "tap.h"
 
 static sl_expr *X(const char *sql)

@@ -1,0 +1,125 @@
+/*
+ * col: a typed column vector, the unit every operator works on.
+ *
+ * Deliberately transparent (like Lua's TValue or Arrow's C data interface):
+ * hot loops index `data` directly.  Layout by kind:
+ *   BOOLEAN   uint8_t[len] (0/1)      INT       int32_t[len]
+ *   BIGINT    int64_t[len]            DOUBLE    double[len]
+ *   TIMESTAMP int64_t[len] (microseconds UTC)
+ *   STRING, BINARY  sl_str[len], bytes in `arena`
+ *   STRUCT    child[nchild] columns of the same len, data NULL
+ *   ARRAY     offsets int32_t[len+1] into child[0] (the elements)
+ *   NULLTYPE  no data; every row null
+ * Nulls: `nulls` is a bitmap, bit i set = row i is NULL; nulls == NULL
+ * means no row is null.  The value slot of a null row is zeroed.
+ *
+ * Ownership: columns are reference counted.  A batch holds one reference
+ * per column; sl_col_ref shares a column between batches (projection of a
+ * plain column reference costs nothing).  A column is immutable once it is
+ * shared (refs > 1).  String bytes live in `arena`, which gathered copies
+ * (sl_col_take) share rather than copy.  `type` is a counted reference.
+ */
+#ifndef SL_COL_H
+#define SL_COL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/err.h"
+
+typedef struct sl_type sl_type;
+
+typedef struct sl_str {
+	const char *p;
+	uint32_t len;
+} sl_str;
+
+typedef struct sl_col sl_col;
+struct sl_col {
+	sl_type *type;
+	int64_t len;
+	uint8_t *nulls;
+	void *data;
+	int32_t *offsets;
+	int nchild;
+	sl_col **child;
+	sl_arena *arena;
+	int refs;
+};
+
+/* New column of len rows, values zeroed, no nulls.  For STRUCT the children
+ * are created too; for ARRAY offsets are zeroed and child[0] has 0 rows
+ * (build arrays with sl_col_array_new).  Takes a reference to type. */
+sl_col *sl_col_new(sl_type *type, int64_t len);
+/* As sl_col_new, but the values of fixed-width columns (and of a STRUCT's
+ * fixed-width fields) are NOT zeroed: for kernels that write every row
+ * (the caller must, and must zero the slots of rows it marks NULL). */
+sl_col *sl_col_new_raw(sl_type *type, int64_t len);
+/* A column of len rows that are all NULL. */
+sl_col *sl_col_new_null(sl_type *type, int64_t len);
+/* Array column from offsets (len+1 entries, copied) and an element column
+ * (ownership taken). */
+sl_col *sl_col_array_new(sl_type *type, int64_t len, const int32_t *offsets,
+			 sl_col *elems);
+sl_col *sl_col_ref(sl_col *c);
+/* Drop one reference; frees at zero.  Accepts NULL. */
+void sl_col_free(sl_col *c);
+
+static inline bool sl_col_isnull(const sl_col *c, int64_t i)
+{
+	return c->nulls != NULL && (c->nulls[i >> 3] >> (i & 7)) & 1;
+}
+/* Mark row i null (allocating the bitmap on first use) and zero its slot.
+ * Returns 0 or SL_ENOMEM. */
+int sl_col_set_null(sl_col *c, int64_t i);
+/* Number of null rows. */
+int64_t sl_col_null_count(const sl_col *c);
+
+static inline int32_t *sl_col_i32(const sl_col *c)
+{
+	return (int32_t *)c->data;
+}
+static inline int64_t *sl_col_i64(const sl_col *c)
+{
+	return (int64_t *)c->data;
+}
+static inline double *sl_col_f64(const sl_col *c)
+{
+	return (double *)c->data;
+}
+static inline uint8_t *sl_col_u8(const sl_col *c)
+{
+	return (uint8_t *)c->data;
+}
+static inline sl_str *sl_col_str(const sl_col *c)
+{
+	return (sl_str *)c->data;
+}
+
+/* Copy n bytes into the column's arena and store them at row i (STRING or
+ * BINARY).  Returns 0 or SL_ENOMEM. */
+int sl_col_set_str(sl_col *c, int64_t i, const char *p, size_t n);
+/* Copy row r of src into row i of c (the same primitive type, or src of
+ * NULLTYPE: a NULL); strings are copied into c's arena.  0, SL_ENOMEM, or
+ * SL_EINVAL for STRUCT and ARRAY columns. */
+int sl_col_copy_row(sl_col *c, int64_t i, const sl_col *src, int64_t r);
+
+/* New column with rows idx[0..n) of c (gather).  idx[k] < 0 gives a NULL
+ * row (used by outer joins).  Shares c's arena. */
+sl_col *sl_col_take(const sl_col *c, const int64_t *idx, int64_t n);
+/* New column with the rows of c whose sel[i] is nonzero (filter). */
+sl_col *sl_col_filter(const sl_col *c, const uint8_t *sel, int64_t nsel);
+/* Rows [off, off+n) as a new column. */
+sl_col *sl_col_slice(const sl_col *c, int64_t off, int64_t n);
+/* Concatenate cols[0..n) (same type) into one new column; strings are
+ * copied into a fresh arena. */
+sl_col *sl_col_concat(sl_col *const *cols, int n);
+/* A fresh private copy (refs 1) that may be mutated. */
+sl_col *sl_col_copy(const sl_col *c);
+
+/* Bytes used by the column (data, bitmap, strings): memory accounting. */
+size_t sl_col_bytes(const sl_col *c);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * fsutil: the durable-file primitives every checkpoint and sink file goes
+ * through: whole-file reads, atomic writes (temp name in the same
+ * directory, fsync, rename or link so the file appears whole or not at
+ * all, fsync of the directory), mkdir -p, listing.
+ *
+ * Temp names start with '.' and end with ".tmp" so every reader skips them
+ * and recovery can sweep them (sl_fs_sweep_tmp); so does a directory's
+ * spare (SL_FS_SPARE), a retired file kept for the next write to reuse.
+ *
+ * Crash points: a write may be told a crash-point name; when that point is
+ * armed (crash.h) the write stops half way as a dying process would: half
+ * the bytes in the temp file, no rename, and SL_ECRASH is returned.
+ */
+#ifndef SL_FSUTIL_H
+#define SL_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+typedef struct sl_crash sl_crash;
+
+/* mkdir -p; 0 or SL_EIO naming the directory. */
+int sl_fs_mkdirs(const char *dir, sl_err *err);
+/* Read a whole file (malloc'd, NUL-terminated; *len excludes the NUL).
+ * Missing file: SL_EIO with errno ENOENT kept in *enoent (may be NULL). */
+int sl_fs_read(const char *path, char **data, size_t *len, bool *enoent,
+	       sl_err *err);
+/* Write data to path atomically.  overwrite=false fails (SL_EIO "... already
+ * exists") when path exists, and never replaces it, even racing another
+ * writer (link(2)).  crash/point: see above (both may be NULL). */
+int sl_fs_write_atomic(const char *path, const void *data, size_t len,
+		       bool overwrite, sl_crash *crash, const char *point,
+		       int64_t batch_id, sl_err *err);
+/* As sl_fs_write_atomic, reusing retired files' inodes (a log's files
+ * beyond its retention) instead of creating and deleting one per write.
+ * If path's directory holds a spare (SL_FS_SPARE, put there by an earlier
+ * call) the data is written into it, cut to len and fsync'd, then renamed
+ * to path.  retire (a file in the same directory, or NULL) becomes the
+ * next spare: it is renamed to SL_FS_SPARE beside that rename, before the
+ * one directory fsync, so the spare is durable under its temp name before
+ * the next call overwrites it (a power cut never leaves an old name with
+ * new bytes).  *retired tells whether it was taken.  Borrows everything. */
+#define SL_FS_SPARE ".spare.tmp"
+int sl_fs_write_reusing(const char *path, const void *data, size_t len,
+			bool overwrite, const char *retire, bool *retired,
+			sl_crash *crash, const char *point, int64_t batch_id,
+			sl_err *err);
+/* Hint the filesystem that dir's subdirectories are unrelated trees, so
+ * it places each in a block group of its own (ext4's Orlov allocator, the
+ * 'T' attribute of chattr).  Best effort: a no-op where unsupported. */
+void sl_fs_mark_top(const char *dir);
+/* fsync a directory (best effort on filesystems that refuse). */
+void sl_fs_fsync_dir(const char *dir);
+bool sl_fs_exists(const char *path);
+/* Remove leftover temp files (".*.tmp") in dir; returns how many. */
+int sl_fs_sweep_tmp(const char *dir);
+/* Numeric file names in dir ("0", "1", "12"; optional suffix like
+ * ".delta"): sorted ascending into a malloc'd array.  A missing dir is an
+ * empty list. */
+int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids, int *n,
+		   sl_err *err);
+/* CRC-32 (IEEE), for file trailers. */
+uint32_t sl_crc32(uint32_t crc, const void *p, size_t n);
+
+#endif

@@ -1,0 +1,527 @@
+/*
+ * timeutil: civil-calendar arithmetic (Howard Hinnant's algorithms),
+ * timestamp text, and interval parsing with Spark's unit rules.
+ */
+#include "core/timeutil.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int64_t sl_days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+void sl_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+	int64_t era, doe, yoe, doy, mp;
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
+static bool digits(const char **p, const char *e, int n, int *out)
+{
+	int v = 0, k;
+	for (k = 0; k < n; k++) {
+		if (*p >= e || !isdigit((unsigned char)**p))
+			return false;
+		v = v * 10 + (**p - '0');
+		(*p)++;
+	}
+	*out = v;
+	return true;
+}
+
+bool sl_ts_parse(const char *s, size_t n, int64_t *us)
+{
+	const char *p = s, *e = s + n;
+	int y, mo, d, h = 0, mi = 0, sec = 0, k;
+	int64_t frac = 0, off = 0;
+	bool neg = false;
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	if (p < e && *p == '-') {
+		neg = true;
+		p++;
+	}
+	if (!digits(&p, e, 4, &y))
+		return false;
+	/* Years past 9999: Spark's stringToTimestamp takes 4 to 6 year
+	 * digits, so y stays far inside an int. */
+	for (k = 4; p < e && isdigit((unsigned char)*p); k++) {
+		if (k == 6)
+			return false;
+		y = y * 10 + (*p++ - '0');
+	}
+	if (neg)
+		y = -y;
+	if (p >= e || *p++ != '-' || !digits(&p, e, 2, &mo) || p >= e ||
+	    *p++ != '-' || !digits(&p, e, 2, &d))
+		return false;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+		return false;
+	if (p < e && (*p == ' ' || *p == 'T')) {
+		p++;
+		if (!digits(&p, e, 2, &h) || p >= e || *p++ != ':' ||
+		    !digits(&p, e, 2, &mi))
+			return false;
+		if (p < e && *p == ':') {
+			p++;
+			if (!digits(&p, e, 2, &sec))
+				return false;
+			if (p < e && *p == '.') {
+				int nd = 0;
+				p++;
+				while (p < e && isdigit((unsigned char)*p)) {
+					if (nd < 6) {
+						frac = frac * 10 + (*p - '0');
+						nd++;
+					}
+					p++;
+				}
+				if (nd == 0)
+					return false;
+				for (k = nd; k < 6; k++)
+					frac *= 10;
+			}
+		}
+		if (h > 23 || mi > 59 || sec > 59)
+			return false;
+		if (p < e && (*p == 'Z' || *p == 'z')) {
+			p++;
+		} else if (p < e && (*p == '+' || *p == '-')) {
+			int oh, om = 0, sign = *p == '-' ? -1 : 1;
+			p++;
+			if (!digits(&p, e, 2, &oh))
+				return false;
+			if (p < e && *p == ':')
+				p++;
+			if (p < e && !digits(&p, e, 2, &om))
+				return false;
+			off = sign * ((int64_t)oh * 3600 + om * 60) *
+			      SL_US_PER_SEC;
+		}
+	}
+	if (p != e)
+		return false;
+	/* Microseconds past the int64 range are null, as Spark's
+	 * Math.multiplyExact failing inside stringToTimestamp. */
+	{
+		int64_t t, day_us;
+		if (__builtin_mul_overflow(sl_days_from_civil(y, mo, d),
+					   SL_US_PER_DAY, &day_us) ||
+		    __builtin_add_overflow(day_us,
+					   (int64_t)h * SL_US_PER_HOUR +
+					       (int64_t)mi * SL_US_PER_MIN +
+					       (int64_t)sec * SL_US_PER_SEC +
+					       frac - off,
+					   &t))
+			return false;
+		*us = t;
+	}
+	return true;
+}
+
+static void split(int64_t us, int64_t *y, int *mo, int *d, int *h, int *mi,
+		  int *s, int64_t *frac)
+{
+	int64_t days = sl_floordiv(us, SL_US_PER_DAY);
+	int64_t rem = us - days * SL_US_PER_DAY;
+	sl_civil_from_days(days, y, mo, d);
+	*h = (int)(rem / SL_US_PER_HOUR);
+	rem %= SL_US_PER_HOUR;
+	*mi = (int)(rem / SL_US_PER_MIN);
+	rem %= SL_US_PER_MIN;
+	*s = (int)(rem / SL_US_PER_SEC);
+	*frac = rem % SL_US_PER_SEC;
+}
+
+void sl_ts_format(int64_t us, sl_buf *out)
+{
+	int64_t y, frac;
+	int mo, d, h, mi, s;
+	split(us, &y, &mo, &d, &h, &mi, &s, &frac);
+	sl_buf_printf(out, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)y, mo,
+		      d, h, mi, s);
+	if (frac != 0) {
+		char f[8];
+		int k;
+		snprintf(f, sizeof f, "%06lld", (long long)frac);
+		for (k = 5; k > 0 && f[k] == '0'; k--)
+			f[k] = '\0';
+		sl_buf_printf(out, ".%s", f);
+	}
+}
+
+void sl_ts_iso(int64_t us, sl_buf *out)
+{
+	int64_t y, frac;
+	int mo, d, h, mi, s;
+	split(us, &y, &mo, &d, &h, &mi, &s, &frac);
+	sl_buf_printf(out, "%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ",
+		      (long long)y, mo, d, h, mi, s, (int)(frac / 1000));
+}
+
+static const struct {
+	const char *name;
+	int64_t us;
+} units[] = {
+	{ "microseconds", 1 },
+	{ "microsecond", 1 },
+	{ "us", 1 },
+	{ "milliseconds", 1000 },
+	{ "millisecond", 1000 },
+	{ "ms", 1000 },
+	{ "seconds", SL_US_PER_SEC },
+	{ "second", SL_US_PER_SEC },
+	{ "secs", SL_US_PER_SEC },
+	{ "sec", SL_US_PER_SEC },
+	{ "s", SL_US_PER_SEC },
+	{ "minutes", SL_US_PER_MIN },
+	{ "minute", SL_US_PER_MIN },
+	{ "mins", SL_US_PER_MIN },
+	{ "min", SL_US_PER_MIN },
+	{ "m", SL_US_PER_MIN },
+	{ "hours", SL_US_PER_HOUR },
+	{ "hour", SL_US_PER_HOUR },
+	{ "h", SL_US_PER_HOUR },
+	{ "days", SL_US_PER_DAY },
+	{ "day", SL_US_PER_DAY },
+	{ "d", SL_US_PER_DAY },
+	{ "weeks", 7 * SL_US_PER_DAY },
+	{ "week", 7 * SL_US_PER_DAY },
+	{ "w", 7 * SL_US_PER_DAY },
+	{ "months", 31 * SL_US_PER_DAY },
+	{ "month", 31 * SL_US_PER_DAY },
+	{ "years", 12 * 31 * SL_US_PER_DAY },
+	{ "year", 12 * 31 * SL_US_PER_DAY },
+};
+
+/* ---- Spark's interval literal (IntervalUtils.fromIntervalString) ----
+ *
+ * Without the INTERVAL keyword the text is a unit list ("1 day 2 hours").
+ * With it, the SQL literal forms are accepted too: every value of a unit
+ * list may be quoted ("interval '1' day '2' hours"), and a quoted string
+ * followed by "<unit> to <unit>" is the ANSI unit-to-unit form ("interval
+ * '1-2' year to month", "interval '1 2:3:4' day to second"), whose string
+ * must have exactly the fields the two units name. */
+
+static const char *skip_ws(const char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* A lower-case word of letters at p into w (n bytes); returns past it. */
+static const char *read_word(const char *p, char *w, size_t n)
+{
+	size_t k = 0;
+	while (isalpha((unsigned char)*p) && k + 1 < n)
+		w[k++] = (char)tolower((unsigned char)*p++);
+	w[k] = '\0';
+	return isalpha((unsigned char)*p) ? p - k : p; /* too long: no word */
+}
+
+/* Digits at *pp into *v (at most 18 of them); false when there are none. */
+static bool read_digits(const char **pp, int64_t *v)
+{
+	const char *p = *pp;
+	int64_t x = 0;
+	int k = 0;
+	while (isdigit((unsigned char)*p)) {
+		if (++k > 18)
+			return false;
+		x = x * 10 + (*p++ - '0');
+	}
+	*v = x;
+	*pp = p;
+	return k > 0;
+}
+
+/* The ANSI field units in order; -1 for another word. */
+static int ansi_unit(const char *w)
+{
+	static const char *const names[] = { "year", "month",  "day",
+					     "hour", "minute", "second" };
+	int i;
+	for (i = 0; i < 6; i++)
+		if (strcmp(w, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* "[+|-]y-m" (YEAR TO MONTH, months 0..11), months as 31 days. */
+static int parse_year_month(const char *q, int64_t *us)
+{
+	int64_t y, m, sign = 1;
+	q = skip_ws(q);
+	if (*q == '+' || *q == '-')
+		sign = *q++ == '-' ? -1 : 1;
+	if (!read_digits(&q, &y) || *q++ != '-' || !read_digits(&q, &m) ||
+	    m > 11 || *skip_ws(q) != '\0' || y > 178956970 /* INT_MAX / 12 */ ||
+	    __builtin_mul_overflow(y * 12 + m, 31 * SL_US_PER_DAY, us))
+		return -1; /* past the range: found by tests/fuzz/fuzz_time.c */
+	*us *= sign;
+	return 0;
+}
+
+/* "[+|-]d h:m:s.f" cut to the fields from..to (2 = day .. 5 = second);
+ * the leading field is unbounded, the others must be in range. */
+static int parse_day_time(const char *q, int from, int to, int64_t *us)
+{
+	static const int64_t mul[] = { SL_US_PER_DAY, SL_US_PER_HOUR,
+				       SL_US_PER_MIN, SL_US_PER_SEC };
+	static const int64_t lim[] = { 0, 23, 59, 59 };
+	int64_t total = 0, sign = 1, v;
+	int f;
+	q = skip_ws(q);
+	if (*q == '+' || *q == '-')
+		sign = *q++ == '-' ? -1 : 1;
+	for (f = from - 2; f <= to - 2; f++) {
+		if (f > from - 2) {
+			if (f == 1 && *q == ' ')
+				q = skip_ws(q);
+			else if (f > 1 && *q == ':')
+				q++;
+			else
+				return -1;
+		}
+		if (!read_digits(&q, &v) || (f > from - 2 && v > lim[f]) ||
+		    v > INT64_MAX / mul[f] / 2)
+			return -1;
+		total += v * mul[f];
+	}
+	if (to == 5 && *q == '.') {
+		int64_t frac = 0, scale = 100000;
+		q++;
+		if (!isdigit((unsigned char)*q))
+			return -1;
+		for (; isdigit((unsigned char)*q); q++, scale /= 10)
+			frac += scale > 0 ? (*q - '0') * scale : 0;
+		total += frac;
+	}
+	if (*skip_ws(q) != '\0')
+		return -1;
+	*us = sign * total;
+	return 0;
+}
+
+/* p just past a quote: the quoted text into buf (n bytes) and *after past
+ * the closing quote.  Returns -1 without a closing quote. */
+static int read_quoted(const char *p, char *buf, size_t n, const char **after)
+{
+	const char *q = strchr(p, '\'');
+	size_t len;
+	if (q == NULL || (len = (size_t)(q - p)) >= n)
+		return -1;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	*after = q + 1;
+	return 0;
+}
+
+/* After INTERVAL: "[+|-]'str' unit TO unit".  1 when p has that form (*us
+ * set), 0 when it has not, -1 when it has but the string does not fit. */
+static int parse_unit_to_unit(const char *p, int64_t *us)
+{
+	char str[128], w1[16], w2[16], w3[16];
+	const char *q;
+	int64_t sign = 1;
+	int from, to;
+	if (*p == '+' || *p == '-') {
+		sign = *p == '-' ? -1 : 1;
+		p = skip_ws(p + 1);
+	}
+	if (*p != '\'' || read_quoted(p + 1, str, sizeof str, &q) < 0)
+		return 0;
+	q = read_word(skip_ws(q), w1, sizeof w1);
+	q = read_word(skip_ws(q), w2, sizeof w2);
+	if (strcmp(w2, "to") != 0)
+		return 0;
+	q = read_word(skip_ws(q), w3, sizeof w3);
+	from = ansi_unit(w1);
+	to = ansi_unit(w3);
+	if (*skip_ws(q) != '\0' || from < 0 || to <= from ||
+	    (from <= 1) != (to <= 1))
+		return -1;
+	if ((from == 0 ? parse_year_month(str, us)
+		       : parse_day_time(str, from, to, us)) < 0)
+		return -1;
+	*us *= sign;
+	return 1;
+}
+
+/* A number as Spark's interval strings write it: [+|-]digits[.digits]
+ * (no hex, no exponent, no nan or inf, which strtod would take), as an
+ * integer part of at most 18 digits and a fraction in [0, 1).  false when
+ * there is none or it is too long. */
+static bool read_number(const char **pp, int64_t *ip, double *frac, int *sign)
+{
+	const char *p = *pp;
+	int nd = 0;
+	double f = 0, scale = 0.1;
+	*sign = 1;
+	if (*p == '+' || *p == '-')
+		*sign = *p++ == '-' ? -1 : 1;
+	*ip = 0;
+	while (isdigit((unsigned char)*p)) {
+		if (++nd > 18)
+			return false;
+		*ip = *ip * 10 + (*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			f += (*p++ - '0') * scale;
+			scale /= 10;
+			nd++;
+		}
+	}
+	if (nd == 0)
+		return false;
+	*frac = f;
+	*pp = p;
+	return true;
+}
+
+/* One value of a unit list at *pp: a number, or with INTERVAL also a
+ * [+|-]'quoted number'.  false when there is none. */
+static bool read_value(const char **pp, bool quoted_ok, int64_t *ip,
+		       double *frac, int *sign)
+{
+	const char *p = *pp;
+	char str[64];
+	int qsign = 1;
+	if (quoted_ok && (*p == '+' || *p == '-') && *skip_ws(p + 1) == '\'') {
+		qsign = *p == '-' ? -1 : 1;
+		p = skip_ws(p + 1);
+	}
+	if (quoted_ok && *p == '\'') {
+		const char *after, *q = str;
+		if (read_quoted(p + 1, str, sizeof str, &after) < 0 ||
+		    !read_number(&q, ip, frac, sign) || *skip_ws(q) != '\0')
+			return false;
+		*sign *= qsign;
+		*pp = after;
+		return true;
+	}
+	return read_number(pp, ip, frac, sign);
+}
+
+/* The microseconds of a unit word, or -1. */
+static int64_t unit_us(const char *unit)
+{
+	size_t i;
+	for (i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(unit, units[i].name) == 0)
+			return units[i].us;
+	return -1;
+}
+
+int sl_duration_parse(const char *s, int64_t *us, sl_err *err)
+{
+	const char *p = skip_ws(s);
+	int64_t total = 0;
+	int parts = 0, rc;
+	bool prefixed = false;
+	if (strncasecmp(p, "interval", 8) == 0 &&
+	    (p[8] == '\0' || isspace((unsigned char)p[8]) || p[8] == '\'')) {
+		p = skip_ws(p + 8);
+		prefixed = true;
+		if ((rc = parse_unit_to_unit(p, us)) != 0)
+			return rc > 0
+				   ? 0
+				   : sl_err_set(
+					 err, SL_EPARSE,
+					 "invalid interval '%s': the string does not match the unit-to-unit form",
+					 s);
+	}
+	while (*p != '\0') {
+		double frac;
+		int64_t ip, u, v;
+		int sign;
+		const char *at = p;
+		char unit[32];
+		if (!read_value(&p, prefixed, &ip, &frac, &sign))
+			return sl_err_set(
+			    err, SL_EPARSE,
+			    "invalid interval '%s': expected a number at col %d",
+			    s, (int)(p - s) + 1);
+		p = read_word(skip_ws(p), unit, sizeof unit);
+		if (unit[0] == '\0')
+			return sl_err_set(
+			    err, SL_EPARSE,
+			    "invalid interval '%s': missing unit at col %d", s,
+			    (int)(p - s) + 1);
+		if ((u = unit_us(unit)) < 0)
+			return sl_err_set(
+			    err, SL_EPARSE,
+			    "invalid interval '%s': unknown unit '%s'", s,
+			    unit);
+		/* Spark's intervals are exact: a value past the range is an
+		 * error naming it, never a wrapped number. */
+		if (__builtin_mul_overflow(ip, u, &v) ||
+		    __builtin_add_overflow(v, (int64_t)(frac * (double)u + 0.5),
+					   &v) ||
+		    __builtin_add_overflow(total, sign * v, &total))
+			return sl_err_set(
+			    err, SL_EPARSE,
+			    "invalid interval '%s': '%.*s' is out of range", s,
+			    (int)(p - at), at);
+		parts++;
+		while (isspace((unsigned char)*p) || *p == ',')
+			p++;
+	}
+	if (parts == 0)
+		return sl_err_set(err, SL_EPARSE, "invalid interval '%s'", s);
+	*us = total;
+	return 0;
+}
+
+void sl_duration_format(int64_t us, sl_buf *out)
+{
+	static const struct {
+		const char *name;
+		int64_t us;
+	} u[] = { { "day", SL_US_PER_DAY },    { "hour", SL_US_PER_HOUR },
+		  { "minute", SL_US_PER_MIN }, { "second", SL_US_PER_SEC },
+		  { "millisecond", 1000 },     { "microsecond", 1 } };
+	size_t i;
+	bool first = true;
+	if (us == 0) {
+		sl_buf_adds(out, "0 seconds");
+		return;
+	}
+	if (us < 0) {
+		sl_buf_addc(out, '-');
+		us = -us;
+	}
+	for (i = 0; i < sizeof u / sizeof u[0]; i++) {
+		int64_t n = us / u[i].us;
+		if (n == 0)
+			continue;
+		us -= n * u[i].us;
+		sl_buf_printf(out, "%s%lld %s%s", first ? "" : " ",
+			      (long long)n, u[i].name, n == 1 ? "" : "s");
+		first = false;
+	}
+}

@@ -1,0 +1,56 @@
+/*
+ * timeutil: timestamps (int64 microseconds since the epoch, UTC) and
+ * durations, as Spark parses and prints them.  Pure functions; no clock.
+ */
+#ifndef SL_TIMEUTIL_H
+#define SL_TIMEUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/err.h"
+
+#define SL_US_PER_SEC  INT64_C(1000000)
+#define SL_US_PER_MIN  (60 * SL_US_PER_SEC)
+#define SL_US_PER_HOUR (60 * SL_US_PER_MIN)
+#define SL_US_PER_DAY  (24 * SL_US_PER_HOUR)
+
+/* Days since the epoch of a proleptic Gregorian date, and back. */
+int64_t sl_days_from_civil(int64_t y, int m, int d);
+void sl_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+
+/* Parse "yyyy-MM-dd[ |T]HH:mm[:ss[.SSSSSS]][Z|+hh:mm|-hh:mm]" or
+ * "yyyy-MM-dd" (Spark's cast string -> timestamp).  Returns false if the
+ * text is not a timestamp. */
+bool sl_ts_parse(const char *s, size_t n, int64_t *us);
+/* Spark's timestamp -> string: "2026-01-01 12:05:00", a fraction only when
+ * nonzero with trailing zeros stripped ("12:05:00.5").  Appends. */
+void sl_ts_format(int64_t us, sl_buf *out);
+/* ISO-8601 with milliseconds, as progress JSON: "1970-01-01T00:00:05.000Z". */
+void sl_ts_iso(int64_t us, sl_buf *out);
+/* Floor division helpers that are right for negative times. */
+static inline int64_t sl_floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t sl_floormod(int64_t a, int64_t b)
+{
+	int64_t m = a % b;
+	return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+}
+
+/* Parse a Spark interval string into microseconds: "10 minutes",
+ * "interval 10 second", "1 day 2 hours", "-10 seconds", "1 hour 30 min";
+ * units microsecond(s)/us, millisecond(s)/ms, second(s)/sec(s)/s,
+ * minute(s)/min(s)/m, hour(s)/h, day(s)/d, week(s)/w, month(s) (31 days),
+ * year(s) (12 x 31 days), and "interval '1 2:3:4' day to second".
+ * Errors: SL_EPARSE "invalid interval 'x': unknown unit 'foo'". */
+int sl_duration_parse(const char *s, int64_t *us, sl_err *err);
+/* Print a duration the way a learner reads it: "10 minutes", "1 hour 30
+ * minutes", "500 milliseconds". */
+void sl_duration_format(int64_t us, sl_buf *out);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * utf8: small, locale-free UTF-8 helpers.
+ */
+#include "core/utf8.h"
+
+#include <stdint.h>
+
+size_t sl_utf8_charlen(const char *s, size_t n)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t len, k;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0)
+		len = 2;
+	else if ((c & 0xf0) == 0xe0)
+		len = 3;
+	else if ((c & 0xf8) == 0xf0)
+		len = 4;
+	else
+		return 1;
+	if (len > n)
+		return 1;
+	for (k = 1; k < len; k++)
+		if (((unsigned char)s[k] & 0xc0) != 0x80)
+			return 1;
+	return len;
+}
+
+static uint32_t decode(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	switch (len) {
+	case 2: return ((uint32_t)(u[0] & 0x1f) << 6) | (u[1] & 0x3f);
+	case 3:
+		return ((uint32_t)(u[0] & 0x0f) << 12) |
+		       ((uint32_t)(u[1] & 0x3f) << 6) | (u[2] & 0x3f);
+	case 4:
+		return ((uint32_t)(u[0] & 0x07) << 18) |
+		       ((uint32_t)(u[1] & 0x3f) << 12) |
+		       ((uint32_t)(u[2] & 0x3f) << 6) | (u[3] & 0x3f);
+	default: return u[0];
+	}
+}
+
+static int cpwidth(uint32_t cp)
+{
+	if (cp == 0)
+		return 0;
+	if ((cp >= 0x0300 && cp <= 0x036f) || cp == 0x200b)
+		return 0; /* combining marks, zero width space */
+	if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) ||
+	    (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
+	    (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
+	    (cp >= 0xffe0 && cp <= 0xffe6) ||
+	    (cp >= 0x1f300 && cp <= 0x1faff) ||
+	    (cp >= 0x20000 && cp <= 0x3fffd))
+		return 2;
+	return 1;
+}
+
+size_t sl_utf8_width(const char *s, size_t n)
+{
+	size_t i = 0, w = 0;
+	while (i < n) {
+		size_t l = sl_utf8_charlen(s + i, n - i);
+		w += (size_t)cpwidth(decode(s + i, l));
+		i += l;
+	}
+	return w;
+}
+
+size_t sl_utf8_prefix(const char *s, size_t n, size_t cols)
+{
+	size_t i = 0, w = 0;
+	while (i < n) {
+		size_t l = sl_utf8_charlen(s + i, n - i);
+		int cw = cpwidth(decode(s + i, l));
+		if (w + (size_t)cw > cols)
+			break;
+		w += (size_t)cw;
+		i += l;
+	}
+	return i;
+}
+
+size_t sl_utf8_count(const char *s, size_t n)
+{
+	size_t i = 0, c = 0;
+	while (i < n) {
+		i += sl_utf8_charlen(s + i, n - i);
+		c++;
+	}
+	return c;
+}
+
+int sl_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -1,0 +1,73 @@
+/*
+ * op_filter: the FILTER operator (filter/where).  Stateless.
+ *
+ * The condition is evaluated once per batch into a BOOLEAN column; a row
+ * passes when the value is true and not NULL (SQL's three-valued logic:
+ * NULL filters out, as Spark).  A batch whose every row passes is handed on
+ * as is (no copy); otherwise the passing rows are gathered.
+ */
+#include "exec/exec.h"
+
+#include <stdlib.h>
+
+sl_batch *sl_op_filter_batch(const sl_expr *cond, sl_batch *in, sl_err *err)
+{
+	sl_col *c;
+	uint8_t *sel;
+	const uint8_t *v;
+	int64_t i, n = in->nrows, k = 0;
+	sl_batch *o;
+	if (cond->rtype->kind == SL_NULLTYPE)
+		return sl_batch_slice(in, 0, 0);
+	c = sl_expr_eval(cond, in, err);
+	if (c == NULL)
+		return NULL;
+	sel = malloc((size_t)(n > 0 ? n : 1));
+	if (sel == NULL) {
+		sl_col_free(c);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	v = sl_col_u8(c);
+	if (c->nulls == NULL) {
+		for (i = 0; i < n; i++) {
+			sel[i] = v[i] != 0;
+			k += sel[i];
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			sel[i] = v[i] != 0 && !sl_col_isnull(c, i);
+			k += sel[i];
+		}
+	}
+	o = k == n ? sl_batch_ref(in) : sl_batch_filter(in, sel, k);
+	if (o == NULL)
+		sl_err_nomem(err);
+	free(sel);
+	sl_col_free(c);
+	return o;
+}
+
+static int filter_push(sl_op *op, int side, sl_batch *in, sl_err *err)
+{
+	sl_batch *o = sl_op_filter_batch(op->plan->cond, in, err);
+	int rc;
+	(void)side;
+	if (o == NULL)
+		return err ? err->code : SL_EINTERNAL;
+	rc = sl_op_emit(op, o, err);
+	sl_batch_free(o);
+	return rc;
+}
+
+static const struct sl_op_ops filter_ops = {
+	.name = "Filter",
+	.push = filter_push,
+	.finish = sl_op_finish_default,
+	.free = NULL,
+};
+
+sl_op *sl_op_filter_new(const sl_plan *p, sl_err *err)
+{
+	return sl_op_new(&filter_ops, p, err);
+}

@@ -1,0 +1,88 @@
+/*
+ * op_stream_int: what the two files of the streaming aggregate share
+ * (op_stream.c, the operator; op_stream_evict.c, its eviction by the
+ * watermark).  Engine-internal: included by those two files only.
+ */
+#ifndef SL_OP_STREAM_INT_H
+#define SL_OP_STREAM_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "exec/exec.h"
+#include "exec/window.h"
+
+typedef struct saggst {
+	sl_op_stateful sf;
+	sl_stream_ctx *ctx;
+	sl_op *part;     /* this micro-batch's hash aggregate, or NULL */
+	sl_col **kc;     /* its key columns, during the merge */
+	sl_buf kb, vb;   /* scratch */
+	int64_t ngroups; /* the batch's groups (of part), during the merge */
+	sl_buf keys;     /* encoded keys of the batch's groups, back to back */
+	int64_t *koff;   /* group g's key at keys.p + koff[g] .. koff[g+1] */
+	uint64_t *khash; /* its sl_state_hash */
+	int64_t kcap;
+	sl_agg_et et;          /* how a group compares with the watermark */
+	bool evicts;           /* watermarked and not Complete mode */
+	bool late_rows;        /* this batch had late rows: its late groups are
+			    found (and skipped) at the merge */
+	int64_t nlate;         /* late groups of the batch (glate) */
+	int64_t logged;        /* late rows logged this batch */
+	sl_win_index ix;       /* compared value -> key, for eviction */
+	int64_t last_evict_us; /* the watermark of the last eviction */
+	uint8_t *isnew; /* group g was not in the store before the merge */
+	uint8_t *glate; /* group g is late: dropped, not merged */
+	sl_op *spare;   /* the last batch's part, emptied */
+	/* Sliding windows by slices (sl_stream_agg_slices): part aggregates
+	 * the batch by slice, then its groups go into window groups */
+	bool slicing;
+	int wkey;              /* the window key */
+	int64_t wsize, wslide; /* the window's size and slide */
+	sl_op *wspare;         /* a spare part for the window groups */
+} saggst;
+
+/* A store entry (key and buffer bytes, borrowed from the store or the
+ * batch's encoded keys) and its group or position. */
+typedef struct kent {
+	const unsigned char *k, *v;
+	size_t klen, vlen;
+	int64_t g;
+} kent;
+
+/* A growable list of entries. */
+typedef struct kents {
+	int64_t n, cap;
+	kent *e;
+} kents;
+
+/* How many groups ahead the merge (and the eviction) prefetches a group's
+ * entry; its slot is prefetched twice as far ahead.  The lookups of a
+ * batch's groups are independent, so their cache misses overlap. */
+#define MERGE_AHEAD 8
+
+/* ---- op_stream.c ---- */
+/* Append an entry (borrowed bytes); SL_ENOMEM. */
+int sl_sagg_kents_add(kents *l, const void *key, size_t klen, const void *val,
+		      size_t vlen);
+/* Order of entries by key bytes (qsort): the ascending key order. */
+int sl_sagg_kent_cmp(const void *a, const void *b);
+/* Free columns c[0..n) and the array (c may be NULL). */
+void sl_sagg_free_cols(sl_col **c, int n);
+/* The compared value of row r of key columns kc, or false for NULL. */
+bool sl_sagg_key_time(const saggst *st, sl_col *const *kc, int64_t r,
+		      int64_t *t);
+/* Entries e[0..n) decoded into output rows (keys, then the aggregates'
+ * results). */
+sl_batch *sl_sagg_decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err);
+
+/* ---- op_stream_evict.c ---- */
+/* Build st->ix from the store (after a restore or an abort). */
+int sl_sagg_rebuild_index(sl_op *op, sl_err *err);
+/* Remove the entries the eviction watermark closes; with out (append
+ * mode) also emit them as *out (NULL when none). */
+int sl_sagg_evict(sl_op *op, sl_batch **out, sl_err *err);
+
+#endif

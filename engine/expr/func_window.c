@@ -1,0 +1,280 @@
+/*
+ * func_window: window() and session_window(): event-time windows as struct
+ * columns (the planner rewrites sliding windows, plan/plan_window.c).
+ * Rows of the function registry (func.c).
+ */
+#include "expr/func_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/fileformat.h"
+#include "core/timeutil.h"
+#include "core/utf8.h"
+
+/* ---------------------------------------------------------------- window */
+
+/* Duration argument i of window(): a literal string or INTERVAL. */
+static int window_duration(const sl_expr *call, int i, int64_t *us, sl_err *err)
+{
+	static const char *const what[] = { "", "window duration",
+					    "slide duration", "start time" };
+	const sl_expr *a = call->args[i];
+	const char *s;
+	sl_err e2;
+	while (a->kind == SL_X_CAST && a->op == 1)
+		a = a->args[0];
+	if (a->kind == SL_X_LIT && a->op == 1 && !a->lit.null) {
+		*us = a->lit.i;
+		return 0;
+	}
+	s = sl_func_lit_str(call, i);
+	if (s == NULL)
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "window: the %s must be a literal string such as '10 minutes'",
+		    what[i]);
+	if (sl_duration_parse(s, us, &e2) < 0) {
+		sl_err_set(err, SL_EANALYSIS, "window: bad %s: %s", what[i],
+			   e2.msg);
+		if (e2.hint[0])
+			sl_err_hint(err, "%s", e2.hint);
+		return SL_EANALYSIS;
+	}
+	return 0;
+}
+
+static int window_all(const sl_expr *call, int64_t d[3], sl_err *err)
+{
+	int i;
+	d[0] = d[1] = d[2] = 0;
+	for (i = 1; i < call->nargs; i++)
+		if (window_duration(call, i, &d[i - 1], err) < 0)
+			return SL_EANALYSIS;
+	if (call->nargs < 3)
+		d[1] = d[0];
+	return 0;
+}
+
+int sl_window_params(const sl_expr *e, int64_t *size, int64_t *slide,
+		     int64_t *start, sl_err *err)
+{
+	int64_t d[3];
+	if (e->kind != SL_X_CALL || e->fn == NULL ||
+	    strcmp(e->name, "window") != 0)
+		return sl_err_set(err, SL_EINVAL,
+				  "not a resolved window() call");
+	if (window_all(e, d, err) < 0)
+		return SL_EINVAL;
+	*size = d[0];
+	*slide = d[1];
+	*start = d[2];
+	return 0;
+}
+
+static int res_window(sl_expr *call, sl_err *err)
+{
+	int64_t d[3];
+	sl_type *st;
+	sl_buf a, b;
+	bool good = false;
+	if (sl_expr_arg_kind(call, 0, SL_TIMESTAMP, err) < 0 ||
+	    window_all(call, d, err) < 0)
+		return SL_EANALYSIS;
+	sl_buf_init(&a);
+	sl_buf_init(&b);
+	sl_duration_format(d[0], &a);
+	sl_duration_format(d[1], &b);
+	if (d[0] <= 0)
+		sl_err_set(err, SL_EANALYSIS,
+			   "the window duration (%s) must be greater than 0",
+			   sl_buf_cstr(&a));
+	else if (d[1] <= 0)
+		sl_err_set(err, SL_EANALYSIS,
+			   "the slide duration (%s) must be greater than 0",
+			   sl_buf_cstr(&b));
+	else if (d[1] > d[0])
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "the slide duration (%s) must be less than or equal to the windowDuration (%s)",
+		    sl_buf_cstr(&b), sl_buf_cstr(&a));
+	else if (d[2] >= d[1] || -d[2] >= d[1])
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "the absolute value of start time must be less than the slideDuration (%s)",
+		    sl_buf_cstr(&b));
+	else
+		good = true;
+	sl_buf_release(&a);
+	sl_buf_release(&b);
+	if (!good)
+		return SL_EANALYSIS;
+	st = sl_type_struct_new(2);
+	if (st == NULL ||
+	    sl_type_set_field(st, 0, "start", sl_type_prim(SL_TIMESTAMP),
+			      true) < 0 ||
+	    sl_type_set_field(st, 1, "end", sl_type_prim(SL_TIMESTAMP), true) <
+		0) {
+		sl_type_free(st);
+		return sl_err_nomem(err);
+	}
+	call->rtype = st;
+	call->nullable = call->args[0]->nullable;
+	return 0;
+}
+
+/* Window starts of ts[0..n) into st[0..n): start = ts - floormod(ts -
+ * startTime, slide).  Event times of a batch are clustered (a rate or file
+ * source is in time order; out-of-order data is seconds, not windows,
+ * apart), so the window of the previous row is checked first and the
+ * division runs only when a row leaves it: one compare per row instead of
+ * a 64-bit division. */
+static void window_starts(const int64_t *ts, int64_t *st, int64_t n,
+			  int64_t slide, int64_t offset)
+{
+	int64_t i, lo = 1, hi = 0; /* [lo, hi): the current window */
+	for (i = 0; i < n; i++) {
+		int64_t t = ts[i];
+		if (t < lo || t >= hi) {
+			lo = t - sl_floormod(t - offset, slide);
+			hi = lo + slide;
+		}
+		st[i] = lo;
+	}
+}
+
+/* Tumbling windows: the struct<start, end> column in one pass over the
+ * timestamps; the duration arguments are literals read from the call node
+ * (sl_func_const_arg: they are never materialised as columns). */
+static sl_col *ev_window(const sl_expr *call, sl_col *const *args, int64_t n,
+			 sl_err *err)
+{
+	const sl_col *ts = args[0];
+	int64_t d[3], i, *st, *en;
+	sl_col *o;
+	if (window_all(call, d, err) < 0)
+		return NULL;
+	if (d[1] != d[0]) {
+		sl_err_set(err, SL_EANALYSIS,
+			   "sliding window() must be expanded by the planner");
+		return NULL;
+	}
+	if ((o = sl_col_new_raw(call->rtype, n)) == NULL)
+		return sl_func_oom(NULL, err);
+	st = sl_col_i64(o->child[0]);
+	en = sl_col_i64(o->child[1]);
+	window_starts(sl_col_i64(ts), st, n, d[1], d[2]);
+	for (i = 0; i < n; i++)
+		en[i] = st[i] + d[0];
+	for (i = 0; ts->nulls != NULL && i < n; i++)
+		if (sl_col_isnull(ts, i) &&
+		    (sl_col_set_null(o, i) < 0 ||
+		     sl_col_set_null(o->child[0], i) < 0 ||
+		     sl_col_set_null(o->child[1], i) < 0))
+			return sl_func_oom(o, err);
+	return o;
+}
+
+/* ------------------------------------------------------- session_window */
+
+/* session_window(ts, gap): the gap is a literal duration string; a row's
+ * own session is [ts, ts + gap) (op_session.c merges them per key). */
+static int session_gap(const sl_expr *call, int64_t *gap, sl_err *err)
+{
+	sl_value v;
+	sl_err e2;
+	int rc;
+	memset(&v, 0, sizeof v);
+	sl_err_clear(&e2);
+	if (sl_expr_eval_const(call->args[1], &v, &e2) < 0 || v.null ||
+	    v.s == NULL) {
+		sl_value_release(&v);
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "session_window: the gap duration must be a literal string such as '5 minutes'");
+	}
+	rc = sl_duration_parse(v.s, gap, &e2);
+	sl_value_release(&v);
+	if (rc < 0)
+		return sl_err_set(err, SL_EANALYSIS,
+				  "session_window: bad gap duration: %s",
+				  e2.msg);
+	if (*gap <= 0)
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "session_window: the gap duration must be greater than 0");
+	return 0;
+}
+
+static int res_session_window(sl_expr *call, sl_err *err)
+{
+	int64_t gap;
+	sl_type *st;
+	if (sl_expr_arg_kind(call, 0, SL_TIMESTAMP, err) < 0 ||
+	    session_gap(call, &gap, err) < 0)
+		return SL_EANALYSIS;
+	st = sl_type_struct_new(2);
+	if (st == NULL ||
+	    sl_type_set_field(st, 0, "start", sl_type_prim(SL_TIMESTAMP),
+			      true) < 0 ||
+	    sl_type_set_field(st, 1, "end", sl_type_prim(SL_TIMESTAMP), true) <
+		0) {
+		sl_type_free(st);
+		return sl_err_nomem(err);
+	}
+	call->rtype = st;
+	call->nullable = call->args[0]->nullable;
+	return 0;
+}
+
+static sl_col *ev_session_window(const sl_expr *call, sl_col *const *args,
+				 int64_t n, sl_err *err)
+{
+	int64_t gap, i;
+	sl_col *o;
+	if (session_gap(call, &gap, err) < 0 ||
+	    (o = sl_func_out(call, n, err)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		int64_t ts = sl_col_i64(args[0])[i];
+		sl_col_i64(o->child[0])[i] = ts;
+		sl_col_i64(o->child[1])[i] = ts + gap;
+	}
+	for (i = 0; args[0]->nulls != NULL && i < n; i++)
+		if (sl_col_isnull(args[0], i) &&
+		    (sl_col_set_null(o, i) < 0 ||
+		     sl_col_set_null(o->child[0], i) < 0 ||
+		     sl_col_set_null(o->child[1], i) < 0))
+			return sl_func_oom(o, err);
+	return o;
+}
+
+int sl_session_gap(const sl_expr *resolved_call, int64_t *gap, sl_err *err)
+{
+	return session_gap(resolved_call, gap, err);
+}
+
+/* ------------------------------------------------------------ rows */
+
+const sl_func sl_func_window_rows[] = {
+	{ "window", 2, 4, SL_FN_SCALAR, res_window, ev_window },
+};
+const int sl_func_window_nrows =
+    (int)(sizeof sl_func_window_rows / sizeof sl_func_window_rows[0]);
+
+const sl_func sl_func_session_rows[] = {
+	{ "session_window", 2, 2, SL_FN_SCALAR, res_session_window,
+	  ev_session_window },
+};
+const int sl_func_session_nrows =
+    (int)(sizeof sl_func_session_rows / sizeof sl_func_session_rows[0]);
+
+/* window() and session_window() read their durations from the call node. */
+bool sl_func_const_arg(const sl_func *f, int i)
+{
+	return (f->eval == ev_window || f->eval == ev_session_window) && i > 0;
+}

@@ -1,0 +1,938 @@
+/*
+ * csv: Spark's CSV data source (reader, schema inference, writer).
+ *
+ * Tokenizing follows univocity as Spark configures it: quoted fields may
+ * hold the separator, doubled quotes ("a""b") and escaped quotes ("a\"b",
+ * option escape) and newlines (records may span lines, as with Spark's
+ * multiLine=true; without it Spark would split such a record); a trailing
+ * \r is stripped; empty lines are skipped; lines starting with the comment
+ * character (option comment, none by default) are skipped; a token equal
+ * to nullValue ("" by default, so empty fields) is NULL.
+ *
+ * A record is malformed (Spark 3 UnivocityParser) when its token count
+ * differs from the schema's (corrupt-record column excluded) or a token
+ * does not convert to its column's type.  PERMISSIVE keeps the partial row
+ * (missing and unconvertible fields NULL, extra tokens ignored) and puts the
+ * record's text in the corrupt-record column when the schema has it;
+ * DROPMALFORMED drops it; FAILFAST fails: "csv: malformed record at
+ * FILE:LINE: field 'amount': cannot parse 'abc' as INT".  LINE is the line
+ * the record starts on.
+ *
+ * Strings are zero-copy pointers into the file's arena except quoted
+ * fields with escapes, which are decoded into the arena.  The writer does
+ * not trim whitespace (Spark's ignoreLeading/TrailingWhiteSpace on write).
+ * Never prints.
+ */
+#include "formats/fileformat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/timeutil.h"
+
+typedef struct csvopt {
+	char sep, quote, escape, comment; /* quote/comment '\0' = none */
+	const char *nullv;
+	size_t nulln;
+	bool header, infer;
+	sl_format_mode mode;
+	const char *corrupt;
+} csvopt;
+
+/* One tokenizer over a buffer. */
+typedef struct csvtok {
+	const csvopt *o;
+	const char *p, *end;
+	int64_t line;    /* line number of p */
+	sl_arena *arena; /* decoded fields (quotes, escapes undone) */
+	sl_arena *own;   /* the tokenizer's own, when the caller gave none */
+	sl_buf tmp;
+	sl_str *tok;
+	int ntok, cap;
+	bool oom;
+	const char *rec, *rec_end; /* the current record's text */
+	int64_t rec_line;
+} csvtok;
+
+static int opt_char(const sl_options *opts, const char *key, char def,
+		    bool none_ok, char *out, sl_err *err)
+{
+	const char *v = opts ? sl_options_get(opts, key) : NULL;
+	if (v == NULL) {
+		*out = def;
+		return 0;
+	}
+	if (v[0] == '\0' && none_ok) {
+		*out = '\0';
+		return 0;
+	}
+	if (strcmp(v, "\\t") == 0) {
+		*out = '\t';
+		return 0;
+	}
+	if (strlen(v) != 1)
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "option '%s': expected a single character, got '%s'", key,
+		    v);
+	*out = v[0];
+	return 0;
+}
+
+static int csvopt_get(const sl_options *opts, csvopt *o, sl_err *err)
+{
+	const char *key = "sep";
+	sl_options none;
+	memset(o, 0, sizeof *o);
+	sl_options_init(&none);
+	if (opts == NULL)
+		opts = &none; /* holds nothing, so needs no release */
+	if (opts && sl_options_get(opts, "sep") == NULL &&
+	    sl_options_get(opts, "delimiter") != NULL)
+		key = "delimiter";
+	if (opt_char(opts, key, ',', false, &o->sep, err) ||
+	    opt_char(opts, "quote", '"', true, &o->quote, err) ||
+	    opt_char(opts, "escape", '\\', true, &o->escape, err) ||
+	    opt_char(opts, "comment", '\0', true, &o->comment, err) ||
+	    sl_options_bool(opts, "header", false, &o->header, err) ||
+	    sl_options_bool(opts, "inferSchema", false, &o->infer, err) ||
+	    sl_format_mode_get(opts, &o->mode, err))
+		return err ? err->code : SL_EINVAL;
+	o->nullv = opts ? sl_options_get(opts, "nullValue") : NULL;
+	if (o->nullv == NULL)
+		o->nullv = "";
+	o->nulln = strlen(o->nullv);
+	o->corrupt = sl_format_corrupt_name(opts);
+	return 0;
+}
+
+static void tok_init(csvtok *t, const csvopt *o, sl_arena *arena,
+		     const char *data, size_t len)
+{
+	memset(t, 0, sizeof *t);
+	t->o = o;
+	t->p = data;
+	t->end = data + len;
+	t->line = 1;
+	/* Decoded fields need a home that outlives the next one: a record
+	 * may hold several (two fields with "" once shared tmp, and the first
+	 * pointed into freed memory; found by tests/fuzz/fuzz_csv.c). */
+	if (arena == NULL && (arena = t->own = sl_arena_new()) == NULL)
+		t->oom = true;
+	t->arena = arena;
+	sl_buf_init(&t->tmp);
+}
+
+static void tok_release(csvtok *t)
+{
+	sl_buf_release(&t->tmp);
+	sl_arena_free(t->own);
+	free(t->tok);
+}
+
+static int tok_push(csvtok *t, const char *p, size_t n)
+{
+	if (t->ntok == t->cap) {
+		int cap = t->cap ? t->cap * 2 : 16;
+		sl_str *v = realloc(t->tok, (size_t)cap * sizeof *v);
+		if (v == NULL) {
+			t->oom = true;
+			return -1;
+		}
+		t->tok = v;
+		t->cap = cap;
+	}
+	t->tok[t->ntok].p = p;
+	t->tok[t->ntok++].len = (uint32_t)n;
+	return 0;
+}
+
+/* A quoted field at t->p (the opening quote).  Text after the closing
+ * quote up to the separator is kept, as univocity does. */
+static int quoted(csvtok *t)
+{
+	const csvopt *o = t->o;
+	const char *s = ++t->p, *p = s, *e = t->end;
+	bool copy = false;
+	char *d;
+	sl_buf *b = &t->tmp;
+	sl_buf_clear(b);
+	while (p < e) {
+		char c = *p;
+		if (c == o->escape && o->escape != o->quote && p + 1 < e &&
+		    (p[1] == o->quote || p[1] == o->escape)) {
+			if (!copy)
+				sl_buf_add(b, s, (size_t)(p - s));
+			copy = true;
+			sl_buf_addc(b, p[1]);
+			p += 2;
+			continue;
+		}
+		if (c == o->quote) {
+			if (p + 1 < e && p[1] == o->quote) {
+				if (!copy)
+					sl_buf_add(b, s, (size_t)(p - s));
+				copy = true;
+				sl_buf_addc(b, c);
+				p += 2;
+				continue;
+			}
+			break;
+		}
+		if (c == '\n')
+			t->line++;
+		if (copy)
+			sl_buf_addc(b, c);
+		p++;
+	}
+	if (!copy && (p >= e || p + 1 >= e || p[1] == o->sep || p[1] == '\n' ||
+		      (p[1] == '\r' && (p + 2 >= e || p[2] == '\n')))) {
+		t->p = p < e ? p + 1 : p;
+		return tok_push(t, s, (size_t)(p - s));
+	}
+	if (!copy)
+		sl_buf_add(b, s, (size_t)(p - s));
+	if (p < e)
+		p++;
+	while (p < e && *p != o->sep && *p != '\n') {
+		if (!(*p == '\r' && (p + 1 >= e || p[1] == '\n')))
+			sl_buf_addc(b, *p);
+		p++;
+	}
+	t->p = p;
+	if (sl_buf_failed(b)) {
+		t->oom = true;
+		return -1;
+	}
+	d = t->arena ? sl_arena_dup(t->arena, sl_buf_cstr(b), b->len) : NULL;
+	if (d == NULL) {
+		t->oom = true;
+		return -1;
+	}
+	return tok_push(t, d, b->len);
+}
+
+/* Next record into t->tok; false at the end of the input. */
+static bool tok_next(csvtok *t)
+{
+	const csvopt *o = t->o;
+	const char *e = t->end, *p, *s;
+	for (;;) {
+		if (t->p >= e)
+			return false;
+		if (*t->p == '\n' ||
+		    (*t->p == '\r' && (t->p + 1 >= e || t->p[1] == '\n'))) {
+			t->p += *t->p == '\r' ? (t->p + 1 < e ? 2 : 1) : 1;
+			t->line++;
+			continue;
+		}
+		if (o->comment != '\0' && *t->p == o->comment) {
+			p = memchr(t->p, '\n', (size_t)(e - t->p));
+			t->p = p ? p + 1 : e;
+			t->line++;
+			continue;
+		}
+		break;
+	}
+	t->ntok = 0;
+	t->rec = t->p;
+	t->rec_line = t->line;
+	for (;;) {
+		if (t->p < e && o->quote != '\0' && *t->p == o->quote) {
+			if (quoted(t))
+				return false;
+		} else {
+			p = s = t->p;
+			while (p < e && *p != o->sep && *p != '\n')
+				p++;
+			t->p = p;
+			if (p > s && (p == e || *p == '\n') && p[-1] == '\r')
+				p--;
+			if (tok_push(t, s, (size_t)(p - s)))
+				return false;
+		}
+		if (t->p < e && *t->p == o->sep) {
+			t->p++;
+			continue;
+		}
+		t->rec_end = t->p;
+		if (t->rec_end > t->rec && t->rec_end[-1] == '\r')
+			t->rec_end--;
+		if (t->p < e) {
+			t->p++;
+			t->line++;
+		}
+		return true;
+	}
+}
+
+static const char *kind_name(sl_kind k)
+{
+	switch (k) {
+	case SL_BOOLEAN: return "BOOLEAN";
+	case SL_INT: return "INT";
+	case SL_BIGINT: return "BIGINT";
+	case SL_DOUBLE: return "DOUBLE";
+	case SL_TIMESTAMP: return "TIMESTAMP";
+	case SL_BINARY: return "BINARY";
+	default: return "STRING";
+	}
+}
+
+/* Convert token s into row i of c; false if it does not convert. */
+static bool convert(sl_col *c, int64_t i, sl_str s, sl_format_tscache *tsc)
+{
+	int64_t v;
+	double d;
+	bool b;
+	switch (c->type->kind) {
+	case SL_STRING:
+	case SL_BINARY: sl_col_str(c)[i] = s; return true;
+	case SL_INT:
+		if (!sl_format_parse_i64(s.p, s.len, &v) || v < INT32_MIN ||
+		    v > INT32_MAX)
+			return false;
+		sl_col_i32(c)[i] = (int32_t)v;
+		return true;
+	case SL_BIGINT:
+		return sl_format_parse_i64(s.p, s.len, &sl_col_i64(c)[i]);
+	case SL_DOUBLE:
+		if (!sl_format_parse_double(s.p, s.len, &d))
+			return false;
+		sl_col_f64(c)[i] = d;
+		return true;
+	case SL_BOOLEAN:
+		if (!sl_format_parse_bool(s.p, s.len, &b))
+			return false;
+		sl_col_u8(c)[i] = b;
+		return true;
+	case SL_TIMESTAMP:
+		return sl_format_parse_ts(s.p, s.len, &sl_col_i64(c)[i], tsc);
+	default: return false;
+	}
+}
+
+typedef struct cread {
+	const char *name;
+	csvopt o;
+	int corrupt;
+	int nf;   /* fields parsed from tokens (corrupt column excluded) */
+	int *map; /* map[k] = schema field of the k-th token column */
+	sl_col **cols;
+	sl_format_tscache tsc;
+	bool fast; /* option fastPath (default true) */
+	char why[200];
+} cread;
+
+static bool is_null_tok(const csvopt *o, sl_str s)
+{
+	return s.len == o->nulln && memcmp(s.p, o->nullv, s.len) == 0;
+}
+
+/* Fill row i from the tokens; returns 1 if the record is well formed, 0
+ * if malformed (r->why says why), SL_ENOMEM. */
+static int fill_row(cread *r, const sl_type *schema, csvtok *t, int64_t i)
+{
+	int ok = t->ntok == r->nf, k;
+	r->why[0] = '\0';
+	if (!ok)
+		snprintf(r->why, sizeof r->why, "expected %d fields, got %d",
+			 r->nf, t->ntok);
+	for (k = 0; k < r->nf; k++) {
+		sl_col *c = r->cols[r->map[k]];
+		sl_str s;
+		if (k < t->ntok && !is_null_tok(&r->o, (s = t->tok[k]))) {
+			if (convert(c, i, s, &r->tsc)) {
+				if (c->nulls != NULL)
+					c->nulls[i >> 3] &=
+					    (uint8_t) ~(1u << (i & 7));
+				continue;
+			}
+			if (ok)
+				snprintf(
+				    r->why, sizeof r->why,
+				    "field '%s': cannot parse '%.*s' as %s",
+				    schema->fields[r->map[k]].name,
+				    (int)(s.len > 60 ? 60 : s.len), s.p,
+				    kind_name(c->type->kind));
+			ok = 0;
+		}
+		if (sl_col_set_null(c, i) != 0)
+			return SL_ENOMEM;
+	}
+	return ok;
+}
+
+/* ---- the fast path: unquoted single-line records ----
+ *
+ * Most CSV files are lines of plain tokens.  fast_run parses such lines
+ * straight into the columns, one token after another, with inline
+ * converters for the common forms (digits, simple decimals, timestamps of
+ * the cached date) and convert() for the rest.  It stops before the first
+ * line that is not plainly well formed (a quote opening a token, a blank
+ * or comment line, a wrong token count, a token that does not convert) and
+ * the tokenizer above takes that line, so results do not depend on the
+ * path (t408-csv-fast checks both paths against each other).  Lines
+ * scanned end with '\n' before `end`, so each loop stops at the '\n'. */
+
+/* Integer token [+-]digits (at most 18): false if it needs convert(). */
+static inline bool fast_int(const char *s, const char *e, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v = 0;
+	if (s < e && (*s == '-' || *s == '+'))
+		neg = *s++ == '-';
+	if (s == e || e - s > 18)
+		return false;
+	for (; s < e; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (d > 9)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+/* Decimal token [+-]digits[.digits] that strtod rounds exactly as
+ * Clinger's fast path does (at most 18 digits, mantissa <= 2^53, at most
+ * 22 fraction digits): false if it needs convert(). */
+static inline bool fast_double(const char *s, const char *e, double *out)
+{
+	static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+				      1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+				      1e14, 1e15, 1e16, 1e17, 1e18 };
+	bool neg = false;
+	uint64_t m = 0;
+	int nd = 0, fd = -1;
+	double d;
+	if (s < e && (*s == '-' || *s == '+'))
+		neg = *s++ == '-';
+	for (; s < e; s++) {
+		unsigned v = (unsigned)(*s - '0');
+		if (v <= 9) {
+			m = m * 10 + v;
+			nd++;
+			fd += fd >= 0;
+		} else if (*s == '.' && fd < 0) {
+			fd = 0;
+		} else {
+			return false;
+		}
+	}
+	if (nd == 0 || nd > 18 || fd == 0 || m > (UINT64_C(1) << 53))
+		return false;
+	d = fd > 0 ? (double)m / p10[fd] : (double)m;
+	*out = neg ? -d : d;
+	return true;
+}
+
+/* Token [s, e) into row i of c; false if it does not convert. */
+static inline bool fast_convert(sl_col *c, int64_t i, const char *s,
+				const char *e, sl_format_tscache *tsc)
+{
+	int64_t v;
+	switch (c->type->kind) {
+	case SL_STRING:
+	case SL_BINARY:
+		sl_col_str(c)[i].p = s;
+		sl_col_str(c)[i].len = (uint32_t)(e - s);
+		return true;
+	case SL_INT:
+		if (fast_int(s, e, &v) && v >= INT32_MIN && v <= INT32_MAX) {
+			sl_col_i32(c)[i] = (int32_t)v;
+			return true;
+		}
+		break;
+	case SL_BIGINT:
+		if (fast_int(s, e, &sl_col_i64(c)[i]))
+			return true;
+		break;
+	case SL_DOUBLE:
+		if (fast_double(s, e, &sl_col_f64(c)[i]))
+			return true;
+		break;
+	case SL_TIMESTAMP:
+		if (e - s == 19 &&
+		    sl_format_ts_cached(s, &sl_col_i64(c)[i], tsc))
+			return true;
+		break;
+	default: break;
+	}
+	return convert(c, i, (sl_str){ s, (uint32_t)(e - s) }, tsc);
+}
+
+/* The first sep or '\n' from p on, 8 bytes a step while in bounds (the
+ * lowest flagged byte of the zero-byte test is exact). */
+static inline const char *tok_end(const char *p, const char *end, char sep)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101u, high = ones * 0x80;
+	const uint64_t ms = ones * (uint8_t)sep, mn = ones * '\n';
+	while (end - p >= 8) {
+		uint64_t w, a, b, z;
+		memcpy(&w, p, 8);
+		a = w ^ ms;
+		b = w ^ mn;
+		z = (((a - ones) & ~a) | ((b - ones) & ~b)) & high;
+		if (z != 0)
+			return p + (__builtin_ctzll(z) >> 3);
+		p += 8;
+	}
+#else
+	(void)end;
+#endif
+	while (*p != sep && *p != '\n')
+		p++;
+	return p;
+}
+
+/* One line at p into row i: the start of the next line, or NULL. */
+static const char *fast_line(cread *r, const char *p, const char *end,
+			     int64_t i)
+{
+	const csvopt *o = &r->o;
+	const char sep = o->sep;
+	for (int k = 0; k < r->nf; k++) {
+		sl_col *c = r->cols[r->map[k]];
+		const char *s = p, *e;
+		if (*p == o->quote && o->quote != '\0')
+			return NULL;
+		e = p = tok_end(p, end, sep);
+		if (k == r->nf - 1) {
+			if (*p != '\n')
+				return NULL; /* more tokens than fields */
+			if (e > s && e[-1] == '\r')
+				e--;
+		} else if (*p++ != sep) {
+			return NULL; /* fewer tokens than fields */
+		}
+		if ((size_t)(e - s) == o->nulln &&
+		    memcmp(s, o->nullv, o->nulln) == 0) {
+			if (sl_col_set_null(c, i) != 0)
+				return NULL; /* the tokenizer reports it */
+			continue;
+		}
+		if (!fast_convert(c, i, s, e, &r->tsc))
+			return NULL;
+		if (c->nulls != NULL)
+			c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+	}
+	if (r->corrupt >= 0 && sl_col_set_null(r->cols[r->corrupt], i) != 0)
+		return NULL;
+	return p + 1;
+}
+
+/* Lines from t->p up to end (past the last '\n') while fast_line takes
+ * them; returns the rows stored. */
+static int64_t fast_run(cread *r, csvtok *t, const char *end, int64_t row)
+{
+	const char *p = t->p, *q;
+	int64_t n = 0;
+	while (p < end && *p != '\n' && *p != '\r' &&
+	       (*p != r->o.comment || r->o.comment == '\0') &&
+	       (q = fast_line(r, p, end, row + n)) != NULL) {
+		p = q;
+		n++;
+	}
+	t->p = p;
+	t->line += n;
+	return n;
+}
+
+static int read_records(cread *r, const sl_type *schema, csvtok *t,
+			int64_t *nrows, sl_err *err)
+{
+	const char *safe =
+	    t->end > t->p ? memrchr(t->p, '\n', (size_t)(t->end - t->p)) : NULL;
+	int64_t row = 0;
+	bool first = true;
+	int rc;
+	safe = safe != NULL ? safe + 1 : t->p;
+	for (;;) {
+		if (r->fast && t->p < safe && !(first && r->o.header) &&
+		    r->nf > 0) {
+			int64_t n = fast_run(r, t, safe, row);
+			row += n;
+			first = first && n == 0;
+		}
+		if (!tok_next(t))
+			break;
+		if (first && r->o.header) {
+			first = false;
+			continue;
+		}
+		first = false;
+		rc = fill_row(r, schema, t, row);
+		if (rc < 0)
+			return sl_err_nomem(err);
+		if (rc == 0) {
+			if (r->o.mode == SL_MODE_FAILFAST)
+				return sl_err_set(
+				    err, SL_EDATA,
+				    "csv: malformed record at %s:%lld: %s",
+				    r->name, (long long)t->rec_line, r->why);
+			if (r->o.mode == SL_MODE_DROPMALFORMED)
+				continue;
+		}
+		if (r->corrupt >= 0) {
+			sl_col *c = r->cols[r->corrupt];
+			if (rc == 0) {
+				sl_col_str(c)[row].p = t->rec;
+				sl_col_str(c)[row].len =
+				    (uint32_t)(t->rec_end - t->rec);
+				if (c->nulls != NULL)
+					c->nulls[row >> 3] &=
+					    (uint8_t) ~(1u << (row & 7));
+			} else if (sl_col_set_null(c, row) != 0) {
+				return sl_err_nomem(err);
+			}
+		}
+		row++;
+	}
+	if (t->oom)
+		return sl_err_nomem(err);
+	*nrows = row;
+	return 0;
+}
+
+static int check_types(const sl_type *schema, sl_err *err)
+{
+	int k;
+	for (k = 0; k < schema->nfields; k++) {
+		sl_kind kd = schema->fields[k].type->kind;
+		if (kd == SL_STRUCT || kd == SL_ARRAY || kd == SL_NULLTYPE) {
+			sl_buf b;
+			sl_buf_init(&b);
+			sl_type_sql(schema->fields[k].type, &b);
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "[UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE] The CSV "
+			    "datasource doesn't support the column `%s` of "
+			    "the type \"%s\".",
+			    schema->fields[k].name, sl_buf_cstr(&b));
+			sl_buf_release(&b);
+			return SL_EANALYSIS;
+		}
+	}
+	return 0;
+}
+
+sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
+		      size_t len, sl_type *schema, const sl_options *opts,
+		      sl_err *err)
+{
+	cread r;
+	csvtok t;
+	int64_t cap, nrows = 0;
+	int k, nf = schema->nfields;
+	sl_batch *b = NULL;
+	memset(&r, 0, sizeof r);
+	r.name = name;
+	r.fast = true;
+	if (csvopt_get(opts, &r.o, err) || check_types(schema, err) ||
+	    (opts != NULL &&
+	     sl_options_bool(opts, "fastPath", true, &r.fast, err)))
+		return NULL;
+	r.corrupt = sl_format_corrupt_index(schema, opts);
+	tok_init(&t, &r.o, arena, data, len);
+	cap = sl_format_count_lines(data, len);
+	r.cols = calloc((size_t)nf + 1, sizeof *r.cols);
+	r.map = calloc((size_t)nf + 1, sizeof *r.map);
+	if (r.cols == NULL || r.map == NULL)
+		goto oom;
+	for (k = 0; k < nf; k++) {
+		if ((r.cols[k] = sl_col_new(schema->fields[k].type, cap)) ==
+		    NULL)
+			goto oom;
+		if (schema->fields[k].type->kind == SL_STRING ||
+		    schema->fields[k].type->kind == SL_BINARY)
+			r.cols[k]->arena = sl_arena_ref(arena);
+		if (k != r.corrupt)
+			r.map[r.nf++] = k;
+	}
+	if (read_records(&r, schema, &t, &nrows, err) == 0) {
+		for (k = 0; k < nf; k++)
+			r.cols[k]->len = nrows;
+		b = sl_batch_new(schema, nrows, r.cols);
+		for (k = 0; k < nf; k++)
+			r.cols[k] = NULL;
+		if (b == NULL)
+			sl_err_nomem(err);
+	}
+	goto out;
+oom:
+	sl_err_nomem(err);
+out:
+	tok_release(&t);
+	if (r.cols != NULL)
+		for (k = 0; k < nf; k++)
+			sl_col_free(r.cols[k]);
+	free(r.cols);
+	free(r.map);
+	return b;
+}
+
+/* ---- inference (CSVInferSchema) ---- */
+
+enum { CK_NULL = -1, CK_INT, CK_BIGINT, CK_DOUBLE, CK_TS, CK_BOOL, CK_STRING };
+
+struct sl_csv_infer {
+	csvopt o;
+	int ncols;
+	char **names;
+	int *kind;
+	bool started;
+};
+
+sl_csv_infer *sl_csv_infer_new(const sl_options *opts, sl_err *err)
+{
+	sl_csv_infer *ci = calloc(1, sizeof *ci);
+	if (ci == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	if (csvopt_get(opts, &ci->o, err)) {
+		free(ci);
+		return NULL;
+	}
+	return ci;
+}
+
+void sl_csv_infer_free(sl_csv_infer *ci)
+{
+	int k;
+	if (ci == NULL)
+		return;
+	for (k = 0; k < ci->ncols; k++)
+		free(ci->names[k]);
+	free(ci->names);
+	free(ci->kind);
+	free(ci);
+}
+
+/* Header tokens compared as makeSafeHeader does: case insensitive. */
+static int tok_cmp(const void *a, const void *b, void *ud)
+{
+	const sl_str *tok = ud;
+	sl_str x = tok[*(const int *)a], y = tok[*(const int *)b];
+	int c;
+	if (x.len != y.len)
+		return x.len < y.len ? -1 : 1;
+	c = x.len ? strncasecmp(x.p, y.p, x.len) : 0;
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+/* dup[k]: another header token equals token k.  Sorted, so a 100,000
+ * column header takes a moment, not minutes (issue 16 finding 9). */
+static int find_dups(const csvtok *t, bool *dup)
+{
+	int *ix = malloc(((size_t)t->ntok + 1) * sizeof *ix), k;
+	if (ix == NULL)
+		return SL_ENOMEM;
+	for (k = 0; k < t->ntok; k++)
+		ix[k] = k;
+	qsort_r(ix, (size_t)t->ntok, sizeof *ix, tok_cmp, (void *)t->tok);
+	for (k = 0; k + 1 < t->ntok; k++) {
+		sl_str x = t->tok[ix[k]], y = t->tok[ix[k + 1]];
+		if (x.len == y.len &&
+		    (x.len == 0 || strncasecmp(x.p, y.p, x.len) == 0))
+			dup[ix[k]] = dup[ix[k + 1]] = true;
+	}
+	free(ix);
+	return 0;
+}
+
+/* Spark's makeSafeHeader: empty names become _cN; duplicates (case
+ * insensitive) get their index appended. */
+static int set_names(sl_csv_infer *ci, const csvtok *t, bool header)
+{
+	bool *dup;
+	int k;
+	ci->ncols = t->ntok;
+	ci->names = calloc((size_t)t->ntok + 1, sizeof *ci->names);
+	ci->kind = malloc(((size_t)t->ntok + 1) * sizeof *ci->kind);
+	dup = calloc((size_t)t->ntok + 1, sizeof *dup);
+	if (ci->names == NULL || ci->kind == NULL || dup == NULL ||
+	    (header && find_dups(t, dup) != 0)) {
+		free(dup);
+		return SL_ENOMEM;
+	}
+	for (k = 0; k < t->ntok; k++) {
+		sl_str s = t->tok[k];
+		ci->kind[k] = CK_NULL;
+		if (!header || s.len == 0 || is_null_tok(&ci->o, s)) {
+			if (asprintf(&ci->names[k], "_c%d", k) < 0)
+				ci->names[k] = NULL;
+		} else if (dup[k]) {
+			if (asprintf(&ci->names[k], "%.*s%d", (int)s.len, s.p,
+				     k) < 0)
+				ci->names[k] = NULL;
+		} else
+			ci->names[k] = strndup(s.p, s.len);
+		if (ci->names[k] == NULL) {
+			free(dup);
+			return SL_ENOMEM;
+		}
+	}
+	free(dup);
+	return 0;
+}
+
+static int value_kind(int cur, sl_str s)
+{
+	int64_t v;
+	double d;
+	bool b;
+	if (cur <= CK_INT && sl_format_parse_i64(s.p, s.len, &v) &&
+	    v >= INT32_MIN && v <= INT32_MAX)
+		return CK_INT;
+	if (cur <= CK_BIGINT && sl_format_parse_i64(s.p, s.len, &v))
+		return CK_BIGINT;
+	if (cur <= CK_DOUBLE && sl_format_parse_double(s.p, s.len, &d))
+		return CK_DOUBLE;
+	if (cur <= CK_TS && sl_ts_parse(s.p, s.len, &v))
+		return CK_TS;
+	if (cur <= CK_BOOL && sl_format_parse_bool(s.p, s.len, &b))
+		return CK_BOOL;
+	return CK_STRING;
+}
+
+static int merge(int a, int b)
+{
+	if (a == CK_NULL || a == b)
+		return b;
+	if (a <= CK_DOUBLE && b <= CK_DOUBLE)
+		return a > b ? a : b;
+	return CK_STRING;
+}
+
+int sl_csv_infer_add(sl_csv_infer *ci, const char *name, const char *data,
+		     size_t len, sl_err *err)
+{
+	csvtok t;
+	bool first = true;
+	int k;
+	(void)name;
+	tok_init(&t, &ci->o, NULL, data, len);
+	while (tok_next(&t)) {
+		bool hdr = first && ci->o.header;
+		if (!ci->started) {
+			ci->started = true;
+			if (set_names(ci, &t, ci->o.header) != 0)
+				goto oom;
+		}
+		first = false;
+		if (hdr || !ci->o.infer)
+			continue;
+		for (k = 0; k < ci->ncols && k < t.ntok; k++)
+			if (!is_null_tok(&ci->o, t.tok[k]) &&
+			    ci->kind[k] != CK_STRING)
+				ci->kind[k] =
+				    merge(ci->kind[k],
+					  value_kind(ci->kind[k], t.tok[k]));
+	}
+	if (t.oom)
+		goto oom;
+	tok_release(&t);
+	return 0;
+oom:
+	tok_release(&t);
+	return sl_err_nomem(err);
+}
+
+sl_type *sl_csv_infer_finish(sl_csv_infer *ci, sl_err *err)
+{
+	static const sl_kind kinds[] = { SL_INT,       SL_BIGINT,  SL_DOUBLE,
+					 SL_TIMESTAMP, SL_BOOLEAN, SL_STRING };
+	sl_type *t = sl_type_struct_new(ci->ncols);
+	int k;
+	for (k = 0; t != NULL && k < ci->ncols; k++) {
+		int kd =
+		    ci->o.infer && ci->kind[k] >= 0 ? ci->kind[k] : CK_STRING;
+		if (sl_type_set_field(t, k, ci->names[k],
+				      sl_type_prim(kinds[kd]), true) != 0) {
+			sl_type_free(t);
+			t = NULL;
+		}
+	}
+	if (t == NULL)
+		sl_err_nomem(err);
+	sl_csv_infer_free(ci);
+	return t;
+}
+
+/* ---- writing ---- */
+
+static void put_field(const csvopt *o, const char *p, size_t n, sl_buf *out)
+{
+	size_t k;
+	bool q = n == 0;
+	for (k = 0; k < n && !q; k++)
+		q = p[k] == o->sep || p[k] == o->quote || p[k] == '\n' ||
+		    p[k] == '\r';
+	if (!q || o->quote == '\0') {
+		sl_buf_add(out, p, n);
+		return;
+	}
+	sl_buf_addc(out, o->quote);
+	for (k = 0; k < n; k++) {
+		if (p[k] == o->quote ||
+		    (p[k] == o->escape && o->escape != '\0'))
+			sl_buf_addc(out,
+				    o->escape != '\0' ? o->escape : o->quote);
+		sl_buf_addc(out, p[k]);
+	}
+	sl_buf_addc(out, o->quote);
+}
+
+static void put_value(const csvopt *o, const sl_col *c, int64_t i, sl_buf *out,
+		      sl_buf *tmp)
+{
+	if (sl_col_isnull(c, i))
+		return;
+	switch (c->type->kind) {
+	case SL_STRING:
+	case SL_BINARY:
+		put_field(o, sl_col_str(c)[i].p, sl_col_str(c)[i].len, out);
+		return;
+	case SL_TIMESTAMP: sl_ts_iso(sl_col_i64(c)[i], out); return;
+	default:
+		sl_buf_clear(tmp);
+		sl_value_show(c, i, tmp);
+		put_field(o, sl_buf_cstr(tmp), tmp->len, out);
+	}
+}
+
+int sl_csv_write(const sl_batch *b, const sl_options *opts, sl_buf *out,
+		 sl_err *err)
+{
+	csvopt o;
+	sl_buf tmp;
+	int64_t i;
+	int k;
+	if (csvopt_get(opts, &o, err) || check_types(b->schema, err))
+		return err ? err->code : SL_EINVAL;
+	if (o.header) {
+		for (k = 0; k < b->ncols; k++) {
+			const char *nm = b->schema->fields[k].name;
+			if (k > 0)
+				sl_buf_addc(out, o.sep);
+			put_field(&o, nm, strlen(nm), out);
+		}
+		sl_buf_addc(out, '\n');
+	}
+	sl_buf_init(&tmp);
+	for (i = 0; i < b->nrows; i++) {
+		for (k = 0; k < b->ncols; k++) {
+			if (k > 0)
+				sl_buf_addc(out, o.sep);
+			put_value(&o, b->cols[k], i, out, &tmp);
+		}
+		sl_buf_addc(out, '\n');
+	}
+	sl_buf_release(&tmp);
+	return sl_buf_failed(out) ? sl_err_nomem(err) : 0;
+}

@@ -1,0 +1,673 @@
+/*
+ * fileformat: the format-independent half of the file data sources: file
+ * listing (incl. the file sink's _spark_metadata log), reading a whole file
+ * into memory, mode options, Java-compatible text -> number conversions,
+ * the text format, dispatch of infer/read/write to json.c, csv.c and
+ * parquet.h (which reads and writes whole files itself), and durable writes (temp file, fsync, link: never overwrites).
+ *
+ * A file's bytes are read straight into one arena that the string columns
+ * of the resulting batch share (see json.c): no second copy.
+ *
+ * Choices where Spark leaves freedom: an empty batch written with
+ * write_dir produces no part file, only _SUCCESS (Spark 3 writes one empty
+ * part file for a json/csv DataFrame with no rows; the reader sees the same
+ * zero rows either way); Parquet does write its one part file, whose
+ * footer keeps the schema for the next read.  Paths in messages are shown as Spark does
+ * ("file:/abs/path").  Never prints.
+ */
+#include "formats/fileformat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <dirent.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "core/fsutil.h"
+#include "core/timeutil.h"
+#include "core/utf8.h"
+#include "core/uuid.h"
+#include "formats/parquet.h"
+#include "formats/fileformat_int.h"
+
+bool sl_format_known(const char *format)
+{
+	return format != NULL && (strcasecmp(format, "json") == 0 ||
+				  strcasecmp(format, "csv") == 0 ||
+				  strcasecmp(format, "text") == 0 ||
+				  strcasecmp(format, "parquet") == 0);
+}
+
+int sl_format_mode_get(const sl_options *opts, sl_format_mode *mode,
+		       sl_err *err)
+{
+	const char *v = opts ? sl_options_get(opts, "mode") : NULL;
+	*mode = SL_MODE_PERMISSIVE;
+	if (v == NULL || strcasecmp(v, "PERMISSIVE") == 0)
+		return 0;
+	if (strcasecmp(v, "DROPMALFORMED") == 0)
+		*mode = SL_MODE_DROPMALFORMED;
+	else if (strcasecmp(v, "FAILFAST") == 0)
+		*mode = SL_MODE_FAILFAST;
+	else
+		return sl_err_set(err, SL_EINVAL,
+				  "option 'mode': expected 'PERMISSIVE', "
+				  "'DROPMALFORMED' or 'FAILFAST', got '%s'",
+				  v);
+	return 0;
+}
+
+const char *sl_format_corrupt_name(const sl_options *opts)
+{
+	const char *v =
+	    opts ? sl_options_get(opts, "columnNameOfCorruptRecord") : NULL;
+	return v != NULL ? v : "_corrupt_record";
+}
+
+int sl_format_corrupt_index(const sl_type *schema, const sl_options *opts)
+{
+	const char *name = sl_format_corrupt_name(opts);
+	int k;
+	for (k = 0; k < schema->nfields; k++)
+		if (strcmp(schema->fields[k].name, name) == 0)
+			return schema->fields[k].type->kind == SL_STRING ? k
+									 : -1;
+	return -1;
+}
+
+int64_t sl_format_count_lines(const char *p, size_t len)
+{
+	int64_t n = 1;
+	size_t k = 0;
+#ifdef __SSE2__
+	/* 16 bytes a step: matches subtract -1 from byte counters, which are
+	 * summed (psadbw) every 255 steps, before they can wrap */
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	while (k + 16 <= len) {
+		__m128i acc = zero, sum;
+		for (int r = 0; r < 255 && k + 16 <= len; r++, k += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(p + k));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+		}
+		sum = _mm_sad_epu8(acc, zero);
+		n += _mm_cvtsi128_si64(sum) +
+		     _mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
+	}
+#endif
+	for (; k < len; k++)
+		n += p[k] == '\n';
+	return n;
+}
+
+/* ---- paths and listing ---- */
+
+/* Spark's rendering of a local path: "file:/abs/path". */
+static void qualified(const char *path, sl_buf *out)
+{
+	char cwd[PATH_MAX];
+	size_t n;
+	sl_buf_adds(out, "file:");
+	if (path[0] != '/' && getcwd(cwd, sizeof cwd) != NULL) {
+		sl_buf_adds(out, cwd);
+		if (strcmp(cwd, "/") != 0)
+			sl_buf_addc(out, '/');
+	}
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (strcmp(path, ".") == 0)
+		n = 0;
+	sl_buf_add(out, path, n);
+	if (out->len > 1 && out->p[out->len - 1] == '/')
+		out->p[--out->len] = '\0';
+}
+
+char *sl_format_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *s = malloc(n + strlen(name) + 2);
+	if (s == NULL)
+		return NULL;
+	if (n > 0 && dir[n - 1] == '/')
+		sprintf(s, "%s%s", dir, name);
+	else
+		sprintf(s, "%s/%s", dir, name);
+	return s;
+}
+
+int sl_format_sv_push(sl_strvec *sv, char *s)
+{
+	if (s == NULL)
+		return SL_ENOMEM;
+	if (sv->n == sv->cap) {
+		int cap = sv->cap ? sv->cap * 2 : 16;
+		char **v = realloc(sv->v, (size_t)cap * sizeof *v);
+		if (v == NULL) {
+			free(s);
+			return SL_ENOMEM;
+		}
+		sv->v = v;
+		sv->cap = cap;
+	}
+	sv->v[sv->n++] = s;
+	return 0;
+}
+
+static void sv_release(sl_strvec *sv)
+{
+	for (int k = 0; k < sv->n; k++)
+		free(sv->v[k]);
+	free(sv->v);
+	memset(sv, 0, sizeof *sv);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sl_format_list_free(char **files, int nfiles)
+{
+	for (int k = 0; k < nfiles; k++)
+		free(files[k]);
+	free(files);
+}
+
+int sl_format_io_err(sl_err *err, const char *what, const char *path)
+{
+	return sl_err_set(err, SL_EIO, "cannot %s '%s': %s", what, path,
+			  strerror(errno));
+}
+
+/* Read a whole file into arena memory (NUL-terminated, not counted). */
+int sl_format_slurp(const char *file, sl_arena *arena, char **data, size_t *len,
+		    sl_err *err)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t r;
+	char *buf;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sl_format_io_err(err, "read", file);
+	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			errno = EISDIR;
+		sl_format_io_err(err, "read", file);
+		close(fd);
+		return SL_EIO;
+	}
+	buf = sl_arena_alloc(arena, (size_t)st.st_size + 1);
+	if (buf == NULL) {
+		close(fd);
+		return sl_err_nomem(err);
+	}
+	while (got < (size_t)st.st_size) {
+		r = read(fd, buf + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			sl_format_io_err(err, "read", file);
+			close(fd);
+			return SL_EIO;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*data = buf;
+	*len = got;
+	return 0;
+}
+
+static int list_dir(const char *dir, sl_strvec *out, sl_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+	if (d == NULL)
+		return sl_format_io_err(err, "list", dir);
+	while ((de = readdir(d)) != NULL) {
+		char *f;
+		if (de->d_name[0] == '.' || de->d_name[0] == '_')
+			continue;
+		f = sl_format_join(dir, de->d_name);
+		if (f == NULL || stat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+			bool oom = f == NULL;
+			free(f);
+			if (oom) {
+				closedir(d);
+				return sl_err_nomem(err);
+			}
+			continue;
+		}
+		if (sl_format_sv_push(out, f)) {
+			closedir(d);
+			return sl_err_nomem(err);
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err)
+{
+	struct stat st;
+	sl_strvec sv = { 0 };
+	char *meta;
+	int rc;
+	*files = NULL;
+	*nfiles = 0;
+	if (stat(path, &st) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			sl_buf q;
+			sl_buf_init(&q);
+			qualified(path, &q);
+			sl_err_set(err, SL_EANALYSIS,
+				   "[PATH_NOT_FOUND] Path does not exist: %s.",
+				   sl_buf_cstr(&q));
+			sl_buf_release(&q);
+			return SL_EANALYSIS;
+		}
+		return sl_format_io_err(err, "read", path);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		rc = sl_format_sv_push(&sv, strdup(path));
+		if (rc)
+			return sl_err_nomem(err);
+	} else {
+		meta = sl_format_join(path, "_spark_metadata");
+		if (meta == NULL)
+			return sl_err_nomem(err);
+		if (stat(meta, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = sl_format_metalog_list(path, meta, &sv, err);
+		else
+			rc = list_dir(path, &sv, err);
+		free(meta);
+		if (rc != 0) {
+			sv_release(&sv);
+			return rc;
+		}
+	}
+	if (sv.n > 1)
+		qsort(sv.v, (size_t)sv.n, sizeof *sv.v, cmp_str);
+	*files = sv.v;
+	*nfiles = sv.n;
+	return 0;
+}
+
+/* ---- reading ---- */
+
+static sl_type *text_schema(sl_err *err)
+{
+	return sl_type_parse_ddl("value STRING", err);
+}
+
+static bool is_fmt(const char *format, const char *name)
+{
+	return strcasecmp(format, name) == 0;
+}
+
+sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
+			 const sl_options *opts, sl_err *err)
+{
+	sl_json_infer *ji = NULL;
+	sl_csv_infer *ci = NULL;
+	bool json;
+	int k, rc = 0;
+	if (!sl_format_known(format)) {
+		sl_err_set(err, SL_EINVAL, "unknown file format '%s'",
+			   format ? format : "(null)");
+		return NULL;
+	}
+	if (is_fmt(format, "text"))
+		return text_schema(err);
+	if (is_fmt(format, "parquet"))
+		return sl_parquet_infer(files, nfiles, opts, err);
+	json = is_fmt(format, "json");
+	if (nfiles == 0) {
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "[UNABLE_TO_INFER_SCHEMA] Unable to infer schema for %s. "
+		    "It must be specified manually.",
+		    json ? "JSON" : "CSV");
+		return NULL;
+	}
+	if (json ? (ji = sl_json_infer_new(opts, err)) == NULL
+		 : (ci = sl_csv_infer_new(opts, err)) == NULL)
+		return NULL;
+	for (k = 0; k < nfiles && rc == 0; k++) {
+		sl_arena *a = sl_arena_new();
+		char *data;
+		size_t len;
+		if (a == NULL) {
+			rc = sl_err_nomem(err);
+			break;
+		}
+		rc = sl_format_slurp(files[k], a, &data, &len, err);
+		if (rc == 0)
+			rc = json ? sl_json_infer_add(ji, files[k], data, len,
+						      err)
+				  : sl_csv_infer_add(ci, files[k], data, len,
+						     err);
+		sl_arena_free(a);
+	}
+	if (rc != 0) {
+		sl_json_infer_free(ji);
+		sl_csv_infer_free(ci);
+		return NULL;
+	}
+	return json ? sl_json_infer_finish(ji, err)
+		    : sl_csv_infer_finish(ci, err);
+}
+
+/* text: one row per line, "\n" or "\r\n" ends a line. */
+static sl_batch *text_read(sl_arena *arena, const char *data, size_t len,
+			   sl_type *schema, sl_err *err)
+{
+	const char *p = data, *e = data + len, *nl, *le;
+	int64_t n = 0, cap = 1;
+	sl_col *c, *cols[1];
+	sl_batch *b;
+	for (nl = p;
+	     nl < e && (nl = memchr(nl, '\n', (size_t)(e - nl))) != NULL; nl++)
+		cap++;
+	c = sl_col_new(schema->fields[0].type, cap);
+	if (c == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	c->arena = sl_arena_ref(arena);
+	for (; p < e; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(e - p));
+		if (nl == NULL)
+			nl = e;
+		le = nl;
+		if (le > p && le[-1] == '\r')
+			le--;
+		sl_col_str(c)[n].p = p;
+		sl_col_str(c)[n++].len = (uint32_t)(le - p);
+	}
+	c->len = n;
+	cols[0] = c;
+	b = sl_batch_new(schema, n, cols);
+	if (b == NULL)
+		sl_err_nomem(err);
+	return b;
+}
+
+static sl_batch *read_arena(const char *format, const char *name,
+			    sl_arena *arena, const char *data, size_t len,
+			    sl_type *schema, const sl_options *opts,
+			    sl_err *err)
+{
+	sl_batch *b;
+	if (!sl_format_known(format)) {
+		sl_err_set(err, SL_EINVAL, "unknown file format '%s'",
+			   format ? format : "(null)");
+		return NULL;
+	}
+	if (is_fmt(format, "text")) {
+		sl_type *own = NULL;
+		if (schema == NULL && (schema = own = text_schema(err)) == NULL)
+			return NULL;
+		if (schema->nfields != 1 ||
+		    schema->fields[0].type->kind != SL_STRING) {
+			sl_err_set(err, SL_EANALYSIS,
+				   "text data source supports only a single "
+				   "column, and it must be of type string");
+			return NULL;
+		}
+		b = text_read(arena, data, len, schema, err);
+		sl_type_free(own);
+		return b;
+	}
+	if (schema == NULL || schema->kind != SL_STRUCT) {
+		sl_err_set(err, SL_EINVAL,
+			   "%s: a schema is required to read '%s'", format,
+			   name);
+		return NULL;
+	}
+	if (is_fmt(format, "json"))
+		return sl_json_read(name, arena, data, len, schema, opts, err);
+	return sl_csv_read(name, arena, data, len, schema, opts, err);
+}
+
+sl_batch *sl_format_read_file(const char *format, const char *file,
+			      sl_type *schema, const sl_options *opts,
+			      sl_err *err)
+{
+	sl_arena *a = sl_arena_new();
+	sl_batch *b = NULL;
+	char *data;
+	size_t len;
+	if (format != NULL && is_fmt(format, "parquet")) {
+		sl_arena_free(a);
+		return sl_parquet_read_file(file, schema, opts, err);
+	}
+	if (a == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	if (sl_format_slurp(file, a, &data, &len, err) == 0)
+		b = read_arena(format, file, a, data, len, schema, opts, err);
+	sl_arena_free(a);
+	return b;
+}
+
+sl_batch *sl_format_read_buf(const char *format, const char *name,
+			     const char *data, size_t len, sl_type *schema,
+			     const sl_options *opts, sl_err *err)
+{
+	sl_arena *a;
+	sl_batch *b = NULL;
+	char *copy;
+	if (format != NULL && is_fmt(format, "parquet")) {
+		sl_parquet_file *f = sl_parquet_open_buf(name, data, len, err);
+		b = f ? sl_parquet_read_all(f, schema, err) : NULL;
+		sl_parquet_file_free(f);
+		return b;
+	}
+	a = sl_arena_new();
+	copy = a ? sl_arena_alloc(a, len + 1) : NULL;
+	if (copy == NULL) {
+		sl_arena_free(a);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	if (len > 0)
+		memcpy(copy, data, len);
+	copy[len] = '\0';
+	b = read_arena(format, name, a, copy, len, schema, opts, err);
+	sl_arena_free(a);
+	return b;
+}
+
+/* ---- writing ---- */
+
+static int text_write(const sl_batch *b, sl_buf *out, sl_err *err)
+{
+	const sl_col *c;
+	int64_t i;
+	if (b->ncols != 1 || b->schema->fields[0].type->kind != SL_STRING)
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "text data source supports only a single column, "
+		    "and it must be of type string");
+	c = b->cols[0];
+	for (i = 0; i < b->nrows; i++) {
+		if (!sl_col_isnull(c, i))
+			sl_buf_add(out, sl_col_str(c)[i].p,
+				   sl_col_str(c)[i].len);
+		sl_buf_addc(out, '\n');
+	}
+	return 0;
+}
+
+static int render(const char *format, const sl_batch *b, const sl_options *opts,
+		  sl_buf *out, sl_err *err)
+{
+	if (is_fmt(format, "json"))
+		return sl_json_write(b, out, err);
+	if (is_fmt(format, "csv"))
+		return sl_csv_write(b, opts, out, err);
+	if (is_fmt(format, "text"))
+		return text_write(b, out, err);
+	if (is_fmt(format, "parquet"))
+		return sl_parquet_write_buf(b, opts, out, err);
+	return sl_err_set(err, SL_EINVAL, "unknown file format '%s'",
+			  format ? format : "(null)");
+}
+
+/* Write bytes to path durably without replacing anything (fsutil.h:
+ * temp file, fsync, link() that fails if path exists, fsync dir). */
+static int write_atomic(const char *path, const char *p, size_t n, sl_err *err)
+{
+	if (access(path, F_OK) == 0)
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
+				  strerror(EEXIST));
+	return sl_fs_write_atomic(path, p, n, false, NULL, NULL, -1, err);
+}
+
+int sl_format_write_file(const char *format, const char *path,
+			 const sl_batch *b, const sl_options *opts, sl_err *err)
+{
+	sl_buf out;
+	int rc;
+	sl_buf_init(&out);
+	rc = render(format, b, opts, &out, err);
+	if (rc == 0 && sl_buf_failed(&out))
+		rc = sl_err_nomem(err);
+	if (rc == 0)
+		rc = write_atomic(path, out.p ? out.p : "", out.len, err);
+	sl_buf_release(&out);
+	return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+typedef enum { SAVE_ERROR, SAVE_OVERWRITE, SAVE_APPEND, SAVE_IGNORE } save_mode;
+
+static int save_mode_get(const char *mode, save_mode *m, sl_err *err)
+{
+	if (mode == NULL || *mode == '\0' || strcasecmp(mode, "error") == 0 ||
+	    strcasecmp(mode, "errorifexists") == 0 ||
+	    strcasecmp(mode, "default") == 0)
+		*m = SAVE_ERROR;
+	else if (strcasecmp(mode, "overwrite") == 0)
+		*m = SAVE_OVERWRITE;
+	else if (strcasecmp(mode, "append") == 0)
+		*m = SAVE_APPEND;
+	else if (strcasecmp(mode, "ignore") == 0)
+		*m = SAVE_IGNORE;
+	else
+		return sl_err_set(
+		    err, SL_EINVAL,
+		    "unknown save mode: %s. Accepted save modes are "
+		    "'overwrite', 'append', 'ignore', 'error', "
+		    "'errorifexists', 'default'.",
+		    mode);
+	return 0;
+}
+
+static int write_success(const char *dir, sl_err *err)
+{
+	char *f = sl_format_join(dir, "_SUCCESS");
+	int fd;
+	if (f == NULL)
+		return sl_err_nomem(err);
+	fd = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || fsync(fd) != 0) {
+		sl_format_io_err(err, "write", f);
+		if (fd >= 0)
+			close(fd);
+		free(f);
+		return SL_EIO;
+	}
+	close(fd);
+	free(f);
+	sl_fs_fsync_dir(dir);
+	return 0;
+}
+
+int sl_format_write_dir(const char *format, const char *dir, const char *mode,
+			const sl_batch *b, const sl_options *opts, sl_err *err)
+{
+	struct stat st;
+	save_mode m = SAVE_ERROR;
+	char name[80], uuid[37], *path;
+	int rc;
+	if (!sl_format_known(format))
+		return sl_err_set(err, SL_EINVAL, "unknown file format '%s'",
+				  format ? format : "(null)");
+	if (save_mode_get(mode, &m, err))
+		return SL_EINVAL;
+	if (lstat(dir, &st) == 0) {
+		if (m == SAVE_IGNORE)
+			return 0;
+		if (m == SAVE_ERROR) {
+			sl_buf q;
+			sl_buf_init(&q);
+			qualified(dir, &q);
+			sl_err_set(err, SL_EANALYSIS, "path %s already exists.",
+				   sl_buf_cstr(&q));
+			sl_err_hint(err,
+				    "set mode as \"overwrite\" to overwrite "
+				    "the existing path");
+			sl_buf_release(&q);
+			return SL_EANALYSIS;
+		}
+		if (m == SAVE_OVERWRITE) {
+			if (strcmp(dir, "/") == 0 || *dir == '\0')
+				return sl_err_set(err, SL_EINVAL,
+						  "refusing to overwrite '%s'",
+						  dir);
+			if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+				return sl_format_io_err(err, "overwrite", dir);
+		} else if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			return sl_format_io_err(err, "append to", dir);
+		}
+	}
+	if ((rc = sl_fs_mkdirs(dir, err)) != 0)
+		return rc;
+	if (b->nrows > 0 || is_fmt(format, "parquet")) {
+		/* Spark writes one part file for an empty DataFrame in Parquet:
+		 * its footer keeps the schema */
+		sl_uuid_v4(uuid);
+		snprintf(name, sizeof name, "part-00000-%s-c000.%s", uuid,
+			 is_fmt(format, "text")      ? "txt"
+			 : is_fmt(format, "json")    ? "json"
+			 : is_fmt(format, "parquet") ? sl_parquet_ext(opts)
+						     : "csv");
+		path = sl_format_join(dir, name);
+		if (path == NULL)
+			return sl_err_nomem(err);
+		rc = sl_format_write_file(format, path, b, opts, err);
+		free(path);
+		if (rc != 0)
+			return rc;
+	}
+	return write_success(dir, err);
+}

@@ -1,0 +1,194 @@
+/*
+ * fileformat: reading and writing json, csv and text files, as Spark's
+ * DataFrameReader/Writer and the file stream source/sink use them.
+ *
+ * Modes (option "mode"): PERMISSIVE (default: a malformed record gives a
+ * row of nulls, plus its raw text in "_corrupt_record" (or the name in
+ * option columnNameOfCorruptRecord) when the schema has that STRING column),
+ * DROPMALFORMED (skip it), FAILFAST (error naming file, line and reason:
+ * "json: malformed record at data/a.json:3: expected ':' at byte 14").
+ *
+ * JSON options: mode, columnNameOfCorruptRecord, multiLine (false).
+ * CSV options: header (false), sep/delimiter (","), quote ("\""), escape
+ * ("\\"), inferSchema (false), mode, nullValue (""), comment.
+ * text: one row per line, column "value" STRING.
+ * json and csv also take fastPath (true): false parses every record with
+ * the general parser instead of first offering it to the fast path for
+ * plain records (tests and measurements; the results are the same).
+ *
+ * Never prints.  Errors name the file.
+ */
+#ifndef SL_FILEFORMAT_H
+#define SL_FILEFORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/batch.h"
+#include "core/err.h"
+#include "core/options.h"
+#include "core/timeutil.h"
+#include "core/type.h"
+
+/* True for json, csv, text. */
+bool sl_format_known(const char *format);
+
+/* List the data files of path: the file itself, or a directory's regular
+ * files whose names do not start with '.' or '_', sorted by name; when the
+ * directory has _spark_metadata/, only the files its log lists (exactly-once
+ * file sink).  *files is a malloc'd array of malloc'd paths. */
+int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err);
+void sl_format_list_free(char **files, int nfiles);
+/* The path of a file URI as the _spark_metadata log writes it
+ * ("file:///a/b%20c", "file:/a" or a bare path; %XX decoded): malloc'd, or
+ * NULL when out of memory. */
+char *sl_format_uri_path(const char *uri, size_t n);
+
+/* Infer a schema from files (batch reads without a schema): JSON takes the
+ * union of fields (BIGINT, DOUBLE, BOOLEAN, STRING, STRUCT, ARRAY; fields
+ * sorted by name, as Spark); CSV takes the header names (or _c0, _c1, ...)
+ * as STRING, or inferred INT/BIGINT/DOUBLE/BOOLEAN/TIMESTAMP/STRING with
+ * inferSchema=true; text is "value STRING". */
+sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
+			 const sl_options *opts, sl_err *err);
+
+/* Read one whole file into a batch of `schema`. */
+sl_batch *sl_format_read_file(const char *format, const char *file,
+			      sl_type *schema, const sl_options *opts,
+			      sl_err *err);
+/* Parse a buffer of text (file contents, a Kafka value) the same way; name
+ * is used in error messages. */
+sl_batch *sl_format_read_buf(const char *format, const char *name,
+			     const char *data, size_t len, sl_type *schema,
+			     const sl_options *opts, sl_err *err);
+
+/* Parse n JSON texts (one record each) into a STRUCT column of `schema`:
+ * from_json.  Malformed texts give NULL rows (PERMISSIVE). */
+sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
+		       sl_type *schema, sl_err *err);
+
+/* Write the batch as one file (json lines, or csv with option header) at
+ * path, replacing nothing: fails if path exists.  Writes to a temp name,
+ * fsyncs, renames. */
+int sl_format_write_file(const char *format, const char *path,
+			 const sl_batch *b, const sl_options *opts,
+			 sl_err *err);
+
+/* DataFrameWriter.save: write b under directory dir as
+ * part-00000-<uuid>.<ext> plus an empty _SUCCESS.  mode: "error"/
+ * "errorifexists" (default; Spark's "path ... already exists."),
+ * "overwrite", "append", "ignore". */
+int sl_format_write_dir(const char *format, const char *dir, const char *mode,
+			const sl_batch *b, const sl_options *opts, sl_err *err);
+
+/* ---- Internal to the fileformat module (json.c, csv.c, fileformat.c);
+ * other modules use the functions above. ---- */
+
+typedef enum sl_format_mode {
+	SL_MODE_PERMISSIVE,
+	SL_MODE_DROPMALFORMED,
+	SL_MODE_FAILFAST
+} sl_format_mode;
+
+/* Option "mode" (case-insensitive; default PERMISSIVE).  SL_EINVAL names
+ * the option and the accepted values. */
+int sl_format_mode_get(const sl_options *opts, sl_format_mode *mode,
+		       sl_err *err);
+/* Option columnNameOfCorruptRecord, default "_corrupt_record"; borrowed. */
+const char *sl_format_corrupt_name(const sl_options *opts);
+/* Index of the STRING corrupt-record column of schema, or -1. */
+int sl_format_corrupt_index(const sl_type *schema, const sl_options *opts);
+
+/* Text -> value conversions shared by the csv reader and inference, with
+ * Java's rules (Integer.parseInt, Long.parseLong, Double.parseDouble
+ * incl. NaN/Infinity, Boolean "true"/"false" any case).  False if the
+ * text does not convert. */
+bool sl_format_parse_i64(const char *s, size_t n, int64_t *out);
+bool sl_format_parse_double(const char *s, size_t n, double *out);
+bool sl_format_parse_bool(const char *s, size_t n, bool *out);
+/* Timestamp text as sl_ts_parse accepts it, with a fast path for the
+ * common "yyyy-MM-dd[ T]HH:mm:ss[.fff][Z]" and a one-entry date cache
+ * (caller-owned, zero-initialised; one per reader, not shared). */
+typedef struct sl_format_tscache {
+	char date[10];
+	int64_t days;
+	bool valid;
+} sl_format_tscache;
+bool sl_format_parse_ts(const char *s, size_t n, int64_t *us,
+			sl_format_tscache *cache);
+/* The inline fast path of sl_format_parse_ts: the 19 bytes at s as
+ * "yyyy-MM-dd[ T]HH:mm:ss" whose date is the cached one.  Same value as
+ * sl_format_parse_ts; false (nothing stored) for anything else, also when
+ * a byte is not a digit or separator, so a true also says s[0..19) holds
+ * no quote or other special byte. */
+static inline int sl_format_d2_(const char *p)
+{
+	unsigned a = (unsigned)(p[0] - '0'), b = (unsigned)(p[1] - '0');
+	return a > 9 || b > 9 ? -1 : (int)(a * 10 + b);
+}
+static inline bool sl_format_ts_cached(const char *s, int64_t *us,
+				       const sl_format_tscache *c)
+{
+	uint64_t a, b;
+	uint16_t x, y;
+	int h, mi, sec;
+	if (!c->valid)
+		return false;
+	memcpy(&a, s, 8);
+	memcpy(&b, c->date, 8);
+	memcpy(&x, s + 8, 2);
+	memcpy(&y, c->date + 8, 2);
+	if (a != b || x != y || (s[10] != ' ' && s[10] != 'T') ||
+	    s[13] != ':' || s[16] != ':')
+		return false;
+	h = sl_format_d2_(s + 11);
+	mi = sl_format_d2_(s + 14);
+	sec = sl_format_d2_(s + 17);
+	if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
+		return false;
+	*us = c->days * SL_US_PER_DAY + (int64_t)h * SL_US_PER_HOUR +
+	      (int64_t)mi * SL_US_PER_MIN + (int64_t)sec * SL_US_PER_SEC;
+	return true;
+}
+/* 1 + the number of '\n' bytes in p[0..len): an upper bound on the
+ * records of a JSON-lines or CSV text (rows to allocate). */
+int64_t sl_format_count_lines(const char *p, size_t len);
+/* strtod in the C locale whatever the process locale is. */
+double sl_format_strtod(const char *s, char **end);
+
+/* Readers over data that lives in `arena` (borrowed; the result's string
+ * columns take references to it and point into it, so no bytes are copied).
+ * name is used in error messages. */
+sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
+		       size_t len, sl_type *schema, const sl_options *opts,
+		       sl_err *err);
+sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
+		      size_t len, sl_type *schema, const sl_options *opts,
+		      sl_err *err);
+
+/* Schema inference accumulators: _add once per file, then _finish gives
+ * the schema (new reference) and frees the accumulator; _free drops one
+ * that is not finished. */
+typedef struct sl_json_infer sl_json_infer;
+sl_json_infer *sl_json_infer_new(const sl_options *opts, sl_err *err);
+int sl_json_infer_add(sl_json_infer *ji, const char *name, const char *data,
+		      size_t len, sl_err *err);
+sl_type *sl_json_infer_finish(sl_json_infer *ji, sl_err *err);
+void sl_json_infer_free(sl_json_infer *ji);
+
+typedef struct sl_csv_infer sl_csv_infer;
+sl_csv_infer *sl_csv_infer_new(const sl_options *opts, sl_err *err);
+int sl_csv_infer_add(sl_csv_infer *ci, const char *name, const char *data,
+		     size_t len, sl_err *err);
+sl_type *sl_csv_infer_finish(sl_csv_infer *ci, sl_err *err);
+void sl_csv_infer_free(sl_csv_infer *ci);
+
+/* Writers: append b's rows to out (json lines; csv with the header line
+ * when option header is true). */
+int sl_json_write(const sl_batch *b, sl_buf *out, sl_err *err);
+int sl_csv_write(const sl_batch *b, const sl_options *opts, sl_buf *out,
+		 sl_err *err);
+
+#endif

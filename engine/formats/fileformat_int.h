@@ -1,0 +1,37 @@
+/*
+ * fileformat_int: what the files of the file-format module share
+ * (fileformat.c: listing, reading, writing; format_metalog.c: the
+ * _spark_metadata log; format_parse.c: Java's text-to-value rules).
+ * Engine-internal: never included from outside formats/.
+ */
+#ifndef SL_FILEFORMAT_INT_H
+#define SL_FILEFORMAT_INT_H
+
+#include <stddef.h>
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "formats/fileformat.h"
+
+/* A growable list of malloc'd strings. */
+typedef struct sl_strvec {
+	char **v;
+	int n, cap;
+} sl_strvec;
+/* Append s (taken; NULL or out of memory: SL_ENOMEM, s freed). */
+int sl_format_sv_push(sl_strvec *sv, char *s);
+
+/* dir + "/" + name, malloc'd (NULL when out of memory). */
+char *sl_format_join(const char *dir, const char *name);
+/* SL_EIO "cannot <what> '<path>': <strerror(errno)>". */
+int sl_format_io_err(sl_err *err, const char *what, const char *path);
+/* Read a whole file into arena memory (NUL-terminated, not counted). */
+int sl_format_slurp(const char *file, sl_arena *arena, char **data, size_t *len,
+		    sl_err *err);
+
+/* The files a file sink's _spark_metadata log `meta` (in directory dir)
+ * lists, appended to out (format_metalog.c). */
+int sl_format_metalog_list(const char *dir, const char *meta, sl_strvec *out,
+			   sl_err *err);
+
+#endif

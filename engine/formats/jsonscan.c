@@ -1,0 +1,581 @@
+/*
+ * jsonscan: the JSON-lines reader's fast path for flat records.
+ *
+ * Most files repeat one shape, {"ts":"2026-01-01 12:00:03","product_id":
+ * "p17","amount":12}, line after line.  The general parser (json.c) pays
+ * for its generality on every line: a hash lookup per key, a value parser
+ * per node, a memchr per line.  This scanner instead predicts each key from
+ * the order seen on the previous lines (one masked 8-byte compare of the
+ * quoted key, plus a memcmp for long names), parses values with parsers
+ * specialised by column type straight into the column arrays, and finds
+ * the end of the line as it goes.  Strings without escapes point into the
+ * text, as the general parser's do.  Once a line is taken, its keys in
+ * order, without whitespace, become a template: the next lines are first
+ * matched against its separators ({"ts": ,"product_id": ...) byte for
+ * byte, which skips the per-key prediction, duplicate and whitespace
+ * checks; a line that does not fit goes through the per-key scan, and
+ * teaches a new template.  A 19-byte timestamp text equal to the last one
+ * parsed takes its value without parsing.
+ *
+ * Invariant: a line is taken only if the general parser would accept it
+ * with no syntax or type error and store exactly the same values; anything
+ * else (a key it does not know, a duplicate key, an escape, nesting, a
+ * NaN token, an exponent, a number out of the fast range, a timestamp that
+ * does not parse, tabs or other unusual whitespace, text after the '}')
+ * stops the run and the caller parses that line with the general parser,
+ * which overwrites whatever this scanner wrote into the row.  The
+ * differential test in t406-json-fast checks the two paths against each
+ * other over generated and mutated lines.
+ *
+ * Bounds: every line scanned ends with '\n' before `end`; every loop stops
+ * at '\n' (it is neither a digit, a space nor a plain string byte), and the
+ * wide key compare is used only when the bytes it loads are in bounds.
+ * Never allocates per line (a null bitmap is allocated once per column on
+ * its first null); never prints.
+ */
+#include "formats/json_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/timeutil.h"
+
+enum { SK_NONE, SK_STRING, SK_INT, SK_BIGINT, SK_DOUBLE, SK_BOOL, SK_TS };
+
+typedef struct sfield {
+	const char *name; /* borrowed from the schema */
+	uint32_t len;
+	uint32_t klen;    /* len + 2: the quoted key */
+	uint64_t head[2]; /* the first 16 bytes of the quoted key, masked */
+	uint64_t mask[2];
+	char key[72]; /* the quoted key when it fits (klen <= 72) */
+	int kind;     /* SK_*: SK_NONE = any value of it stops the run */
+	sl_col *col;  /* borrowed */
+} sfield;
+
+/* One separator of the line template: '{' or ',', the quoted key, ':'. */
+typedef struct tsep {
+	const sfield *f; /* the field, in the scanner's array */
+	int k;
+	uint32_t len;              /* bytes of sep */
+	uint64_t head[2], mask[2]; /* its first 16 bytes, masked */
+	char sep[76];
+} tsep;
+
+struct sl_jsonscan {
+	int nf;
+	sfield *f;
+	sl_col *corrupt; /* borrowed; NULL if none */
+	int cidx;
+	uint64_t fields; /* fields a key may name (the corrupt one excluded) */
+	int norder;
+	int order[64]; /* predicted field of the k-th key */
+	int nkeys;     /* keys of the last line line() took */
+	/* the template: the last taken line's keys, in order, with no
+	 * whitespace; ntpl = 0 when there is none */
+	int ntpl;
+	uint64_t tplset;   /* the fields it names */
+	int64_t hit, miss; /* lines it took, lines it did not */
+	tsep tpl[64];
+	/* the last timestamp text of 19 bytes that parsed, and its value */
+	bool ts_ok;
+	char ts_text[19];
+	int64_t ts_us;
+	bool oom;
+};
+
+static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+			      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+			      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+/* Plain string bytes: not a quote, backslash or control character. */
+static const uint8_t plain_stop[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1,
+};
+
+static int kind_of(sl_kind k)
+{
+	switch (k) {
+	case SL_STRING: return SK_STRING;
+	case SL_INT: return SK_INT;
+	case SL_BIGINT: return SK_BIGINT;
+	case SL_DOUBLE: return SK_DOUBLE;
+	case SL_BOOLEAN: return SK_BOOL;
+	case SL_TIMESTAMP: return SK_TS;
+	default: return SK_NONE; /* STRUCT, ARRAY, BINARY, NULLTYPE */
+	}
+}
+
+sl_jsonscan *sl_jsonscan_new(const sl_type *schema, sl_col *const *cols,
+			     int corrupt)
+{
+	sl_jsonscan *s;
+	int k, useful = 0;
+	if (schema->nfields > 64 || schema->nfields == 0)
+		return NULL;
+	s = calloc(1, sizeof *s);
+	if (s == NULL ||
+	    (s->f = calloc((size_t)schema->nfields, sizeof *s->f)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	s->nf = schema->nfields;
+	s->cidx = corrupt;
+	s->corrupt = corrupt >= 0 ? cols[corrupt] : NULL;
+	for (k = 0; k < s->nf; k++) {
+		sfield *f = &s->f[k];
+		unsigned char m[16] = { 0 }, h[16] = { 0 };
+		f->name = schema->fields[k].name;
+		f->len = (uint32_t)strlen(f->name);
+		f->klen = f->len + 2;
+		f->kind = kind_of(schema->fields[k].type->kind);
+		f->col = cols[k];
+		if (f->klen > sizeof f->key) {
+			sl_jsonscan_free(
+			    s); /* a rare long name: no fast path */
+			return NULL;
+		}
+		if (k == corrupt)
+			continue; /* never matched: such a key stops the run */
+		s->fields |= UINT64_C(1) << k;
+		f->key[0] = '"';
+		memcpy(f->key + 1, f->name, f->len);
+		f->key[f->len + 1] = '"';
+		for (uint32_t b = 0; b < 16 && b < f->klen; b++) {
+			m[b] = 0xff;
+			h[b] = (unsigned char)f->key[b];
+		}
+		memcpy(f->mask, m, 16);
+		memcpy(f->head, h, 16);
+		useful += f->kind != SK_NONE;
+	}
+	if (useful == 0) {
+		sl_jsonscan_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void sl_jsonscan_free(sl_jsonscan *s)
+{
+	if (s == NULL)
+		return;
+	free(s->f);
+	free(s);
+}
+
+static inline bool isdig(char c)
+{
+	return (unsigned)(c - '0') < 10;
+}
+
+static inline void unnull(sl_col *c, int64_t i)
+{
+	if (c->nulls != NULL)
+		c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+}
+
+/* The quoted key at p ('"'), looked up by name; -1 if it is not a plain
+ * key naming a field.  *after: the byte after its closing quote. */
+static int key_lookup(const sl_jsonscan *s, const char *p, const char **after)
+{
+	const char *q = p + 1;
+	size_t n;
+	while (!plain_stop[(uint8_t)*q])
+		q++;
+	if (*q != '"')
+		return -1;
+	n = (size_t)(q - p - 1);
+	*after = q + 1;
+	for (int k = 0; k < s->nf; k++)
+		if (((s->fields >> k) & 1) && s->f[k].len == n &&
+		    memcmp(s->f[k].name, p + 1, n) == 0)
+			return k;
+	return -1;
+}
+
+/* An integer token: optional '-', digits without a leading zero, at most
+ * 18 of them, not followed by a fraction or exponent. */
+static inline const char *scan_int(const char *p, int64_t *out)
+{
+	bool neg = *p == '-';
+	const char *q = p + neg, *s;
+	uint64_t v = 0;
+	if (!isdig(*q) || (*q == '0' && isdig(q[1])))
+		return NULL;
+	for (s = q; isdig(*q); q++)
+		v = v * 10 + (uint64_t)(*q - '0');
+	if (q - s > 18 || *q == '.' || *q == 'e' || *q == 'E')
+		return NULL;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return q;
+}
+
+/* A decimal without exponent, at most 18 digits; the same value as
+ * sl_jsonlex_num_double gives (exact integer, or Clinger's fast path). */
+static inline const char *scan_double(const char *p, double *out)
+{
+	bool neg = *p == '-';
+	const char *q = p + neg, *s;
+	uint64_t m = 0;
+	int nd, fd = 0;
+	if (!isdig(*q) || (*q == '0' && isdig(q[1])))
+		return NULL;
+	for (s = q; isdig(*q); q++)
+		m = m * 10 + (uint64_t)(*q - '0');
+	nd = (int)(q - s);
+	if (*q == '.') {
+		if (!isdig(*++q))
+			return NULL;
+		for (s = q; isdig(*q); q++)
+			m = m * 10 + (uint64_t)(*q - '0');
+		fd = (int)(q - s);
+	}
+	if (nd + fd > 18 || *q == 'e' || *q == 'E')
+		return NULL;
+	if (fd == 0) {
+		*out = (double)(neg ? -(int64_t)m : (int64_t)m);
+	} else {
+		double d;
+		if (m > (UINT64_C(1) << 53) || fd > 22)
+			return NULL;
+		d = (double)m / p10[fd];
+		*out = neg ? -d : d;
+	}
+	return q;
+}
+
+static inline bool parse_ts(const char *s, size_t n, int64_t *us,
+			    sl_format_tscache *tsc)
+{
+	return (n == 19 && sl_format_ts_cached(s, us, tsc)) ||
+	       sl_format_parse_ts(s, n, us, tsc);
+}
+
+/* The first byte from s on that is a quote, backslash or control byte
+ * (a '\n' ends every line), 8 bytes a step while they are in bounds. */
+static inline const char *plain_end(const char *s, const char *end)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101u, high = ones * 0x80;
+	while (end - s >= 8) {
+		uint64_t w, z;
+		memcpy(&w, s, 8);
+		/* high bit of a byte: equal to '"', '\\', or below 0x20 (the
+		 * lowest flagged byte is exact; borrows only flag above it) */
+		z = (((w ^ (ones * '"')) - ones) & ~(w ^ (ones * '"'))) |
+		    (((w ^ (ones * '\\')) - ones) & ~(w ^ (ones * '\\'))) |
+		    ((w - ones * 0x20) & ~w);
+		z &= high;
+		if (z != 0)
+			return s + (__builtin_ctzll(z) >> 3);
+		s += 8;
+	}
+#else
+	(void)end;
+#endif
+	while (!plain_stop[(uint8_t)*s])
+		s++;
+	return s;
+}
+
+/* Are the 19 bytes at p those of t? */
+static inline bool same_ts(const char *p, const char *t)
+{
+	uint64_t a, b, c, d;
+	memcpy(&a, p, 8);
+	memcpy(&b, t, 8);
+	memcpy(&c, p + 8, 8);
+	memcpy(&d, t + 8, 8);
+	return ((a ^ b) | (c ^ d)) == 0 && p[16] == t[16] && p[17] == t[17] &&
+	       p[18] == t[18];
+}
+
+/* Remember a 19-byte timestamp text that parsed to us: the same text
+ * gives the same value for the rest of the read. */
+static inline void ts_keep(sl_jsonscan *s, const char *p, int64_t us)
+{
+	memcpy(s->ts_text, p, 19);
+	s->ts_us = us;
+	s->ts_ok = true;
+}
+
+/* One value of field f at p into row i; the byte after it, or NULL.
+ * Inlined into both line scanners (a call per value costs a fifth). */
+static inline __attribute__((always_inline)) const char *
+value(sl_jsonscan *s, const sfield *f, const char *p, const char *end,
+      int64_t i, sl_format_tscache *tsc)
+{
+	sl_col *c = f->col;
+	const char *q;
+	if (*p == 'n') {
+		if (f->kind == SK_NONE || p[1] != 'u' || p[2] != 'l' ||
+		    p[3] != 'l')
+			return NULL;
+		if (sl_col_set_null(c, i) != 0) {
+			s->oom = true;
+			return NULL;
+		}
+		return p + 4;
+	}
+	switch (f->kind) {
+	case SK_STRING:
+	case SK_TS:
+		if (*p != '"')
+			return NULL;
+		if (f->kind == SK_TS && end - p > 20 && p[20] == '"') {
+			if (s->ts_ok && same_ts(p + 1, s->ts_text)) {
+				/* the text of the last value: no quote */
+				sl_col_i64(c)[i] = s->ts_us;
+				q = p + 21;
+				break;
+			}
+			if (sl_format_ts_cached(p + 1, &sl_col_i64(c)[i],
+						tsc)) {
+				/* it checked all 19 bytes: no quote inside */
+				ts_keep(s, p + 1, sl_col_i64(c)[i]);
+				q = p + 21;
+				break;
+			}
+		}
+		if (*(q = plain_end(p + 1, end)) != '"')
+			return NULL;
+		if (f->kind == SK_STRING) {
+			sl_str *d = &sl_col_str(c)[i];
+			d->p = p + 1;
+			d->len = (uint32_t)(q - p - 1);
+		} else if (!parse_ts(p + 1, (size_t)(q - p - 1),
+				     &sl_col_i64(c)[i], tsc)) {
+			return NULL;
+		} else if (q - p - 1 == 19) {
+			ts_keep(s, p + 1, sl_col_i64(c)[i]);
+		}
+		q++;
+		break;
+	case SK_INT:
+	case SK_BIGINT: {
+		int64_t v;
+		if ((q = scan_int(p, &v)) == NULL)
+			return NULL;
+		if (f->kind == SK_BIGINT)
+			sl_col_i64(c)[i] = v;
+		else if (v >= INT32_MIN && v <= INT32_MAX)
+			sl_col_i32(c)[i] = (int32_t)v;
+		else
+			return NULL;
+		break;
+	}
+	case SK_DOUBLE:
+		if ((q = scan_double(p, &sl_col_f64(c)[i])) == NULL)
+			return NULL;
+		break;
+	case SK_BOOL:
+		if (p[0] == 't' && p[1] == 'r' && p[2] == 'u' && p[3] == 'e') {
+			sl_col_u8(c)[i] = 1;
+			q = p + 4;
+		} else if (p[0] == 'f' && p[1] == 'a' && p[2] == 'l' &&
+			   p[3] == 's' && p[4] == 'e') {
+			sl_col_u8(c)[i] = 0;
+			q = p + 5;
+		} else {
+			return NULL;
+		}
+		break;
+	default: return NULL;
+	}
+	unnull(c, i);
+	return q;
+}
+
+/* Fields not named by the record become NULL (scalars only: a missing
+ * struct needs the general parser's deep null). */
+static bool fill_missing(sl_jsonscan *s, uint64_t missing, int64_t i)
+{
+	while (missing != 0) {
+		int k = __builtin_ctzll(missing);
+		missing &= missing - 1;
+		if (s->f[k].kind == SK_NONE)
+			return false;
+		if (sl_col_set_null(s->f[k].col, i) != 0) {
+			s->oom = true;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Is the quoted key of f at p?  Two masked 8-byte compares cover keys of
+ * up to 14 name bytes; longer ones end with a memcmp. */
+static inline bool key_eq(const sfield *f, const char *p, const char *end)
+{
+	uint64_t w[2];
+	if (end - p < 16 || (size_t)(end - p) < f->klen)
+		return false; /* near the end: key_lookup checks bounds */
+	memcpy(w, p, 16);
+	if (((w[0] & f->mask[0]) ^ f->head[0]) |
+	    ((w[1] & f->mask[1]) ^ f->head[1]))
+		return false;
+	return f->klen <= 16 || memcmp(p + 16, f->key + 16, f->klen - 16) == 0;
+}
+
+/* The rest of a line from its '}' at p: blanks, '\n', then the fields
+ * the record did not name (seen: those it did) become NULL. */
+static inline __attribute__((always_inline)) const char *
+line_end(sl_jsonscan *s, const char *p, int64_t i, uint64_t seen)
+{
+	p++;
+	while (*p == ' ' || *p == '\t' || *p == '\r')
+		p++;
+	if (*p != '\n')
+		return NULL;
+	if (seen != s->fields && !fill_missing(s, s->fields & ~seen, i))
+		return NULL;
+	if (s->corrupt != NULL && sl_col_set_null(s->corrupt, i) != 0) {
+		s->oom = true;
+		return NULL;
+	}
+	return p + 1;
+}
+
+/* One line at p into row i; the start of the next line, or NULL. */
+static const char *line(sl_jsonscan *s, const char *p, const char *end,
+			int64_t i, sl_format_tscache *tsc)
+{
+	uint64_t seen = 0;
+	int pos = 0, k;
+	if (*p++ != '{')
+		return NULL;
+	for (;;) {
+		const sfield *f;
+		if (*p != '"')
+			return NULL;
+		if (pos < s->norder) {
+			f = &s->f[k = s->order[pos]];
+			if (key_eq(f, p, end)) {
+				p += f->klen;
+				goto matched;
+			}
+		}
+		if ((k = key_lookup(s, p, &p)) < 0 || pos >= 64)
+			return NULL;
+		s->order[pos] = k;
+		if (pos >= s->norder)
+			s->norder = pos + 1;
+		f = &s->f[k];
+	matched:
+		if ((seen >> k) & 1)
+			return NULL; /* duplicate key: the last one wins there */
+		seen |= UINT64_C(1) << k;
+		pos++;
+		while (*p == ' ')
+			p++;
+		if (*p++ != ':')
+			return NULL;
+		while (*p == ' ')
+			p++;
+		if ((p = value(s, f, p, end, i, tsc)) == NULL)
+			return NULL;
+		while (*p == ' ')
+			p++;
+		if (*p == '}')
+			break;
+		if (*p++ != ',')
+			return NULL;
+		while (*p == ' ')
+			p++;
+	}
+	s->nkeys = pos;
+	return line_end(s, p, i, seen);
+}
+
+/* The separator of template position j at p? */
+static inline bool sep_eq(const tsep *t, const char *p, const char *end)
+{
+	uint64_t w[2];
+	if (end - p < 16)
+		return (size_t)(end - p) >= t->len &&
+		       memcmp(p, t->sep, t->len) == 0;
+	memcpy(w, p, 16);
+	if (((w[0] & t->mask[0]) ^ t->head[0]) |
+	    ((w[1] & t->mask[1]) ^ t->head[1]))
+		return false;
+	return t->len <= 16 || memcmp(p + 16, t->sep + 16, t->len - 16) == 0;
+}
+
+/* One line at p into row i by the template: its separators byte for byte
+ * and a value after each, then what ends a line.  The same as line() for
+ * every line it takes (the keys are distinct, known and plain, as line()
+ * found them); NULL for any other line, which line() then scans. */
+static const char *tpl_line(sl_jsonscan *s, const char *p, const char *end,
+			    int64_t i, sl_format_tscache *tsc)
+{
+	for (int j = 0; j < s->ntpl; j++) {
+		const tsep *t = &s->tpl[j];
+		if (!sep_eq(t, p, end))
+			return NULL;
+		if ((p = value(s, t->f, p + t->len, end, i, tsc)) == NULL)
+			return NULL;
+	}
+	if (*p != '}')
+		return NULL;
+	return line_end(s, p, i, s->tplset);
+}
+
+/* The template from the keys of the line line() took last. */
+static void tpl_build(sl_jsonscan *s)
+{
+	s->ntpl = 0;
+	s->tplset = 0;
+	for (int j = 0; j < s->nkeys; j++) {
+		tsep *t = &s->tpl[j];
+		const sfield *f = &s->f[s->order[j]];
+		unsigned char m[16] = { 0 }, h[16] = { 0 };
+		t->k = s->order[j];
+		t->f = f;
+		t->sep[0] = j == 0 ? '{' : ',';
+		memcpy(t->sep + 1, f->key, f->klen);
+		t->sep[f->klen + 1] = ':';
+		t->len = f->klen + 2;
+		for (uint32_t b = 0; b < 16 && b < t->len; b++) {
+			m[b] = 0xff;
+			h[b] = (unsigned char)t->sep[b];
+		}
+		memcpy(t->mask, m, 16);
+		memcpy(t->head, h, 16);
+		s->tplset |= UINT64_C(1) << t->k;
+	}
+	s->ntpl = s->nkeys;
+}
+
+int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,
+			int64_t row, int64_t max, int64_t *lineno,
+			sl_format_tscache *tsc)
+{
+	const char *p = *pp, *q;
+	int64_t n = 0;
+	while (n < max && p < end) {
+		if (s->ntpl > 0 &&
+		    (q = tpl_line(s, p, end, row + n, tsc)) != NULL) {
+			s->hit++;
+			p = q;
+			n++;
+			continue;
+		}
+		if (s->oom || (q = line(s, p, end, row + n, tsc)) == NULL)
+			break;
+		/* a taken line the template missed: learn its shape, unless
+		 * the file's lines rarely fit one (spaces, varying keys) */
+		if (s->nkeys > 0 && (s->miss < 64 || s->miss < s->hit)) {
+			s->miss += s->ntpl > 0;
+			tpl_build(s);
+		} else {
+			s->ntpl = 0;
+		}
+		p = q;
+		n++;
+	}
+	*pp = p;
+	*lineno += n;
+	return s->oom ? -1 : n;
+}

@@ -1,0 +1,352 @@
+/*
+ * sink_file: the json / csv file sinks with Spark's exactly-once log.
+ *
+ * Layout under the sink directory `path` (Spark's FileStreamSink):
+ *   part-00000-<query id>-<N>.c000.json   the rows of batch N (none when
+ *                                         the batch is empty)
+ *   _spark_metadata/N                     "v1\n" + one JSON line per file
+ *                                         the batch added
+ *
+ * Order of a batch, so that a crash anywhere leaves a readable directory:
+ *   1. N <= latest logged batch: skip (already committed; Spark's rule).
+ *   2. write the part file (temp + fsync + link, never overwriting); its
+ *      deterministic name means a re-run of an aborted attempt finds the
+ *      stale file first and removes it (it was never logged, so no reader
+ *      ever saw it).
+ *   3. write _spark_metadata/N: temp + fsync + link + unlink, so it appears
+ *      whole or not at all and is never overwritten; fsync the directory.
+ * Readers (sl_format_list) list only logged files once _spark_metadata
+ * exists, so a part file without its log entry is invisible and every
+ * batch is seen exactly once.
+ *
+ * Compaction, as Spark's CompactibleFileStreamLog: batch N is a compaction
+ * batch when (N + 1) % spark.sql.streaming.fileSink.log.compactInterval
+ * (10) is 0, and its entry is N.compact, holding every entry so far (the
+ * previous compact's, the plain ones after it, its own).  Spark's readers
+ * open only the latest compact and what follows it, so a log of ten
+ * batches or more without compacts is unreadable to Spark.  Older entries
+ * stay (Spark deletes them after fileSink.log.cleanupDelay; ours read
+ * every entry and keep the last word per file, so both layouts read the
+ * same).
+ *
+ * Append mode only (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
+ * Lesson: lessons/04 (exactly-once).  Semantics: SPARK-SEMANTICS.md 4.4.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/crash.h"
+#include "formats/fileformat.h"
+#include "core/fsutil.h"
+#include "formats/parquet.h"
+#include "sinks/sink_int.h"
+
+typedef struct filesink {
+	char *format;    /* "json" / "csv" as given */
+	const char *ext; /* "json" / "csv" */
+	char *dir;       /* absolute, canonical */
+	char *meta;      /* dir/_spark_metadata */
+	char *qid;
+	sl_options opts;      /* writer options (csv header, sep, ...) */
+	int64_t last_id;      /* latest logged batch, -1 when none */
+	int64_t last_compact; /* latest N.compact, -1 when none */
+	int interval;         /* compactInterval; < 1: never compact */
+} filesink;
+
+static int io_err(sl_err *err, const char *what, const char *path)
+{
+	return sl_err_set(err, SL_EIO, "file sink: cannot %s '%s': %s", what,
+			  path, strerror(errno));
+}
+
+/* mkdir -p with the sink's name in the message. */
+static int mkdirs(const char *dir, sl_err *err)
+{
+	int rc = sl_fs_mkdirs(dir, err);
+	if (rc < 0)
+		sl_err_prefix(err, "file sink");
+	return rc;
+}
+
+/* "N" or "N.compact" -> N; anything else (temp files) is not a log entry. */
+static bool log_id(const char *s, int64_t *id)
+{
+	int64_t v = 0;
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > INT64_MAX / 10 - 10)
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	if (*s != '\0' && strcmp(s, ".compact") != 0)
+		return false;
+	*id = v;
+	return true;
+}
+
+/* The latest logged batch, and the latest compaction batch. */
+static int latest_logged(const char *meta, int64_t *last, int64_t *compact,
+			 sl_err *err)
+{
+	DIR *d = opendir(meta);
+	struct dirent *de;
+	int64_t id;
+	*last = *compact = -1;
+	if (d == NULL)
+		return io_err(err, "list", meta);
+	while ((de = readdir(d)) != NULL) {
+		if (!log_id(de->d_name, &id))
+			continue;
+		if (id > *last)
+			*last = id;
+		if (strchr(de->d_name, '.') != NULL && id > *compact)
+			*compact = id;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* A local path as the URI Spark logs: file:///a/b%20c. */
+static void add_uri(sl_buf *b, const char *path)
+{
+	static const char keep[] = "/-._~!$&'()*+,;=:@";
+	const unsigned char *p;
+	sl_buf_adds(b, "file://");
+	for (p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr(keep, *p) != NULL)
+			sl_buf_addc(b, (char)*p);
+		else
+			sl_buf_printf(b, "%%%02X", *p);
+	}
+}
+
+/* Write the rows as the batch's part file and add its log line to log. */
+static int write_part(filesink *f, int64_t batch_id, const sl_batch *data,
+		      sl_buf *log, sl_crash *crash, sl_err *err)
+{
+	char *part = NULL;
+	struct stat st;
+	int rc;
+	if (asprintf(&part, "%s/part-00000-%s-%lld.c000.%s", f->dir, f->qid,
+		     (long long)batch_id, f->ext) < 0)
+		return sl_err_nomem(err);
+	/* left over by an aborted attempt of this batch: never logged, never
+	 * read, safe to replace */
+	if (unlink(part) != 0 && errno != ENOENT) {
+		rc = io_err(err, "remove", part);
+		goto out;
+	}
+	rc = sl_format_write_file(f->format, part, data, &f->opts, err);
+	if (rc != 0)
+		goto out;
+	if (stat(part, &st) != 0) {
+		rc = io_err(err, "stat", part);
+		goto out;
+	}
+	/* crash point "mid-sink": the process dies with the part file half
+	 * written and not logged (invisible; the re-run replaces it) */
+	if (sl_crash_hits(crash, "mid-sink", batch_id)) {
+		if (truncate(part, st.st_size / 2) != 0) {
+			rc = io_err(err, "truncate", part);
+			goto out;
+		}
+		rc = sl_crash_at(crash, "mid-sink", batch_id, err);
+		goto out;
+	}
+	sl_buf_adds(log, "{\"path\":\"");
+	add_uri(log, part);
+	sl_buf_printf(
+	    log,
+	    "\",\"size\":%lld,\"isDir\":false,\"modificationTime\":%lld,"
+	    "\"blockReplication\":1,\"blockSize\":33554432,"
+	    "\"action\":\"add\"}\n",
+	    (long long)st.st_size,
+	    (long long)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
+out:
+	free(part);
+	return rc;
+}
+
+static bool is_compact(const filesink *f, int64_t id)
+{
+	return f->interval > 0 && (id + 1) % f->interval == 0;
+}
+
+/* A compaction batch's entry starts with every earlier one since the
+ * latest compact (its lines and those of the plain entries after it, in
+ * order; Spark's sink log only adds, so nothing is dropped). */
+static int add_earlier(filesink *f, int64_t upto, sl_buf *log, sl_err *err)
+{
+	int64_t c = f->last_compact, k; /* < upto: upto is not logged yet */
+	for (k = c < 0 ? 0 : c; k < upto; k++) {
+		char *p = NULL, *data;
+		const char *nl;
+		size_t len;
+		bool missing;
+		int rc;
+		if (asprintf(&p, "%s/%lld%s", f->meta, (long long)k,
+			     k == c ? ".compact" : "") < 0)
+			return sl_err_nomem(err);
+		rc = sl_fs_read(p, &data, &len, &missing, err);
+		free(p);
+		if (rc != 0 && missing)
+			continue; /* purged by Spark, or never written */
+		if (rc != 0)
+			return rc;
+		if ((nl = memchr(data, '\n', len)) != NULL)
+			sl_buf_add(log, nl + 1, len - (size_t)(nl + 1 - data));
+		if (log->len > 0 && log->p[log->len - 1] != '\n')
+			sl_buf_addc(log, '\n');
+		free(data);
+	}
+	return sl_buf_failed(log) ? sl_err_nomem(err) : 0;
+}
+
+static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
+		    sl_err *err)
+{
+	filesink *f = s->impl;
+	char *entry = NULL;
+	sl_buf log;
+	int rc = 0;
+	*skipped = false;
+	if (batch_id <= f->last_id) {
+		*skipped = true;
+		return 0;
+	}
+	sl_buf_init(&log);
+	sl_buf_adds(&log, "v1\n");
+	if (is_compact(f, batch_id))
+		rc = add_earlier(f, batch_id, &log, err);
+	if (rc == 0 && data != NULL && data->nrows > 0)
+		rc = write_part(f, batch_id, data, &log, s->crash, err);
+	if (rc == 0 && sl_buf_failed(&log))
+		rc = sl_err_nomem(err);
+	/* "mid-sink" with no part file: the process dies before the log */
+	if (rc == 0)
+		rc = sl_crash_at(s->crash, "mid-sink", batch_id, err);
+	if (rc == 0 &&
+	    asprintf(&entry, "%s/%lld%s", f->meta, (long long)batch_id,
+		     is_compact(f, batch_id) ? ".compact" : "") < 0) {
+		entry = NULL;
+		rc = sl_err_nomem(err);
+	}
+	if (rc == 0)
+		rc = sl_fs_write_atomic(entry, log.p, log.len, false, NULL,
+					NULL, batch_id, err);
+	if (rc == 0)
+		f->last_id = batch_id;
+	if (rc == 0 && is_compact(f, batch_id))
+		f->last_compact = batch_id;
+	free(entry);
+	sl_buf_release(&log);
+	return rc;
+}
+
+static void file_describe(const sl_sink *s, sl_buf *out)
+{
+	const filesink *f = s->impl;
+	sl_buf_printf(out, "FileSink[%s]", f->dir);
+}
+
+static void file_close(sl_sink *s)
+{
+	filesink *f = s->impl;
+	if (f == NULL)
+		return;
+	free(f->format);
+	free(f->dir);
+	free(f->meta);
+	free(f->qid);
+	sl_options_release(&f->opts);
+	free(f);
+}
+
+static const struct sl_sink_ops file_ops = {
+	.name = "file",
+	.add_batch = file_add,
+	.describe = file_describe,
+	.close = file_close,
+};
+
+static const char *mode_lower(sl_outmode m)
+{
+	return m == SL_MODE_UPDATE     ? "update"
+	       : m == SL_MODE_COMPLETE ? "complete"
+				       : "append";
+}
+
+/* The directory and its log directory, created, canonical. */
+static int open_dirs(filesink *f, const char *path, sl_err *err)
+{
+	int rc = mkdirs(path, err);
+	if (rc != 0)
+		return rc;
+	f->dir = realpath(path, NULL);
+	if (f->dir == NULL)
+		return io_err(err, "resolve", path);
+	if (asprintf(&f->meta, "%s/_spark_metadata", f->dir) < 0) {
+		f->meta = NULL;
+		return sl_err_nomem(err);
+	}
+	if ((rc = mkdirs(f->meta, err)) != 0)
+		return rc;
+	return latest_logged(f->meta, &f->last_id, &f->last_compact, err);
+}
+
+sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
+			  sl_outmode mode, const char *query_id,
+			  int compact_interval, sl_err *err)
+{
+	const char *path = sl_options_get(opts, "path");
+	filesink *f;
+	sl_sink *s = NULL;
+	if (path == NULL || path[0] == '\0') {
+		sl_err_set(err, SL_EINVAL, "'path' is not specified");
+		return NULL;
+	}
+	if (mode != SL_MODE_APPEND) {
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid "
+		    "streaming output mode: %s. This output mode is not "
+		    "supported in Data Source %s. SQLSTATE: 42KDE",
+		    mode_lower(mode), format);
+		return NULL;
+	}
+	f = calloc(1, sizeof *f);
+	if (f == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	sl_options_init(&f->opts);
+	f->interval = compact_interval;
+	f->ext = strcasecmp(format, "csv") == 0       ? "csv"
+		 : strcasecmp(format, "parquet") == 0 ? sl_parquet_ext(opts)
+						      : "json";
+	f->format = strdup(format);
+	f->qid = strdup(query_id ? query_id : "0");
+	if (f->format == NULL || f->qid == NULL ||
+	    sl_options_copy(&f->opts, opts) != 0) {
+		sl_err_nomem(err);
+		goto fail;
+	}
+	if (open_dirs(f, path, err) != 0)
+		goto fail;
+	s = sl_sink_alloc(&file_ops, mode, f, err);
+	if (s != NULL)
+		return s;
+fail:
+	file_close(&(sl_sink){ .impl = f });
+	return NULL;
+}

@@ -1,0 +1,114 @@
+/*
+ * state: a versioned key/value state store, one per stateful operator
+ * (Spark's StateStore).  Keys and values are opaque byte strings that the
+ * operator encodes (group key -> aggregation buffers, dedup key -> event
+ * time, ...), so the checkpoint can persist every operator the same way.
+ *
+ * Versions: version 0 is empty.  Every micro-batch works on version V+1:
+ * reads see the batch's own uncommitted writes; sl_state_commit makes them
+ * version V+1; sl_state_abort throws them away and the store is exactly
+ * version V again (a failed batch re-runs on the state it started from).
+ * The changes of the last committed version (the "delta": puts and
+ * removes) stay readable until the next put/remove, for the checkpoint.
+ *
+ * Layout: open addressing over 8-byte slots (32-bit hash, entry offset);
+ * entries (key length and version tag, value length, key bytes, value
+ * bytes, 8-byte aligned) live in a bump heap that is compacted when half
+ * of it is garbage.  About 11-21 + 8 + key + value bytes per live entry at
+ * 37-75% load; see BENCH.md's 64-byte target.  Keys up to 16 MiB.
+ *
+ * Hot loops (a micro-batch's groups) hash each key once (sl_state_hash),
+ * prefetch a few keys ahead (sl_state_prefetch, then
+ * sl_state_prefetch_entry once the slot is in cache), and look a key up
+ * once with sl_state_find, whose position put_at/remove_at reuse.
+ *
+ * Ownership: the store copies keys and values.  Pointers returned by get
+ * and iteration are borrowed and valid until the next put/remove/commit/
+ * abort.  Never prints; out of memory is SL_ENOMEM and leaves the store
+ * unchanged.
+ */
+#ifndef SL_STATE_H
+#define SL_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+typedef struct sl_state sl_state;
+
+sl_state *sl_state_new(void);
+void sl_state_free(sl_state *s);
+
+/* Last committed version (0 before the first commit). */
+int64_t sl_state_version(const sl_state *s);
+
+/* Value of key, or NULL. */
+const void *sl_state_get(sl_state *s, const void *key, size_t klen,
+			 size_t *vlen);
+/* Copies key and value.  The key must not point into the store; the value
+ * may (a value just read with get). */
+int sl_state_put(sl_state *s, const void *key, size_t klen, const void *val,
+		 size_t vlen, sl_err *err);
+/* Returns 1 if the key was there, 0 if not, SL_ENOMEM. */
+int sl_state_remove(sl_state *s, const void *key, size_t klen);
+
+/* Lookups by position.  sl_state_hash(key, klen) is the hash the _find,
+ * _prefetch functions take.  sl_state_find is sl_state_get that also
+ * fills *pos (the key's slot, or where it would go); sl_state_put_at and
+ * sl_state_remove_at with the same key then skip the search.  A position
+ * stays usable across any change (after one that moved slots the key is
+ * searched again), but only for the key it was found with. */
+typedef struct sl_state_pos {
+	uint64_t hash, slot, mods;
+} sl_state_pos;
+uint64_t sl_state_hash(const void *key, size_t klen);
+const void *sl_state_find(sl_state *s, uint64_t hash, const void *key,
+			  size_t klen, size_t *vlen, sl_state_pos *pos);
+int sl_state_put_at(sl_state *s, const sl_state_pos *pos, const void *key,
+		    size_t klen, const void *val, size_t vlen, sl_err *err);
+int sl_state_remove_at(sl_state *s, const sl_state_pos *pos, const void *key,
+		       size_t klen);
+/* Cache hints for a coming find of hash: the slot, then (once the slot
+ * is cached) the entry.  No effect on the contents. */
+void sl_state_prefetch(const sl_state *s, uint64_t hash);
+void sl_state_prefetch_entry(const sl_state *s, uint64_t hash);
+
+/* Calls fn for every live entry (unspecified order: heap order, not key
+ * or insertion order) until fn returns
+ * nonzero, which is then returned.  fn must not modify the store; collect
+ * keys and remove afterwards (or use sl_state_remove_if). */
+typedef int (*sl_state_fn)(void *ud, const void *key, size_t klen,
+			   const void *val, size_t vlen);
+int sl_state_foreach(sl_state *s, sl_state_fn fn, void *ud);
+/* Remove every entry for which pred returns nonzero; calls on_remove (may
+ * be NULL) with the entry first.  Returns the number removed or an error. */
+int64_t sl_state_remove_if(sl_state *s, sl_state_fn pred, void *pred_ud,
+			   sl_state_fn on_remove, void *rm_ud, sl_err *err);
+
+/* Make the pending changes version+1. */
+int sl_state_commit(sl_state *s, sl_err *err);
+/* Forget the pending changes. */
+void sl_state_abort(sl_state *s);
+
+/* The delta: the changes of the pending version if it has any, else of
+ * the last commit (empty after an abort of a changed version, a reset or
+ * set_version).  First fn(ud, key, klen, NULL, 0) per remove (val NULL
+ * means removed), then fn(ud, key, klen, val, vlen) per put with the
+ * current value; a key removed and put again in the version has both, so
+ * apply the records in order.  Costs a scan of the heap. */
+int sl_state_foreach_delta(sl_state *s, sl_state_fn fn, void *ud);
+/* Replace everything with no entries at version v (loading a checkpoint
+ * starts here, then puts, then sl_state_set_version). */
+void sl_state_reset(sl_state *s, int64_t v);
+void sl_state_set_version(sl_state *s, int64_t v);
+
+/* Metrics for progress (numRowsTotal, numRowsUpdated, numRowsRemoved,
+ * memoryUsedBytes): live rows; puts / removes of the pending version (reset
+ * by commit and abort, so read them before committing). */
+int64_t sl_state_num_rows(const sl_state *s);
+int64_t sl_state_num_updated(const sl_state *s);
+int64_t sl_state_num_removed(const sl_state *s);
+size_t sl_state_memory(const sl_state *s);
+
+#endif
