@@ -51,6 +51,20 @@ void sl_lua_set_interrupt_guard(bool (*arm)(lua_State *L),
 bool sl_lua_guard_arm(lua_State *L);
 void sl_lua_guard_disarm(lua_State *L);
 
+/* Lua's memory bound, spark.conf's streamlab.lua.memoryLimit (console.c).
+ * The console creates its state with a counting allocator: an allocation
+ * that would take what Lua holds past the limit fails, Lua collects once
+ * in an emergency and, if still short, raises "not enough memory" (the
+ * input fails, or a foreachBatch batch is aborted, nothing committed, and
+ * re-runs later); the REPL goes on.  Only Lua's own allocations count, not
+ * the engine's batches or state.  set_limit: false when L was not created
+ * by the console (no count; the limit does nothing).  used/limit: bytes,
+ * 0 when not counted. */
+#define SL_LUA_MEMORY_LIMIT_DEFAULT ((size_t)1 << 30)
+bool sl_lua_memory_set_limit(lua_State *L, size_t bytes);
+size_t sl_lua_memory_used(lua_State *L);
+size_t sl_lua_memory_limit(lua_State *L);
+
 /* The engine session behind L's `spark` (borrowed; owned by the state).
  * For the REPL's screen, which draws the session's queries.  Raises a Lua
  * error only when the state is closing. */
