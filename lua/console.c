@@ -214,10 +214,19 @@ static struct sigaction old_sigint;
 /* The hook the signal handler installs: the next Lua instruction raises,
  * unless a wait has already reported the interrupt (it took it: see
  * sl_lua_interrupt_take), when the hook only removes itself. */
+/* The hook lstop took the place of (the workbench's redraw, a running
+ * foreachBatch's bound: stream.c), put back when lstop runs: one hook per
+ * thread, so they take turns.  The bound sees the interrupt too and keeps
+ * raising until its function is gone, which a pcall in it cannot stop. */
+static volatile lua_Hook stop_saved;
+static volatile int stop_saved_mask, stop_saved_count;
+
 static void lstop(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
-	lua_sethook(L, NULL, 0, 0);
+	lua_sethook(L, stop_saved, stop_saved ? stop_saved_mask : 0,
+		    stop_saved_count);
+	stop_saved = NULL;
 	if (sl_lua_interrupt_pending())
 		luaL_error(L, "interrupted!");
 }
@@ -238,6 +247,11 @@ static void on_sigint(int sig)
 		return;
 	}
 	sl_lua_interrupt(1); /* the bindings tell Ctrl-C from an error */
+	if (lua_gethook(L) != lstop) {
+		stop_saved = lua_gethook(L);
+		stop_saved_mask = lua_gethookmask(L);
+		stop_saved_count = lua_gethookcount(L);
+	}
 	lua_sethook(L, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
@@ -250,6 +264,7 @@ static void sigint_arm(lua_State *L)
 	sigemptyset(&sa.sa_mask);
 	sigint_count = 0;
 	sl_lua_interrupt(0);
+	stop_saved = NULL;
 	running_L = L;
 	sigaction(SIGINT, &sa, &old_sigint);
 }
@@ -261,7 +276,9 @@ static void sigint_disarm(lua_State *L)
 	sl_lua_interrupt(0);
 	/* A Ctrl-C that came after the last instruction left lstop armed. */
 	if (sigint_count > 0 && lua_gethook(L) == lstop)
-		lua_sethook(L, NULL, 0, 0);
+		lua_sethook(L, stop_saved, stop_saved ? stop_saved_mask : 0,
+			    stop_saved_count);
+	stop_saved = NULL;
 }
 
 bool sl_console_interrupted(lua_State *L)

@@ -300,7 +300,7 @@ static int fe_body(lua_State *L)
 
 /* One running foreachBatch call's bound (nested calls: a function that
  * runs another query's batch stack them). */
-enum { FE_RUNS, FE_TIMED_OUT, FE_STOPPED };
+enum { FE_RUNS, FE_TIMED_OUT, FE_STOPPED, FE_INTERRUPTED };
 typedef struct fe_bound {
 	lua_Hook saved; /* the hook found, put back after */
 	int saved_mask, saved_count;
@@ -325,6 +325,8 @@ static void fe_hook(lua_State *L, lua_Debug *ar)
 		b->chain(L, ar);
 	else if (b->idle)
 		sl_console_idle(L);
+	if (b->cause == FE_RUNS && sl_lua_interrupt_pending())
+		b->cause = FE_INTERRUPTED; /* Ctrl-C: lstop put us back */
 	if (b->cause == FE_RUNS && sl_lua_stop_batch_pending())
 		b->cause = FE_STOPPED;
 	if (b->cause == FE_RUNS && d != INT64_MAX &&
@@ -335,8 +337,9 @@ static void fe_hook(lua_State *L, lua_Debug *ar)
 	lua_sethook(L, fe_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT,
 		    1);
 	luaL_error(L, "foreachBatch stopped: %s",
-		   b->cause == FE_TIMED_OUT ? "the wait timed out"
-					    : "a stop was asked for");
+		   b->cause == FE_TIMED_OUT   ? "the wait timed out"
+		   : b->cause == FE_STOPPED ? "a stop was asked for"
+					    : "interrupted");
 }
 
 static void fe_bound_begin(lua_State *L, fe_bound *b, bool idle)

@@ -60,6 +60,35 @@ q2:processAllAvailable()
 T.is(n2, 2, "and re-runs the batch when asked")
 q2:stop()
 
+-- Ctrl-C (a real SIGINT to this process) on a function that catches
+-- errors in a loop: lstop raises once, then hands back to the bound, which
+-- keeps raising until the function is gone
+local function mypid()
+  local f = assert(io.open("/proc/self/stat"))
+  local s = f:read("l")
+  f:close()
+  return assert(s:match("^(%d+)"))
+end
+local n5 = 0
+local q5 = ms:toDF().writeStream:foreachBatch(function(df, id)
+  n5 = n5 + 1
+  if n5 == 1 then
+    os.execute("(sleep 0.3; kill -INT " .. mypid() .. ") >/dev/null 2>&1 &")
+    local c = os.clock()
+    while os.clock() - c < 20 do pcall(function() while os.clock() - c < 20 do end end) end
+  end
+end):start()
+ms:addData({6})
+t0 = now()
+ok, r = pcall(q5.processAllAvailable, q5)
+T.is(ok, false, "Ctrl-C ends processAllAvailable, a pcall loop in the function notwithstanding")
+T.like(tostring(r), "^interrupted: batch 0 aborted, nothing committed", "one line: interrupted, batch 0 aborted")
+T.ok(now() - t0 < 5, "at once, not after the function's 20 s")
+T.is(q5.isActive, true, "the query is still active")
+q5:processAllAvailable()
+T.is(n5, 2, "the next processAllAvailable re-runs the batch")
+q5:stop()
+
 -- no timeout: the hook leaves a slow but finite function alone
 local n3 = 0
 local q3 = ms:toDF().writeStream:foreachBatch(function(df, id)
