@@ -125,9 +125,9 @@ static size_t mem_reserve(const struct sl_lua_mem *m)
 {
 	size_t r = m->limit / 16;
 
-	return r < ((size_t)1 << 20) ? (size_t)1 << 20
-	       : r > ((size_t)16 << 20) ? (size_t)16 << 20
-					 : r;
+	if (r < ((size_t)1 << 20))
+		return (size_t)1 << 20;
+	return r > ((size_t)16 << 20) ? (size_t)16 << 20 : r;
 }
 
 /* lauxlib's l_alloc with a count.  ptr == NULL: osize is a type tag, not

@@ -144,6 +144,16 @@ void sl_lua_batch_aborted(const char *why)
 	abort_why = why;
 }
 
+/* A wait's deadline bounds the batches it runs (an outer wait's, if
+ * sooner, stays).  Returns the one to put back. */
+static int64_t bound_batches(int64_t deadline)
+{
+	int64_t was = batch_deadline;
+	if (deadline < was)
+		batch_deadline = deadline;
+	return was;
+}
+
 static bool (*guard_arm)(lua_State *L);
 static void (*guard_disarm)(lua_State *L);
 
@@ -350,9 +360,7 @@ static int l_query_awaittermination(lua_State *L)
 	if (sl_query_is_active(q))
 		sl_query_resume(q); /* waiting on it: its trigger runs again */
 	/* a foreachBatch still running at the timeout is stopped there */
-	outer = sl_lua_set_batch_deadline(
-	    deadline < sl_lua_batch_deadline() ? deadline
-					       : sl_lua_batch_deadline());
+	outer = bound_batches(deadline);
 	tick(L, x);
 	if (manual && t < 0 && sl_query_is_active(q)) {
 		sl_lua_set_batch_deadline(outer);
@@ -383,9 +391,12 @@ static int l_query_processallavailable(lua_State *L)
 {
 	sl_query *q = qself(L, "processAllAvailable");
 	l_sess *x = sl_lsess_of(L);
-	lua_State *prev = sl_lsess_enter(x, L);
+	lua_State *prev;
 	sl_err err;
-	int rc = sl_query_process_all_available(q, &err);
+	int rc;
+	abort_why = NULL; /* only this call's batches say why they stopped */
+	prev = sl_lsess_enter(x, L);
+	rc = sl_query_process_all_available(q, &err);
 	sl_lsess_leave(x, prev);
 	if (rc == SL_EINTR ||
 	    (rc == 0 && sl_query_is_active(q) && sl_lua_interrupt_pending()))
@@ -403,10 +414,13 @@ static int l_query_step(lua_State *L)
 {
 	sl_query *q = qself(L, "step");
 	l_sess *x = sl_lsess_of(L);
-	lua_State *prev = sl_lsess_enter(x, L);
+	lua_State *prev;
 	bool ran = false;
 	sl_err err;
-	int rc = sl_query_step(q, &ran, &err);
+	int rc;
+	abort_why = NULL;
+	prev = sl_lsess_enter(x, L);
+	rc = sl_query_step(q, &ran, &err);
 	/* back at the prompt: the batch's checkpoint is on disk */
 	if (rc == 0)
 		rc = sl_query_sync(q, &err);
@@ -793,9 +807,7 @@ static int l_streams_awaitany(lua_State *L)
 	t = opt_timeout(L, 1, "awaitAnyTermination");
 	if (t >= 0)
 		deadline = sl_clock_monotonic_us() + (int64_t)(t * 1e6);
-	outer = sl_lua_set_batch_deadline(
-	    deadline < sl_lua_batch_deadline() ? deadline
-					       : sl_lua_batch_deadline());
+	outer = bound_batches(deadline);
 	tick(L, x);
 	while (!x->any_terminated &&
 	       !sl_clock_is_manual(sl_session_clock(x->s)) &&

@@ -221,8 +221,7 @@ static bool parse_bytes(const char *v, size_t *out)
 		    (i > 0 && tolower((unsigned char)p[0]) == units[i][0] &&
 		     strcasecmp(p + 1, "b") == 0))
 			shift = 10 * i;
-	if (shift < 0 || (shift > 0 && n > (SIZE_MAX >> shift)) ||
-	    n > SIZE_MAX)
+	if (shift < 0 || (shift > 0 && n > (SIZE_MAX >> shift)) || n > SIZE_MAX)
 		return false;
 	*out = (size_t)n << shift;
 	return true;

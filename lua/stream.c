@@ -334,10 +334,9 @@ static void fe_hook(lua_State *L, lua_Debug *ar)
 		b->cause = FE_TIMED_OUT;
 	if (b->cause == FE_RUNS)
 		return;
-	lua_sethook(L, fe_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT,
-		    1);
+	lua_sethook(L, fe_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 	luaL_error(L, "foreachBatch stopped: %s",
-		   b->cause == FE_TIMED_OUT   ? "the wait timed out"
+		   b->cause == FE_TIMED_OUT ? "the wait timed out"
 		   : b->cause == FE_STOPPED ? "a stop was asked for"
 					    : "interrupted");
 }
