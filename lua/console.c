@@ -22,6 +22,17 @@
  * a count hook re-raises, so even a script's own pcall cannot swallow it.
  * The interactive workbench must never die from a lesson's os.exit.
  *
+ * Memory: the state is created with a counting allocator (below) and a
+ * limit, streamlab.lua.memoryLimit (1 GiB unless spark.conf sets it).  An
+ * allocation past it fails, Lua collects once in an emergency and, when
+ * that is not enough, raises "not enough memory": the input (or a
+ * foreachBatch batch) fails, the console goes on.  The console's own work
+ * (compiling the next input, printing a result or an error) may go a
+ * little past the limit (a reserve), so the line after a script that
+ * filled the memory still runs: `t = nil collectgarbage()` gives it back.
+ * Only Lua's allocations count: the engine's batches and state stores are
+ * malloc'd outside Lua.
+ *
  * The pretty-printer lives in console_pp.c, completion in
  * console_complete.c.  This file never prints through
  * stdio directly except in the default writer.
@@ -99,6 +110,101 @@ static void put(sl_console *c, int stream, const char *s, size_t n)
 	sl_console_write(c->L, stream, s, n);
 }
 
+/* ---- memory: the counting allocator ---- */
+
+/* What Lua holds, in bytes, and the bound.  One per state (its allocator's
+ * ud); the console owns it. */
+struct sl_lua_mem {
+	size_t used;
+	size_t limit;
+	bool grace; /* the console's own work: the reserve is open */
+};
+
+/* Past the limit, the console's own work still gets this much. */
+static size_t mem_reserve(const struct sl_lua_mem *m)
+{
+	size_t r = m->limit / 16;
+
+	if (r < ((size_t)1 << 20))
+		return (size_t)1 << 20;
+	return r > ((size_t)16 << 20) ? (size_t)16 << 20 : r;
+}
+
+/* lauxlib's l_alloc with a count.  ptr == NULL: osize is a type tag, not
+ * a size.  Shrinking never fails (Lua relies on it). */
+static void *mem_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	struct sl_lua_mem *m = ud;
+	size_t old = ptr != NULL ? osize : 0;
+	void *p;
+
+	if (nsize == 0) {
+		free(ptr);
+		m->used -= old <= m->used ? old : m->used;
+		return NULL;
+	}
+	if (nsize > old) {
+		size_t bound = m->limit + (m->grace ? mem_reserve(m) : 0);
+
+		if (m->used - old + nsize > bound)
+			return NULL;
+	}
+	if ((p = realloc(ptr, nsize)) == NULL)
+		return NULL;
+	m->used = m->used - old + nsize;
+	return p;
+}
+
+static struct sl_lua_mem *mem_of(lua_State *L)
+{
+	void *ud;
+
+	if (L == NULL || lua_getallocf(L, &ud) != mem_alloc)
+		return NULL;
+	return ud;
+}
+
+bool sl_lua_memory_set_limit(lua_State *L, size_t bytes)
+{
+	struct sl_lua_mem *m = mem_of(L);
+
+	if (m == NULL)
+		return false;
+	m->limit = bytes;
+	return true;
+}
+
+size_t sl_lua_memory_used(lua_State *L)
+{
+	struct sl_lua_mem *m = mem_of(L);
+
+	return m != NULL ? m->used : 0;
+}
+
+size_t sl_lua_memory_limit(lua_State *L)
+{
+	struct sl_lua_mem *m = mem_of(L);
+
+	return m != NULL ? m->limit : 0;
+}
+
+/* luaL_newstate (its panic and warning functions), then our allocator,
+ * counting from what the new state holds already (both allocators are
+ * realloc and free, so each frees what the other allocated). */
+static lua_State *mem_newstate(struct sl_lua_mem *m)
+{
+	lua_State *L = luaL_newstate();
+
+	if (L == NULL)
+		return NULL;
+	m->used = (size_t)lua_gc(L, LUA_GCCOUNT) * 1024 +
+		  (size_t)lua_gc(L, LUA_GCCOUNTB);
+	m->limit = SL_LUA_MEMORY_LIMIT_DEFAULT;
+	m->grace = false;
+	lua_setallocf(L, mem_alloc, m);
+	return L;
+}
+
 /* ---- Ctrl-C: lua.c's technique ---- */
 
 static lua_State *volatile running_L;
@@ -108,10 +214,19 @@ static struct sigaction old_sigint;
 /* The hook the signal handler installs: the next Lua instruction raises,
  * unless a wait has already reported the interrupt (it took it: see
  * sl_lua_interrupt_take), when the hook only removes itself. */
+/* The hook lstop took the place of (the workbench's redraw, a running
+ * foreachBatch's bound: stream.c), put back when lstop runs: one hook per
+ * thread, so they take turns.  The bound sees the interrupt too and keeps
+ * raising until its function is gone, which a pcall in it cannot stop. */
+static volatile lua_Hook stop_saved;
+static volatile int stop_saved_mask, stop_saved_count;
+
 static void lstop(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
-	lua_sethook(L, NULL, 0, 0);
+	lua_sethook(L, stop_saved, stop_saved ? stop_saved_mask : 0,
+		    stop_saved_count);
+	stop_saved = NULL;
 	if (sl_lua_interrupt_pending())
 		luaL_error(L, "interrupted!");
 }
@@ -132,6 +247,11 @@ static void on_sigint(int sig)
 		return;
 	}
 	sl_lua_interrupt(1); /* the bindings tell Ctrl-C from an error */
+	if (lua_gethook(L) != lstop) {
+		stop_saved = lua_gethook(L);
+		stop_saved_mask = lua_gethookmask(L);
+		stop_saved_count = lua_gethookcount(L);
+	}
 	lua_sethook(L, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
@@ -144,6 +264,7 @@ static void sigint_arm(lua_State *L)
 	sigemptyset(&sa.sa_mask);
 	sigint_count = 0;
 	sl_lua_interrupt(0);
+	stop_saved = NULL;
 	running_L = L;
 	sigaction(SIGINT, &sa, &old_sigint);
 }
@@ -155,7 +276,9 @@ static void sigint_disarm(lua_State *L)
 	sl_lua_interrupt(0);
 	/* A Ctrl-C that came after the last instruction left lstop armed. */
 	if (sigint_count > 0 && lua_gethook(L) == lstop)
-		lua_sethook(L, NULL, 0, 0);
+		lua_sethook(L, stop_saved, stop_saved ? stop_saved_mask : 0,
+			    stop_saved_count);
+	stop_saved = NULL;
 }
 
 bool sl_console_interrupted(lua_State *L)
@@ -290,6 +413,7 @@ void sl_console_report(sl_console *c)
 		n = strlen(msg);
 	}
 	first = strcspn(msg, "\n");
+	c->mem->grace = true;
 	sl_buf_clear(&c->out);
 	if (!c->quiet)
 		sl_buf_adds(&c->out, "error: ");
@@ -304,6 +428,7 @@ void sl_console_report(sl_console *c)
 		sl_buf_addc(&c->out, '\n');
 	put(c, SL_CONSOLE_ERR, c->out.p, c->out.len);
 	lua_pop(L, 1);
+	c->mem->grace = false;
 }
 
 /* Call the function below narg arguments; on error write the message.
@@ -412,8 +537,9 @@ sl_console *sl_console_new(void)
 
 	if (c == NULL)
 		return NULL;
-	c->L = luaL_newstate();
-	if (c->L == NULL) {
+	c->mem = calloc(1, sizeof *c->mem);
+	if (c->mem == NULL || (c->L = mem_newstate(c->mem)) == NULL) {
+		free(c->mem);
 		free(c);
 		return NULL;
 	}
@@ -440,6 +566,7 @@ void sl_console_free(sl_console *c)
 	if (c == NULL)
 		return;
 	lua_close(c->L);
+	free(c->mem); /* after lua_close: the allocator counts to the end */
 	if (c->transcript)
 		fclose(c->transcript);
 	for (int i = 0; i < INPUT_KEEP; i++)
@@ -501,7 +628,9 @@ static int print_results(sl_console *c, int nres)
 	}
 	lua_pushcfunction(L, pp_results);
 	lua_insert(L, -nres - 1);
+	c->mem->grace = true;
 	status = docall(c, nres, 0);
+	c->mem->grace = false;
 	if (status == SL_CONSOLE_OK) {
 		if (sl_buf_failed(&c->out)) {
 			lua_pushliteral(
@@ -574,13 +703,16 @@ static int compile_input(sl_console *c, const char *text, size_t len,
 	int st;
 
 	sl_buf_init(&src);
+	c->mem->grace = true; /* compiling is the console's work */
 	sl_console_input_globalize(text, len, &src);
 	if (sl_buf_failed(&src)) {
+		c->mem->grace = false;
 		sl_buf_release(&src);
 		lua_pushliteral(c->L, "not enough memory for the input");
 		return SL_CONSOLE_ERROR;
 	}
 	st = compile(c, sl_buf_cstr(&src), src.len, name, expr);
+	c->mem->grace = false;
 	sl_buf_release(&src);
 	return st;
 }

@@ -30,8 +30,11 @@
 /* What the last input that ran can be continued as. */
 enum { PREV_NONE, PREV_EXPR, PREV_STMT };
 
+struct sl_lua_mem; /* console.c: the allocator's count and limit */
+
 struct sl_console {
 	lua_State *L;
+	struct sl_lua_mem *mem; /* L's allocator state, owned */
 	sl_console_write_fn write;
 	void *write_ud;
 	sl_buf chunk; /* the chunk being built from lines */

@@ -110,6 +110,50 @@ bool sl_lua_interrupt_take(void)
 	return was;
 }
 
+/* The bounds on a running foreachBatch function (sl_lua.h; stream.c's
+ * hook reads them): the deadline of the wait that runs it, a stop asked
+ * for, and why the last batch a wait asked for was aborted. */
+static int64_t batch_deadline = INT64_MAX;
+static volatile sig_atomic_t batch_stop;
+static const char *abort_why;
+
+int64_t sl_lua_batch_deadline(void)
+{
+	return batch_deadline;
+}
+
+int64_t sl_lua_set_batch_deadline(int64_t mono_us)
+{
+	int64_t was = batch_deadline;
+	batch_deadline = mono_us;
+	return was;
+}
+
+void sl_lua_stop_batch(int on)
+{
+	batch_stop = on ? 1 : 0;
+}
+
+bool sl_lua_stop_batch_pending(void)
+{
+	return batch_stop != 0;
+}
+
+void sl_lua_batch_aborted(const char *why)
+{
+	abort_why = why;
+}
+
+/* A wait's deadline bounds the batches it runs (an outer wait's, if
+ * sooner, stays).  Returns the one to put back. */
+static int64_t bound_batches(int64_t deadline)
+{
+	int64_t was = batch_deadline;
+	if (deadline < was)
+		batch_deadline = deadline;
+	return was;
+}
+
 static bool (*guard_arm)(lua_State *L);
 static void (*guard_disarm)(lua_State *L);
 
@@ -148,15 +192,17 @@ static bool interrupted(lua_State *L, l_sess *x)
 static int raise_interrupted(lua_State *L, sl_query *q, const char *what)
 {
 	const char *name = q != NULL ? sl_query_name(q) : NULL;
+	const char *why = abort_why != NULL ? abort_why : "interrupted";
 	sl_lua_interrupt_take();
+	abort_why = NULL;
 	lua_createtable(L, 0, 2);
 	lua_pushliteral(L, "Interrupted");
 	lua_setfield(L, -2, "code");
 	if (what != NULL && strncmp(what, "batch ", 6) == 0)
 		lua_pushfstring(L,
-				"interrupted: %s; the query is still active "
+				"%s: %s; the query is still active "
 				"and re-runs it next",
-				what);
+				why, what);
 	else if (name != NULL)
 		lua_pushfstring(L,
 				"interrupted: %s; query '%s' is still active",
@@ -308,25 +354,31 @@ static int l_query_awaittermination(lua_State *L)
 	double t = opt_timeout(L, 2, "awaitTermination");
 	l_sess *x = sl_lsess_of(L);
 	bool manual = sl_clock_is_manual(sl_session_clock(x->s));
-	int64_t deadline = INT64_MAX;
+	int64_t deadline = INT64_MAX, outer;
 	if (t >= 0)
 		deadline = sl_clock_monotonic_us() + (int64_t)(t * 1e6);
 	if (sl_query_is_active(q))
 		sl_query_resume(q); /* waiting on it: its trigger runs again */
+	/* a foreachBatch still running at the timeout is stopped there */
+	outer = bound_batches(deadline);
 	tick(L, x);
-	if (manual && t < 0 && sl_query_is_active(q))
+	if (manual && t < 0 && sl_query_is_active(q)) {
+		sl_lua_set_batch_deadline(outer);
 		return sl_lerr_raisef(
 		    L, SL_ESTATE,
 		    "run what is there with q:processAllAvailable(), or move "
 		    "time with spark.clock:advance(\"10 seconds\")",
 		    "awaitTermination: on the manual clock this would wait "
 		    "forever");
+	}
 	while (sl_query_is_active(q) && !manual &&
 	       sl_clock_monotonic_us() < deadline && !interrupted(L, x)) {
 		sleep_us(nap_us(x, deadline));
 		tick(L, x);
 		sl_console_idle(L); /* the workbench redraws meanwhile */
 	}
+	sl_lua_set_batch_deadline(outer);
+	abort_why = NULL; /* a batch stopped at the timeout: nothing to say */
 	check_failed(L, q);
 	if (sl_query_is_active(q) && sl_lua_interrupt_pending())
 		return raise_interrupted(L, q,
@@ -339,9 +391,12 @@ static int l_query_processallavailable(lua_State *L)
 {
 	sl_query *q = qself(L, "processAllAvailable");
 	l_sess *x = sl_lsess_of(L);
-	lua_State *prev = sl_lsess_enter(x, L);
+	lua_State *prev;
 	sl_err err;
-	int rc = sl_query_process_all_available(q, &err);
+	int rc;
+	abort_why = NULL; /* only this call's batches say why they stopped */
+	prev = sl_lsess_enter(x, L);
+	rc = sl_query_process_all_available(q, &err);
 	sl_lsess_leave(x, prev);
 	if (rc == SL_EINTR ||
 	    (rc == 0 && sl_query_is_active(q) && sl_lua_interrupt_pending()))
@@ -359,10 +414,13 @@ static int l_query_step(lua_State *L)
 {
 	sl_query *q = qself(L, "step");
 	l_sess *x = sl_lsess_of(L);
-	lua_State *prev = sl_lsess_enter(x, L);
+	lua_State *prev;
 	bool ran = false;
 	sl_err err;
-	int rc = sl_query_step(q, &ran, &err);
+	int rc;
+	abort_why = NULL;
+	prev = sl_lsess_enter(x, L);
+	rc = sl_query_step(q, &ran, &err);
 	/* back at the prompt: the batch's checkpoint is on disk */
 	if (rc == 0)
 		rc = sl_query_sync(q, &err);
@@ -744,11 +802,12 @@ static int l_streams_awaitany(lua_State *L)
 {
 	l_sess *x = sl_lsess_of(L);
 	double t;
-	int64_t deadline = INT64_MAX;
+	int64_t deadline = INT64_MAX, outer;
 	drop_obj(L, MT_STREAMS);
 	t = opt_timeout(L, 1, "awaitAnyTermination");
 	if (t >= 0)
 		deadline = sl_clock_monotonic_us() + (int64_t)(t * 1e6);
+	outer = bound_batches(deadline);
 	tick(L, x);
 	while (!x->any_terminated &&
 	       !sl_clock_is_manual(sl_session_clock(x->s)) &&
@@ -757,6 +816,8 @@ static int l_streams_awaitany(lua_State *L)
 		sleep_us(nap_us(x, deadline));
 		tick(L, x);
 	}
+	sl_lua_set_batch_deadline(outer);
+	abort_why = NULL;
 	if (x->any_terminated && x->any_exception != NULL)
 		return sl_lquery_raise_exception(L, x->any_exception);
 	if (!x->any_terminated && sl_lua_interrupt_pending())

@@ -28,7 +28,10 @@
  */
 #include "sl_lua.h"
 
+#include <ctype.h>
 #include <lauxlib.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +184,8 @@ static const confkey known_conf[] = {
 	{ "spark.sql.session.timeZone", "UTC", "string" },
 	{ "spark.sql.shuffle.partitions", "200", "int" },
 	{ "spark.sql.caseSensitive", "false", "bool" },
+	/* ours: what Lua may hold (sl_lua.h); engine memory is not counted */
+	{ "streamlab.lua.memoryLimit", "1g", "bytes" },
 	{ NULL, NULL, NULL }
 };
 
@@ -190,6 +195,54 @@ static const confkey *find_conf(const char *k)
 		if (strcmp(c->key, k) == 0)
 			return c;
 	return NULL;
+}
+
+/* A size as Spark's byteStringAsBytes reads one: an integer and a unit,
+ * b k kb m mb g gb t tb (any case; none: bytes).  Returns false when v is
+ * not one or does not fit in size_t. */
+static bool parse_bytes(const char *v, size_t *out)
+{
+	static const char *const units[] = { "b", "k", "m", "g", "t" };
+	unsigned long long n = 0;
+	const char *p = v;
+	int shift = -1;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (ULLONG_MAX - 9) / 10)
+			return false;
+		n = n * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p == '\0')
+		shift = 0;
+	for (int i = 0; shift < 0 && i < 5; i++)
+		if (strcasecmp(p, units[i]) == 0 ||
+		    (i > 0 && tolower((unsigned char)p[0]) == units[i][0] &&
+		     strcasecmp(p + 1, "b") == 0))
+			shift = 10 * i;
+	if (shift < 0 || (shift > 0 && n > (SIZE_MAX >> shift)) || n > SIZE_MAX)
+		return false;
+	*out = (size_t)n << shift;
+	return true;
+}
+
+/* streamlab.lua.memoryLimit: a size, at least 1 MiB and above what Lua
+ * holds now (a limit below it would fail the next allocation, this
+ * spark.conf:set's own return included). */
+static size_t check_memory_limit(lua_State *L, const char *key, const char *v)
+{
+	size_t n = 0, used = sl_lua_memory_used(L);
+
+	if (!parse_bytes(v, &n))
+		sl_lerr_raisef(L, SL_EINVAL, "for example '64m' or '2g'",
+			       "%s should be a size in bytes, but was '%s'",
+			       key, v);
+	if (n < ((size_t)1 << 20) || n <= used + (used >> 3))
+		sl_lerr_raisef(L, SL_EINVAL, NULL,
+			       "%s: '%s' is too small: Lua holds %.1f MiB now",
+			       key, v, (double)used / (1 << 20));
+	return n;
 }
 
 static void check_conf_value(lua_State *L, const confkey *c, const char *v)
@@ -208,6 +261,8 @@ static void check_conf_value(lua_State *L, const confkey *c, const char *v)
 			       "%s should be one of min, max, but was '%s'. "
 			       "Valid values are 'min' and 'max'",
 			       c->key, v);
+	if (strcmp(c->kind, "bytes") == 0)
+		(void)check_memory_limit(L, c->key, v);
 	if (strcmp(c->kind, "int") == 0) {
 		char *end;
 		long long n = strtoll(v, &end, 10);
@@ -262,6 +317,8 @@ static int l_conf_set(lua_State *L)
 		if (sl_session_conf_set(sl_lua_session(L), k, v, &err) < 0)
 			return sl_lerr_raise(L, &err);
 	}
+	if (strcmp(k, "streamlab.lua.memoryLimit") == 0)
+		sl_lua_memory_set_limit(L, check_memory_limit(L, k, v));
 	return 0;
 }
 
@@ -297,6 +354,9 @@ static int l_conf_unset(lua_State *L)
 	check_conf(L, "unset");
 	k = sl_lerr_checkstr(L, 2, "unset", "config key");
 	sl_session_conf_unset(sl_lua_session(L), k);
+	if (strcmp(k, "streamlab.lua.memoryLimit") == 0 &&
+	    sl_lua_memory_used(L) < SL_LUA_MEMORY_LIMIT_DEFAULT)
+		sl_lua_memory_set_limit(L, SL_LUA_MEMORY_LIMIT_DEFAULT);
 	return 0;
 }
 

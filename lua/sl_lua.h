@@ -16,6 +16,7 @@
 #include <lua.h>
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Install the streamlab globals and create the engine session `spark`
  * owns (freed when L closes).  Returns 0. */
@@ -50,6 +51,40 @@ void sl_lua_set_interrupt_guard(bool (*arm)(lua_State *L),
 				void (*disarm)(lua_State *L));
 bool sl_lua_guard_arm(lua_State *L);
 void sl_lua_guard_disarm(lua_State *L);
+
+/* Bounds on a running foreachBatch function.  While one runs, a count
+ * hook (stream.c, every SL_LUA_HOOK_COUNT instructions, chained after the
+ * hook already set: the workbench's redraw) stops it the way Ctrl-C does
+ * (the batch aborts, nothing committed, the query stays active and held,
+ * the batch re-runs when asked for) when
+ *  - the deadline passed: a wait with a timeout (awaitTermination(t),
+ *    awaitAnyTermination(t)) sets it, on the monotonic clock, µs
+ *    (INT64_MAX: none); set_ returns the one before, to put back;
+ *  - a stop is asked for (sl_lua_stop_batch(1)): the workbench asks when
+ *    the learner types a line while a background batch runs, so the line
+ *    (q:stop()) runs next.  Each batch starts with none asked for.
+ * sl_lua_batch_aborted(why): the reason (a static string, e.g. "not enough
+ * memory") the wait's one line gives instead of "interrupted". */
+#define SL_LUA_HOOK_COUNT 10000
+int64_t sl_lua_batch_deadline(void);
+int64_t sl_lua_set_batch_deadline(int64_t mono_us);
+void sl_lua_stop_batch(int on);
+bool sl_lua_stop_batch_pending(void);
+void sl_lua_batch_aborted(const char *why);
+
+/* Lua's memory bound, spark.conf's streamlab.lua.memoryLimit (console.c).
+ * The console creates its state with a counting allocator: an allocation
+ * that would take what Lua holds past the limit fails, Lua collects once
+ * in an emergency and, if still short, raises "not enough memory" (the
+ * input fails, or a foreachBatch batch is aborted, nothing committed, and
+ * re-runs later); the REPL goes on.  Only Lua's own allocations count, not
+ * the engine's batches or state.  set_limit: false when L was not created
+ * by the console (no count; the limit does nothing).  used/limit: bytes,
+ * 0 when not counted. */
+#define SL_LUA_MEMORY_LIMIT_DEFAULT ((size_t)1 << 30)
+bool sl_lua_memory_set_limit(lua_State *L, size_t bytes);
+size_t sl_lua_memory_used(lua_State *L);
+size_t sl_lua_memory_limit(lua_State *L);
 
 /* The engine session behind L's `spark` (borrowed; owned by the state).
  * For the REPL's screen, which draws the session's queries.  Raises a Lua

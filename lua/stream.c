@@ -19,12 +19,25 @@
  * traceback on the lines below (q.exception shows both) and never
  * longjmps through the engine.  Ctrl-C while the function runs is no
  * error: SL_EINTR, and the engine aborts the batch (sl_lua.h).
+ *
+ * Bounds (sl_lua.h): while the function runs, a count hook (fe_hook)
+ * stops it when the wait that runs it times out or a stop is asked for,
+ * by the same road as Ctrl-C (SL_EINTR: aborted, re-run later).  Lua has
+ * one hook per thread, so fe_hook calls the hook it found (the
+ * workbench's redraw, lstop, os.exit's) and puts it back after; in the
+ * idle loop, where nobody set one, it lends the console's idle function
+ * so the workbench keeps drawing and reading keys.  Once it fires it
+ * fires at every instruction, as os.exit's hook does, so a pcall inside
+ * the function cannot keep it running.  Out of Lua memory
+ * (streamlab.lua.memoryLimit) the batch aborts the same way.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "clock.h"
+#include "console.h"
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
@@ -285,12 +298,86 @@ static int fe_body(lua_State *L)
 	return 0;
 }
 
+/* One running foreachBatch call's bound (nested calls: a function that
+ * runs another query's batch stack them). */
+enum { FE_RUNS, FE_TIMED_OUT, FE_STOPPED, FE_INTERRUPTED };
+typedef struct fe_bound {
+	lua_Hook saved; /* the hook found, put back after */
+	int saved_mask, saved_count;
+	lua_Hook chain; /* the hook fe_hook calls (never fe_hook) */
+	bool idle;      /* the idle loop's batch: lend the console's idle */
+	int cause;      /* FE_* */
+	struct fe_bound *outer;
+} fe_bound;
+
+static fe_bound *fe_now;
+
+static void fe_hook(lua_State *L, lua_Debug *ar)
+{
+	fe_bound *b = fe_now;
+	int64_t d = sl_lua_batch_deadline();
+
+	if (b == NULL) { /* a coroutine kept from a batch that ended */
+		lua_sethook(L, NULL, 0, 0);
+		return;
+	}
+	if (b->chain != NULL)
+		b->chain(L, ar);
+	else if (b->idle)
+		sl_console_idle(L);
+	if (b->cause == FE_RUNS && sl_lua_interrupt_pending())
+		b->cause = FE_INTERRUPTED; /* Ctrl-C: lstop put us back */
+	if (b->cause == FE_RUNS && sl_lua_stop_batch_pending())
+		b->cause = FE_STOPPED;
+	if (b->cause == FE_RUNS && d != INT64_MAX &&
+	    sl_clock_monotonic_us() >= d)
+		b->cause = FE_TIMED_OUT;
+	if (b->cause == FE_RUNS)
+		return;
+	lua_sethook(L, fe_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+	luaL_error(L, "foreachBatch stopped: %s",
+		   b->cause == FE_TIMED_OUT ? "the wait timed out"
+		   : b->cause == FE_STOPPED ? "a stop was asked for"
+					    : "interrupted");
+}
+
+static void fe_bound_begin(lua_State *L, fe_bound *b, bool idle)
+{
+	memset(b, 0, sizeof *b);
+	b->saved = lua_gethook(L);
+	b->saved_mask = lua_gethookmask(L);
+	b->saved_count = lua_gethookcount(L);
+	b->outer = fe_now;
+	b->chain = b->saved == fe_hook ? (b->outer ? b->outer->chain : NULL)
+				       : b->saved;
+	b->idle = idle || (b->outer != NULL && b->outer->idle);
+	if (b->outer == NULL)
+		sl_lua_stop_batch(0);
+	fe_now = b;
+	lua_sethook(L, fe_hook, LUA_MASKCOUNT, SL_LUA_HOOK_COUNT);
+}
+
+/* Put the hook found back, unless another took its place meanwhile (Ctrl-C's
+ * lstop, os.exit's: theirs to remove). */
+static void fe_bound_end(lua_State *L, fe_bound *b)
+{
+	lua_Hook h = lua_gethook(L);
+
+	if (h == fe_hook || h == NULL)
+		lua_sethook(L, b->saved, b->saved ? b->saved_mask : 0,
+			    b->saved_count);
+	fe_now = b->outer;
+	if (fe_now == NULL)
+		sl_lua_stop_batch(0);
+}
+
 static int fe_call(void *ud, sl_batch *data, int64_t batch_id, sl_err *err)
 {
 	l_foreach *fe = ud;
 	lua_State *L = sl_lsess_thread(fe->x);
 	int base, status;
 	bool guarded, intr;
+	fe_bound bound;
 	if (L == NULL)
 		return sl_err_set(err, SL_ESTATE,
 				  "foreachBatch: the Lua state is closing");
@@ -304,16 +391,31 @@ static int fe_call(void *ud, sl_batch *data, int64_t batch_id, sl_err *err)
 	lua_pushinteger(L, (lua_Integer)batch_id);
 	/* run by the idle loop: Ctrl-C must still reach the function */
 	guarded = sl_lua_guard_arm(L);
+	fe_bound_begin(L, &bound, guarded);
 	status = lua_pcall(L, 3, 0, base + 1);
+	fe_bound_end(L, &bound);
 	intr = sl_lua_interrupt_pending();
 	if (guarded)
 		sl_lua_guard_disarm(L);
-	if (status != LUA_OK && intr) {
-		/* Ctrl-C, not the function's fault: the engine aborts the
-		 * batch and the query goes on (query.h) */
+	if (status != LUA_OK && (intr || bound.cause != FE_RUNS)) {
+		/* Ctrl-C, a timeout or a stop, not the function's fault: the
+		 * engine aborts the batch and the query goes on (query.h) */
 		lua_settop(L, base);
 		return sl_err_set(err, SL_EINTR,
-				  "foreachBatch interrupted in batch %lld",
+				  "foreachBatch %s in batch %lld",
+				  bound.cause == FE_TIMED_OUT ? "timed out"
+				  : bound.cause == FE_STOPPED ? "stopped"
+							      : "interrupted",
+				  (long long)batch_id);
+	}
+	if (status == LUA_ERRMEM) {
+		/* over streamlab.lua.memoryLimit: what the function built is
+		 * garbage now; the batch re-runs when asked for */
+		lua_settop(L, base);
+		sl_lua_batch_aborted("not enough memory in foreachBatch");
+		return sl_err_set(err, SL_EINTR,
+				  "foreachBatch: not enough memory in batch "
+				  "%lld",
 				  (long long)batch_id);
 	}
 	if (status != LUA_OK) {

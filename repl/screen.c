@@ -168,6 +168,7 @@ static void queue_key(screen *s, int c)
 static void pump(lua_State *L, lua_Debug *ar)
 {
 	screen *s = the_screen;
+	bool bg;
 	int c;
 
 	(void)L;
@@ -175,13 +176,28 @@ static void pump(lua_State *L, lua_Debug *ar)
 	if (s == NULL || now_ms() < s->next_tick_ms)
 		return;
 	s->next_tick_ms = now_ms() + TICK_MS;
+	bg = !s->busy; /* a background batch's foreachBatch (sl_lua.h) */
 	while ((c = ui_getkey(0)) != UI_KEY_NONE)
 		if (c == UI_KEY_RESIZE)
 			relayout(s);
-		else
+		else {
 			queue_key(s, c);
+			/* a line typed: the batch yields to it (q:stop()) */
+			if (bg && (c == '\r' || c == '\n'))
+				sl_lua_stop_batch(1);
+		}
 	refresh(s);
+	if (bg) {
+		s->busy = true;
+		snprintf(s->hint, sizeof s->hint, "%s",
+			 "(a background batch is running: Enter or Ctrl-C "
+			 "stops it)");
+	}
 	draw(s);
+	if (bg) {
+		s->busy = false;
+		s->hint[0] = '\0';
+	}
 }
 
 /* A wait in C (awaitTermination) is no Lua instruction: it calls this. */
