@@ -60,6 +60,7 @@ static void late_release(model_late *l)
 {
 	free(l->text);
 	free(l->row);
+	free(l->fields);
 	free(l->windows);
 	free(l->watermark);
 	memset(l, 0, sizeof *l);

@@ -61,6 +61,9 @@ typedef struct model_late {
 	int64_t event_us; /* MODEL_NONE for bad records */
 	char *text;       /* the engine's one-line description */
 	char *row;        /* the row as JSON (or the record) */
+	/* the row's own fields but its event time, "word=donkey", one per
+	 * tab-separated item, long values abbreviated with "..." */
+	char *fields;
 	char *windows;    /* the windows it missed, "[start,end) ..." */
 	char *watermark;  /* the watermark that excluded it (time text) */
 } model_late;
@@ -69,7 +72,9 @@ typedef struct model_batch {
 	int64_t id;
 	int64_t ts_us; /* batch timestamp (processing time) */
 	int nsrc;
-	char *offsets[MODEL_MAX_SRC]; /* "start -> end" per source */
+	/* per source, readable: "mem 0->2", "file 3->4", "kafka t/0 3->5"
+	 * (tab-separated items: one per Kafka partition) */
+	char *offsets[MODEL_MAX_SRC];
 	char *watermark;              /* eventTime.watermark, or NULL */
 	int64_t in_rows, out_rows;
 	int64_t state_rows;    /* -1 when no stateful operator */

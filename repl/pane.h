@@ -56,4 +56,18 @@ const char *pane_short_time(const char *iso, char *out);
 /* The inside of a boxed pane. */
 ui_rect pane_inner(ui_rect r);
 
+/* Flowing a line of segments (pane_flow.c). */
+typedef struct pane_seg {
+	const char *s; /* borrowed; NULL or "" is skipped */
+	int attr;
+	int pad; /* table column width (0: none), when the row has room */
+} pane_seg;
+/* Lay seg[0..n) from row y of in, one space apart; a segment that does
+ * not fit moves whole to the next row (indented by indent columns); only
+ * a segment wider than a row is broken (at spaces, long words split).
+ * Draws when draw is true.  Returns the rows the line takes (drawn or
+ * not); *cut (may be NULL) says some of it fell below in. */
+int pane_flow(ui_rect in, int y, int indent, const pane_seg *seg, int n,
+	      bool draw, bool *cut);
+
 #endif

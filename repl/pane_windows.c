@@ -41,12 +41,23 @@ static int64_t late_of(const model_query *q, const model_row *r)
 	return 0;
 }
 
+/* Every window starts and ends on a whole minute. */
+static bool all_minutes(const model_query *q)
+{
+	for (int i = 0; i < q->nrows; i++)
+		if (q->rows[i].wstart_us != MODEL_NONE &&
+		    (q->rows[i].wstart_us % 60000000 != 0 ||
+		     q->rows[i].wend_us % 60000000 != 0))
+			return false;
+	return true;
+}
+
 void pane_windows(ui_rect r, model_query *q)
 {
 	ui_rect in = pane_inner(r);
 	model_row *sorted[MODEL_MAX_ROWS];
 	char title[120], line[400], wm[32];
-	int y = in.y, kw = 10, vw = 8, n, bottom = in.y + in.h;
+	int y = in.y, kw = 3, vw = 5, ww = 17, n, bottom = in.y + in.h;
 
 	snprintf(title, sizeof title, "windows%s%s",
 		 q && q->watermark ? "  watermark " : "",
@@ -68,9 +79,12 @@ void pane_windows(ui_rect r, model_query *q)
 		kw = 16;
 	if (vw > 14)
 		vw = 14;
+	/* narrow: "12:00-12:10" when the windows are on whole minutes */
+	if (ww + kw + vw + 3 + 8 > in.w && all_minutes(q))
+		ww = 11;
 	qsort(sorted, (size_t)n, sizeof sorted[0], row_cmp);
-	snprintf(line, sizeof line, "%-17s %-*s %-*s %-8s late", "window", kw,
-		 "key", vw, "value", "state");
+	snprintf(line, sizeof line, "%-*s %-*s %-*s %-8s late", ww, "window",
+		 kw, "key", vw, "value", "state");
 	ui_put(y++, in.x, UI_BOLD, line, in.w);
 	if (q->nwlate > 0)
 		bottom -= 1;
@@ -81,9 +95,15 @@ void pane_windows(ui_rect r, model_query *q)
 		int64_t late = late_of(q, w);
 		int x;
 
-		snprintf(line, sizeof line, "%-17.17s %-*.*s %-*.*s ",
-			 w->window[0] ? w->window : "-", kw, kw, w->key, vw, vw,
-			 w->value);
+		char win[24];
+		if (ww == 11 && strlen(w->window) == 17)
+			snprintf(win, sizeof win, "%.5s-%.5s", w->window,
+				 w->window + 9);
+		else
+			snprintf(win, sizeof win, "%s",
+				 w->window[0] ? w->window : "-");
+		snprintf(line, sizeof line, "%-*s %-*.*s %-*.*s ", ww, win, kw,
+			 kw, w->key, vw, vw, w->value);
 		x = ui_put(y, in.x, UI_NORMAL, line, in.w);
 		x += ui_printf(y, in.x + x, state_attr(w->state), in.w - x,
 			       "%-8s", w->state);
