@@ -42,6 +42,7 @@ static int cmd_tick(sl_console *c, const char *args);
 static int cmd_crash(sl_console *c, const char *args);
 static int cmd_restart(sl_console *c, const char *args);
 static int cmd_view(sl_console *c, const char *args);
+static int cmd_zoom(sl_console *c, const char *args);
 static int cmd_pyspark(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
@@ -64,6 +65,9 @@ static const cmd_entry cmd_table[] = {
 	  cmd_restart },
 	{ ":view", "NAME", "main, scatter, state or kafka (or F2..F5)",
 	  cmd_view },
+	{ ":zoom", "[PANE]",
+	  "PANE on the whole screen (F6 cycles, Esc or :zoom: back)",
+	  cmd_zoom },
 	{ ":pyspark", "", "the focused query as a PySpark program (for Spark)",
 	  cmd_pyspark },
 	{ ":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
@@ -457,6 +461,21 @@ static int cmd_view(sl_console *c, const char *args)
 		return fail(c,
 			    "error: unknown view '%s' (main, scatter, state, "
 			    "kafka)\n",
+			    args);
+	return SL_CMD_OK;
+}
+
+static int cmd_zoom(sl_console *c, const char *args)
+{
+	const char *z;
+
+	if (screen == NULL || screen->zoom == NULL)
+		return fail(c, "error: :zoom works in the workbench screen%s\n",
+			    "");
+	if ((z = screen->zoom(screen->ud, args)) == NULL)
+		return fail(c,
+			    "error: unknown pane '%s' (watermark, windows, "
+			    "checkpoint, late, output)\n",
 			    args);
 	return SL_CMD_OK;
 }

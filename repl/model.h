@@ -185,13 +185,25 @@ const model_late *sl_model_late(const model_query *q, int i);
  * out of the ring). */
 const model_pts *sl_model_pts(const model_query *q, int64_t batch);
 
-/* ---- the Output pane's scrollback ---- */
-#define MODEL_OUT_LINES 4000
+/* ---- the Output pane's scrollback ----
+ * A ring of the newest MODEL_OUT_LINES lines, at most MODEL_OUT_BYTES of
+ * text: a command's whole result (big:show(10000) and far more) stays
+ * readable, and memory stays bounded; the oldest lines give way first.
+ * Lines also have absolute numbers (0 = the first line ever written), so a
+ * pager can keep hold of "this command's result" while more output
+ * arrives. */
+#define MODEL_OUT_LINES 131072
+#define MODEL_OUT_BYTES (32 << 20)
 /* Append text (may hold several lines; a partial last line is kept open). */
 void sl_model_out(sl_model *m, int stream, const char *s, size_t n);
 int sl_model_out_count(const sl_model *m);
 /* Line i (0 = oldest kept); *err says it came from the error stream. */
 const char *sl_model_out_line(const sl_model *m, int i, bool *err);
+/* The absolute number of the next complete line to be written. */
+int64_t sl_model_out_mark(const sl_model *m);
+/* The index (for sl_model_out_line) of absolute line abs, clamped to the
+ * lines kept: 0 when it has given way, the count when not written yet. */
+int sl_model_out_index(const sl_model *m, int64_t abs);
 /* Scroll position: lines up from the bottom (0 = following the end). */
 int sl_model_out_scroll(const sl_model *m);
 void sl_model_out_scroll_by(sl_model *m, int delta, int page);

@@ -70,4 +70,39 @@ typedef struct pane_seg {
 int pane_flow(ui_rect in, int y, int indent, const pane_seg *seg, int n,
 	      bool draw, bool *cut);
 
+/* ---- the pager (pane_pager.c) ---- */
+/* Keys beyond bytes, decoded by the screen from escape sequences. */
+enum {
+	PK_PGUP = 0x100,
+	PK_PGDN,
+	PK_HOME,
+	PK_END,
+	PK_UP,
+	PK_DOWN,
+	PK_ESC, /* Esc alone */
+	PK_F6
+};
+enum { PAGER_KEEP, PAGER_CLOSE, PAGER_PASS };
+
+typedef struct pane_pager {
+	bool open;
+	int64_t start, end; /* the result: absolute scrollback lines */
+	int64_t top;        /* absolute line at the top */
+	int64_t hit;        /* the last search match */
+	bool searching;     /* typing after '/' */
+	char search[128];
+	char msg[160];
+} pane_pager;
+
+/* Open p on the scrollback's absolute lines [start, end). */
+void pane_pager_open(pane_pager *p, const sl_model *m, int64_t start,
+		     int64_t end);
+/* A key (byte or PK_*) with page rows of text on screen; burst: more keys
+ * came with it.  PAGER_KEEP, PAGER_CLOSE, or PAGER_PASS (closes; the key
+ * belongs to the input line). */
+int pane_pager_key(pane_pager *p, const sl_model *m, int key, int page,
+		   bool burst);
+/* The pager over all of r (the terminal). */
+void pane_pager_draw(ui_rect r, pane_pager *p, const sl_model *m);
+
 #endif

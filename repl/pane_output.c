@@ -82,7 +82,7 @@ void pane_strip(ui_rect r, sl_model *m)
 		x += ui_put(r.y, x, attr, item, r.w - x);
 	}
 	ui_put(r.y, r.w - 20 > x ? r.w - 20 : r.w, UI_DIM,
-	       "  :help  Tab  F2-F5", 20);
+	       "  :help  Tab  F2-F6", 20);
 }
 
 void pane_progress(ui_rect r, model_query *q)
