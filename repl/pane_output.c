@@ -85,26 +85,45 @@ void pane_strip(ui_rect r, sl_model *m)
 	       "  :help  Tab  F2-F6", 20);
 }
 
+/* The progress line: the fields in order, each whole or not at all (a
+ * field that does not fit is left out, never cut). */
 void pane_progress(ui_rect r, model_query *q)
 {
-	char line[512], wm[32];
+	char f[10][200], wm[32];
+	int x = r.x, n = 0;
 
 	ui_hline(r.y, r.x, UI_REVERSE, " ", r.w);
 	if (q == NULL) {
 		ui_put(r.y, r.x, UI_REVERSE, " progress: no query", r.w);
 		return;
 	}
-	snprintf(line, sizeof line,
-		 " %s  %.8s  batch %lld  in %lld rows  %.1f rows/s  state %lld "
-		 "rows  wm %s  late dropped %lld  bad %lld  %s",
-		 q->name ? q->name : "query", q->id, (long long)q->batch,
-		 (long long)q->in_rows, q->rows_per_s, (long long)q->state_rows,
-		 pane_short_time(q->watermark, wm), (long long)q->late_total,
-		 (long long)q->bad_total,
+	snprintf(f[n++], sizeof f[0], "%s", q->name ? q->name : "query");
+	snprintf(f[n++], sizeof f[0], "%.8s", q->id);
+	snprintf(f[n++], sizeof f[0], "batch %lld", (long long)q->batch);
+	snprintf(f[n++], sizeof f[0], "in %lld rows", (long long)q->in_rows);
+	snprintf(f[n++], sizeof f[0], "wm %s",
+		 pane_short_time(q->watermark, wm));
+	snprintf(f[n++], sizeof f[0], "late dropped %lld",
+		 (long long)q->late_total);
+	snprintf(f[n++], sizeof f[0], "bad %lld", (long long)q->bad_total);
+	snprintf(f[n++], sizeof f[0], "%.1f rows/s", q->rows_per_s);
+	snprintf(f[n++], sizeof f[0], "state %lld rows",
+		 (long long)q->state_rows);
+	snprintf(f[n++], sizeof f[0], "%.190s",
 		 q->failed && q->exception ? q->exception
 		 : q->status               ? q->status
 					   : "");
-	ui_put(r.y, r.x, UI_REVERSE, line, r.w);
+	for (int i = 0; i < n; i++) {
+		int w = ui_width(f[i], -1);
+		if (w == 0 || x + 2 + w > r.x + r.w) {
+			if (i == n - 1 && w > 0 && x + 3 < r.x + r.w)
+				x += 2 + ui_put(r.y, x + 2, UI_REVERSE, f[i],
+						r.x + r.w - x - 2);
+			continue; /* the status may be cut: it is last */
+		}
+		x += 1 + (i > 0);
+		x += ui_put(r.y, x, UI_REVERSE, f[i], w);
+	}
 }
 
 void pane_output(ui_rect r, sl_model *m)

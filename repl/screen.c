@@ -505,6 +505,7 @@ static bool run_start(screen *s, const char *chunk)
 	int st;
 
 	h_busy(s, true);
+	s->paced = true; /* the start-up chunk is not a typed command: no pager */
 	st = sl_console_eval_chunk(s->con, chunk, "=(lesson)");
 	h_busy(s, false);
 	s->hint[0] = '\0';
