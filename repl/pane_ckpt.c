@@ -23,11 +23,13 @@
 
 #define SEGS (MODEL_MAX_SRC * MODEL_MAX_LANES + 8)
 
-static void sink_check(ui_rect in, int y, const model_query *q)
+/* The sink check line, drawn from row y (draw) or measured; its rows. */
+static int sink_check(ui_rect in, int y, const model_query *q, bool draw)
 {
 	int64_t expected = 0, got = 0, dup = 0, missing = 0;
 	char a[40], b[40], c[40], d[40];
 	pane_seg seg[5];
+	int attr;
 
 	for (int i = 0; i < q->nbatches; i++) {
 		const model_batch *bt = sl_model_batch(q, i);
@@ -44,18 +46,13 @@ static void sink_check(ui_rect in, int y, const model_query *q)
 	snprintf(b, sizeof b, "got %lld,", (long long)got);
 	snprintf(c, sizeof c, "duplicates %lld,", (long long)dup);
 	snprintf(d, sizeof d, "missing %lld", (long long)missing);
-	int attr = dup || missing ? UI_BAD : UI_GOOD;
+	attr = dup || missing ? UI_BAD : UI_GOOD;
 	seg[0] = (pane_seg){ "sink check:", attr, 0 };
 	seg[1] = (pane_seg){ a, attr, 0 };
 	seg[2] = (pane_seg){ b, attr, 0 };
 	seg[3] = (pane_seg){ c, attr, 0 };
 	seg[4] = (pane_seg){ d, attr, 0 };
-	pane_flow(in, y, 2, seg, 5, true, NULL);
-}
-
-static int sink_check_rows(ui_rect in)
-{
-	return in.w >= 60 ? 1 : 2;
+	return pane_flow(in, y, 2, seg, 5, draw, NULL);
 }
 
 /* Text for one batch's line, in buf (bn bytes); the segments into seg. */
@@ -141,13 +138,14 @@ void pane_ckpt(ui_rect r, model_query *q)
 	static bline lines[64];
 	ui_rect in = pane_inner(r);
 	int pad[2] = { 1, 0 }, notes, first, y = in.y, avail, used = 0, nl;
-	int sc = sink_check_rows(in);
+	int sc;
 
 	ui_box(r, "checkpoint");
 	if (q == NULL || q->nbatches == 0) {
 		pane_empty(in, NULL);
 		return;
 	}
+	sc = sink_check(in, 0, q, false);
 	notes = q->nnotes < 3 ? q->nnotes : 3;
 	avail = in.h - sc - notes;
 	nl = avail < 64 ? (avail > 0 ? avail : 0) : 64;
@@ -191,5 +189,5 @@ void pane_ckpt(ui_rect r, model_query *q)
 		pane_seg seg = { t, strstr(t, "crash") ? UI_BAD : UI_WARN, 0 };
 		y += pane_flow(in, y, 2, &seg, 1, true, NULL);
 	}
-	sink_check(in, in.y + in.h - sc, q);
+	sink_check(in, in.y + in.h - sc, q, true);
 }

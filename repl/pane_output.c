@@ -57,32 +57,47 @@ void pane_empty(ui_rect r, const char *why)
 	ui_put(r.y, r.x + 1, UI_DIM, why ? why : "(no data yet)", r.w - 1);
 }
 
+/* The queries strip: each query whole (name, or its id's first 8
+ * characters), or "+N more" when the rest do not fit. */
 void pane_strip(ui_rect r, sl_model *m)
 {
+	static const char hint[] = "  :help  Tab  F2-F6";
 	model_query *f = sl_model_focus(m);
-	int x = r.x, n = sl_model_count(m);
+	int x = r.x, n = sl_model_count(m), end = r.x + r.w - 20;
 
 	x += ui_put(r.y, x, UI_TITLE, "queries:", r.w);
 	if (n == 0)
 		ui_put(r.y, x + 1, UI_DIM,
 		       "(none yet: start one with df.writeStream...:start())",
-		       r.w - x - 1);
-	for (int i = 0; i < n && x < r.w; i++) {
+		       end - x - 1);
+	for (int i = 0; i < n; i++) {
 		model_query *q = sl_model_query(m, i);
-		char item[160];
+		char item[160], more[24];
 		int attr = q == f ? UI_REVERSE : q->failed ? UI_BAD : UI_NORMAL;
+		int w;
 
-		snprintf(item, sizeof item, "%d%s %s [%s] batch %lld", i + 1,
-			 q == f ? "*" : "", q->name ? q->name : q->id,
+		if (q->name)
+			snprintf(item, sizeof item, "%d%s %.40s", i + 1,
+				 q == f ? "*" : "", q->name);
+		else
+			snprintf(item, sizeof item, "%d%s %.8s", i + 1,
+				 q == f ? "*" : "", q->id);
+		snprintf(item + strlen(item), sizeof item - strlen(item),
+			 " [%s] batch %lld",
 			 q->failed   ? "failed"
 			 : q->active ? "active"
 				     : "stopped",
 			 (long long)q->batch);
+		w = ui_width(item, -1);
+		snprintf(more, sizeof more, " +%d more", n - i);
+		if (x + 1 + w > end - (i + 1 < n ? (int)strlen(more) : 0)) {
+			ui_put(r.y, x, UI_DIM, more, end - x);
+			break;
+		}
 		x += 1;
-		x += ui_put(r.y, x, attr, item, r.w - x);
+		x += ui_put(r.y, x, attr, item, w);
 	}
-	ui_put(r.y, r.w - 20 > x ? r.w - 20 : r.w, UI_DIM,
-	       "  :help  Tab  F2-F6", 20);
+	ui_put(r.y, r.w - 20 > x ? r.w - 20 : r.w, UI_DIM, hint, 20);
 }
 
 /* The progress line: the fields in order, each whole or not at all (a

@@ -131,6 +131,17 @@ static bool has_events(const model_query *q, const model_batch *b)
 	return false;
 }
 
+/* x at the event times of the rows batch b dropped. */
+static void late_marks(int y, const axis *a, const model_query *q,
+		       const model_batch *b)
+{
+	for (int i = 0; i < q->nlate; i++) {
+		const model_late *l = sl_model_late(q, i);
+		if (l->batch == b->id && l->event_us != MODEL_NONE)
+			ui_put(y, col(a, l->event_us), UI_BAD, "x", 1);
+	}
+}
+
 /* One batch's events: o..o its event-time range, x its dropped rows. */
 static void events_line(int y, int lx, const axis *a, const model_query *q,
 			const model_batch *b)
@@ -145,11 +156,7 @@ static void events_line(int y, int lx, const axis *a, const model_query *q,
 		ui_put(y, c0, UI_GOOD, "o", 1);
 		ui_put(y, c1, UI_GOOD, "o", 1);
 	}
-	for (int i = 0; i < q->nlate; i++) {
-		const model_late *l = sl_model_late(q, i);
-		if (l->batch == b->id && l->event_us != MODEL_NONE)
-			ui_put(y, col(a, l->event_us), UI_BAD, "x", 1);
-	}
+	late_marks(y, a, q, b);
 }
 
 /* The last n batches that read rows, oldest first, into out. */
@@ -189,7 +196,7 @@ void pane_watermark(ui_rect r, model_query *q)
 				   : "(no data yet: withWatermark + a window)");
 		return;
 	}
-	ne = event_batches(q, eb, in.h >= 10 ? EVENT_LINES : 1);
+	ne = event_batches(q, eb, EVENT_LINES);
 	snprintf(t0, sizeof t0, "b%lld",
 		 ne ? (long long)eb[ne - 1]->id : 0LL);
 	gutter = ui_width(t0, -1) + 1;
@@ -225,8 +232,15 @@ void pane_watermark(ui_rect r, model_query *q)
 	ui_put(y++, a.x + a.w - (int)strlen(t1), UI_DIM, t1, (int)strlen(t1));
 	ui_hline(y, a.x, UI_DIM, "-", a.w);
 	marks_line(y++, &a, q, a.w);
-	for (int i = 0; i < ne && y < bottom - 1; i++)
+	/* a line per batch when there is room; else the newest, with the
+	 * x marks of the others on it too (they stay for EVENT_LINES) */
+	int lines = in.h >= 10 ? ne : ne > 0;
+	for (int i = ne - lines; i < ne && y < bottom - 1; i++) {
+		if (i == ne - 1)
+			for (int k = 0; k < ne - lines; k++)
+				late_marks(y, &a, q, eb[k]);
 		events_line(y++, in.x, &a, q, eb[i]);
+	}
 	bands(y, bottom - 1, &a, q);
 	pane_seg legend[3] = { { "o..o a batch's event times", UI_DIM, 0 },
 			       { "x dropped late", UI_DIM, 0 },

@@ -41,6 +41,26 @@ static int64_t late_of(const model_query *q, const model_row *r)
 	return 0;
 }
 
+/* "late dropped: [12:00:00,12:10:00) 1 ...", flowing (each window and
+ * its count whole); drawn from row y, or measured.  Its rows. */
+static int late_line(ui_rect in, int y, const model_query *q, bool draw)
+{
+	static char text[MODEL_MAX_WLATE][48];
+	pane_seg seg[MODEL_MAX_WLATE + 1];
+	int n = 0;
+
+	seg[n++] = (pane_seg){ "late dropped:", UI_BAD, 0 };
+	for (int i = 0; i < q->nwlate; i++) {
+		char a[16], b[16];
+		sl_model_hms(q->wlate[i].start_us, a, sizeof a);
+		sl_model_hms(q->wlate[i].end_us, b, sizeof b);
+		snprintf(text[i], sizeof text[i], "[%s,%s) %lld", a, b,
+			 (long long)q->wlate[i].count);
+		seg[n++] = (pane_seg){ text[i], UI_NORMAL, 0 };
+	}
+	return pane_flow(in, y, 2, seg, n, draw, NULL);
+}
+
 /* Every window starts and ends on a whole minute. */
 static bool all_minutes(const model_query *q)
 {
@@ -87,7 +107,7 @@ void pane_windows(ui_rect r, model_query *q)
 		 kw, "key", vw, "value", "state");
 	ui_put(y++, in.x, UI_BOLD, line, in.w);
 	if (q->nwlate > 0)
-		bottom -= 1;
+		bottom -= late_line(in, 0, q, false);
 	/* more rows than room: keep the newest windows (the end) */
 	for (int i = n - (bottom - y) > 0 ? n - (bottom - y) : 0;
 	     i < n && y < bottom; i++) {
@@ -112,15 +132,6 @@ void pane_windows(ui_rect r, model_query *q)
 				  (long long)late);
 		y++;
 	}
-	if (q->nwlate > 0) {
-		int x = ui_put(bottom, in.x, UI_BAD, "late dropped:", in.w);
-		for (int i = 0; i < q->nwlate && x < in.w; i++) {
-			char a[16], b[16];
-			sl_model_hms(q->wlate[i].start_us, a, sizeof a);
-			sl_model_hms(q->wlate[i].end_us, b, sizeof b);
-			x += ui_printf(bottom, in.x + x, UI_NORMAL, in.w - x,
-				       " [%s,%s) %lld", a, b,
-				       (long long)q->wlate[i].count);
-		}
-	}
+	if (q->nwlate > 0)
+		late_line(in, bottom, q, true);
 }

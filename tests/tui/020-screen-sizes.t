@@ -57,6 +57,16 @@ for my $size ([120, 40], [80, 24]) {
 	like($s, qr/^\|\d+ mem \d*->\d+\s/m, "$what: checkpoint offsets are readable (mem start->end)");
 	my ($panes) = $s =~ /\A(.*?)^ words  /ms;
 	unlike($panes // $s, qr/logOffset|\{"/, "$what: no raw JSON in the panes");
+	like($s, qr/^\|b\d+[ o\-]*x/m, "$what: the watermark pane marks the dropped row with x");
+
+	# a later batch (and the no-data batch that evicts): the x stays
+	$t->type_line('ms:addData({{"2026-01-01 12:40:00", "emu"}})');
+	$t->type_line('q:processAllAvailable()');
+	$s = $t->wait_for(qr/W (?:watermark )?12:30:00/, 30);
+	ok($s, "$what: a later batch moves the watermark to 12:30:00");
+	like($s, qr/^\|b\d+[ o\-]*x/m, "$what: the dropped row's x is still on the watermark pane");
+	like($s, qr/word=donkey/, "$what: and the late pane still lists it");
+	unlike($s, qr/\bwm (?!\d\d:\d\d:\d\d\b|-)/, "$what: no 'wm' value is cut");
 
 	# the late pane zoomed: alone under the strip, the whole width
 	$t->type_line(':zoom late');
@@ -81,10 +91,9 @@ for my $size ([120, 40], [80, 24]) {
 	# the pager over a long result
 	$t->type_line('local t = {} for i = 1, 10000 do t[i] = {i} end big = spark.createDataFrame(t, "id INT")');
 	$t->type_line('big:show(10000)');
-	$s = $t->wait_for(qr/^ output: lines 1-\d+ of 10005 /m, 30);
-	ok($s, "$what: show(10000) opens the pager on its first line");
-	like($s, qr/^> big:show\(10000\)\n\+-----\+\n\|   id\|\n\+-----\+\n\|    1\|$/m,
-	     "$what: the pager shows the command, the header and row 1");
+	ok($t->wait_for(qr/^ output: lines 1-\d+ of 10005 /m, 30), "$what: show(10000) opens the pager on its first line");
+	ok($t->wait_for(qr/\A output: lines 1-\d+ of 10005 [^\n]*\n> big:show\(10000\)\n\+-----\+\n\|   id\|\n\+-----\+\n\|    1\|$/m, 20),
+	   "$what: the pager shows the command, the header and row 1");
 	$t->send_keys('End');
 	$s = $t->wait_for(qr/^\|10000\|\n\+-----\+\n\(END\)/m, 20);
 	ok($s, "$what: End reaches row 10,000");
