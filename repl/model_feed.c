@@ -46,15 +46,20 @@ const char *model_status_message(sl_query *q)
 	return msg;
 }
 
-/* The timeline entry of batch id (created at the newest end). */
-static model_batch *batch_of(model_query *q, int64_t id)
+/* The timeline entry of batch id (the newest one; created at the newest
+ * end).  fresh: a new entry when the batch's last run crashed, so the
+ * timeline shows the crashed run and its re-run after the restart as two
+ * lines. */
+static model_batch *batch_entry(model_query *q, int64_t id, bool fresh)
 {
 	model_batch *b;
 
 	for (int i = q->nbatches - 1; i >= 0; i--) {
 		b = (model_batch *)sl_model_batch(q, i);
-		if (b->id == id)
+		if (b->id == id && !(fresh && b->crash))
 			return b;
+		if (b->id == id)
+			break;
 	}
 	b = &q->batches[q->batch_head];
 	for (int i = 0; i < MODEL_MAX_SRC; i++)
@@ -71,6 +76,11 @@ static model_batch *batch_of(model_query *q, int64_t id)
 	if (q->nbatches < MODEL_MAX_BATCHES)
 		q->nbatches++;
 	return b;
+}
+
+static model_batch *batch_of(model_query *q, int64_t id)
+{
+	return batch_entry(q, id, false);
 }
 
 static void note(model_query *q, const char *text)
@@ -152,7 +162,7 @@ static void on_event_times(model_query *q, const sl_event *ev)
 
 static void on_batch_start(model_query *q, const sl_event *ev)
 {
-	model_batch *b = batch_of(q, ev->batch_id);
+	model_batch *b = batch_entry(q, ev->batch_id, true);
 	model_pts *p = (model_pts *)sl_model_pts(q, ev->batch_id);
 	int i, k = 0;
 
@@ -626,8 +636,12 @@ static void on_event(sl_model *m, model_query *q, const sl_event *ev)
 		note(q, ev->text);
 		break;
 	case SL_EV_QUERY_START:
-		if (q->restarted)
-			note(q, ev->text);
+		if (q->restarted) {
+			snprintf(line, sizeof line,
+				 "restarted from the checkpoint: run %.8s",
+				 q->run_id ? q->run_id : "?");
+			note(q, line);
+		}
 		break;
 	case SL_EV_ERROR:
 	case SL_EV_LOG:

@@ -31,15 +31,31 @@ static int sink_check(ui_rect in, int y, const model_query *q, bool draw)
 	pane_seg seg[5];
 	int attr;
 
+	/* per batch id, over its runs (a crashed run and its re-run are
+	 * two timeline entries): the committed run's rows once expected,
+	 * every write counted */
 	for (int i = 0; i < q->nbatches; i++) {
 		const model_batch *bt = sl_model_batch(q, i);
+		int64_t rows = 0;
+		int writes = 0;
+		bool later = false;
 		if (!bt->committed)
 			continue;
+		for (int k = 0; k < q->nbatches; k++) {
+			const model_batch *o = sl_model_batch(q, k);
+			if (o->id != bt->id)
+				continue;
+			later |= k > i && o->committed;
+			rows += o->rows_written;
+			writes += o->writes;
+		}
+		if (later)
+			continue; /* counted at its last committed run */
 		expected += bt->out_rows;
-		got += bt->rows_written;
-		if (bt->writes > 1)
-			dup += bt->rows_written - bt->out_rows;
-		if (bt->writes == 0 && bt->out_rows > 0)
+		got += rows;
+		if (writes > 1)
+			dup += rows - bt->out_rows;
+		if (writes == 0 && bt->out_rows > 0)
 			missing += bt->out_rows;
 	}
 	snprintf(a, sizeof a, "expected %lld rows,", (long long)expected);

@@ -33,7 +33,7 @@ $t->type_line(':restart');
 ok($t->wait_for(qr/restarted numbers: new run/, 5), ':restart starts a new run');
 $t->type_line(':step');
 ok($t->wait_for(qr/re-r\S* batch 1/, 5), 'the replay of batch 1 is shown');
-ok($t->wait_for(qr/^\|1 mem 0->1 .*CRASH after-sink.*(?:\n\|\s+)?commit \(re-run\)/m, 5), 'batch 1 commits after the restart');
+ok($t->wait_for(qr/^\|1 mem 0->1 .*CRASH after-sink\s.*\n\|1 mem 0->1 .*sink skipped commit \(re-run\)/m, 5), 'batch 1 commits after the restart: the crashed run and the re-run, one line each');
 ok($t->wait_for(qr/sink check: expected 4 rows, got 4, duplicates 0, missing 0/, 5),
    'the sink check: expected 4, got 4, no duplicates, nothing missing');
 $t->type_line('print(#spark.table("numbers"):collect())');
