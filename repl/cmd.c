@@ -153,13 +153,22 @@ static int help_topic(sl_console *c, const char *topic)
 		    "Keys: Tab completes names (after '.' and ':' too), Up/Down recall\n"
 		    "  history, Ctrl-A/E/K/U/W and Alt-B/F edit, Ctrl-C cancels the line\n"
 		    "  or stops running Lua (never exits), Ctrl-D quits, PgUp/PgDn\n"
-		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka.\n");
+		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka,\n"
+		    "  F6 one pane on the whole screen (again: the next; Esc: all).\n"
+		    "Pager (a result taller than the Output pane): PgUp/PgDn or space/b,\n"
+		    "  Home/End or g/G, Up/Down, / search, n/N next/previous match,\n"
+		    "  q or Esc back to the prompt; typing a line goes to the prompt too.\n");
 		return SL_CMD_OK;
 	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
 		say(c, SL_CONSOLE_OUT,
 		    "Views (:view NAME):\n"
-		    "  main     Windows, Watermark, Late and Checkpoint panes\n"
+		    "  main     Watermark (W watermark, M max event time, x rows dropped\n"
+		    "           in the last three batches that read rows), Windows,\n"
+		    "           Checkpoint (batch, offsets per source, wm, state version,\n"
+		    "           sink rows, commit or CRASH point) and Late (batch, event\n"
+		    "           time, the row's fields, windows missed, wm) panes;\n"
+		    "           :zoom NAME or F6: one of them on the whole screen\n"
 		    "  scatter  event time vs processing time, one mark per row\n"
 		    "           (needs withWatermark): o on time, + late but counted\n"
 		    "           (below the max event time seen before it), x dropped,\n"
@@ -215,7 +224,9 @@ static int cmd_help(sl_console *c, const char *args)
 	say(c, SL_CONSOLE_OUT,
 	    "Keys: Tab completes names (after '.' and ':' too), Up/Down recall "
 	    "history,\n"
-	    "  Ctrl-C cancels the line or stops running code, Ctrl-D quits.\n"
+	    "  Ctrl-C cancels the line or stops running code, Ctrl-D quits;\n"
+	    "  F6 or :zoom: one pane on the whole screen; a result taller than\n"
+	    "  the output opens a pager (q back).  More keys: :help keys.\n"
 	    "Scripts: streamlab run FILE.lua.  More: README.md, TUTORIAL.md.\n");
 	return SL_CMD_OK;
 }
