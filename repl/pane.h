@@ -69,6 +69,11 @@ typedef struct pane_seg {
  * not); *cut (may be NULL) says some of it fell below in. */
 int pane_flow(ui_rect in, int y, int indent, const pane_seg *seg, int n,
 	      bool draw, bool *cut);
+/* A line of text wrapped as a terminal wraps (by characters) at w
+ * columns: the byte offset where each row starts into start[]; returns
+ * the rows, 1 to PANE_WRAP_MAX (the last row holds the rest, clipped). */
+#define PANE_WRAP_MAX 64
+int pane_wrap(const char *s, int w, int *start);
 
 /* ---- the pager (pane_pager.c) ---- */
 /* Keys beyond bytes, decoded by the screen from escape sequences. */
@@ -90,6 +95,8 @@ typedef struct pane_pager {
 	int64_t top;        /* absolute line at the top */
 	int64_t hit;        /* the last search match */
 	bool searching;     /* typing after '/' */
+	int w, page;        /* the last frame's width and text rows */
+	int shown;          /* lines the last frame showed */
 	char search[128];
 	char msg[160];
 } pane_pager;

@@ -133,3 +133,27 @@ int pane_flow(ui_rect in, int y, int indent, const pane_seg *seg, int n,
 		*cut = f.cut;
 	return f.rows;
 }
+
+int pane_wrap(const char *s, int w, int *start)
+{
+	int n = 0, i = 0, len = (int)strlen(s);
+
+	start[n++] = 0;
+	while (i < len && n < PANE_WRAP_MAX) {
+		int used = 0;
+		while (i < len) {
+			int k = 1, cw;
+			while (i + k < len &&
+			       ((unsigned char)s[i + k] & 0xC0) == 0x80)
+				k++;
+			cw = ui_width(s + i, k);
+			if (used + cw > w && used > 0)
+				break;
+			used += cw;
+			i += k;
+		}
+		if (i < len)
+			start[n++] = i;
+	}
+	return n;
+}

@@ -141,11 +141,14 @@ void pane_progress(ui_rect r, model_query *q)
 	}
 }
 
+/* The scrollback from the bottom up (scroll lines above the end); a line
+ * wider than the pane wraps instead of being cut (an error message says
+ * what failed first, and its end says where). */
 void pane_output(ui_rect r, sl_model *m)
 {
 	ui_rect in = pane_inner(r);
 	int n = sl_model_out_count(m), scroll = sl_model_out_scroll(m);
-	int last = n - scroll, first = last - in.h;
+	int y = in.y + in.h; /* the next row up is y - 1 */
 	char title[80];
 
 	if (scroll > 0)
@@ -154,13 +157,21 @@ void pane_output(ui_rect r, sl_model *m)
 	else
 		snprintf(title, sizeof title, "output");
 	ui_box(r, title);
-	if (first < 0)
-		first = 0;
-	for (int i = first, y = in.y; i < last && y < in.y + in.h; i++, y++) {
+	if (in.w <= 0)
+		return;
+	for (int i = n - scroll - 1; i >= 0 && y > in.y; i--) {
 		bool err = false;
 		const char *s = sl_model_out_line(m, i, &err);
-		if (s)
-			ui_put(y, in.x, err ? UI_BAD : UI_NORMAL, s, in.w);
+		int start[PANE_WRAP_MAX], rows;
+
+		if (s == NULL)
+			continue;
+		rows = pane_wrap(s, in.w, start);
+		for (int k = rows - 1; k >= 0 && y > in.y; k--) {
+			int end = k + 1 < rows ? start[k + 1] : (int)strlen(s);
+			ui_putn(--y, in.x, err ? UI_BAD : UI_NORMAL, s + start[k],
+				end - start[k], in.w);
+		}
 	}
 }
 

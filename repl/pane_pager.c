@@ -28,11 +28,39 @@ static int64_t first_line(const pane_pager *p, const sl_model *m)
 	return p->start > kept ? p->start : kept;
 }
 
+static const char *line_at(const sl_model *m, int64_t abs, bool *err)
+{
+	const char *s = sl_model_out_line(m, sl_model_out_index(m, abs), err);
+	return s ? s : "";
+}
+
+/* Rows line abs takes on screen (it wraps at the last frame's width). */
+static int rows_of(const pane_pager *p, const sl_model *m, int64_t abs)
+{
+	int start[PANE_WRAP_MAX];
+	bool err;
+
+	if (p->w <= 0)
+		return 1;
+	return pane_wrap(line_at(m, abs, &err), p->w, start);
+}
+
+/* The top line of the page that ends just before line `before`. */
+static int64_t page_above(const pane_pager *p, const sl_model *m,
+			  int64_t before, int page)
+{
+	int64_t t = before, f = first_line(p, m);
+	int rows = 0;
+
+	while (t > f && rows + rows_of(p, m, t - 1) <= page)
+		rows += rows_of(p, m, --t);
+	return t < before ? t : (before > f ? before - 1 : f);
+}
+
+/* The top of the last page: the result's end at the bottom. */
 static int64_t last_top(const pane_pager *p, const sl_model *m, int page)
 {
-	int64_t t = p->end - page, f = first_line(p, m);
-
-	return t > f ? t : f;
+	return page_above(p, m, p->end, page);
 }
 
 static void clamp(pane_pager *p, const sl_model *m, int page)
@@ -43,12 +71,6 @@ static void clamp(pane_pager *p, const sl_model *m, int page)
 		p->top = l;
 	if (p->top < f)
 		p->top = f;
-}
-
-static const char *line_at(const sl_model *m, int64_t abs, bool *err)
-{
-	const char *s = sl_model_out_line(m, sl_model_out_index(m, abs), err);
-	return s ? s : "";
 }
 
 void pane_pager_open(pane_pager *p, const sl_model *m, int64_t start,
@@ -123,8 +145,12 @@ int pane_pager_key(pane_pager *p, const sl_model *m, int key, int page,
 	p->msg[0] = '\0';
 	switch (key) {
 	case 'q': case 'Q': case PK_ESC: return PAGER_CLOSE;
-	case PK_PGDN: case ' ': case 'f': case 6: p->top += page; break;
-	case PK_PGUP: case 'b': case 2: p->top -= page; break;
+	case PK_PGDN: case ' ': case 'f': case 6:
+		p->top += p->shown > 0 ? p->shown : page;
+		break;
+	case PK_PGUP: case 'b': case 2:
+		p->top = page_above(p, m, p->top, page);
+		break;
 	case PK_DOWN: case 'j': p->top++; break;
 	case PK_UP: case 'k': p->top--; break;
 	case PK_HOME: case 'g': case '<': p->top = first_line(p, m); break;
@@ -143,29 +169,37 @@ int pane_pager_key(pane_pager *p, const sl_model *m, int key, int page,
 
 void pane_pager_draw(ui_rect r, pane_pager *p, const sl_model *m)
 {
-	int page = r.h - 2 > 1 ? r.h - 2 : 1;
-	int64_t f, total;
+	int page = r.h - 2 > 1 ? r.h - 2 : 1, y = r.y + 1;
+	int64_t f, total, a;
 	char head[200];
 	bool err;
 
+	p->w = r.w;
+	p->page = page;
 	clamp(p, m, page);
 	f = first_line(p, m);
 	total = p->end - f;
+	for (a = p->top; a < p->end && y < r.y + 1 + page; a++) {
+		const char *s = line_at(m, a, &err);
+		int start[PANE_WRAP_MAX], rows = pane_wrap(s, r.w, start);
+		int attr = a == p->hit && p->search[0] ? UI_WARN
+			   : err                       ? UI_BAD
+						       : UI_NORMAL;
+		if (a > p->top && y + rows > r.y + 1 + page)
+			break; /* the next line whole on the next page */
+		for (int k = 0; k < rows && y < r.y + 1 + page; k++) {
+			int e = k + 1 < rows ? start[k + 1] : (int)strlen(s);
+			ui_putn(y++, r.x, attr, s + start[k], e - start[k], r.w);
+		}
+	}
+	p->shown = (int)(a - p->top);
 	ui_hline(r.y, r.x, UI_REVERSE, " ", r.w);
 	snprintf(head, sizeof head,
 		 " output: lines %lld-%lld of %lld   PgUp/PgDn Home/End  / search  "
 		 "n next  q back",
-		 (long long)(p->top - f + 1),
-		 (long long)(p->top - f + (total < page ? total : page)),
+		 (long long)(p->top - f + 1), (long long)(a - f),
 		 (long long)total);
 	ui_put(r.y, r.x, UI_REVERSE, head, r.w);
-	for (int i = 0; i < page && p->top + i < p->end; i++) {
-		const char *s = line_at(m, p->top + i, &err);
-		int attr = p->top + i == p->hit && p->search[0] ? UI_WARN
-			   : err                               ? UI_BAD
-								 : UI_NORMAL;
-		ui_put(r.y + 1 + i, r.x, attr, s, r.w);
-	}
 	if (p->searching) {
 		ui_printf(r.y + r.h - 1, r.x, UI_BOLD, r.w, "/%s", p->search);
 		ui_cursor(r.y + r.h - 1, r.x + 1 + ui_width(p->search, -1));
@@ -175,9 +209,8 @@ void pane_pager_draw(ui_rect r, pane_pager *p, const sl_model *m)
 		ui_put(r.y + r.h - 1, r.x, UI_BAD, p->msg, r.w);
 	else
 		ui_put(r.y + r.h - 1, r.x, UI_REVERSE,
-		       p->top >= last_top(p, m, page)
-			   ? "(END) q back to the prompt"
-			   : "-- more -- PgDn/space on, q back to the prompt",
+		       a >= p->end ? "(END) q back to the prompt"
+				   : "-- more -- PgDn/space on, q back to the prompt",
 		       r.w);
 	ui_cursor(r.y + r.h - 1, r.x);
 }

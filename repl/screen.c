@@ -320,11 +320,21 @@ static void maybe_page(screen *s)
 	ui_rect o = out_rect(s);
 	int64_t end, start = s->busy_mark > 0 ? s->busy_mark - 1 : 0;
 
+	int rows = 0, wrap[PANE_WRAP_MAX];
+	bool err;
+
 	drain_pipe(s);
 	end = sl_model_out_mark(s->m);
-	if (s->paced || s->kq_n > 0 || end - start <= o.h - 2)
+	if (s->paced || s->kq_n > 0)
 		return;
-	pane_pager_open(&s->pager, s->m, start, end);
+	/* rows, not lines: a long line wraps in the pane */
+	for (int64_t a = start; a < end && rows <= o.h - 2; a++) {
+		const char *l = sl_model_out_line(
+		    s->m, sl_model_out_index(s->m, a), &err);
+		rows += pane_wrap(l ? l : "", o.w - 2 > 1 ? o.w - 2 : 1, wrap);
+	}
+	if (rows > o.h - 2)
+		pane_pager_open(&s->pager, s->m, start, end);
 }
 
 static void h_busy(void *ud, bool running)

@@ -111,6 +111,16 @@ for my $size ([120, 40], [80, 24]) {
 	$t->type_line('6*7');
 	ok($t->wait_for(qr/^\|42\s+\|$/m, 20), "$what: the prompt takes input again");
 
+	# a long error line wraps in the Output pane (or the pager): whole
+	$t->type_line('error(string.rep("w", 130) .. " the end of a long error", 0)');
+	$s = $t->wait_for(qr/stack traceback/, 20);
+	ok($s, "$what: the error is shown");
+	my $joined = join '', map { s/^\|//r =~ s/\|$//r } split /\n/, $s;
+	like($joined, qr/error: w{130} the end of a long error/,
+	     "$what: a line wider than the pane wraps onto the next rows, whole");
+	$t->send_keys('q') if $s =~ /^ output: lines/m;
+	ok($t->wait_for(qr/^\+-- output -+\+$/m, 20), "$what: back at the panes");
+
 	# :help fits the output pane or pages
 	$t->type_line(':help');
 	$s = $t->wait_for(qr/:zoom \[PANE\]/, 20);
