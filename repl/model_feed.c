@@ -285,20 +285,33 @@ static void readable_offsets(const char *name, const char *start,
 	int ns = leaves(start, "", s, MODEL_MAX_LANES, 0);
 	int ne = leaves(end, "", e, MODEL_MAX_LANES, 0);
 
+	int item = 0;
+
 	sl_buf_adds(b, name);
-	for (int i = 0; i < ne; i++) {
-		const char *from = "-";
-		for (int k = 0; k < ns; k++)
-			if (strcmp(s[k].path, e[i].path) == 0)
-				from = s[k].text;
-		if (ns == 1 && ne == 1)
-			from = s[0].text;
-		sl_buf_adds(b, i == 0 ? " " : "\t");
-		if (ne > 1)
-			sl_buf_printf(b, "%s ", e[i].path);
-		sl_buf_printf(b, "%s->%s", strcmp(from, "-") ? from : "",
-			      e[i].text); /* "->0": no start, up to 0 */
-	}
+	/* moved partitions first, with start->end; then the unchanged ones
+	 * with their offset alone */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < ne; i++) {
+			const char *from = "-";
+			bool moved;
+			for (int k = 0; k < ns; k++)
+				if (strcmp(s[k].path, e[i].path) == 0)
+					from = s[k].text;
+			if (ns == 1 && ne == 1)
+				from = s[0].text;
+			moved = ne == 1 || strcmp(from, e[i].text) != 0;
+			if (moved != (pass == 0))
+				continue;
+			sl_buf_adds(b, item++ == 0 ? " " : "\t");
+			if (ne > 1)
+				sl_buf_printf(b, "%s ", e[i].path);
+			if (moved) /* "->0": no start, up to 0 */
+				sl_buf_printf(b, "%s->%s",
+					      strcmp(from, "-") ? from : "",
+					      e[i].text);
+			else
+				sl_buf_printf(b, "%s", e[i].text);
+		}
 }
 
 static void on_offsets(model_query *q, const sl_event *ev)

@@ -121,7 +121,9 @@ static void batch_line(const model_batch *b, bline *l, const int *pad)
 		    ui_width(l->seg[lastseg].s, -1) + pad[1] - ow;
 	if (b->nsrc == 0)
 		ADD(UI_NORMAL, pad[1], "-");
-	if (b->wm_us > 0) {
+	if (b->watermark == NULL) {
+		/* no watermark in this query: nothing to say */
+	} else if (b->wm_us > 0) {
 		char t[32];
 		sl_model_hms(b->wm_us, t, sizeof t);
 		ADD(UI_WARN, 11, "wm %s", t);

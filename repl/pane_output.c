@@ -54,7 +54,9 @@ const char *pane_short_time(const char *iso, char *out)
 
 void pane_empty(ui_rect r, const char *why)
 {
-	ui_put(r.y, r.x + 1, UI_DIM, why ? why : "(no data yet)", r.w - 1);
+	if (why == NULL || ui_width(why, -1) > r.w - 1)
+		why = "(no data yet)"; /* the reason whole, or not at all */
+	ui_put(r.y, r.x + 1, UI_DIM, why, r.w - 1);
 }
 
 /* The queries strip: each query whole (name, or its id's first 8
