@@ -1,6 +1,8 @@
 /*
  * pane_output: the layout, the queries strip, the progress line, the
- * Output pane (scrollback from the model) and the input line.
+ * Output pane (scrollback from the model; a line wider than the pane
+ * wraps onto the rows below, as in a terminal) and the input line.  The
+ * strip and the progress line show each item whole or leave it out.
  *
  * Layout, top to bottom: strip (1 row); the four panes (Watermark |
  * Windows over Checkpoint | Late) or one view; progress (1 row); Output

@@ -13,6 +13,12 @@
  * Resize: curses turns SIGWINCH into UI_KEY_RESIZE; the layout is
  * recomputed and everything redrawn from the model (no text lives only in
  * curses).  While Lua runs the hook polls for it too.
+ *
+ * Keys: bytes go to readline as they come, except the escape sequences
+ * the screen owns (F6, and Esc alone while a pane is zoomed), which are
+ * read whole first (read_escape), and every key while the pager is open.
+ * A sequence that is not ours goes on to readline byte for byte, so its
+ * own bindings (PgUp/PgDn, F2..F5, Alt-B) work as before.
  */
 #include <errno.h>
 #include <fcntl.h>
