@@ -64,6 +64,7 @@ typedef struct screen {
 	int64_t busy_mark; /* scrollback mark when the command started */
 	bool paced;        /* waitkey ran during the command (a lesson) */
 	int zoom;          /* ZOOM_NONE or the pane on the whole screen */
+	bool auto_zoom;    /* the Output pane zoomed for a tall result */
 } screen;
 
 /* :zoom and F6: one pane on the whole screen (strip, progress and input
@@ -194,9 +195,12 @@ static void draw(screen *s)
 			pane_late(s->lay.late, q);
 		}
 	}
-	pane_progress(s->lay.progress, q);
-	if (s->zoom == ZOOM_NONE)
+	if (s->zoom == ZOOM_NONE) {
+		pane_progress(s->lay.progress, q);
 		pane_output(s->lay.output, s->m);
+	} else { /* under the zoomed pane */
+		pane_progress((ui_rect){ s->rows - 2, 0, 1, s->cols }, q);
+	}
 	draw_input(s);
 	ui_flush();
 }
@@ -317,30 +321,49 @@ static void h_key(void *ud, const char *name)
 		s->view = (pane_view)(name[1] - '2');
 }
 
-/* A command ended: its result (from the echoed line on) taller than the
- * Output pane opens the pager, as psql's does.  Not when the learner is
+/* Rows the result [start, end) takes at w columns, counted up to limit. */
+static int result_rows(screen *s, int64_t start, int64_t end, int w,
+		       int limit)
+{
+	int rows = 0, wrap[PANE_WRAP_MAX];
+	bool err;
+
+	for (int64_t a = start; a < end && rows <= limit; a++) {
+		const char *l = sl_model_out_line(
+		    s->m, sl_model_out_index(s->m, a), &err);
+		rows += pane_wrap(l ? l : "", w > 1 ? w : 1, wrap);
+	}
+	return rows;
+}
+
+/* A command ended.  Its result (from the echoed line on) taller than the
+ * Output pane: the Output pane takes the whole screen until the next line
+ * is entered (the prompt stays live: nothing typed is lost), and a result
+ * taller than that opens the pager on its first line, as psql's opens
+ * when a result does not fit the terminal.  Neither when the learner is
  * already typing the next line (keys waiting), nor after a lesson's chunk
  * that waited for keys (it was read as it ran). */
 static void maybe_page(screen *s)
 {
-	ui_rect o = out_rect(s);
+	ui_rect o = s->lay.output, z = zoom_rect(s);
 	int64_t end, start = s->busy_mark > 0 ? s->busy_mark - 1 : 0;
-
-	int rows = 0, wrap[PANE_WRAP_MAX];
-	bool err;
+	int rows;
 
 	drain_pipe(s);
 	end = sl_model_out_mark(s->m);
 	if (s->paced || s->kq_n > 0)
 		return;
-	/* rows, not lines: a long line wraps in the pane */
-	for (int64_t a = start; a < end && rows <= o.h - 2; a++) {
-		const char *l = sl_model_out_line(
-		    s->m, sl_model_out_index(s->m, a), &err);
-		rows += pane_wrap(l ? l : "", o.w - 2 > 1 ? o.w - 2 : 1, wrap);
+	rows = result_rows(s, start, end, o.w - 2, z.h - 2);
+	if (rows <= o.h - 2)
+		return;
+	if (rows <= z.h - 2) {
+		if (s->zoom == ZOOM_NONE) {
+			s->zoom = ZOOM_OUTPUT;
+			s->auto_zoom = true;
+		}
+		return;
 	}
-	if (rows > o.h - 2)
-		pane_pager_open(&s->pager, s->m, start, end);
+	pane_pager_open(&s->pager, s->m, start, end);
 }
 
 static void h_busy(void *ud, bool running)
@@ -369,6 +392,10 @@ static void h_echo(void *ud, const char *text)
 	sl_model_out_scroll_by(s->m, -sl_model_out_scroll(s->m), 1);
 	sl_model_out(s->m, SL_CONSOLE_OUT, text, strlen(text));
 	sl_model_out(s->m, SL_CONSOLE_OUT, "\n", 1);
+	if (s->auto_zoom) { /* the next line: the panes come back */
+		s->zoom = ZOOM_NONE;
+		s->auto_zoom = false;
+	}
 }
 
 static int h_running(void *ud)
@@ -404,6 +431,7 @@ static const char *c_zoom(void *ud, const char *name)
 	size_t n = strlen(name);
 	int found = -1;
 
+	s->auto_zoom = false;
 	if (n == 0 || (s->zoom != ZOOM_NONE &&
 		       strncmp(zoom_names[s->zoom], name, n) == 0)) {
 		s->zoom = ZOOM_NONE;
@@ -690,10 +718,12 @@ static bool handle_key(screen *s, int c)
 		return true;
 	if (key == PK_F6) {
 		s->zoom = (s->zoom + 1) % ZOOM_COUNT;
+		s->auto_zoom = false;
 		return true;
 	}
 	if (key == PK_ESC && s->zoom != ZOOM_NONE) {
 		s->zoom = ZOOM_NONE;
+		s->auto_zoom = false;
 		return true;
 	}
 	for (int i = 0; i < n; i++)

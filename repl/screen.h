@@ -16,9 +16,10 @@
  * writes over the screen.
  *
  * What the screen adds to the panes (issue 13): a typed command whose
- * result is taller than the Output pane opens the pager on it
- * (pane_pager.c; not after a lesson's chunk that waited for keys, nor
- * when keys were typed ahead); `:zoom NAME` and F6 put one pane on the
+ * result is taller than the Output pane gives the Output pane the whole
+ * screen until the next line is entered, and one taller than that opens
+ * the pager on it (pane_pager.c); neither after a lesson's chunk that
+ * waited for keys, nor when keys were typed ahead; `:zoom NAME` and F6 put one pane on the
  * whole screen, Esc brings all back; below 80x24 only a centred
  * "streamlab needs at least 80x24 (now WxH)" is drawn, and keys still go
  * to the input line, until the terminal grows.

@@ -118,20 +118,28 @@ for my $size ([120, 40], [80, 24]) {
 	my $joined = join '', map { s/^\|//r =~ s/\|$//r } split /\n/, $s;
 	like($joined, qr/error: w{130} the end of a long error/,
 	     "$what: a line wider than the pane wraps onto the next rows, whole");
-	$t->send_keys('q') if $s =~ /^ output: lines/m;
+	if ($s =~ /^ output: lines/m) {
+		$t->send_keys('q');
+	} elsif ($s =~ /^\+-- output -+ F6 next pane/m) {
+		$t->send_keys('Escape');
+	}
 	ok($t->wait_for(qr/^\+-- output -+\+$/m, 20), "$what: back at the panes");
 
-	# :help fits the output pane or pages
+	# :help: taller than the Output pane; the Output pane takes the
+	# screen while it fits there (the prompt stays live), else it pages
 	$t->type_line(':help');
 	$s = $t->wait_for(qr/:zoom \[PANE\]/, 20);
 	ok($s, "$what: :help lists :zoom");
 	if ($s =~ /^ output: lines/m) {
-		pass("$what: :help pages");
+		pass("$what: :help pages (taller than the screen)");
 		$t->send_keys('q');
 		ok($t->wait_for(qr/^\+-- output -+\+$/m, 20), "$what: q leaves :help's pager");
 	} else {
-		like($s, qr/\|Scripts: streamlab run/, "$what: :help fits the output pane");
-		pass("$what: no pager needed");
+		like($s, qr/^\+-- output -+ F6 next pane, Esc: all -+\+$/m, "$what: :help gets the whole screen");
+		like($s, qr/\|Scripts: streamlab run/, "$what: all of it");
+		unlike($s, qr/-- checkpoint --/, "$what: the panes make room");
+		$t->type_line('6*6');
+		ok($t->wait_for(qr/^\+-- output -+\+$(?:.*\n)*\|36\s+\|$/m, 20), "$what: the next line brings the panes back, and runs");
 	}
 	# typing while the pager is open goes to the input line
 	$t->type_line(':help');
