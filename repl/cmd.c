@@ -155,7 +155,9 @@ static int help_topic(sl_console *c, const char *topic)
 		    "  or stops running Lua (never exits), Ctrl-D quits, PgUp/PgDn\n"
 		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka,\n"
 		    "  F6 one pane on the whole screen (again: the next; Esc: all).\n"
-		    "Pager (a result taller than the Output pane): PgUp/PgDn or space/b,\n"
+		    "A result taller than the output pane takes the screen until the next\n"
+		    "  line (Esc: the panes); one taller than the screen opens the pager:\n"
+		    "  PgUp/PgDn or space/b,\n"
 		    "  Home/End or g/G, Up/Down, / search, n/N next/previous match,\n"
 		    "  q or Esc back to the prompt; typing a line goes to the prompt too.\n");
 		return SL_CMD_OK;
@@ -226,7 +228,7 @@ static int cmd_help(sl_console *c, const char *args)
 	    "history,\n"
 	    "  Ctrl-C cancels the line or stops running code, Ctrl-D quits;\n"
 	    "  F6 or :zoom: one pane on the whole screen; a result taller than\n"
-	    "  the output opens a pager (q back).  More keys: :help keys.\n"
+	    "  the screen opens a pager (q back).  More keys: :help keys.\n"
 	    "Scripts: streamlab run FILE.lua.  More: README.md, TUTORIAL.md.\n");
 	return SL_CMD_OK;
 }
