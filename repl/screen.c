@@ -454,21 +454,30 @@ static const char *c_zoom(void *ud, const char *name)
 /* ---- Lua's side of the screen: waitkey and view (for lessons) ---- */
 
 /* After ESC: read the rest of the sequence; PgUp/PgDn scroll the Output
- * pane (true: keep waiting), any other sequence is one key. */
+ * pane, F6 zooms, Esc unzooms (true: keep waiting); any other sequence is
+ * one key. */
+static int read_escape(screen *s, unsigned char *raw, int *n);
+
 static bool waitkey_escape(screen *s)
 {
-	char seq[8];
-	int n = 0, c, page = s->lay.output.h - 2 > 1 ? s->lay.output.h - 3 : 1;
+	ui_rect o = out_rect(s);
+	unsigned char raw[16];
+	int n, page = o.h - 2 > 1 ? o.h - 3 : 1;
 
-	while (n < (int)sizeof seq - 1 && (c = ui_getkey(0)) >= 0)
-		seq[n++] = (char)c;
-	seq[n] = '\0';
-	if (strcmp(seq, "[5~") == 0)
-		sl_model_out_scroll_by(s->m, page, s->lay.output.h - 2);
-	else if (strcmp(seq, "[6~") == 0)
-		sl_model_out_scroll_by(s->m, -page, s->lay.output.h - 2);
-	else
-		return false;
+	switch (read_escape(s, raw, &n)) {
+	case PK_PGUP: sl_model_out_scroll_by(s->m, page, o.h - 2); break;
+	case PK_PGDN: sl_model_out_scroll_by(s->m, -page, o.h - 2); break;
+	case PK_F6: /* a teacher zooms a pane while the lesson waits */
+		s->zoom = (s->zoom + 1) % ZOOM_COUNT;
+		s->auto_zoom = false;
+		break;
+	case PK_ESC:
+		if (s->zoom == ZOOM_NONE)
+			return false;
+		s->zoom = ZOOM_NONE;
+		break;
+	default: return false;
+	}
 	draw(s);
 	return true;
 }
