@@ -26,11 +26,11 @@ struct sl_model {
 	model_log_fn log;
 	void *log_ud;
 	/* output scrollback */
-	char **out;              /* [MODEL_OUT_LINES] ring */
-	unsigned char *out_err;  /* [MODEL_OUT_LINES] */
+	char **out;             /* [MODEL_OUT_LINES] ring */
+	unsigned char *out_err; /* [MODEL_OUT_LINES] */
 	int out_head, out_n;
-	int64_t out_total;       /* lines ever pushed */
-	size_t out_bytes;        /* text held by the ring */
+	int64_t out_total; /* lines ever pushed */
+	size_t out_bytes;  /* text held by the ring */
 	sl_buf partial;
 	int partial_stream;
 	int scroll;
@@ -408,7 +408,9 @@ const char *sl_model_out_line(const sl_model *m, int i, bool *err)
 	if (i < 0 || i >= m->out_n)
 		return NULL;
 	*err = m->out_err[(start + i) % MODEL_OUT_LINES];
-	return m->out[(start + i) % MODEL_OUT_LINES] ? m->out[(start + i) % MODEL_OUT_LINES] : "";
+	return m->out[(start + i) % MODEL_OUT_LINES]
+		   ? m->out[(start + i) % MODEL_OUT_LINES]
+		   : "";
 }
 
 int64_t sl_model_out_mark(const sl_model *m)

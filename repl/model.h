@@ -64,8 +64,8 @@ typedef struct model_late {
 	/* the row's own fields but its event time, "word=donkey", one per
 	 * tab-separated item, long values abbreviated with "..." */
 	char *fields;
-	char *windows;    /* the windows it missed, "[start,end) ..." */
-	char *watermark;  /* the watermark that excluded it (time text) */
+	char *windows;   /* the windows it missed, "[start,end) ..." */
+	char *watermark; /* the watermark that excluded it (time text) */
 } model_late;
 
 typedef struct model_batch {
@@ -75,7 +75,7 @@ typedef struct model_batch {
 	/* per source, readable: "mem 0->2", "file 3->4", "kafka t/0 3->5"
 	 * (tab-separated items: one per Kafka partition) */
 	char *offsets[MODEL_MAX_SRC];
-	char *watermark;              /* eventTime.watermark, or NULL */
+	char *watermark; /* eventTime.watermark, or NULL */
 	int64_t in_rows, out_rows;
 	int64_t state_rows;    /* -1 when no stateful operator */
 	int64_t state_version; /* -1 when no stateful operator */

@@ -251,8 +251,8 @@ static int leaves(const char *p, const char *prefix, leaf *out, int n,
 	}
 	for (int i = 0; k < n && (v = mjson_member_at(p, i, key, sizeof key));
 	     i++) {
-		snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "/" : "",
-			 key);
+		snprintf(path, sizeof path, "%s%s%s", prefix,
+			 prefix[0] ? "/" : "", key);
 		k += leaves(v, path, out + k, n - k, depth + 1);
 	}
 	return k;
@@ -270,7 +270,8 @@ static const char *source_short(const char *text)
 	};
 
 	for (size_t i = 0; text && i < sizeof names / sizeof names[0]; i++)
-		if (strncmp(text, names[i].prefix, strlen(names[i].prefix)) == 0)
+		if (strncmp(text, names[i].prefix, strlen(names[i].prefix)) ==
+		    0)
 			return names[i].name;
 	return "src";
 }

@@ -187,8 +187,8 @@ void pane_ckpt(ui_rect r, model_query *q)
 	for (int i = q->nbatches - 1; i >= first && count < nl; i--) {
 		bline *l = &lines[count];
 		batch_line(sl_model_batch(q, i), l, pad);
-		rows[count] = pane_flow(in, 0, pad[0] + 1, l->seg, l->n, false,
-					NULL);
+		rows[count] =
+		    pane_flow(in, 0, pad[0] + 1, l->seg, l->n, false, NULL);
 		if (used + rows[count] + 1 > avail && count > 0)
 			break;
 		used += rows[count];
@@ -200,8 +200,8 @@ void pane_ckpt(ui_rect r, model_query *q)
 	if (table && (int)sizeof head - 1 <= in.w)
 		ui_put(y++, in.x, UI_DIM, head, in.w);
 	for (int k = count - 1; k >= 0; k--)
-		y += pane_flow(in, y, pad[0] + 1, lines[k].seg, lines[k].n, true,
-			       NULL);
+		y += pane_flow(in, y, pad[0] + 1, lines[k].seg, lines[k].n,
+			       true, NULL);
 	for (int i = q->nnotes - notes; i < q->nnotes; i++) {
 		const char *t = q->ckpt_note[i] ? q->ckpt_note[i] : "";
 		pane_seg seg = { t, strstr(t, "crash") ? UI_BAD : UI_WARN, 0 };

@@ -108,7 +108,8 @@ int pane_flow(ui_rect in, int y, int indent, const pane_seg *seg, int n,
 	for (int i = 0; i < n; i++) { /* pads only when one row holds all */
 		int w = seg[i].s ? ui_width(seg[i].s, -1) : 0;
 		if (w > 0)
-			total += (total ? 1 : 0) + (seg[i].pad > w ? seg[i].pad : w);
+			total +=
+			    (total ? 1 : 0) + (seg[i].pad > w ? seg[i].pad : w);
 	}
 	pads = total <= in.w;
 	for (int i = 0; i < n; i++) {

@@ -17,8 +17,7 @@
 #define SEGS 24
 
 /* The segments of late row l into seg (text in buf); returns the count. */
-static int late_segs(const model_late *l, pane_seg *seg, char *buf,
-		     size_t bn)
+static int late_segs(const model_late *l, pane_seg *seg, char *buf, size_t bn)
 {
 	char *p = buf, *end = buf + bn;
 	int n = 0;

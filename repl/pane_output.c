@@ -173,8 +173,8 @@ void pane_output(ui_rect r, sl_model *m)
 		rows = pane_wrap(s, in.w, start);
 		for (int k = rows - 1; k >= 0 && y > in.y; k--) {
 			int end = k + 1 < rows ? start[k + 1] : (int)strlen(s);
-			ui_putn(--y, in.x, err ? UI_BAD : UI_NORMAL, s + start[k],
-				end - start[k], in.w);
+			ui_putn(--y, in.x, err ? UI_BAD : UI_NORMAL,
+				s + start[k], end - start[k], in.w);
 		}
 	}
 }

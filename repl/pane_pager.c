@@ -106,8 +106,7 @@ static void find(pane_pager *p, const sl_model *m, int dir)
 			return;
 		}
 	}
-	snprintf(p->msg, sizeof p->msg, "pattern not found: %.100s",
-		 p->search);
+	snprintf(p->msg, sizeof p->msg, "pattern not found: %.100s", p->search);
 }
 
 static int search_key(pane_pager *p, const sl_model *m, int key)
@@ -144,17 +143,26 @@ int pane_pager_key(pane_pager *p, const sl_model *m, int key, int page,
 		return PAGER_PASS;
 	p->msg[0] = '\0';
 	switch (key) {
-	case 'q': case 'Q': case PK_ESC: return PAGER_CLOSE;
-	case PK_PGDN: case ' ': case 'f': case 6:
-		p->top += p->shown > 0 ? p->shown : page;
-		break;
-	case PK_PGUP: case 'b': case 2:
-		p->top = page_above(p, m, p->top, page);
-		break;
-	case PK_DOWN: case 'j': p->top++; break;
-	case PK_UP: case 'k': p->top--; break;
-	case PK_HOME: case 'g': case '<': p->top = first_line(p, m); break;
-	case PK_END: case 'G': case '>': p->top = last_top(p, m, page); break;
+	case 'q':
+	case 'Q':
+	case PK_ESC: return PAGER_CLOSE;
+	case PK_PGDN:
+	case ' ':
+	case 'f':
+	case 6: p->top += p->shown > 0 ? p->shown : page; break;
+	case PK_PGUP:
+	case 'b':
+	case 2: p->top = page_above(p, m, p->top, page); break;
+	case PK_DOWN:
+	case 'j': p->top++; break;
+	case PK_UP:
+	case 'k': p->top--; break;
+	case PK_HOME:
+	case 'g':
+	case '<': p->top = first_line(p, m); break;
+	case PK_END:
+	case 'G':
+	case '>': p->top = last_top(p, m, page); break;
 	case '/':
 		p->searching = true;
 		p->search[0] = '\0';
@@ -189,16 +197,17 @@ void pane_pager_draw(ui_rect r, pane_pager *p, const sl_model *m)
 			break; /* the next line whole on the next page */
 		for (int k = 0; k < rows && y < r.y + 1 + page; k++) {
 			int e = k + 1 < rows ? start[k + 1] : (int)strlen(s);
-			ui_putn(y++, r.x, attr, s + start[k], e - start[k], r.w);
+			ui_putn(y++, r.x, attr, s + start[k], e - start[k],
+				r.w);
 		}
 	}
 	p->shown = (int)(a - p->top);
 	ui_hline(r.y, r.x, UI_REVERSE, " ", r.w);
-	snprintf(head, sizeof head,
-		 " output: lines %lld-%lld of %lld   PgUp/PgDn Home/End  / search  "
-		 "n next  q back",
-		 (long long)(p->top - f + 1), (long long)(a - f),
-		 (long long)total);
+	snprintf(
+	    head, sizeof head,
+	    " output: lines %lld-%lld of %lld   PgUp/PgDn Home/End  / search  "
+	    "n next  q back",
+	    (long long)(p->top - f + 1), (long long)(a - f), (long long)total);
 	ui_put(r.y, r.x, UI_REVERSE, head, r.w);
 	if (p->searching) {
 		ui_printf(r.y + r.h - 1, r.x, UI_BOLD, r.w, "/%s", p->search);
@@ -209,8 +218,9 @@ void pane_pager_draw(ui_rect r, pane_pager *p, const sl_model *m)
 		ui_put(r.y + r.h - 1, r.x, UI_BAD, p->msg, r.w);
 	else
 		ui_put(r.y + r.h - 1, r.x, UI_REVERSE,
-		       a >= p->end ? "(END) q back to the prompt"
-				   : "-- more -- PgDn/space on, q back to the prompt",
+		       a >= p->end
+			   ? "(END) q back to the prompt"
+			   : "-- more -- PgDn/space on, q back to the prompt",
 		       r.w);
 	ui_cursor(r.y + r.h - 1, r.x);
 }

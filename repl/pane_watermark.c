@@ -160,8 +160,7 @@ static void events_line(int y, int lx, const axis *a, const model_query *q,
 }
 
 /* The last n batches that read rows, oldest first, into out. */
-static int event_batches(const model_query *q, const model_batch **out,
-			 int n)
+static int event_batches(const model_query *q, const model_batch **out, int n)
 {
 	int k = 0;
 
@@ -197,8 +196,7 @@ void pane_watermark(ui_rect r, model_query *q)
 		return;
 	}
 	ne = event_batches(q, eb, EVENT_LINES);
-	snprintf(t0, sizeof t0, "b%lld",
-		 ne ? (long long)eb[ne - 1]->id : 0LL);
+	snprintf(t0, sizeof t0, "b%lld", ne ? (long long)eb[ne - 1]->id : 0LL);
 	gutter = ui_width(t0, -1) + 1;
 	a.x = in.x + gutter;
 	a.w = in.w - gutter - 1;

@@ -59,7 +59,7 @@ typedef struct screen {
 	unsigned char keyq[KEYQ]; /* bytes typed while Lua ran */
 	int kq_head, kq_n;
 	bool busy;
-	char hint[200]; /* shown on the input line while waitkey waits */
+	char hint[200];    /* shown on the input line while waitkey waits */
 	pane_pager pager;  /* over the last command's result, when open */
 	int64_t busy_mark; /* scrollback mark when the command started */
 	bool paced;        /* waitkey ran during the command (a lesson) */
@@ -69,11 +69,18 @@ typedef struct screen {
 
 /* :zoom and F6: one pane on the whole screen (strip, progress and input
  * lines stay). */
-enum { ZOOM_NONE = 0, ZOOM_WATERMARK, ZOOM_WINDOWS, ZOOM_CKPT, ZOOM_LATE,
-       ZOOM_OUTPUT, ZOOM_COUNT };
-static const char *const zoom_names[ZOOM_COUNT] = {
-	"", "watermark", "windows", "checkpoint", "late", "output"
+enum {
+	ZOOM_NONE = 0,
+	ZOOM_WATERMARK,
+	ZOOM_WINDOWS,
+	ZOOM_CKPT,
+	ZOOM_LATE,
+	ZOOM_OUTPUT,
+	ZOOM_COUNT
 };
+static const char *const zoom_names[ZOOM_COUNT] = { "",        "watermark",
+						    "windows", "checkpoint",
+						    "late",    "output" };
 
 /* The smallest terminal the frame is drawn in (issue 13 item 6). */
 #define MIN_COLS 80
@@ -322,15 +329,14 @@ static void h_key(void *ud, const char *name)
 }
 
 /* Rows the result [start, end) takes at w columns, counted up to limit. */
-static int result_rows(screen *s, int64_t start, int64_t end, int w,
-		       int limit)
+static int result_rows(screen *s, int64_t start, int64_t end, int w, int limit)
 {
 	int rows = 0, wrap[PANE_WRAP_MAX];
 	bool err;
 
 	for (int64_t a = start; a < end && rows <= limit; a++) {
-		const char *l = sl_model_out_line(
-		    s->m, sl_model_out_index(s->m, a), &err);
+		const char *l =
+		    sl_model_out_line(s->m, sl_model_out_index(s->m, a), &err);
 		rows += pane_wrap(l ? l : "", w > 1 ? w : 1, wrap);
 	}
 	return rows;
@@ -558,7 +564,8 @@ static bool run_start(screen *s, const char *chunk)
 	int st;
 
 	h_busy(s, true);
-	s->paced = true; /* the start-up chunk is not a typed command: no pager */
+	s->paced =
+	    true; /* the start-up chunk is not a typed command: no pager */
 	st = sl_console_eval_chunk(s->con, chunk, "=(lesson)");
 	h_busy(s, false);
 	s->hint[0] = '\0';
