@@ -70,10 +70,13 @@ void pane_strip(ui_rect r, sl_model *m)
 	int x = r.x, n = sl_model_count(m), end = r.x + r.w - 20;
 
 	x += ui_put(r.y, x, UI_TITLE, "queries:", r.w);
-	if (n == 0)
-		ui_put(r.y, x + 1, UI_DIM,
-		       "(none yet: start one with df.writeStream...:start())",
-		       end - x - 1);
+	if (n == 0) {
+		const char *none =
+		    "(none yet: start one with df.writeStream...:start())";
+		if (ui_width(none, -1) > end - x - 1)
+			none = "(none yet)";
+		ui_put(r.y, x + 1, UI_DIM, none, end - x - 1);
+	}
 	for (int i = 0; i < n; i++) {
 		model_query *q = sl_model_query(m, i);
 		char item[160], more[24];
