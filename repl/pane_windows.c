@@ -61,6 +61,16 @@ static int late_line(ui_rect in, int y, const model_query *q, bool draw)
 	return pane_flow(in, y, 2, seg, n, draw, NULL);
 }
 
+/* s in at most w bytes (ASCII widths: keys and values are Row text),
+ * "..." at the end when it was longer. */
+static void abbrev(const char *s, int w, char *out, size_t n)
+{
+	if (w < 4 || (int)strlen(s) <= w)
+		snprintf(out, n, "%.*s", w, s);
+	else
+		snprintf(out, n, "%.*s...", w - 3, s);
+}
+
 /* Every window starts and ends on a whole minute. */
 static bool all_minutes(const model_query *q)
 {
@@ -95,13 +105,20 @@ void pane_windows(ui_rect r, model_query *q)
 		if ((int)strlen(q->rows[i].value) > vw)
 			vw = (int)strlen(q->rows[i].value);
 	}
-	if (kw > 16)
-		kw = 16;
-	if (vw > 14)
-		vw = 14;
 	/* narrow: "12:00-12:10" when the windows are on whole minutes */
 	if (ww + kw + vw + 3 + 8 > in.w && all_minutes(q))
 		ww = 11;
+	/* the room the key and value share: the key first (it is what a
+	 * row is), then the value; what is longer is abbreviated "..." */
+	{
+		int room = in.w - ww - 3 - 8;
+		if (vw > 14)
+			vw = 14;
+		if (kw > room - vw)
+			kw = room - vw > 8 ? room - vw : 8;
+		if (vw > room - kw)
+			vw = room - kw > 5 ? room - kw : 5;
+	}
 	qsort(sorted, (size_t)n, sizeof sorted[0], row_cmp);
 	snprintf(line, sizeof line, "%-*s %-*s %-*s %-8s late", ww, "window",
 		 kw, "key", vw, "value", "state");
@@ -122,8 +139,11 @@ void pane_windows(ui_rect r, model_query *q)
 		else
 			snprintf(win, sizeof win, "%s",
 				 w->window[0] ? w->window : "-");
-		snprintf(line, sizeof line, "%-*s %-*.*s %-*.*s ", ww, win, kw,
-			 kw, w->key, vw, vw, w->value);
+		char key[80], val[80];
+		abbrev(w->key, kw, key, sizeof key);
+		abbrev(w->value, vw, val, sizeof val);
+		snprintf(line, sizeof line, "%-*s %-*s %-*s ", ww, win, kw, key,
+			 vw, val);
 		x = ui_put(y, in.x, UI_NORMAL, line, in.w);
 		x += ui_printf(y, in.x + x, state_attr(w->state), in.w - x,
 			       "%-8s", w->state);
