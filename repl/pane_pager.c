@@ -138,8 +138,9 @@ int pane_pager_key(pane_pager *p, const sl_model *m, int key, int page,
 		page = 1;
 	if (p->searching)
 		return search_key(p, m, key);
-	/* a printable command key in a burst of typing is typing */
-	if (burst && key >= 0x20 && key < 0x7f)
+	/* a printable command key in a burst of typing is typing; but '/'
+	 * starts no Lua line, so it always starts a search */
+	if (burst && key >= 0x20 && key < 0x7f && key != '/')
 		return PAGER_PASS;
 	p->msg[0] = '\0';
 	switch (key) {

@@ -103,6 +103,7 @@ for my $size ([120, 40], [80, 24]) {
 	ok($t->wait_for(qr/^ output: lines \d+-\d+ of 10005 /m, 20), "$what: PgDn pages");
 	unlike($t->screen, qr/^\|    1\|$/m, "$what: row 1 has scrolled off");
 	$t->send_keys('/');
+	$t->wait_for(qr/^\/$/m, 20);
 	$t->send_text('5000');
 	$t->send_keys('Enter');
 	ok($t->wait_for(qr/\A output: lines \d+-\d+ of 10005 [^\n]*\n\| 5000\|$/m, 20), "$what: / finds row 5000");
