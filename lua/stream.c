@@ -36,7 +36,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "clock.h"
+#include "core/clock.h"
 #include "console.h"
 #include "lconv.h"
 #include "lerr.h"

@@ -42,6 +42,7 @@ static int cmd_tick(sl_console *c, const char *args);
 static int cmd_crash(sl_console *c, const char *args);
 static int cmd_restart(sl_console *c, const char *args);
 static int cmd_view(sl_console *c, const char *args);
+static int cmd_zoom(sl_console *c, const char *args);
 static int cmd_pyspark(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
@@ -64,6 +65,9 @@ static const cmd_entry cmd_table[] = {
 	  cmd_restart },
 	{ ":view", "NAME", "main, scatter, state or kafka (or F2..F5)",
 	  cmd_view },
+	{ ":zoom", "[PANE]",
+	  "PANE on the whole screen (F6 cycles, Esc or :zoom: back)",
+	  cmd_zoom },
 	{ ":pyspark", "", "the focused query as a PySpark program (for Spark)",
 	  cmd_pyspark },
 	{ ":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
@@ -149,7 +153,13 @@ static int help_topic(sl_console *c, const char *topic)
 		    "Keys: Tab completes names (after '.' and ':' too), Up/Down recall\n"
 		    "  history, Ctrl-A/E/K/U/W and Alt-B/F edit, Ctrl-C cancels the line\n"
 		    "  or stops running Lua (never exits), Ctrl-D quits, PgUp/PgDn\n"
-		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka.\n");
+		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka,\n"
+		    "  F6 one pane on the whole screen (again: the next; Esc: all).\n"
+		    "A result taller than the output pane takes the screen until the next\n"
+		    "  line (Esc: the panes); one taller than the screen opens the pager:\n"
+		    "  PgUp/PgDn or space/b,\n"
+		    "  Home/End or g/G, Up/Down, / search, n/N next/previous match,\n"
+		    "  q or Esc back to the prompt; typing a line goes to the prompt too.\n");
 		return SL_CMD_OK;
 	}
 	if (strcmp(topic, "input") == 0) {
@@ -170,7 +180,12 @@ static int help_topic(sl_console *c, const char *topic)
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
 		say(c, SL_CONSOLE_OUT,
 		    "Views (:view NAME):\n"
-		    "  main     Windows, Watermark, Late and Checkpoint panes\n"
+		    "  main     Watermark (W watermark, M max event time, x rows dropped\n"
+		    "           in the last three batches that read rows), Windows,\n"
+		    "           Checkpoint (batch, offsets per source, wm, state version,\n"
+		    "           sink rows, commit or CRASH point) and Late (batch, event\n"
+		    "           time, the row's fields, windows missed, wm) panes;\n"
+		    "           :zoom NAME or F6: one of them on the whole screen\n"
 		    "  scatter  event time vs processing time, one mark per row\n"
 		    "           (needs withWatermark): o on time, + late but counted\n"
 		    "           (below the max event time seen before it), x dropped,\n"
@@ -227,7 +242,9 @@ static int cmd_help(sl_console *c, const char *args)
 	say(c, SL_CONSOLE_OUT,
 	    "Keys: Tab completes names (after '.' and ':' too), Up/Down recall "
 	    "history,\n"
-	    "  Ctrl-C cancels the line or stops running code, Ctrl-D quits.\n"
+	    "  Ctrl-C cancels the line or stops running code, Ctrl-D quits;\n"
+	    "  F6 or :zoom: one pane on the whole screen; a result taller than\n"
+	    "  the screen opens a pager (q back).  More keys: :help keys.\n"
 	    "Scripts: streamlab run FILE.lua.  More: README.md, TUTORIAL.md.\n");
 	return SL_CMD_OK;
 }
@@ -473,6 +490,21 @@ static int cmd_view(sl_console *c, const char *args)
 		return fail(c,
 			    "error: unknown view '%s' (main, scatter, state, "
 			    "kafka)\n",
+			    args);
+	return SL_CMD_OK;
+}
+
+static int cmd_zoom(sl_console *c, const char *args)
+{
+	const char *z;
+
+	if (screen == NULL || screen->zoom == NULL)
+		return fail(c, "error: :zoom works in the workbench screen%s\n",
+			    "");
+	if ((z = screen->zoom(screen->ud, args)) == NULL)
+		return fail(c,
+			    "error: unknown pane '%s' (watermark, windows, "
+			    "checkpoint, late, output)\n",
 			    args);
 	return SL_CMD_OK;
 }

@@ -31,6 +31,10 @@ typedef struct sl_cmd_screen {
 	bool (*view)(void *ud, const char *name);
 	/* The focused query's id, or NULL. */
 	const char *(*focus_id)(void *ud);
+	/* :zoom: the pane named (a prefix) fills the screen; "" or the same
+	 * name again: back to all panes.  Returns the zoomed name ("" for
+	 * none), NULL for an unknown name. */
+	const char *(*zoom)(void *ud, const char *name);
 } sl_cmd_screen;
 
 /* Borrowed until replaced; NULL unregisters. */

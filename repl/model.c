@@ -26,9 +26,11 @@ struct sl_model {
 	model_log_fn log;
 	void *log_ud;
 	/* output scrollback */
-	char *out[MODEL_OUT_LINES];
-	bool out_err[MODEL_OUT_LINES];
+	char **out;             /* [MODEL_OUT_LINES] ring */
+	unsigned char *out_err; /* [MODEL_OUT_LINES] */
 	int out_head, out_n;
+	int64_t out_total; /* lines ever pushed */
+	size_t out_bytes;  /* text held by the ring */
 	sl_buf partial;
 	int partial_stream;
 	int scroll;
@@ -51,6 +53,14 @@ sl_model *sl_model_new(void)
 
 	if (m == NULL)
 		return NULL;
+	m->out = calloc(MODEL_OUT_LINES, sizeof *m->out);
+	m->out_err = calloc(MODEL_OUT_LINES, sizeof *m->out_err);
+	if (m->out == NULL || m->out_err == NULL) {
+		free(m->out);
+		free(m->out_err);
+		free(m);
+		return NULL;
+	}
 	m->focus = -1;
 	sl_buf_init(&m->partial);
 	return m;
@@ -60,6 +70,7 @@ static void late_release(model_late *l)
 {
 	free(l->text);
 	free(l->row);
+	free(l->fields);
 	free(l->windows);
 	free(l->watermark);
 	memset(l, 0, sizeof *l);
@@ -123,6 +134,8 @@ void sl_model_free(sl_model *m)
 		query_free(m->qs[i]);
 	for (int i = 0; i < MODEL_OUT_LINES; i++)
 		free(m->out[i]);
+	free(m->out);
+	free(m->out_err);
 	sl_buf_release(&m->partial);
 	free(m);
 }
@@ -341,16 +354,34 @@ void model_log(sl_model *m, const char *line)
 
 /* ---- scrollback ---- */
 
+/* The oldest line gives way (the ring is full, or too many bytes). */
+static void out_drop(sl_model *m)
+{
+	int slot = (m->out_head - m->out_n + MODEL_OUT_LINES) % MODEL_OUT_LINES;
+
+	if (m->out[slot])
+		m->out_bytes -= strlen(m->out[slot]) + 1;
+	free(m->out[slot]);
+	m->out[slot] = NULL;
+	m->out_n--;
+	if (m->scroll > m->out_n)
+		m->scroll = m->out_n;
+}
+
 static void out_push(sl_model *m, const char *s, size_t n, bool err)
 {
-	int slot = m->out_head;
+	char *line = strndup(s, n);
 
-	free(m->out[slot]);
-	m->out[slot] = strndup(s, n);
-	m->out_err[slot] = err;
+	if (m->out_n == MODEL_OUT_LINES)
+		out_drop(m);
+	while (m->out_n > 0 && m->out_bytes + n + 1 > MODEL_OUT_BYTES)
+		out_drop(m);
+	m->out[m->out_head] = line; /* NULL when out of memory: a blank */
+	m->out_err[m->out_head] = err;
+	m->out_bytes += line ? n + 1 : 0;
 	m->out_head = (m->out_head + 1) % MODEL_OUT_LINES;
-	if (m->out_n < MODEL_OUT_LINES)
-		m->out_n++;
+	m->out_n++;
+	m->out_total++;
 	if (m->scroll > 0 && m->scroll < m->out_n)
 		m->scroll++; /* keep the view still while reading back */
 }
@@ -390,7 +421,25 @@ const char *sl_model_out_line(const sl_model *m, int i, bool *err)
 	if (i < 0 || i >= m->out_n)
 		return NULL;
 	*err = m->out_err[(start + i) % MODEL_OUT_LINES];
-	return m->out[(start + i) % MODEL_OUT_LINES];
+	return m->out[(start + i) % MODEL_OUT_LINES]
+		   ? m->out[(start + i) % MODEL_OUT_LINES]
+		   : "";
+}
+
+int64_t sl_model_out_mark(const sl_model *m)
+{
+	return m->out_total;
+}
+
+int sl_model_out_index(const sl_model *m, int64_t abs)
+{
+	int64_t first = m->out_total - m->out_n;
+
+	if (abs < first)
+		return 0;
+	if (abs > m->out_total)
+		return m->out_n;
+	return (int)(abs - first);
 }
 
 int sl_model_out_scroll(const sl_model *m)

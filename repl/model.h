@@ -63,16 +63,21 @@ typedef struct model_late {
 	int64_t event_us; /* MODEL_NONE for bad records */
 	char *text;       /* the engine's one-line description */
 	char *row;        /* the row as JSON (or the record) */
-	char *windows;    /* the windows it missed, "[start,end) ..." */
-	char *watermark;  /* the watermark that excluded it (time text) */
+	/* the row's own fields but its event time, "word=donkey", one per
+	 * tab-separated item, long values abbreviated with "..." */
+	char *fields;
+	char *windows;   /* the windows it missed, "[start,end) ..." */
+	char *watermark; /* the watermark that excluded it (time text) */
 } model_late;
 
 typedef struct model_batch {
 	int64_t id;
 	int64_t ts_us; /* batch timestamp (processing time) */
 	int nsrc;
-	char *offsets[MODEL_MAX_SRC]; /* "start -> end" per source */
-	char *watermark;              /* eventTime.watermark, or NULL */
+	/* per source, readable: "mem 0->2", "file 3->4", "kafka t/0 3->5"
+	 * (tab-separated items: one per Kafka partition) */
+	char *offsets[MODEL_MAX_SRC];
+	char *watermark; /* eventTime.watermark, or NULL */
 	int64_t in_rows, out_rows;
 	int64_t state_rows;    /* -1 when no stateful operator */
 	int64_t state_version; /* -1 when no stateful operator */
@@ -189,13 +194,25 @@ const model_late *sl_model_late(const model_query *q, int i);
  * out of the ring). */
 const model_pts *sl_model_pts(const model_query *q, int64_t batch);
 
-/* ---- the Output pane's scrollback ---- */
-#define MODEL_OUT_LINES 4000
+/* ---- the Output pane's scrollback ----
+ * A ring of the newest MODEL_OUT_LINES lines, at most MODEL_OUT_BYTES of
+ * text: a command's whole result (big:show(10000) and far more) stays
+ * readable, and memory stays bounded; the oldest lines give way first.
+ * Lines also have absolute numbers (0 = the first line ever written), so a
+ * pager can keep hold of "this command's result" while more output
+ * arrives. */
+#define MODEL_OUT_LINES 131072
+#define MODEL_OUT_BYTES (32 << 20)
 /* Append text (may hold several lines; a partial last line is kept open). */
 void sl_model_out(sl_model *m, int stream, const char *s, size_t n);
 int sl_model_out_count(const sl_model *m);
 /* Line i (0 = oldest kept); *err says it came from the error stream. */
 const char *sl_model_out_line(const sl_model *m, int i, bool *err);
+/* The absolute number of the next complete line to be written. */
+int64_t sl_model_out_mark(const sl_model *m);
+/* The index (for sl_model_out_line) of absolute line abs, clamped to the
+ * lines kept: 0 when it has given way, the count when not written yet. */
+int sl_model_out_index(const sl_model *m, int64_t abs);
 /* Scroll position: lines up from the bottom (0 = following the end). */
 int sl_model_out_scroll(const sl_model *m);
 void sl_model_out_scroll_by(sl_model *m, int delta, int page);

@@ -46,15 +46,20 @@ const char *model_status_message(sl_query *q)
 	return msg;
 }
 
-/* The timeline entry of batch id (created at the newest end). */
-static model_batch *batch_of(model_query *q, int64_t id)
+/* The timeline entry of batch id (the newest one; created at the newest
+ * end).  fresh: a new entry when the batch's last run crashed, so the
+ * timeline shows the crashed run and its re-run after the restart as two
+ * lines. */
+static model_batch *batch_entry(model_query *q, int64_t id, bool fresh)
 {
 	model_batch *b;
 
 	for (int i = q->nbatches - 1; i >= 0; i--) {
 		b = (model_batch *)sl_model_batch(q, i);
-		if (b->id == id)
+		if (b->id == id && !(fresh && b->crash))
 			return b;
+		if (b->id == id)
+			break;
 	}
 	b = &q->batches[q->batch_head];
 	for (int i = 0; i < MODEL_MAX_SRC; i++)
@@ -71,6 +76,11 @@ static model_batch *batch_of(model_query *q, int64_t id)
 	if (q->nbatches < MODEL_MAX_BATCHES)
 		q->nbatches++;
 	return b;
+}
+
+static model_batch *batch_of(model_query *q, int64_t id)
+{
+	return batch_entry(q, id, false);
 }
 
 static void note(model_query *q, const char *text)
@@ -152,7 +162,7 @@ static void on_event_times(model_query *q, const sl_event *ev)
 
 static void on_batch_start(model_query *q, const sl_event *ev)
 {
-	model_batch *b = batch_of(q, ev->batch_id);
+	model_batch *b = batch_entry(q, ev->batch_id, true);
 	model_pts *p = (model_pts *)sl_model_pts(q, ev->batch_id);
 	int i, k = 0;
 
@@ -216,23 +226,116 @@ static void kafka_lanes(model_query *q, const char *start, const char *end,
 		}
 }
 
+/* The leaves of an offset (a number, or objects of numbers as the file
+ * and Kafka sources write them): path ("" for a bare value, "t/0" for
+ * topic t partition 0) and text, at most n. */
+typedef struct leaf {
+	char path[96], text[40];
+} leaf;
+
+static int leaves(const char *p, const char *prefix, leaf *out, int n,
+		  int depth)
+{
+	char key[64], path[96];
+	const char *v;
+	int k = 0;
+
+	if (p == NULL || n <= 0)
+		return 0;
+	p += strspn(p, " ");
+	if (*p != '{' || depth > 3) {
+		snprintf(out[0].path, sizeof out[0].path, "%s", prefix);
+		if (!mjson_text(p, out[0].text, sizeof out[0].text))
+			snprintf(out[0].text, sizeof out[0].text, "-");
+		return 1;
+	}
+	for (int i = 0; k < n && (v = mjson_member_at(p, i, key, sizeof key));
+	     i++) {
+		snprintf(path, sizeof path, "%s%s%s", prefix,
+			 prefix[0] ? "/" : "", key);
+		k += leaves(v, path, out + k, n - k, depth + 1);
+	}
+	return k;
+}
+
+/* "MemoryStream[ts#1,word#2]: offsets ..." -> "mem" */
+static const char *source_short(const char *text)
+{
+	static const struct {
+		const char *prefix, *name;
+	} names[] = {
+		{ "MemoryStream", "mem" },  { "FileStream", "file" },
+		{ "KafkaV2", "kafka" },     { "RateStream", "rate" },
+		{ "TextSocket", "socket" },
+	};
+
+	for (size_t i = 0; text && i < sizeof names / sizeof names[0]; i++)
+		if (strncmp(text, names[i].prefix, strlen(names[i].prefix)) ==
+		    0)
+			return names[i].name;
+	return "src";
+}
+
+/* "mem 0->2"; "file 3->4" ({"logOffset":N}: one leaf, its key is noise);
+ * "kafka t/0 3->5\tt/1 4->7": one tab-separated item per partition, so
+ * the pane can wrap between them. */
+static void readable_offsets(const char *name, const char *start,
+			     const char *end, sl_buf *b)
+{
+	leaf s[MODEL_MAX_LANES], e[MODEL_MAX_LANES];
+	int ns = leaves(start, "", s, MODEL_MAX_LANES, 0);
+	int ne = leaves(end, "", e, MODEL_MAX_LANES, 0);
+
+	int item = 0;
+
+	sl_buf_adds(b, name);
+	/* moved partitions first, with start->end; then the unchanged ones
+	 * with their offset alone */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < ne; i++) {
+			const char *from = "-";
+			bool moved;
+			for (int k = 0; k < ns; k++)
+				if (strcmp(s[k].path, e[i].path) == 0)
+					from = s[k].text;
+			if (ns == 1 && ne == 1)
+				from = s[0].text;
+			moved = ne == 1 || strcmp(from, e[i].text) != 0;
+			if (moved != (pass == 0))
+				continue;
+			sl_buf_adds(b, item++ == 0 ? " " : "\t");
+			if (ne > 1)
+				sl_buf_printf(b, "%s ", e[i].path);
+			if (moved) /* "->0": no start, up to 0 */
+				sl_buf_printf(b, "%s->%s",
+					      strcmp(from, "-") ? from : "",
+					      e[i].text);
+			else
+				sl_buf_printf(b, "%s", e[i].text);
+		}
+}
+
 static void on_offsets(model_query *q, const sl_event *ev)
 {
 	model_batch *b = batch_of(q, ev->batch_id);
 	const char *js = ev->json ? ev->json : "{}";
 	int src = (int)mjson_num(mjson_get(js, "source"), 0);
-	char s[200], e[200], text[420];
+	const char *st = mjson_get(js, "start"), *en = mjson_get(js, "end");
+	char s[200], e[200];
+	sl_buf text;
 
-	if (!mjson_text(mjson_get(js, "start"), s, sizeof s))
+	if (!mjson_text(st, s, sizeof s))
 		snprintf(s, sizeof s, "-");
-	if (!mjson_text(mjson_get(js, "end"), e, sizeof e))
+	if (!mjson_text(en, e, sizeof e))
 		snprintf(e, sizeof e, "-");
-	snprintf(text, sizeof text, "%s -> %s", s, e);
-	if (src >= 0 && src < MODEL_MAX_SRC) {
-		set_str(&b->offsets[src], text);
+	sl_buf_init(&text);
+	readable_offsets(source_short(ev->text), st, en, &text);
+	if (src >= 0 && src < MODEL_MAX_SRC && !sl_buf_failed(&text)) {
+		set_str(&b->offsets[src], sl_buf_cstr(&text));
 		if (src + 1 > b->nsrc)
 			b->nsrc = src + 1;
 	}
+	sl_buf_release(&text);
 	if (e[0] == '{')
 		kafka_lanes(q, s[0] == '{' ? s : NULL, e, ev->batch_id);
 }
@@ -321,6 +424,7 @@ static model_late *late_slot(model_query *q)
 
 	free(l->text);
 	free(l->row);
+	free(l->fields);
 	free(l->windows);
 	free(l->watermark);
 	memset(l, 0, sizeof *l);
@@ -347,6 +451,39 @@ static void count_window(model_query *q, int64_t s, int64_t e)
 	q->wlate[q->nwlate++].count = 1;
 }
 
+/* "word=donkey\tn=3" from the row's JSON object, without the members
+ * holding the event time (that one is shown as a time). */
+#define FIELD_MAX 24 /* columns of a value before it is abbreviated */
+static char *row_fields(const char *row, int64_t event_us)
+{
+	char key[64], val[256];
+	const char *v;
+	sl_buf b;
+
+	sl_buf_init(&b);
+	for (int i = 0; row && *row == '{' &&
+			(v = mjson_member_at(row, i, key, sizeof key));
+	     i++) {
+		if (!mjson_text(v, val, sizeof val))
+			snprintf(val, sizeof val, "null");
+		if (event_us != MODEL_NONE &&
+		    sl_model_parse_time(val) == event_us)
+			continue;
+		if (strlen(val) > FIELD_MAX) {
+			size_t k = FIELD_MAX - 3;
+			while (k > 0 && ((unsigned char)val[k] & 0xC0) == 0x80)
+				k--; /* not inside a UTF-8 character */
+			snprintf(val + k, 4, "...");
+		}
+		sl_buf_printf(&b, "%s%s=%s", b.len ? "\t" : "", key, val);
+	}
+	if (sl_buf_failed(&b) || b.len == 0) {
+		sl_buf_release(&b);
+		return NULL;
+	}
+	return sl_buf_detach(&b);
+}
+
 static void on_late(model_query *q, const sl_event *ev)
 {
 	model_late *l = late_slot(q);
@@ -363,6 +500,7 @@ static void on_late(model_query *q, const sl_event *ev)
 		l->event_us = MODEL_NONE;
 	if (mjson_text(mjson_get(js, "row"), buf, sizeof buf))
 		l->row = dup0(buf);
+	l->fields = row_fields(mjson_get(js, "row"), l->event_us);
 	if (mjson_text(mjson_get(js, "watermark"), buf, sizeof buf)) {
 		int64_t us = sl_model_parse_time(buf);
 		char hms[16];
@@ -512,8 +650,12 @@ static void on_event(sl_model *m, model_query *q, const sl_event *ev)
 		note(q, ev->text);
 		break;
 	case SL_EV_QUERY_START:
-		if (q->restarted)
-			note(q, ev->text);
+		if (q->restarted) {
+			snprintf(line, sizeof line,
+				 "restarted from the checkpoint: run %.8s",
+				 q->run_id ? q->run_id : "?");
+			note(q, line);
+		}
 		break;
 	case SL_EV_LOG:
 		/* librdkafka's lines stay in the feed, off the screen */

@@ -56,4 +56,60 @@ const char *pane_short_time(const char *iso, char *out);
 /* The inside of a boxed pane. */
 ui_rect pane_inner(ui_rect r);
 
+/* Flowing a line of segments (pane_flow.c). */
+typedef struct pane_seg {
+	const char *s; /* borrowed; NULL or "" is skipped */
+	int attr;
+	int pad; /* table column width (0: none), when the row has room */
+} pane_seg;
+/* Lay seg[0..n) from row y of in, one space apart; a segment that does
+ * not fit moves whole to the next row (indented by indent columns); only
+ * a segment wider than a row is broken (at spaces, long words split).
+ * Draws when draw is true.  Returns the rows the line takes (drawn or
+ * not); *cut (may be NULL) says some of it fell below in. */
+int pane_flow(ui_rect in, int y, int indent, const pane_seg *seg, int n,
+	      bool draw, bool *cut);
+/* A line of text wrapped as a terminal wraps (by characters) at w
+ * columns: the byte offset where each row starts into start[]; returns
+ * the rows, 1 to PANE_WRAP_MAX (the last row holds the rest, clipped). */
+#define PANE_WRAP_MAX 64
+int pane_wrap(const char *s, int w, int *start);
+
+/* ---- the pager (pane_pager.c) ---- */
+/* Keys beyond bytes, decoded by the screen from escape sequences. */
+enum {
+	PK_PGUP = 0x100,
+	PK_PGDN,
+	PK_HOME,
+	PK_END,
+	PK_UP,
+	PK_DOWN,
+	PK_ESC, /* Esc alone */
+	PK_F6
+};
+enum { PAGER_KEEP, PAGER_CLOSE, PAGER_PASS };
+
+typedef struct pane_pager {
+	bool open;
+	int64_t start, end; /* the result: absolute scrollback lines */
+	int64_t top;        /* absolute line at the top */
+	int64_t hit;        /* the last search match */
+	bool searching;     /* typing after '/' */
+	int w, page;        /* the last frame's width and text rows */
+	int shown;          /* lines the last frame showed */
+	char search[128];
+	char msg[160];
+} pane_pager;
+
+/* Open p on the scrollback's absolute lines [start, end). */
+void pane_pager_open(pane_pager *p, const sl_model *m, int64_t start,
+		     int64_t end);
+/* A key (byte or PK_*) with page rows of text on screen; burst: more keys
+ * came with it.  PAGER_KEEP, PAGER_CLOSE, or PAGER_PASS (closes; the key
+ * belongs to the input line). */
+int pane_pager_key(pane_pager *p, const sl_model *m, int key, int page,
+		   bool burst);
+/* The pager over all of r (the terminal). */
+void pane_pager_draw(ui_rect r, pane_pager *p, const sl_model *m);
+
 #endif

@@ -1,6 +1,8 @@
 /*
  * pane_output: the layout, the queries strip, the progress line, the
- * Output pane (scrollback from the model) and the input line.
+ * Output pane (scrollback from the model; a line wider than the pane
+ * wraps onto the rows below, as in a terminal) and the input line.  The
+ * strip and the progress line show each item whole or leave it out.
  *
  * Layout, top to bottom: strip (1 row); the four panes (Watermark |
  * Windows over Checkpoint | Late) or one view; progress (1 row); Output
@@ -54,64 +56,133 @@ const char *pane_short_time(const char *iso, char *out)
 
 void pane_empty(ui_rect r, const char *why)
 {
-	ui_put(r.y, r.x + 1, UI_DIM, why ? why : "(no data yet)", r.w - 1);
+	if (why == NULL || ui_width(why, -1) > r.w - 1)
+		why = "(no data yet)"; /* the reason whole, or not at all */
+	ui_put(r.y, r.x + 1, UI_DIM, why, r.w - 1);
 }
 
+/* One query of the strip: "3* name [active] batch 7" into item. */
+static int strip_item(sl_model *m, int i, char *item, size_t n)
+{
+	model_query *q = sl_model_query(m, i), *f = sl_model_focus(m);
+	if (q->name)
+		snprintf(item, n, "%d%s %.40s", i + 1, q == f ? "*" : "",
+			 q->name);
+	else
+		snprintf(item, n, "%d%s %.8s", i + 1, q == f ? "*" : "", q->id);
+	snprintf(item + strlen(item), n - strlen(item), " [%s] batch %lld",
+		 q->failed   ? "failed"
+		 : q->active ? "active"
+			     : "stopped",
+		 (long long)q->batch);
+	return ui_width(item, -1);
+}
+
+/* The queries strip: each query whole (name, or its id's first 8
+ * characters).  When they do not all fit, the focused query is always
+ * among those shown, with "+N earlier" before and "+N more" after (a
+ * lesson's sixth run is the one its panes show). */
 void pane_strip(ui_rect r, sl_model *m)
 {
+	static const char hint[] = "  :help  Tab  F2-F6";
 	model_query *f = sl_model_focus(m);
-	int x = r.x, n = sl_model_count(m);
+	int x = r.x, n = sl_model_count(m), end = r.x + r.w - 20;
+	int w[MODEL_MAX_QUERIES], fi = -1, first = 0, i;
+	char item[160], tag[24];
 
 	x += ui_put(r.y, x, UI_TITLE, "queries:", r.w);
-	if (n == 0)
-		ui_put(r.y, x + 1, UI_DIM,
-		       "(none yet: start one with df.writeStream...:start())",
-		       r.w - x - 1);
-	for (int i = 0; i < n && x < r.w; i++) {
-		model_query *q = sl_model_query(m, i);
-		char item[160];
-		int attr = q == f ? UI_REVERSE : q->failed ? UI_BAD : UI_NORMAL;
-
-		snprintf(item, sizeof item, "%d%s %s [%s] batch %lld", i + 1,
-			 q == f ? "*" : "", q->name ? q->name : q->id,
-			 q->failed   ? "failed"
-			 : q->active ? "active"
-				     : "stopped",
-			 (long long)q->batch);
-		x += 1;
-		x += ui_put(r.y, x, attr, item, r.w - x);
+	if (n == 0) {
+		const char *none =
+		    "(none yet: start one with df.writeStream...:start())";
+		if (ui_width(none, -1) > end - x - 1)
+			none = "(none yet)";
+		ui_put(r.y, x + 1, UI_DIM, none, end - x - 1);
 	}
-	ui_put(r.y, r.w - 20 > x ? r.w - 20 : r.w, UI_DIM,
-	       "  :help  Tab  F2-F5", 20);
+	if (n > MODEL_MAX_QUERIES)
+		n = MODEL_MAX_QUERIES;
+	for (i = 0; i < n; i++) {
+		w[i] = strip_item(m, i, item, sizeof item);
+		if (sl_model_query(m, i) == f)
+			fi = i;
+	}
+	/* the first query shown: the earliest from which the focused one
+	 * still fits, with room for the tags */
+	for (;;) {
+		int need = first > 0 ? 14 : 0, k;
+		for (k = first; k <= fi; k++)
+			need += 1 + w[k];
+		if (fi < 0 || first >= fi || x + need + (fi + 1 < n ? 10 : 0) <= end)
+			break;
+		first++;
+	}
+	if (first > 0) {
+		snprintf(tag, sizeof tag, " +%d earlier", first);
+		x += ui_put(r.y, x, UI_DIM, tag, end - x);
+	}
+	for (i = first; i < n; i++) {
+		model_query *q = sl_model_query(m, i);
+		int attr = q == f ? UI_REVERSE : q->failed ? UI_BAD : UI_NORMAL;
+		strip_item(m, i, item, sizeof item);
+		snprintf(tag, sizeof tag, " +%d more", n - i);
+		if (x + 1 + w[i] > end - (i + 1 < n ? (int)strlen(tag) : 0)) {
+			ui_put(r.y, x, UI_DIM, tag, end - x);
+			break;
+		}
+		x += 1;
+		x += ui_put(r.y, x, attr, item, w[i]);
+	}
+	ui_put(r.y, r.w - 20 > x ? r.w - 20 : r.w, UI_DIM, hint, 20);
 }
 
+/* The progress line: the fields in order, each whole or not at all (a
+ * field that does not fit is left out, never cut). */
 void pane_progress(ui_rect r, model_query *q)
 {
-	char line[512], wm[32];
+	char f[10][200], wm[32];
+	int x = r.x, n = 0;
 
 	ui_hline(r.y, r.x, UI_REVERSE, " ", r.w);
 	if (q == NULL) {
 		ui_put(r.y, r.x, UI_REVERSE, " progress: no query", r.w);
 		return;
 	}
-	snprintf(line, sizeof line,
-		 " %s  %.8s  batch %lld  in %lld rows  %.1f rows/s  state %lld "
-		 "rows  wm %s  late dropped %lld  bad %lld  %s",
-		 q->name ? q->name : "query", q->id, (long long)q->batch,
-		 (long long)q->in_rows, q->rows_per_s, (long long)q->state_rows,
-		 pane_short_time(q->watermark, wm), (long long)q->late_total,
-		 (long long)q->bad_total,
+	snprintf(f[n++], sizeof f[0], "%s", q->name ? q->name : "query");
+	snprintf(f[n++], sizeof f[0], "%.8s", q->id);
+	snprintf(f[n++], sizeof f[0], "batch %lld", (long long)q->batch);
+	snprintf(f[n++], sizeof f[0], "in %lld rows", (long long)q->in_rows);
+	snprintf(f[n++], sizeof f[0], "wm %s",
+		 pane_short_time(q->watermark, wm));
+	snprintf(f[n++], sizeof f[0], "late dropped %lld",
+		 (long long)q->late_total);
+	snprintf(f[n++], sizeof f[0], "bad %lld", (long long)q->bad_total);
+	snprintf(f[n++], sizeof f[0], "%.1f rows/s", q->rows_per_s);
+	snprintf(f[n++], sizeof f[0], "state %lld rows",
+		 (long long)q->state_rows);
+	snprintf(f[n++], sizeof f[0], "%.190s",
 		 q->failed && q->exception ? q->exception
 		 : q->status               ? q->status
 					   : "");
-	ui_put(r.y, r.x, UI_REVERSE, line, r.w);
+	for (int i = 0; i < n; i++) {
+		int w = ui_width(f[i], -1);
+		if (w == 0 || x + 2 + w > r.x + r.w) {
+			if (i == n - 1 && w > 0 && x + 3 < r.x + r.w)
+				x += 2 + ui_put(r.y, x + 2, UI_REVERSE, f[i],
+						r.x + r.w - x - 2);
+			continue; /* the status may be cut: it is last */
+		}
+		x += 1 + (i > 0);
+		x += ui_put(r.y, x, UI_REVERSE, f[i], w);
+	}
 }
 
+/* The scrollback from the bottom up (scroll lines above the end); a line
+ * wider than the pane wraps instead of being cut (an error message says
+ * what failed first, and its end says where). */
 void pane_output(ui_rect r, sl_model *m)
 {
 	ui_rect in = pane_inner(r);
 	int n = sl_model_out_count(m), scroll = sl_model_out_scroll(m);
-	int last = n - scroll, first = last - in.h;
+	int y = in.y + in.h; /* the next row up is y - 1 */
 	char title[80];
 
 	if (scroll > 0)
@@ -120,13 +191,21 @@ void pane_output(ui_rect r, sl_model *m)
 	else
 		snprintf(title, sizeof title, "output");
 	ui_box(r, title);
-	if (first < 0)
-		first = 0;
-	for (int i = first, y = in.y; i < last && y < in.y + in.h; i++, y++) {
+	if (in.w <= 0)
+		return;
+	for (int i = n - scroll - 1; i >= 0 && y > in.y; i--) {
 		bool err = false;
 		const char *s = sl_model_out_line(m, i, &err);
-		if (s)
-			ui_put(y, in.x, err ? UI_BAD : UI_NORMAL, s, in.w);
+		int start[PANE_WRAP_MAX], rows;
+
+		if (s == NULL)
+			continue;
+		rows = pane_wrap(s, in.w, start);
+		for (int k = rows - 1; k >= 0 && y > in.y; k--) {
+			int end = k + 1 < rows ? start[k + 1] : (int)strlen(s);
+			ui_putn(--y, in.x, err ? UI_BAD : UI_NORMAL,
+				s + start[k], end - start[k], in.w);
+		}
 	}
 }
 

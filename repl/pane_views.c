@@ -209,8 +209,13 @@ void pane_scatter(ui_rect r, model_query *q)
 	plot pl;
 	char t[32];
 
-	ui_box(r, "event time vs processing time (o on time, + late but "
-		  "counted, x dropped, = watermark, : max event)");
+	static const char long_title[] =
+	    "event time vs processing time (o on time, + late but "
+	    "counted, x dropped, = watermark, : max event)";
+	/* the legend whole in the title, or the short one (:help views) */
+	ui_box(r, (int)sizeof long_title - 1 + 8 <= r.w
+		      ? long_title
+		      : "event time vs processing time (:help views)");
 	if (q == NULL || q->nbatches == 0) {
 		pane_empty(in, NULL);
 		return;

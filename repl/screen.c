@@ -13,6 +13,12 @@
  * Resize: curses turns SIGWINCH into UI_KEY_RESIZE; the layout is
  * recomputed and everything redrawn from the model (no text lives only in
  * curses).  While Lua runs the hook polls for it too.
+ *
+ * Keys: bytes go to readline as they come, except the escape sequences
+ * the screen owns (F6, and Esc alone while a pane is zoomed), which are
+ * read whole first (read_escape), and every key while the pager is open.
+ * A sequence that is not ours goes on to readline byte for byte, so its
+ * own bindings (PgUp/PgDn, F2..F5, Alt-B) work as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,8 +59,32 @@ typedef struct screen {
 	unsigned char keyq[KEYQ]; /* bytes typed while Lua ran */
 	int kq_head, kq_n;
 	bool busy;
-	char hint[200]; /* shown on the input line while waitkey waits */
+	char hint[200];    /* shown on the input line while waitkey waits */
+	pane_pager pager;  /* over the last command's result, when open */
+	int64_t busy_mark; /* scrollback mark when the command started */
+	bool paced;        /* waitkey ran during the command (a lesson) */
+	int zoom;          /* ZOOM_NONE or the pane on the whole screen */
+	bool auto_zoom;    /* the Output pane zoomed for a tall result */
 } screen;
+
+/* :zoom and F6: one pane on the whole screen (strip, progress and input
+ * lines stay). */
+enum {
+	ZOOM_NONE = 0,
+	ZOOM_WATERMARK,
+	ZOOM_WINDOWS,
+	ZOOM_CKPT,
+	ZOOM_LATE,
+	ZOOM_OUTPUT,
+	ZOOM_COUNT
+};
+static const char *const zoom_names[ZOOM_COUNT] = { "",        "watermark",
+						    "windows", "checkpoint",
+						    "late",    "output" };
+
+/* The smallest terminal the frame is drawn in (issue 13 item 6). */
+#define MIN_COLS 80
+#define MIN_ROWS 24
 
 static screen *the_screen;
 static volatile sig_atomic_t idle_sigint;
@@ -78,15 +108,89 @@ static void relayout(screen *s)
 	 * redisplay draws the line, so readline needs no width. */
 }
 
-static void draw(screen *s)
+static bool too_small(const screen *s)
 {
-	model_query *q = sl_model_focus(s->m);
+	return s->rows < MIN_ROWS || s->cols < MIN_COLS;
+}
+
+/* Below the minimum: one centred line and nothing else. */
+static void draw_small(screen *s)
+{
+	char msg[80];
+	int w;
+
+	snprintf(msg, sizeof msg, "streamlab needs at least %dx%d (now %dx%d)",
+		 MIN_COLS, MIN_ROWS, s->cols, s->rows);
+	w = (int)strlen(msg);
+	ui_put(s->rows / 2, w < s->cols ? (s->cols - w) / 2 : 0, UI_BOLD, msg,
+	       s->cols);
+	ui_cursor(s->rows / 2, 0);
+}
+
+/* Where a zoomed pane goes: everything between the strip and the
+ * progress line. */
+static ui_rect zoom_rect(const screen *s)
+{
+	return (ui_rect){ 1, 0, s->rows - 3 > 1 ? s->rows - 3 : 1, s->cols };
+}
+
+/* The Output pane's rectangle now (zoomed or not). */
+static ui_rect out_rect(const screen *s)
+{
+	return s->zoom == ZOOM_OUTPUT ? zoom_rect(s) : s->lay.output;
+}
+
+static void draw_zoomed(screen *s, model_query *q)
+{
+	ui_rect z = zoom_rect(s);
+
+	switch (s->zoom) {
+	case ZOOM_WATERMARK: pane_watermark(z, q); break;
+	case ZOOM_WINDOWS: pane_windows(z, q); break;
+	case ZOOM_CKPT: pane_ckpt(z, q); break;
+	case ZOOM_LATE: pane_late(z, q); break;
+	default: pane_output(z, s->m); break;
+	}
+	ui_put(z.y, z.w - 29 > 0 ? z.w - 29 : 0, UI_DIM,
+	       " F6 next pane, Esc: all ", 24);
+}
+
+static void draw_input(screen *s)
+{
 	const char *prompt, *text;
 	int point;
 
+	if (s->busy) {
+		ui_put(s->lay.input.y, 0, s->hint[0] ? UI_BOLD : UI_DIM,
+		       s->hint[0] ? s->hint : "(running: Ctrl-C stops it)",
+		       s->cols);
+		ui_cursor(s->lay.input.y, 0);
+	} else {
+		sl_rl_view(s->rl, &prompt, &text, &point);
+		pane_input(s->lay.input, prompt, text, point);
+	}
+}
+
+static void draw(screen *s)
+{
+	model_query *q = sl_model_focus(s->m);
+
 	ui_clear();
+	if (too_small(s)) {
+		draw_small(s);
+		ui_flush();
+		return;
+	}
+	if (s->pager.open) {
+		pane_pager_draw((ui_rect){ 0, 0, s->rows, s->cols }, &s->pager,
+				s->m);
+		ui_flush();
+		return;
+	}
 	pane_strip(s->lay.strip, s->m);
-	if (s->lay.view.h > 0) {
+	if (s->zoom != ZOOM_NONE) {
+		draw_zoomed(s, q);
+	} else if (s->lay.view.h > 0) {
 		switch (s->view) {
 		case VIEW_SCATTER: pane_scatter(s->lay.view, q); break;
 		case VIEW_STATE: pane_state(s->lay.view, q); break;
@@ -98,17 +202,13 @@ static void draw(screen *s)
 			pane_late(s->lay.late, q);
 		}
 	}
-	pane_progress(s->lay.progress, q);
-	pane_output(s->lay.output, s->m);
-	if (s->busy) {
-		ui_put(s->lay.input.y, 0, s->hint[0] ? UI_BOLD : UI_DIM,
-		       s->hint[0] ? s->hint : "(running: Ctrl-C stops it)",
-		       s->cols);
-		ui_cursor(s->lay.input.y, 0);
-	} else {
-		sl_rl_view(s->rl, &prompt, &text, &point);
-		pane_input(s->lay.input, prompt, text, point);
+	if (s->zoom == ZOOM_NONE) {
+		pane_progress(s->lay.progress, q);
+		pane_output(s->lay.output, s->m);
+	} else { /* under the zoomed pane */
+		pane_progress((ui_rect){ s->rows - 2, 0, 1, s->cols }, q);
 	}
+	draw_input(s);
 	ui_flush();
 }
 
@@ -251,14 +351,59 @@ static bool set_view(void *ud, const char *name)
 static void h_key(void *ud, const char *name)
 {
 	screen *s = ud;
-	int page = s->lay.output.h - 2 > 1 ? s->lay.output.h - 3 : 1;
+	ui_rect o = out_rect(s);
+	int page = o.h - 2 > 1 ? o.h - 3 : 1;
 
 	if (strcmp(name, "PgUp") == 0)
-		sl_model_out_scroll_by(s->m, page, s->lay.output.h - 2);
+		sl_model_out_scroll_by(s->m, page, o.h - 2);
 	else if (strcmp(name, "PgDn") == 0)
-		sl_model_out_scroll_by(s->m, -page, s->lay.output.h - 2);
+		sl_model_out_scroll_by(s->m, -page, o.h - 2);
 	else if (name[0] == 'F')
 		s->view = (pane_view)(name[1] - '2');
+}
+
+/* Rows the result [start, end) takes at w columns, counted up to limit. */
+static int result_rows(screen *s, int64_t start, int64_t end, int w, int limit)
+{
+	int rows = 0, wrap[PANE_WRAP_MAX];
+	bool err;
+
+	for (int64_t a = start; a < end && rows <= limit; a++) {
+		const char *l =
+		    sl_model_out_line(s->m, sl_model_out_index(s->m, a), &err);
+		rows += pane_wrap(l ? l : "", w > 1 ? w : 1, wrap);
+	}
+	return rows;
+}
+
+/* A command ended.  Its result (from the echoed line on) taller than the
+ * Output pane: the Output pane takes the whole screen until the next line
+ * is entered (the prompt stays live: nothing typed is lost), and a result
+ * taller than that opens the pager on its first line, as psql's opens
+ * when a result does not fit the terminal.  Neither when the learner is
+ * already typing the next line (keys waiting), nor after a lesson's chunk
+ * that waited for keys (it was read as it ran). */
+static void maybe_page(screen *s)
+{
+	ui_rect o = s->lay.output, z = zoom_rect(s);
+	int64_t end, start = s->busy_mark > 0 ? s->busy_mark - 1 : 0;
+	int rows;
+
+	drain_pipe(s);
+	end = sl_model_out_mark(s->m);
+	if (s->paced || s->kq_n > 0)
+		return;
+	rows = result_rows(s, start, end, o.w - 2, z.h - 2);
+	if (rows <= o.h - 2)
+		return;
+	if (rows <= z.h - 2) {
+		if (s->zoom == ZOOM_NONE) {
+			s->zoom = ZOOM_OUTPUT;
+			s->auto_zoom = true;
+		}
+		return;
+	}
+	pane_pager_open(&s->pager, s->m, start, end);
 }
 
 static void h_busy(void *ud, bool running)
@@ -270,10 +415,14 @@ static void h_busy(void *ud, bool running)
 	if (running) {
 		sl_model_out_scroll_by(s->m, -sl_model_out_scroll(s->m), 1);
 		s->next_tick_ms = now_ms() + TICK_MS;
+		s->busy_mark = sl_model_out_mark(s->m);
+		s->paced = false;
 		lua_sethook(s->L, pump, LUA_MASKCOUNT, HOOK_COUNT);
-	} else if (lua_gethook(s->L) == pump) {
-		lua_sethook(s->L, NULL, 0, 0);
+		return;
 	}
+	if (lua_gethook(s->L) == pump)
+		lua_sethook(s->L, NULL, 0, 0);
+	maybe_page(s);
 }
 
 static void h_echo(void *ud, const char *text)
@@ -283,6 +432,10 @@ static void h_echo(void *ud, const char *text)
 	sl_model_out_scroll_by(s->m, -sl_model_out_scroll(s->m), 1);
 	sl_model_out(s->m, SL_CONSOLE_OUT, text, strlen(text));
 	sl_model_out(s->m, SL_CONSOLE_OUT, "\n", 1);
+	if (s->auto_zoom) { /* the next line: the panes come back */
+		s->zoom = ZOOM_NONE;
+		s->auto_zoom = false;
+	}
 }
 
 static int h_running(void *ud)
@@ -310,24 +463,61 @@ static const char *c_focus_id(void *ud)
 	return q ? q->id : NULL;
 }
 
+/* :zoom NAME (a unique prefix); "" or the zoomed name again: all panes.
+ * The zoomed name ("" for none), or NULL for an unknown one. */
+static const char *c_zoom(void *ud, const char *name)
+{
+	screen *s = ud;
+	size_t n = strlen(name);
+	int found = -1;
+
+	s->auto_zoom = false;
+	if (n == 0 || (s->zoom != ZOOM_NONE &&
+		       strncmp(zoom_names[s->zoom], name, n) == 0)) {
+		s->zoom = ZOOM_NONE;
+		return "";
+	}
+	if (strcmp(name, "ckpt") == 0)
+		name = "checkpoint", n = strlen(name);
+	for (int i = 1; i < ZOOM_COUNT; i++)
+		if (strncmp(zoom_names[i], name, n) == 0) {
+			if (found >= 0)
+				return NULL; /* ambiguous */
+			found = i;
+		}
+	if (found < 0)
+		return NULL;
+	s->zoom = found;
+	return zoom_names[found];
+}
+
 /* ---- Lua's side of the screen: waitkey and view (for lessons) ---- */
 
 /* After ESC: read the rest of the sequence; PgUp/PgDn scroll the Output
- * pane (true: keep waiting), any other sequence is one key. */
+ * pane, F6 zooms, Esc unzooms (true: keep waiting); any other sequence is
+ * one key. */
+static int read_escape(screen *s, unsigned char *raw, int *n);
+
 static bool waitkey_escape(screen *s)
 {
-	char seq[8];
-	int n = 0, c, page = s->lay.output.h - 2 > 1 ? s->lay.output.h - 3 : 1;
+	ui_rect o = out_rect(s);
+	unsigned char raw[16];
+	int n, page = o.h - 2 > 1 ? o.h - 3 : 1;
 
-	while (n < (int)sizeof seq - 1 && (c = ui_getkey(0)) >= 0)
-		seq[n++] = (char)c;
-	seq[n] = '\0';
-	if (strcmp(seq, "[5~") == 0)
-		sl_model_out_scroll_by(s->m, page, s->lay.output.h - 2);
-	else if (strcmp(seq, "[6~") == 0)
-		sl_model_out_scroll_by(s->m, -page, s->lay.output.h - 2);
-	else
-		return false;
+	switch (read_escape(s, raw, &n)) {
+	case PK_PGUP: sl_model_out_scroll_by(s->m, page, o.h - 2); break;
+	case PK_PGDN: sl_model_out_scroll_by(s->m, -page, o.h - 2); break;
+	case PK_F6: /* a teacher zooms a pane while the lesson waits */
+		s->zoom = (s->zoom + 1) % ZOOM_COUNT;
+		s->auto_zoom = false;
+		break;
+	case PK_ESC:
+		if (s->zoom == ZOOM_NONE)
+			return false;
+		s->zoom = ZOOM_NONE;
+		break;
+	default: return false;
+	}
 	draw(s);
 	return true;
 }
@@ -341,6 +531,7 @@ static int l_waitkey(lua_State *L)
 	if (s == NULL)
 		return 0;
 	snprintf(s->hint, sizeof s->hint, "%s", luaL_optstring(L, 1, ""));
+	s->paced = true;
 	if (s->kq_n > 0) {
 		c = s->keyq[s->kq_head];
 		s->kq_head = (s->kq_head + 1) % KEYQ;
@@ -427,6 +618,8 @@ static bool run_start(screen *s, const char *chunk)
 	int st;
 
 	h_busy(s, true);
+	s->paced =
+	    true; /* the start-up chunk is not a typed command: no pager */
 	st = sl_console_eval_chunk(s->con, chunk, "=(lesson)");
 	h_busy(s, false);
 	s->hint[0] = '\0';
@@ -501,6 +694,114 @@ static const char welcome[] =
     "  df:show()\n"
     "Type :help for help, Tab to complete, Ctrl-D to quit.\n";
 
+/* The next input byte: the ones typed while Lua ran come first. */
+static int next_byte(screen *s, int timeout_ms)
+{
+	int c;
+
+	if (s->kq_n > 0) {
+		c = s->keyq[s->kq_head];
+		s->kq_head = (s->kq_head + 1) % KEYQ;
+		s->kq_n--;
+		return c;
+	}
+	c = ui_getkey(timeout_ms);
+	if (c == UI_KEY_RESIZE) {
+		relayout(s);
+		return UI_KEY_NONE;
+	}
+	return c;
+}
+
+/* After ESC: the rest of its sequence into raw (ESC first, *n bytes);
+ * the key it names (PK_*), PK_ESC for Esc alone, 0 for a sequence that is
+ * not ours (readline's: Alt-B, a bracketed paste's start, ...). */
+static int read_escape(screen *s, unsigned char *raw, int *n)
+{
+	static const struct {
+		const char *seq;
+		int key;
+	} keys[] = {
+		{ "[5~", PK_PGUP }, { "[6~", PK_PGDN }, { "[H", PK_HOME },
+		{ "[1~", PK_HOME }, { "[7~", PK_HOME }, { "OH", PK_HOME },
+		{ "[F", PK_END },   { "[4~", PK_END },  { "[8~", PK_END },
+		{ "OF", PK_END },   { "[A", PK_UP },    { "OA", PK_UP },
+		{ "[B", PK_DOWN },  { "OB", PK_DOWN },  { "[17~", PK_F6 },
+	};
+	int c = next_byte(s, 30);
+
+	*n = 1;
+	raw[0] = 27;
+	if (c < 0)
+		return PK_ESC;
+	raw[(*n)++] = (unsigned char)c;
+	if (c == 'O') {
+		if ((c = next_byte(s, 30)) >= 0)
+			raw[(*n)++] = (unsigned char)c;
+	} else if (c == '[') {
+		while (*n < 15 && (c = next_byte(s, 30)) >= 0) {
+			raw[(*n)++] = (unsigned char)c;
+			if (c >= 0x40 && c <= 0x7e)
+				break;
+		}
+	}
+	raw[*n] = '\0';
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strcmp((const char *)raw + 1, keys[i].seq) == 0)
+			return keys[i].key;
+	return 0;
+}
+
+/* A key for the open pager; true when the pager took it. */
+static bool pager_key(screen *s, int key)
+{
+	bool burst = s->kq_n > 0;
+	int r, d;
+
+	if (!burst && key >= 0x20 && key < 0x7f &&
+	    (d = ui_getkey(0)) != UI_KEY_NONE) {
+		if (d == UI_KEY_RESIZE)
+			relayout(s);
+		else {
+			queue_key(s, d);
+			burst = true;
+		}
+	}
+	r = key == 0 ? PAGER_PASS
+		     : pane_pager_key(&s->pager, s->m, key, s->rows - 2, burst);
+	if (r == PAGER_KEEP)
+		return true;
+	s->pager.open = false;
+	return r == PAGER_CLOSE;
+}
+
+/* One key from the terminal (c, a byte); false when the session ended. */
+static bool handle_key(screen *s, int c)
+{
+	unsigned char raw[16];
+	int n = 1, key = c;
+
+	raw[0] = (unsigned char)c;
+	if (c == 27)
+		key = read_escape(s, raw, &n);
+	if (s->pager.open && pager_key(s, key))
+		return true;
+	if (key == PK_F6) {
+		s->zoom = (s->zoom + 1) % ZOOM_COUNT;
+		s->auto_zoom = false;
+		return true;
+	}
+	if (key == PK_ESC && s->zoom != ZOOM_NONE) {
+		s->zoom = ZOOM_NONE;
+		s->auto_zoom = false;
+		return true;
+	}
+	for (int i = 0; i < n; i++)
+		if (!sl_rl_feed_byte(s->rl, raw[i]))
+			return false;
+	return true;
+}
+
 /* One pass of the loop; false when the session ended. */
 static bool step(screen *s)
 {
@@ -510,13 +811,12 @@ static bool step(screen *s)
 	if (idle_sigint) {
 		idle_sigint = 0;
 		s->kq_n = 0;
+		s->pager.open = false;
 		sl_rl_interrupt(s->rl);
 		return true;
 	}
 	if (s->kq_n > 0) {
-		c = s->keyq[s->kq_head];
-		s->kq_head = (s->kq_head + 1) % KEYQ;
-		s->kq_n--;
+		c = next_byte(s, 0);
 	} else {
 		c = ui_getkey(wait < 0         ? 0
 			      : wait > TICK_MS ? TICK_MS
@@ -524,7 +824,7 @@ static bool step(screen *s)
 	}
 	if (c == UI_KEY_RESIZE)
 		relayout(s);
-	else if (c >= 0 && !sl_rl_feed_byte(s->rl, c))
+	else if (c >= 0 && !handle_key(s, c))
 		return false;
 	if (now_ms() >= s->next_tick_ms) {
 		s->next_tick_ms = now_ms() + TICK_MS;
@@ -579,7 +879,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 					   &s, NULL);
 	sl_console_set_writer(c, out_write, &s);
 	sl_console_set_idle(c, wait_idle, &s);
-	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id };
+	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id, c_zoom };
 	sl_cmd_set_screen(&cs);
 	sl_model_out(s.m, SL_CONSOLE_OUT, welcome, strlen(welcome));
 	hist = history_path();

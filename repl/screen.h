@@ -14,6 +14,15 @@
  * through the console's writer, and stdout/stderr of anything else (a
  * library's log, io.write) through a pipe drained every tick; nothing
  * writes over the screen.
+ *
+ * What the screen adds to the panes (issue 13): a typed command whose
+ * result is taller than the Output pane gives the Output pane the whole
+ * screen until the next line is entered, and one taller than that opens
+ * the pager on it (pane_pager.c); neither after a lesson's chunk that
+ * waited for keys, nor when keys were typed ahead; `:zoom NAME` and F6 put one pane on the
+ * whole screen, Esc brings all back; below 80x24 only a centred
+ * "streamlab needs at least 80x24 (now WxH)" is drawn, and keys still go
+ * to the input line, until the terminal grows.
  */
 #ifndef SL_SCREEN_H
 #define SL_SCREEN_H

@@ -30,7 +30,7 @@ ok($t->wait_for(qr/^ numbers  [0-9a-f]{8}  batch -1  in 0 rows/m), 'the progress
 $t->type_line('ms:addData({1, 2, 3})');
 $t->type_line(':step');
 ok($t->wait_for(qr/^ numbers  [0-9a-f]{8}  batch 0  in 3 rows/m), 'after :step the progress line shows batch 0 with 3 input rows');
-ok($t->wait_for(qr/^\|\s+0 - -> 0 .* 3 rows\s+commit/m), 'checkpoint pane: batch 0 offsets, sink rows, commit');
+ok($t->wait_for(qr/^\|0 mem ->0\s+3 rows\s+commit/m), 'checkpoint pane: batch 0 offsets, sink rows, commit');
 
 $t->type_line(':queries');
 ok($t->wait_for(qr/^\|\*1  [0-9a-f]{8}  numbers\s+batch 0/m), ':queries lists the query, * marks the focus');

@@ -66,7 +66,9 @@ ok($t->wait_for(qr/^> ?$/m), 'and leaves an empty prompt');
 
 # Scrollback.
 $t->type_line('for i = 1, 60 do print("line " .. i) end');
-ok($t->wait_for(qr/^\|line 60\s+\|$/m), 'output ends with line 60');
+ok($t->wait_for(qr/^ output: lines 1-\d+ of 61 .*\n> for i = 1, 60/m), 'a result taller than the output pane opens the pager at its start');
+$t->send_keys('q');
+ok($t->wait_for(qr/^\|line 60\s+\|$/m), 'q leaves it: the output pane ends with line 60');
 $t->send_keys('PPage');
 my $s = $t->wait_for(qr/lines up: PgDn goes back/);
 ok($s, 'PgUp scrolls the output back');

@@ -29,7 +29,7 @@ typed(q{ms = spark.memoryStream("id INT")});
 typed(q{got, calls = {}, 0});
 typed(q{q = ms:toDF().writeStream:foreachBatch(function(df, id) calls = calls + 1 local rows = {} for _, r in ipairs(df:collect()) do rows[#rows + 1] = r.id end if calls == 2 then local t0 = os.clock() while os.clock() - t0 < 60 do end end got[id] = rows end):start()});
 typed(q{ms:addData({1, 2}) q:processAllAvailable()});
-ok($t->wait_for(qr/^\|\s+0 .*commit/m, 10), 'batch 0 committed');
+ok($t->wait_for(qr/^\|\s*0 .*commit/m, 10), 'batch 0 committed');
 
 typed(q{ms:addData({3, 4}) q:processAllAvailable()}, 'the slow batch starts');
 sleep 1; # the function is spinning now
