@@ -10,7 +10,8 @@
  *
  * JSON options: mode, columnNameOfCorruptRecord, multiLine (false).
  * CSV options: header (false), sep/delimiter (","), quote ("\""), escape
- * ("\\"), inferSchema (false), mode, nullValue (""), comment.
+ * ("\\"), inferSchema (false), mode, nullValue (""), comment, multiLine
+ * (false: one record per line, as Spark; true: quoted fields span lines).
  * text: one row per line, column "value" STRING.
  * json and csv also take fastPath (true): false parses every record with
  * the general parser instead of first offering it to the fast path for
