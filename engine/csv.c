@@ -200,7 +200,7 @@ static int quoted(csvtok *t)
 			sl_buf_addc(b, c);
 		p++;
 	}
-	if (p < e && *p == '\n') {
+	if (p < e ? *p == '\n' : !o->multiline) {
 		/* An unterminated quote at the line's end (multiLine false):
 		 * univocity's parseLine hits the end of its input inside the
 		 * quotes and handleEOF keeps what it read as the value, so

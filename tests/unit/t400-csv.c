@@ -86,6 +86,8 @@ static void test_read(void)
 	is_str(rd("a,\"x\"\"y\r\nb,2\r\n", "a STRING, b STRING", NULL),
 	       "a|x\"y;b|2;",
 	       "an open quote ends at the line end, \\r cut, \"\" decoded");
+	is_str(rd("a,\"x\r", "a STRING, b STRING", NULL), "a|x;",
+	       "an open quote at the end of the file, no newline: \\r cut too");
 	is_str(rd("a,1\n  \t\nb,2\n", "a STRING, b INT", NULL), "a|1;b|2;",
 	       "a line of whitespace is skipped (filterCommentAndEmpty trims)");
 	is_str(rd("a,1\n  \t\nb,2\n", "a STRING, b INT", "fastPath=false"),
