@@ -159,8 +159,7 @@ static int tok_push(csvtok *t, const char *p, size_t n)
 	return 0;
 }
 
-/* A quoted field at t->p (the opening quote).  Text after the closing
- * quote up to the separator is kept, as univocity does. */
+/* A quoted field at t->p (the opening quote). */
 static int quoted(csvtok *t)
 {
 	const csvopt *o = t->o;
@@ -225,12 +224,29 @@ static int quoted(csvtok *t)
 	}
 	if (!copy)
 		sl_buf_add(b, s, (size_t)(p - s));
-	if (p < e)
-		p++;
-	while (p < e && *p != o->sep && *p != '\n') {
-		if (!(*p == '\r' && (p + 1 >= e || p[1] == '\n')))
-			sl_buf_addc(b, *p);
-		p++;
+	if (p < e) {
+		/* After the closing quote, blanks before the separator or the
+		 * line's end are dropped; anything else makes the quote an
+		 * unescaped one (univocity's STOP_AT_DELIMITER, Spark's default
+		 * unescapedQuoteHandling): the value is then both quotes and
+		 * the rest up to the separator, as written. */
+		const char *q = ++p;
+		while (q < e && *q != o->sep && *q != '\n' &&
+		       (unsigned char)*q <= ' ')
+			q++;
+		if (q < e && *q != o->sep && *q != '\n') {
+			sl_buf_addc(b, o->quote);
+			if (!sl_buf_failed(b)) {
+				memmove(b->p + 1, b->p, b->len - 1);
+				b->p[0] = o->quote;
+			}
+			sl_buf_addc(b, o->quote);
+			for (q = p; q < e && *q != o->sep && *q != '\n'; q++)
+				if (!(*q == '\r' &&
+				      (q + 1 >= e || q[1] == '\n')))
+					sl_buf_addc(b, *q);
+		}
+		p = q;
 	}
 	t->p = p;
 decoded:

@@ -88,6 +88,12 @@ static void test_read(void)
 	       "an open quote ends at the line end, \\r cut, \"\" decoded");
 	is_str(rd("a,\"x\r", "a STRING, b STRING", NULL), "a|x;",
 	       "an open quote at the end of the file, no newline: \\r cut too");
+	/* text after a closing quote: univocity's STOP_AT_DELIMITER
+	 * (CSVParser.parseQuotedValue, handleUnescapedQuote) keeps both
+	 * quotes and the rest up to the separator; blanks before the
+	 * separator are dropped */
+	is_str(rd("\"ab\"cd,1\n\"a,b\" x,2\n\"ab\"  ,3\n", "s STRING, n INT", NULL),
+	       "\"ab\"cd|1;\"a,b\" x|2;ab|3;", "an unescaped quote after a quoted value");
 	is_str(rd("a,1\n  \t\nb,2\n", "a STRING, b INT", NULL), "a|1;b|2;",
 	       "a line of whitespace is skipped (filterCommentAndEmpty trims)");
 	is_str(rd("a,1\n  \t\nb,2\n", "a STRING, b INT", "fastPath=false"),
