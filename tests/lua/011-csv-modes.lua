@@ -125,5 +125,11 @@ T.is(T.rows(spark.table("csvmodes")),
   { { 1, "a", nil }, { 2, "unterminated", nil }, { 3, "c", "3,c,extra" }, { nil, "d", "four,d" } },
   "readStream csv: the same rows as spark.read")
 sq:stop()
+local fq = spark.readStream:schema(plain):option("header", true):option("mode", "FAILFAST"):csv(src)
+  .writeStream:format("memory"):queryName("csvfail"):start()
+T.errors(function() fq:processAllAvailable() end,
+  "csv: malformed record at .*a%.csv:4: expected 2 fields, got 3",
+  "readStream FAILFAST: the query fails naming file and line")
+T.is(fq.isActive, false, "and it is no longer active")
 
 T.done()
