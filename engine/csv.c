@@ -185,6 +185,18 @@ static int quoted(csvtok *t)
 					sl_buf_add(b, s, (size_t)(p - s));
 				copy = true;
 				sl_buf_addc(b, c);
+				if (o->escape != o->quote) {
+					/* univocity with a quote escape other
+					 * than the quote (Spark's default
+					 * escape is \): the pair gives one
+					 * quote and its second half closes
+					 * the value, so `"a""b"` is read as
+					 * written (what follows a closing
+					 * quote, below); escape '"' decodes
+					 * RFC 4180's doubled quotes. */
+					p++;
+					break;
+				}
 				p += 2;
 				continue;
 			}

@@ -69,7 +69,13 @@ static void test_read(void)
 	is_str(rd("p1,12,1.5\np2,-3,2e2\n", "id STRING, n INT, d DOUBLE", NULL),
 	       "p1|12|1.5;p2|-3|200.0;", "plain");
 	is_str(rd("\"a,b\",\"say \"\"hi\"\"\",\"x\\\"y\"\n", "a STRING, b STRING, c STRING", NULL),
-	       "a,b|say \"hi\"|x\"y;", "quotes: separator, doubled, escaped");
+	       "a,b|\"say \"\"hi\"\"\"|x\"y;",
+	       "quotes: separator; doubled kept as written (Spark's escape \\); escaped");
+	is_str(rd("\"a,b\",\"say \"\"hi\"\"\"\n\"a\"\"\",\"\"\"\"\n", "a STRING, b STRING",
+		  "escape=\""),
+	       "a,b|say \"hi\";a\"|\";", "escape '\"': RFC 4180's doubled quotes decoded");
+	is_str(rd("\"a\"\",1\n", "a STRING, b INT", NULL), "a\"|1;",
+	       "a doubled quote before the separator ends the value (escape \\)");
 	is_str(rd("\"line1\nline2\",2\nz,3\n", "a STRING, b INT", "multiLine=true"),
 	       "line1\nline2|2;z|3;", "multiLine=true: newline inside quotes");
 	/* multiLine=false (Spark's default): the line reader cuts the record
@@ -84,8 +90,8 @@ static void test_read(void)
 		  "multiLine=false,fastPath=false"),
 	       "line1|null;line2\"|2;z|3;", "the same without the fast path");
 	is_str(rd("a,\"x\"\"y\r\nb,2\r\n", "a STRING, b STRING", NULL),
-	       "a|x\"y;b|2;",
-	       "an open quote ends at the line end, \\r cut, \"\" decoded");
+	       "a|\"x\"\"y;b|2;",
+	       "an open quote ends at the line end, \\r cut; \"\" as written");
 	is_str(rd("a,\"x\r", "a STRING, b STRING", NULL), "a|x;",
 	       "an open quote at the end of the file, no newline: \\r cut too");
 	/* text after a closing quote: univocity's STOP_AT_DELIMITER
@@ -306,7 +312,7 @@ static void test_infer(void)
 static void test_write(void)
 {
 	sl_type *t = sl_type_parse_ddl("s STRING, n INT, t TIMESTAMP, d DOUBLE", NULL);
-	const char *src = "\"a,b\",1,2026-01-01 12:00:00,0.5\n\"q\"\"x\",,,\n"
+	const char *src = "\"a,b\",1,2026-01-01 12:00:00,0.5\n\"q\\\"x\",,,\n"
 			  "\"multi\nline\",3,,-1.0E10\n";
 	sl_options o;
 	sl_options ml;
