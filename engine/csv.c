@@ -2,10 +2,13 @@
  * csv: Spark's CSV data source (reader, schema inference, writer).
  *
  * Tokenizing follows univocity as Spark configures it: quoted fields may
- * hold the separator, doubled quotes ("a""b") and escaped quotes ("a\"b",
- * option escape); a trailing \r is stripped; lines starting with the
- * comment character (option comment, none by default) are skipped; a token
- * equal to nullValue ("" by default, so empty fields) is NULL.
+ * hold the separator and escaped quotes ("a\"b", option escape, \ by
+ * default; doubled quotes "a""b" only with escape '"', as in Spark, where
+ * the default reads them as written); text after a closing quote keeps
+ * the quotes in the value (unescapedQuoteHandling STOP_AT_DELIMITER); a
+ * trailing \r is stripped; lines starting with the comment character
+ * (option comment, none by default) are skipped; a token equal to
+ * nullValue ("" by default, so empty fields) is NULL.
  *
  * One record per line unless option multiLine is true, as Spark: with
  * multiLine=false (the default) Spark splits the file into lines first
