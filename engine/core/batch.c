@@ -388,6 +388,41 @@ void sl_value_json(const sl_col *c, int64_t i, sl_buf *out)
 	}
 }
 
+/* A cell's text as Spark's showString escapes it before cutting it
+ * (SchemaUtils.escapeMetaCharacters): \n \r \t \f \b \v \a become the
+ * two characters \n, \r, ... so a value never breaks the table.
+ * Deliberate deviation: the other control characters (Spark prints them
+ * raw, and a raw ESC or NUL garbles a terminal) show as \xNN. */
+static void show_escape(sl_buf *cell)
+{
+	static const char from[] = "\n\r\t\f\b\v\a", to[] = "nrtfbva";
+	sl_buf e;
+	size_t k;
+	for (k = 0; k < cell->len; k++)
+		if ((unsigned char)cell->p[k] < 0x20 || cell->p[k] == 0x7f)
+			break;
+	if (k == cell->len)
+		return;
+	sl_buf_init(&e);
+	sl_buf_add(&e, cell->p, k);
+	for (; k < cell->len; k++) {
+		unsigned char c = (unsigned char)cell->p[k];
+		const char *m = c != 0 ? strchr(from, c) : NULL;
+		if (m != NULL) {
+			sl_buf_addc(&e, '\\');
+			sl_buf_addc(&e, to[m - from]);
+		} else if (c < 0x20 || c == 0x7f) {
+			sl_buf_printf(&e, "\\x%02X", c);
+		} else {
+			sl_buf_addc(&e, (char)c);
+		}
+	}
+	if (sl_buf_failed(&e))
+		cell->oom = true;
+	sl_buf_release(cell);
+	*cell = e;
+}
+
 /* show(): cells are right-aligned when truncating (Spark's default) and
  * left-aligned with truncate=false; widths are display columns. */
 void sl_batch_show(const sl_batch *b, int64_t numrows, int truncate,
@@ -418,6 +453,7 @@ void sl_batch_show(const sl_batch *b, int64_t numrows, int truncate,
 				sl_buf_adds(&cell, b->schema->fields[i].name);
 			else
 				sl_value_show(b->cols[i], r - 1, &cell);
+			show_escape(&cell);
 			if (truncate > 0 &&
 			    sl_utf8_width(sl_buf_cstr(&cell), cell.len) >
 				(size_t)truncate) {

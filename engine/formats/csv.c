@@ -2,12 +2,23 @@
  * csv: Spark's CSV data source (reader, schema inference, writer).
  *
  * Tokenizing follows univocity as Spark configures it: quoted fields may
- * hold the separator, doubled quotes ("a""b") and escaped quotes ("a\"b",
- * option escape) and newlines (records may span lines, as with Spark's
- * multiLine=true; without it Spark would split such a record); a trailing
- * \r is stripped; empty lines are skipped; lines starting with the comment
- * character (option comment, none by default) are skipped; a token equal
- * to nullValue ("" by default, so empty fields) is NULL.
+ * hold the separator and escaped quotes ("a\"b", option escape, \ by
+ * default; doubled quotes "a""b" only with escape '"', as in Spark, where
+ * the default reads them as written); text after a closing quote keeps
+ * the quotes in the value (unescapedQuoteHandling STOP_AT_DELIMITER); a
+ * trailing \r is stripped; lines starting with the comment character
+ * (option comment, none by default) are skipped; a token equal to
+ * nullValue ("" by default, so empty fields) is NULL.
+ *
+ * One record per line unless option multiLine is true, as Spark: with
+ * multiLine=false (the default) Spark splits the file into lines first
+ * (TextInputCSVDataSource, UnivocityParser.parseIterator), drops the lines
+ * that are empty after trim() and hands each line to univocity's
+ * parseLine, so a quote still open at the line's end closes there (its
+ * value is the rest of the line, AbstractParser.handleEOF) and the next
+ * line is the next record: `2,"abc` is the two tokens 2 and abc.  With
+ * multiLine=true a quoted field runs over newlines (to the end of the
+ * input if it never closes) and only empty lines are skipped.
  *
  * A record is malformed (Spark 3 UnivocityParser) when its token count
  * differs from the schema's (corrupt-record column excluded) or a token
@@ -16,7 +27,8 @@
  * record's text in the corrupt-record column when the schema has it;
  * DROPMALFORMED drops it; FAILFAST fails: "csv: malformed record at
  * FILE:LINE: field 'amount': cannot parse 'abc' as INT".  LINE is the line
- * the record starts on.
+ * the record starts on.  Every record gives a row or, in DROPMALFORMED, is
+ * dropped for a reason these rules name; none vanishes into a value.
  *
  * Strings are zero-copy pointers into the file's arena except quoted
  * fields with escapes, which are decoded into the arena.  The writer does
@@ -36,7 +48,7 @@ typedef struct csvopt {
 	char sep, quote, escape, comment; /* quote/comment '\0' = none */
 	const char *nullv;
 	size_t nulln;
-	bool header, infer;
+	bool header, infer, multiline;
 	sl_format_mode mode;
 	const char *corrupt;
 } csvopt;
@@ -98,6 +110,7 @@ static int csvopt_get(const sl_options *opts, csvopt *o, sl_err *err)
 	    opt_char(opts, "comment", '\0', true, &o->comment, err) ||
 	    sl_options_bool(opts, "header", false, &o->header, err) ||
 	    sl_options_bool(opts, "inferSchema", false, &o->infer, err) ||
+	    sl_options_bool(opts, "multiLine", false, &o->multiline, err) ||
 	    sl_format_mode_get(opts, &o->mode, err))
 		return err ? err->code : SL_EINVAL;
 	o->nullv = opts ? sl_options_get(opts, "nullValue") : NULL;
@@ -149,8 +162,7 @@ static int tok_push(csvtok *t, const char *p, size_t n)
 	return 0;
 }
 
-/* A quoted field at t->p (the opening quote).  Text after the closing
- * quote up to the separator is kept, as univocity does. */
+/* A quoted field at t->p (the opening quote). */
 static int quoted(csvtok *t)
 {
 	const csvopt *o = t->o;
@@ -176,16 +188,49 @@ static int quoted(csvtok *t)
 					sl_buf_add(b, s, (size_t)(p - s));
 				copy = true;
 				sl_buf_addc(b, c);
+				if (o->escape != o->quote) {
+					/* univocity with a quote escape other
+					 * than the quote (Spark's default
+					 * escape is \): the pair gives one
+					 * quote and its second half closes
+					 * the value, so `"a""b"` is read as
+					 * written (what follows a closing
+					 * quote, below); escape '"' decodes
+					 * RFC 4180's doubled quotes. */
+					p++;
+					break;
+				}
 				p += 2;
 				continue;
 			}
 			break;
 		}
-		if (c == '\n')
+		if (c == '\n') {
+			if (!o->multiline)
+				break; /* the line ends the record */
 			t->line++;
+		}
 		if (copy)
 			sl_buf_addc(b, c);
 		p++;
+	}
+	if (p < e ? *p == '\n' : !o->multiline) {
+		/* An unterminated quote at the line's end (multiLine false):
+		 * univocity's parseLine hits the end of its input inside the
+		 * quotes and handleEOF keeps what it read as the value, so
+		 * `2,"abc` is the two tokens 2 and abc, not a malformed
+		 * record.  The line reader has already cut "\r\n". */
+		const char *q = p;
+		if (q > s && q[-1] == '\r')
+			q--;
+		t->p = p;
+		if (!copy)
+			return tok_push(t, s, (size_t)(q - s));
+		if (b->len > 0 && q < p) {
+			b->len--;
+			b->p[b->len] = '\0';
+		}
+		goto decoded;
 	}
 	if (!copy && (p >= e || p + 1 >= e || p[1] == o->sep || p[1] == '\n' ||
 		      (p[1] == '\r' && (p + 2 >= e || p[2] == '\n')))) {
@@ -194,14 +239,32 @@ static int quoted(csvtok *t)
 	}
 	if (!copy)
 		sl_buf_add(b, s, (size_t)(p - s));
-	if (p < e)
-		p++;
-	while (p < e && *p != o->sep && *p != '\n') {
-		if (!(*p == '\r' && (p + 1 >= e || p[1] == '\n')))
-			sl_buf_addc(b, *p);
-		p++;
+	if (p < e) {
+		/* After the closing quote, blanks before the separator or the
+		 * line's end are dropped; anything else makes the quote an
+		 * unescaped one (univocity's STOP_AT_DELIMITER, Spark's default
+		 * unescapedQuoteHandling): the value is then both quotes and
+		 * the rest up to the separator, as written. */
+		const char *q = ++p;
+		while (q < e && *q != o->sep && *q != '\n' &&
+		       (unsigned char)*q <= ' ')
+			q++;
+		if (q < e && *q != o->sep && *q != '\n') {
+			sl_buf_addc(b, o->quote);
+			if (!sl_buf_failed(b)) {
+				memmove(b->p + 1, b->p, b->len - 1);
+				b->p[0] = o->quote;
+			}
+			sl_buf_addc(b, o->quote);
+			for (q = p; q < e && *q != o->sep && *q != '\n'; q++)
+				if (!(*q == '\r' &&
+				      (q + 1 >= e || q[1] == '\n')))
+					sl_buf_addc(b, *q);
+		}
+		p = q;
 	}
 	t->p = p;
+decoded:
 	if (sl_buf_failed(b)) {
 		t->oom = true;
 		return -1;
@@ -222,6 +285,18 @@ static bool tok_next(csvtok *t)
 	for (;;) {
 		if (t->p >= e)
 			return false;
+		if (!o->multiline) {
+			/* Spark's filterCommentAndEmpty drops the lines that
+			 * are empty after trim() (every char <= ' '). */
+			p = t->p;
+			while (p < e && *p != '\n' && (unsigned char)*p <= ' ')
+				p++;
+			if (p == e || *p == '\n') {
+				t->p = p < e ? p + 1 : e;
+				t->line++;
+				continue;
+			}
+		}
 		if (*t->p == '\n' ||
 		    (*t->p == '\r' && (t->p + 1 >= e || t->p[1] == '\n'))) {
 			t->p += *t->p == '\r' ? (t->p + 1 < e ? 2 : 1) : 1;
@@ -531,7 +606,7 @@ static int64_t fast_run(cread *r, csvtok *t, const char *end, int64_t row)
 {
 	const char *p = t->p, *q;
 	int64_t n = 0;
-	while (p < end && *p != '\n' && *p != '\r' &&
+	while (p < end && (unsigned char)*p > ' ' &&
 	       (*p != r->o.comment || r->o.comment == '\0') &&
 	       (q = fast_line(r, p, end, row + n)) != NULL) {
 		p = q;

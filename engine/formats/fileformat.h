@@ -3,14 +3,17 @@
  * DataFrameReader/Writer and the file stream source/sink use them.
  *
  * Modes (option "mode"): PERMISSIVE (default: a malformed record gives a
- * row of nulls, plus its raw text in "_corrupt_record" (or the name in
- * option columnNameOfCorruptRecord) when the schema has that STRING column),
+ * row of nulls (CSV: nulls where a token is missing or does not convert,
+ * Spark 3's partial results), plus its raw text in "_corrupt_record" (or
+ * the name in option columnNameOfCorruptRecord) when the schema has that
+ * STRING column),
  * DROPMALFORMED (skip it), FAILFAST (error naming file, line and reason:
  * "json: malformed record at data/a.json:3: expected ':' at byte 14").
  *
  * JSON options: mode, columnNameOfCorruptRecord, multiLine (false).
  * CSV options: header (false), sep/delimiter (","), quote ("\""), escape
- * ("\\"), inferSchema (false), mode, nullValue (""), comment.
+ * ("\\"), inferSchema (false), mode, nullValue (""), comment, multiLine
+ * (false: one record per line, as Spark; true: quoted fields span lines).
  * text: one row per line, column "value" STRING.
  * json and csv also take fastPath (true): false parses every record with
  * the general parser instead of first offering it to the fast path for

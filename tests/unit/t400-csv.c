@@ -69,9 +69,43 @@ static void test_read(void)
 	is_str(rd("p1,12,1.5\np2,-3,2e2\n", "id STRING, n INT, d DOUBLE", NULL),
 	       "p1|12|1.5;p2|-3|200.0;", "plain");
 	is_str(rd("\"a,b\",\"say \"\"hi\"\"\",\"x\\\"y\"\n", "a STRING, b STRING, c STRING", NULL),
-	       "a,b|say \"hi\"|x\"y;", "quotes: separator, doubled, escaped");
+	       "a,b|\"say \"\"hi\"\"\"|x\"y;",
+	       "quotes: separator; doubled kept as written (Spark's escape \\); escaped");
+	is_str(rd("\"a,b\",\"say \"\"hi\"\"\"\n\"a\"\"\",\"\"\"\"\n", "a STRING, b STRING",
+		  "escape=\""),
+	       "a,b|say \"hi\";a\"|\";", "escape '\"': RFC 4180's doubled quotes decoded");
+	is_str(rd("\"a\"\",1\n", "a STRING, b INT", NULL), "a\"|1;",
+	       "a doubled quote before the separator ends the value (escape \\)");
+	is_str(rd("\"line1\nline2\",2\nz,3\n", "a STRING, b INT", "multiLine=true"),
+	       "line1\nline2|2;z|3;", "multiLine=true: newline inside quotes");
+	/* multiLine=false (Spark's default): the line reader cuts the record
+	 * at the newline; univocity's parseLine ends the open quote at the
+	 * end of the line ('"line1' is the token line1, one token of two:
+	 * malformed), and 'line2",2' is two tokens, the quote kept as text in
+	 * an unquoted value. */
 	is_str(rd("\"line1\nline2\",2\nz,3\n", "a STRING, b INT", NULL),
-	       "line1\nline2|2;z|3;", "newline inside quotes");
+	       "line1|null;line2\"|2;z|3;",
+	       "multiLine=false: a quoted newline ends the record");
+	is_str(rd("\"line1\nline2\",2\nz,3\n", "a STRING, b INT",
+		  "multiLine=false,fastPath=false"),
+	       "line1|null;line2\"|2;z|3;", "the same without the fast path");
+	is_str(rd("a,\"x\"\"y\r\nb,2\r\n", "a STRING, b STRING", NULL),
+	       "a|\"x\"\"y;b|2;",
+	       "an open quote ends at the line end, \\r cut; \"\" as written");
+	is_str(rd("a,\"x\r", "a STRING, b STRING", NULL), "a|x;",
+	       "an open quote at the end of the file, no newline: \\r cut too");
+	/* text after a closing quote: univocity's STOP_AT_DELIMITER
+	 * (CSVParser.parseQuotedValue, handleUnescapedQuote) keeps both
+	 * quotes and the rest up to the separator; blanks before the
+	 * separator are dropped */
+	is_str(rd("\"ab\"cd,1\n\"a,b\" x,2\n\"ab\"  ,3\n", "s STRING, n INT", NULL),
+	       "\"ab\"cd|1;\"a,b\" x|2;ab|3;", "an unescaped quote after a quoted value");
+	is_str(rd("a,1\n  \t\nb,2\n", "a STRING, b INT", NULL), "a|1;b|2;",
+	       "a line of whitespace is skipped (filterCommentAndEmpty trims)");
+	is_str(rd("a,1\n  \t\nb,2\n", "a STRING, b INT", "fastPath=false"),
+	       "a|1;b|2;", "the same without the fast path");
+	is_str(rd(" a,1\n", "a STRING, b INT", NULL), " a|1;",
+	       "leading space kept in a value");
 	is_str(rd("a,1\r\nb,2\r\n", "a STRING, b INT", NULL), "a|1;b|2;",
 	       "trailing \\r stripped");
 	is_str(rd("a,,\"\"\n", "a STRING, b STRING, c STRING", NULL),
@@ -104,7 +138,8 @@ static void test_modes(void)
 	is_str(rd(data, "s STRING, amount INT", "mode=FAILFAST"),
 	       "ERR csv: malformed record at data/a.csv:2: field 'amount': "
 	       "cannot parse 'abc' as INT", "FAILFAST message");
-	is_str(rd("a,1\n\"x\ny\",2\nc\n", "s STRING, n INT", "mode=failfast"),
+	is_str(rd("a,1\n\"x\ny\",2\nc\n", "s STRING, n INT",
+		  "mode=failfast,multiLine=true"),
 	       "ERR csv: malformed record at data/a.csv:4: expected 2 fields, got 1",
 	       "FAILFAST token count, line after a multi-line record");
 	is_str(rd(data, "s STRING, n INT", "mode=nope"),
@@ -114,6 +149,99 @@ static void test_modes(void)
 	       "ERR [UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE] The CSV datasource "
 	       "doesn't support the column `s` of the type \"STRUCT<a: INT>\".",
 	       "struct column refused");
+}
+
+/* Issue 15's file, read as Spark 3.5 reads it.  With multiLine=false
+ * (the default) TextInputCSVDataSource hands UnivocityParser.parseIterator
+ * one physical line at a time (header first, then
+ * CSVExprUtils.filterCommentAndEmpty), and UnivocityParser.convert calls a
+ * record bad when tokens.length != parsedSchema.length (the corrupt column
+ * is not in parsedSchema) or a converter throws; nothing fails on an open
+ * quote:
+ *   line 2 `1,a`             -> (1, a)
+ *   line 3 `2,"unterminated` -> parseLine hits the end of the line inside
+ *                               the quotes; AbstractParser.handleEOF keeps
+ *                               the value: (2, unterminated), well formed
+ *   line 4 `3,c,extra`       -> 3 tokens for 2 fields: malformed, partial
+ *                               row (3, c), _corrupt_record = the line
+ *   line 5 `four,d`          -> "four".toInt throws: malformed, (null, d)
+ * FailureSafeParser then keeps (PERMISSIVE), drops (DROPMALFORMED) or
+ * fails at the first bad record (FAILFAST: line 4).  With multiLine=true
+ * univocity reads the stream and the quote runs to the end of the file. */
+static const char issue15[] = "id,name\n1,a\n2,\"unterminated\n3,c,extra\nfour,d\n";
+
+static void test_issue15(void)
+{
+	const char *fast[] = { "header=true", "header=true,fastPath=false" };
+	char o[128];
+	for (int f = 0; f < 2; f++) {
+		const char *h = fast[f];
+		snprintf(o, sizeof o, "%s,mode=PERMISSIVE", h);
+		is_str(rd(issue15, "id INT, name STRING", o),
+		       "1|a;2|unterminated;3|c;null|d;", "issue 15 PERMISSIVE (%s)", h);
+		is_str(rd(issue15, "id INT, name STRING, _corrupt_record STRING", o),
+		       "1|a|null;2|unterminated|null;3|c|3,c,extra;null|d|four,d;",
+		       "issue 15 PERMISSIVE with _corrupt_record (%s)", h);
+		snprintf(o, sizeof o, "%s,mode=DROPMALFORMED", h);
+		is_str(rd(issue15, "id INT, name STRING", o),
+		       "1|a;2|unterminated;", "issue 15 DROPMALFORMED (%s)", h);
+		is_str(rd(issue15, "id INT, name STRING, _corrupt_record STRING", o),
+		       "1|a|null;2|unterminated|null;",
+		       "issue 15 DROPMALFORMED with _corrupt_record (%s)", h);
+		snprintf(o, sizeof o, "%s,mode=FAILFAST", h);
+		is_str(rd(issue15, "id INT, name STRING", o),
+		       "ERR csv: malformed record at data/a.csv:4: expected 2 "
+		       "fields, got 3", "issue 15 FAILFAST names line 4 (%s)", h);
+		snprintf(o, sizeof o, "mode=FAILFAST%s", f ? ",fastPath=false" : "");
+		is_str(rd("1,a\nfour,d\n", "id INT, name STRING", o),
+		       "ERR csv: malformed record at data/a.csv:2: field 'id': "
+		       "cannot parse 'four' as INT",
+		       "FAILFAST on a value that does not convert (%s)", h);
+		snprintf(o, sizeof o, "%s,multiLine=true", h);
+		is_str(rd(issue15, "id INT, name STRING, _corrupt_record STRING", o),
+		       "1|a|null;2|unterminated\n3,c,extra\nfour,d\n|null;",
+		       "issue 15 multiLine=true: the quote runs to the end (%s)", h);
+	}
+	is_str(rd("1,a\n2\n3,c,d,e\n", "id INT, s STRING, _corrupt_record STRING", NULL),
+	       "1|a|null;2|null|2;3|c|3,c,d,e;",
+	       "fewer tokens: nulls padded; more: the first ones kept; both corrupt");
+	is_str(rd("1,a\n2\n", "id INT, s STRING", "mode=FAILFAST"),
+	       "ERR csv: malformed record at data/a.csv:2: expected 2 fields, got 1",
+	       "FAILFAST on fewer tokens");
+	is_str(rd("1,a,b\n", "id INT, s STRING", "mode=FAILFAST,fastPath=false"),
+	       "ERR csv: malformed record at data/a.csv:1: expected 2 fields, got 3",
+	       "FAILFAST on more tokens");
+	is_str(rd("1,a\nx,b\n", "id INT, s STRING, bad STRING",
+		  "columnNameOfCorruptRecord=bad"),
+	       "1|a|null;null|b|x,b;", "columnNameOfCorruptRecord");
+}
+
+/* show() escapes as Spark's showString (SchemaUtils.escapeMetaCharacters),
+ * before truncating. */
+static void test_show(void)
+{
+	const char *src = "\"a\nb\",1\n\"tab\there and a long tail\",2\n\"\x1b[31m\",3\n";
+	sl_options o;
+	sl_type *t = sl_type_parse_ddl("s STRING, n INT", NULL);
+	sl_batch *b;
+	sl_buf s;
+	set_opts(&o, "multiLine=true");
+	b = sl_format_read_buf("csv", "x", src, strlen(src), t, &o, NULL);
+	sl_buf_init(&s);
+	sl_batch_show(b, 20, 20, &s);
+	is_str(sl_buf_cstr(&s),
+	       "+--------------------+---+\n"
+	       "|                   s|  n|\n"
+	       "+--------------------+---+\n"
+	       "|                a\\nb|  1|\n"
+	       "|tab\\there and a l...|  2|\n"
+	       "|            \\x1B[31m|  3|\n"
+	       "+--------------------+---+\n",
+	       "show(): \\n and \\t as two characters, cut after escaping; ESC as \\x1B");
+	sl_buf_release(&s);
+	sl_batch_free(b);
+	sl_type_free(t);
+	sl_options_release(&o);
 }
 
 static const char *infer(const char *text, const char *kv)
@@ -184,14 +312,18 @@ static void test_infer(void)
 static void test_write(void)
 {
 	sl_type *t = sl_type_parse_ddl("s STRING, n INT, t TIMESTAMP, d DOUBLE", NULL);
-	const char *src = "\"a,b\",1,2026-01-01 12:00:00,0.5\n\"q\"\"x\",,,\n"
+	const char *src = "\"a,b\",1,2026-01-01 12:00:00,0.5\n\"q\\\"x\",,,\n"
 			  "\"multi\nline\",3,,-1.0E10\n";
 	sl_options o;
-	sl_batch *b = sl_format_read_buf("csv", "x", src, strlen(src), t, NULL, NULL);
+	sl_options ml;
+	sl_batch *b;
 	sl_batch *b2;
 	sl_buf s;
 	char first[8192];
-	set_opts(&o, "header=true");
+	set_opts(&ml, "multiLine=true");
+	b = sl_format_read_buf("csv", "x", src, strlen(src), t, &ml, NULL);
+	sl_options_release(&ml);
+	set_opts(&o, "header=true,multiLine=true");
 	sl_buf_init(&s);
 	is_int(sl_csv_write(b, &o, &s, NULL), 0, "write csv");
 	is_str(sl_buf_cstr(&s),
@@ -212,6 +344,8 @@ int main(void)
 {
 	test_read();
 	test_modes();
+	test_issue15();
+	test_show();
 	test_infer();
 	test_write();
 	return done_testing();
