@@ -540,7 +540,7 @@ static int open_run(sl_query *q, const sl_query_opts *opts, void **fe_ud,
 	    (rc = sl_query_ckpt_check(q, err)) < 0 ||
 	    (rc = open_sources(q, err)) < 0 || (rc = recent_setup(q, err)) < 0)
 		return rc;
-	if ((q->collect = sl_query_collector_new(err)) == NULL)
+	if ((q->collect = sl_exec_collector_new(err)) == NULL)
 		return err ? err->code : SL_ENOMEM;
 	q->root = sl_exec_stream_compile(q->plan, q->collect, &q->ctx, err);
 	if (q->root == NULL)

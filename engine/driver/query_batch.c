@@ -11,7 +11,7 @@
  *   [offsets/N written: checkpoint milestone]
  *   read      (start, end] per source, pushed into the incremental
  *             operators; end of the micro-batch (stateful operators emit
- *             by output mode into our collector).
+ *             by output mode into the collector).
  *   [state version N+1 written: checkpoint milestone]
  *   sink      add_batch(N, output) (a sink may skip a committed N).
  *   commit    in-memory state; [commits/N: checkpoint milestone];
@@ -44,100 +44,6 @@
 #include "driver/query_int.h"
 #include "sources/source.h"
 #include "core/timeutil.h"
-
-/* ------------------------------------------------------ collector */
-
-/* The sink operator of the tree: keeps what the root emits during one
- * micro-batch; the driver takes it as one batch and clears it.  Our own
- * (not exec.c's collector) because it must be emptied every batch. */
-typedef struct collect_state {
-	int n, cap;
-	sl_batch **b;
-} collect_state;
-
-static int collect_push(sl_op *op, int side, sl_batch *in, sl_err *err)
-{
-	collect_state *c = op->state;
-	(void)side;
-	if (c->n == c->cap) {
-		int cap = c->cap ? 2 * c->cap : 8;
-		sl_batch **m = realloc(c->b, (size_t)cap * sizeof *m);
-		if (m == NULL)
-			return sl_err_nomem(err);
-		c->b = m;
-		c->cap = cap;
-	}
-	c->b[c->n++] = sl_batch_ref(in);
-	return 0;
-}
-
-static int collect_finish(sl_op *op, int side, sl_err *err)
-{
-	(void)op;
-	(void)side;
-	(void)err;
-	return 0;
-}
-
-static void collect_clear(collect_state *c)
-{
-	int i;
-	for (i = 0; i < c->n; i++)
-		sl_batch_free(c->b[i]);
-	c->n = 0;
-}
-
-static void collect_free(sl_op *op)
-{
-	collect_state *c = op->state;
-	if (c == NULL)
-		return;
-	collect_clear(c);
-	free(c->b);
-	free(c);
-}
-
-static const struct sl_op_ops collect_ops = {
-	.name = "microBatchOutput",
-	.push = collect_push,
-	.finish = collect_finish,
-	.free = collect_free,
-};
-
-sl_op *sl_query_collector_new(sl_err *err)
-{
-	sl_op *op = sl_op_new(&collect_ops, NULL, err);
-	if (op == NULL)
-		return NULL;
-	op->state = calloc(1, sizeof(collect_state));
-	if (op->state == NULL) {
-		free(op);
-		sl_err_nomem(err);
-		return NULL;
-	}
-	return op;
-}
-
-/* The micro-batch's output as one batch of the plan's schema (new
- * reference); the collector is empty afterwards. */
-static sl_batch *collect_take(sl_op *op, sl_type *schema, sl_err *err)
-{
-	collect_state *c = op->state;
-	sl_batch *b, *o;
-	int i;
-	b = sl_batch_concat(c->b, c->n, schema, err);
-	collect_clear(c);
-	if (b == NULL || b->schema == schema)
-		return b;
-	/* operators may name columns differently: rename by position */
-	for (i = 0; i < b->ncols; i++)
-		sl_col_ref(b->cols[i]);
-	o = sl_batch_new(schema, b->nrows, b->cols);
-	sl_batch_free(b);
-	if (o == NULL)
-		sl_err_nomem(err);
-	return o;
-}
 
 /* ------------------------------------------------------ the batch */
 
@@ -336,7 +242,7 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 	m->ck_mono += sl_clock_monotonic_us() - c0;
 	if (rc < 0)
 		return rc;
-	out = collect_take(q->collect, sl_plan_schema(q->plan), err);
+	out = sl_exec_collector_take(q->collect, sl_plan_schema(q->plan), err);
 	if (out == NULL)
 		return err ? err->code : SL_ENOMEM;
 	m->out_rows = out->nrows;
@@ -758,7 +664,7 @@ static void interrupted(sl_query *q, mbatch *m, sl_err *err)
 	if (q->root != NULL)
 		sl_exec_stream_abort(q->root);
 	if (q->collect != NULL)
-		collect_clear(q->collect->state);
+		sl_exec_collector_clear(q->collect);
 	if (!q->replay && m->begun && m->end != NULL) {
 		sl_ckpt_offsets_release(&q->replay_off);
 		q->replay_off.src = m->end; /* taken */
@@ -835,7 +741,7 @@ int sl_query_run_batch(sl_query *q, char *const *cap, bool use_limit, bool *ran,
 		if (q->root != NULL)
 			sl_exec_stream_abort(q->root);
 		if (q->collect != NULL)
-			collect_clear(q->collect->state);
+			sl_exec_collector_clear(q->collect);
 		*ran = false;
 		mbatch_release(&m, q->nsrc);
 		sl_query_fail(q, m.id ? m.id : q->last_batch_id + 1, err);

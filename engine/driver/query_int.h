@@ -116,7 +116,7 @@ struct sl_query {
 	char **target; /* AvailableNow: the offsets fixed at start */
 	sl_sink *sink;
 	char *sink_desc;
-	sl_op *collect; /* our collector; the operator tree hangs below it */
+	sl_op *collect; /* exec.h's collector; the operator tree hangs below it */
 	sl_op *root;
 	sl_query_wm wm;
 	sl_batch_meta meta; /* the last batch that ran */
@@ -245,8 +245,6 @@ int64_t sl_query_ckpt_ticket(const sl_query *q);
 /* query_batch.c */
 /* Set up q->wm from the plan and the session's confs (at start). */
 int sl_query_wm_init(sl_query *q, sl_err *err);
-/* The operator that receives a micro-batch's output (the tree's sink). */
-sl_op *sl_query_collector_new(sl_err *err);
 /* One trigger: plan offsets (cap: recorded latest offsets, or NULL to
  * poll; use_limit: apply the sources' rate limits), and if a source moved
  * run the batch.  *ran says whether one ran.  keep_latest (may be NULL):

@@ -187,6 +187,20 @@ sl_batch *sl_exec_collector_result(sl_op *sink, sl_type *schema, sl_err *err)
 	return b;
 }
 
+void sl_exec_collector_clear(sl_op *sink)
+{
+	collector *c = sink->state;
+	sl_batch_list_release(&c->list);
+	sl_batch_list_init(&c->list);
+}
+
+sl_batch *sl_exec_collector_take(sl_op *sink, sl_type *schema, sl_err *err)
+{
+	sl_batch *b = sl_exec_collector_result(sink, schema, err);
+	sl_exec_collector_clear(sink);
+	return b;
+}
+
 /* ---------------------------------------------------------- compile */
 
 static sl_op *op_for(const sl_plan *p, sl_err *err)

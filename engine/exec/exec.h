@@ -93,6 +93,11 @@ int sl_op_finish_default(sl_op *op, int side, sl_err *err);
 sl_op *sl_exec_collector_new(sl_err *err);
 /* The batches collected so far, concatenated (new reference). */
 sl_batch *sl_exec_collector_result(sl_op *sink, sl_type *schema, sl_err *err);
+/* The same, and the collector is emptied: the driver's micro-batch output,
+ * taken once per batch (new reference, NULL on out of memory). */
+sl_batch *sl_exec_collector_take(sl_op *sink, sl_type *schema, sl_err *err);
+/* Drop what was collected (an interrupted micro-batch). */
+void sl_exec_collector_clear(sl_op *sink);
 
 /* A bare operator with ops and plan set (the constructors below fill
  * state).  Operator constructors, one file each, read the plan node. */
