@@ -1193,15 +1193,12 @@ static int l_grouped_index(lua_State *L)
 
 void sl_ldf_open(lua_State *L)
 {
-	luaL_newmetatable(L, SL_MT_DATAFRAME);
-	lua_pushcfunction(L, l_df_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_df_index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_df_tostring);
-	lua_setfield(L, -2, "__tostring");
-	luaL_newlib(L, df_methods);
-	lua_setfield(L, -2, "methods");
+	sl_lua_class_open(L, &(sl_lua_class){ .name = SL_MT_DATAFRAME,
+					      .gc = l_df_gc,
+					      .index = l_df_index,
+					      .tostring = l_df_tostring,
+					      .methods = df_methods });
+	luaL_getmetatable(L, SL_MT_DATAFRAME);
 	/* the property names, for completion and help */
 	lua_createtable(L, 8, 0);
 	for (int i = 0; df_fields[i]; i++) {
@@ -1211,14 +1208,9 @@ void sl_ldf_open(lua_State *L)
 	lua_setfield(L, -2, "fields");
 	lua_pop(L, 1);
 
-	luaL_newmetatable(L, SL_MT_GROUPED);
-	lua_pushcfunction(L, l_grouped_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_grouped_index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_grouped_tostring);
-	lua_setfield(L, -2, "__tostring");
-	luaL_newlib(L, grouped_methods);
-	lua_setfield(L, -2, "methods");
-	lua_pop(L, 1);
+	sl_lua_class_open(L, &(sl_lua_class){ .name = SL_MT_GROUPED,
+					      .gc = l_grouped_gc,
+					      .index = l_grouped_index,
+					      .tostring = l_grouped_tostring,
+					      .methods = grouped_methods });
 }

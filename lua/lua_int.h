@@ -174,4 +174,14 @@ int sl_lpyspark_df(lua_State *L);
 /* The `kafka` global (kafka.c). */
 void sl_lkafka_open(lua_State *L);
 
+/* A class's metatable, as every binding writes it (lclass.c): the
+ * metamethods given (NULL: none) and the methods under "methods", which
+ * __index and Tab completion look up.  Leaves nothing on the stack. */
+typedef struct sl_lua_class {
+	const char *name; /* "streamlab.Query" */
+	lua_CFunction gc, index, newindex, tostring;
+	const luaL_Reg *methods;
+} sl_lua_class;
+void sl_lua_class_open(lua_State *L, const sl_lua_class *c);
+
 #endif

@@ -1028,33 +1028,21 @@ void sl_lquery_push_clock(lua_State *L)
 static void object_mt(lua_State *L, const char *mt, lua_CFunction index,
 		      lua_CFunction tostr, const luaL_Reg *methods)
 {
-	luaL_newmetatable(L, mt);
-	lua_pushcfunction(L, index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_readonly);
-	lua_setfield(L, -2, "__newindex");
-	lua_pushcfunction(L, tostr);
-	lua_setfield(L, -2, "__tostring");
-	lua_newtable(L);
-	luaL_setfuncs(L, methods, 0);
-	lua_setfield(L, -2, "methods");
-	lua_pop(L, 1);
+	sl_lua_class_open(L, &(sl_lua_class){ .name = mt,
+					      .index = index,
+					      .newindex = l_readonly,
+					      .tostring = tostr,
+					      .methods = methods });
 }
 
 void sl_lquery_open(lua_State *L)
 {
 	sl_query_set_interrupt_check(sl_lua_interrupt_pending);
-	luaL_newmetatable(L, SL_MT_QUERY);
-	lua_pushcfunction(L, l_query_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_query_index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_query_tostring);
-	lua_setfield(L, -2, "__tostring");
-	lua_newtable(L);
-	luaL_setfuncs(L, query_methods, 0);
-	lua_setfield(L, -2, "methods");
-	lua_pop(L, 1);
+	sl_lua_class_open(L, &(sl_lua_class){ .name = SL_MT_QUERY,
+					      .gc = l_query_gc,
+					      .index = l_query_index,
+					      .tostring = l_query_tostring,
+					      .methods = query_methods });
 	object_mt(L, MT_STREAMS, l_streams_index, l_streams_tostring,
 		  streams_methods);
 	object_mt(L, MT_CLOCK, l_clock_index, l_clock_tostring, clock_methods);

@@ -454,25 +454,14 @@ static int l_builder_index(lua_State *L)
 
 void sl_lreader_open(lua_State *L)
 {
-	luaL_newmetatable(L, SL_MT_READER);
-	lua_pushcfunction(L, l_reader_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_builder_index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_reader_tostring);
-	lua_setfield(L, -2, "__tostring");
-	luaL_newlib(L, reader_methods);
-	lua_setfield(L, -2, "methods");
-	lua_pop(L, 1);
-
-	luaL_newmetatable(L, SL_MT_WRITER);
-	lua_pushcfunction(L, l_writer_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_builder_index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_writer_tostring);
-	lua_setfield(L, -2, "__tostring");
-	luaL_newlib(L, writer_methods);
-	lua_setfield(L, -2, "methods");
-	lua_pop(L, 1);
+	sl_lua_class_open(L, &(sl_lua_class){ .name = SL_MT_READER,
+					      .gc = l_reader_gc,
+					      .index = l_builder_index,
+					      .tostring = l_reader_tostring,
+					      .methods = reader_methods });
+	sl_lua_class_open(L, &(sl_lua_class){ .name = SL_MT_WRITER,
+					      .gc = l_writer_gc,
+					      .index = l_builder_index,
+					      .tostring = l_writer_tostring,
+					      .methods = writer_methods });
 }

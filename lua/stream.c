@@ -853,17 +853,11 @@ static int l_builder_index(lua_State *L)
 static void new_mt(lua_State *L, const char *name, lua_CFunction gc,
 		   lua_CFunction tostr, const luaL_Reg *methods)
 {
-	luaL_newmetatable(L, name);
-	lua_pushcfunction(L, gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushcfunction(L, l_builder_index);
-	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, tostr);
-	lua_setfield(L, -2, "__tostring");
-	lua_newtable(L);
-	luaL_setfuncs(L, methods, 0);
-	lua_setfield(L, -2, "methods");
-	lua_pop(L, 1);
+	sl_lua_class_open(L, &(sl_lua_class){ .name = name,
+					      .gc = gc,
+					      .index = l_builder_index,
+					      .tostring = tostr,
+					      .methods = methods });
 }
 
 void sl_lstream_open(lua_State *L)
