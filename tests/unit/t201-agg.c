@@ -13,48 +13,8 @@
 #include "formats/fileformat.h"
 #include "plan/plan.h"
 #include "expr/sqlexpr.h"
-#include "rows.h"
+#include "plans.h"
 #include "tap.h"
-
-static sl_err err;
-
-static sl_plan *local(const char *ddl, const char *json)
-{
-	sl_type *t = sl_type_parse_ddl(ddl, &err);
-	sl_options o;
-	sl_batch *b;
-	sl_plan *p;
-	sl_options_init(&o);
-	b = sl_format_read_buf("json", "t", json, strlen(json), t, &o, &err);
-	p = b ? sl_plan_local(b, &err) : NULL;
-	sl_batch_free(b);
-	sl_type_free(t);
-	return p;
-}
-
-static sl_expr *X(const char *sql)
-{
-	return sl_sqlexpr_parse(sql, &err);
-}
-
-static const char *rows(sl_plan *p)
-{
-	sl_batch *b = p ? sl_plan_collect(p, &err) : NULL;
-	return b != NULL ? batch_text(b) : err.msg;
-}
-
-static char ddlbuf[1024];
-static const char *ddl(sl_plan *p)
-{
-	sl_buf b;
-	if (p == NULL)
-		return err.msg;
-	sl_buf_init(&b);
-	sl_type_ddl(sl_plan_schema(p), &b);
-	snprintf(ddlbuf, sizeof ddlbuf, "%s", sl_buf_cstr(&b));
-	sl_buf_release(&b);
-	return ddlbuf;
-}
 
 /* groupBy(keys "a,b").agg(aggs separated by ';'), input borrowed. */
 static sl_plan *agg(sl_plan *in, const char *keys, const char *aggs)
