@@ -293,7 +293,15 @@ static int partition_count(rd_kafka_t *rk, const char *topic, int *n,
 	rd_kafka_resp_err_t e;
 	if (t == NULL)
 		return sl_err_nomem(err);
-	e = rd_kafka_metadata(rk, 0, t, &md, META_TIMEOUT_MS);
+	/* librdkafka asks one broker; when that one is down (a lesson's or
+	 * a test's kafka.brokerDown) the request times out although the
+	 * others would answer: ask again, it then picks another. */
+	for (int tries = 0;; tries++) {
+		e = rd_kafka_metadata(rk, 0, t, &md, META_TIMEOUT_MS);
+		if (tries == 2 || (e != RD_KAFKA_RESP_ERR__TIMED_OUT &&
+				   e != RD_KAFKA_RESP_ERR__TRANSPORT))
+			break;
+	}
 	rd_kafka_topic_destroy(t);
 	if (e)
 		return sl_err_set(err, SL_EIO,
