@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lesson.h"
 
@@ -24,11 +25,46 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* The sorted-first lessons/NN-*.lua for number n, malloc'd, or NULL. */
-static char *find_numbered(long n)
+/* Where the numbered lessons are: beside the program, never the current
+ * directory (a folder of someone else's could hold a lessons/ of its own
+ * code; issue 16 finding 13).  In order: $STREAMLAB_LESSONS (an explicit
+ * choice), then <dir of the program>/lessons (the source tree's
+ * ./streamlab), <dir>/../lessons (build/streamlab), and
+ * <dir>/../share/streamlab/lessons (an install prefix); the first that
+ * holds lib/lesson.lua.  Writes it into out (n bytes); false when none. */
+static bool lessons_dir(char *out, size_t n)
+{
+	static const char *const rel[] = { "lessons", "../lessons",
+					   "../share/streamlab/lessons" };
+	char exe[4096], probe[4200];
+	const char *env = getenv("STREAMLAB_LESSONS");
+	struct stat st;
+	ssize_t k;
+	char *slash;
+
+	if (env != NULL && *env != '\0') {
+		snprintf(out, n, "%s", env);
+		return true;
+	}
+	if ((k = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
+		return false;
+	exe[k] = '\0';
+	if ((slash = strrchr(exe, '/')) == NULL)
+		return false;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		snprintf(probe, sizeof probe, "%s/%s/lib/lesson.lua", exe, rel[i]);
+		if (stat(probe, &st) == 0 && S_ISREG(st.st_mode))
+			return snprintf(out, n, "%s/%s", exe, rel[i]) < (int)n;
+	}
+	return false;
+}
+
+/* The sorted-first DIR/NN-*.lua for number n, malloc'd, or NULL. */
+static char *find_numbered(const char *dir, long n)
 {
 	char prefix[32], *best = NULL, *path;
-	DIR *d = opendir("lessons");
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	size_t len;
 
@@ -46,7 +82,7 @@ static char *find_numbered(long n)
 		}
 	}
 	closedir(d);
-	if (best == NULL || asprintf(&path, "lessons/%s", best) < 0)
+	if (best == NULL || asprintf(&path, "%s/%s", dir, best) < 0)
 		path = NULL;
 	free(best);
 	return path;
@@ -59,11 +95,20 @@ char *sl_lesson_find(const char *which, char *msg, size_t msgsz)
 
 	if (all_digits(which)) {
 		long n = strtol(which, NULL, 10);
-		if ((path = find_numbered(n)) == NULL)
+		char dir[4096];
+		if (!lessons_dir(dir, sizeof dir)) {
 			snprintf(msg, msgsz,
-				 "no lesson %ld (lessons/%02ld-*.lua under the "
-				 "current directory; 'ls lessons' lists them)",
-				 n, n);
+				 "no lessons folder beside the program (set "
+				 "STREAMLAB_LESSONS, or name the file: "
+				 "streamlab lesson ./lessons/%02ld-name.lua)",
+				 n);
+			return NULL;
+		}
+		if ((path = find_numbered(dir, n)) == NULL)
+			snprintf(msg, msgsz,
+				 "no lesson %ld (%s/%02ld-*.lua; ls %s lists "
+				 "them)",
+				 n, dir, n, dir);
 		return path;
 	}
 	if (stat(which, &st) != 0 || !S_ISREG(st.st_mode)) {

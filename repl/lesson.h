@@ -12,8 +12,10 @@
 #include "core/buf.h"
 
 /* The lesson `which` names: digits N -> the first (sorted) file
- * lessons/NN-*.lua under the current directory; anything else is a file
- * path that must exist.  Returns a malloc'd path, or NULL with a one-line
+ * NN-*.lua of the lessons folder beside the program (never the current
+ * directory: $STREAMLAB_LESSONS, <program dir>/lessons, ../lessons,
+ * ../share/streamlab/lessons); anything else is a file path that must
+ * exist (the current directory only so, explicitly).  Returns a malloc'd path, or NULL with a one-line
  * reason in msg ("no lesson 42 (lessons/42-*.lua)..."). */
 char *sl_lesson_find(const char *which, char *msg, size_t msgsz);
 

@@ -106,7 +106,21 @@ static bool log_name(const char *s, int64_t *id)
 typedef struct entvec {
 	logent *v;
 	int64_t n, cap;
+	const char *root; /* the sink directory, canonical: entries stay in */
 } entvec;
+
+/* path lies under root: no ".." segment, and root/ is its prefix.  A
+ * crafted entry once named /etc/passwd and spark.read returned it (issue
+ * 16 finding 13); Spark trusts the log, we refuse what leaves the sink. */
+static bool inside(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+	const char *p;
+	for (p = path; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+			return false;
+	return strncmp(path, root, n) == 0 && (path[n] == '/' || n == 1);
+}
 
 /* Parse one log file into ev (its lines after "v1"). */
 static int log_read(const char *dir, const char *file, sl_type *schema,
@@ -183,6 +197,14 @@ static int log_read(const char *dir, const char *file, sl_type *schema,
 		le->path = log_path(dir, ps.p, ps.len);
 		if (le->path == NULL)
 			goto nomem;
+		if (!inside(ev->root, le->path)) {
+			rc = sl_err_set(err, SL_EIO,
+					"%s: entry '%s' is outside the sink "
+					"directory '%s'",
+					file, le->path, ev->root);
+			free(le->path);
+			goto out;
+		}
 		le->seq = ev->n++;
 		le->add = sl_col_isnull(ac, k) ||
 			  !(as.len == 6 && memcmp(as.p, "delete", 6) == 0);
@@ -211,6 +233,10 @@ int sl_format_metalog_list(const char *dir, const char *meta, sl_strvec *out,
 	int64_t i;
 	if (d == NULL)
 		return sl_format_io_err(err, "list", meta);
+	if ((ev.root = realpath(dir, NULL)) == NULL) {
+		closedir(d);
+		return sl_format_io_err(err, "resolve", dir);
+	}
 	while ((de = readdir(d)) != NULL) {
 		int64_t id;
 		if (de->d_name[0] == '.' || !log_name(de->d_name, &id))
@@ -236,7 +262,7 @@ int sl_format_metalog_list(const char *dir, const char *meta, sl_strvec *out,
 		goto out;
 	}
 	for (k = 0; k < nb && rc == 0; k++)
-		rc = log_read(dir, bs[k].name, schema, &ev, err);
+		rc = log_read(ev.root, bs[k].name, schema, &ev, err);
 	if (rc != 0)
 		goto out;
 	if (ev.n > 1)
@@ -266,6 +292,7 @@ out:
 	for (i = 0; i < ev.n; i++)
 		free(ev.v[i].path);
 	free(ev.v);
+	free((char *)ev.root);
 	sl_type_free(schema);
 	return rc;
 }

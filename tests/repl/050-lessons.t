@@ -48,7 +48,31 @@ like($out, qr/^ok 1 - /m, 'lesson 1 --check runs lessons/01-*.lua');
 is($st, 0, 'lesson 1 --check exits 0');
 ($st, $out, $err) = run('lesson', '99', '--check');
 is($st, 2, 'lesson 99: exit 2');
-like($err, qr/^streamlab: lesson: no lesson 99 \(lessons\/99-\*\.lua/, 'lesson 99: names what is missing');
+like($err, qr/^streamlab: lesson: no lesson 99 \(\S*lessons\/99-\*\.lua/, 'lesson 99: names what is missing');
+
+# N is found beside the program, never under the current directory: a
+# folder of someone else's with a lessons/ of its own runs none of it
+# (issue 16 finding 13); a path names a file explicitly
+{
+	my $evil = tempdir(CLEANUP => 1);
+	mkdir "$evil/lessons" or die;
+	mkdir "$evil/lessons/lib" or die;
+	for my $f ("$evil/lessons/01-evil.lua", "$evil/lessons/lib/lesson.lua") {
+		open(my $fh, '>', $f) or die "$f: $!";
+		print $fh "print('EVIL RAN') os.exit(7)\n";
+		close $fh;
+	}
+	chdir $evil or die;
+	my ($st2, $out2, $err2) = run('lesson', '1', '--check');
+	chdir $top or die;
+	unlike($out2 . $err2, qr/EVIL RAN/, "lesson 1 in an untrusted folder does not run its lessons/");
+	is($st2, 0, 'lesson 1 there is the one beside the program');
+	like($out2, qr/^ok 1 - /m, 'and it checks its answers');
+	chdir $evil or die;
+	($st2, $out2, $err2) = run('lesson', "$evil/lessons/01-evil.lua", '--check');
+	chdir $top or die;
+	like($out2, qr/EVIL RAN/, 'a path runs the file it names');
+}
 ($st, $out, $err) = run('lesson');
 is($st, 2, 'lesson without N: usage error');
 
