@@ -177,12 +177,7 @@ static int do_load(lua_State *L, const char *fmt, const char *method)
 	if (fmt == NULL)
 		fmt = r->format;
 	if (fmt == NULL)
-		return sl_lerr_raisef(L, SL_EINVAL,
-				      "call :format(\"json\") first, or use "
-				      ":json(path), :csv(path), :text(path)",
-				      "%s: no format given (expected json, csv "
-				      "or text)",
-				      method);
+		fmt = "parquet"; /* spark.sql.sources.default */
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
 	return sl_ldf_finish(
@@ -382,12 +377,7 @@ static int do_save(lua_State *L, const char *fmt, const char *method)
 	if (fmt == NULL)
 		fmt = w->format;
 	if (fmt == NULL)
-		return sl_lerr_raisef(L, SL_EINVAL,
-				      "call :format(\"json\") first, or use "
-				      ":json(path), :csv(path)",
-				      "%s: no format given (expected json, csv "
-				      "or text)",
-				      method);
+		fmt = "parquet"; /* spark.sql.sources.default */
 	sl_lsess_batch_now(L);
 	if (sl_plan_write(w->p, fmt, path, w->mode, &w->opts, &err) < 0)
 		return sl_lerr_raise(L, &err);

@@ -173,12 +173,7 @@ static int sreader_load(lua_State *L, const char *fmt, const char *method)
 	if (fmt == NULL)
 		fmt = r->format;
 	if (fmt == NULL)
-		return sl_lerr_raisef(L, SL_EINVAL,
-				      "call :format(\"rate\") first, or use "
-				      ":json(path), :csv(path), :text(path)",
-				      "%s: no format given (expected rate, "
-				      "socket, json, csv or text)",
-				      method);
+		fmt = "parquet"; /* spark.sql.sources.default */
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
 	return finish_stream(
@@ -669,20 +664,14 @@ static int l_swriter_start(lua_State *L)
 		sl_lopt_set(L, &w->opts, 3, 2, "start");
 	}
 	lua_settop(L, 1);
-	if (w->format == NULL && w->fe_ref == LUA_NOREF)
-		return sl_lerr_raisef(
-		    L, SL_EINVAL,
-		    "call :format(\"console\") or "
-		    ":foreachBatch(fn) first",
-		    "start: no sink given (expected console, "
-		    "memory, json, csv, parquet, noop or foreachBatch)");
 	memset(&o, 0, sizeof o);
 	o.name = w->name;
 	o.mode = w->mode;
 	o.trigger = w->trigger;
 	o.checkpoint = sl_options_get(&w->opts, "checkpointLocation");
 	o.sink_opts = &w->opts;
-	o.format = w->format;
+	/* no format and no foreachBatch: spark.sql.sources.default */
+	o.format = w->format != NULL ? w->format : "parquet";
 	sl_lquery_new(L); /* the result, empty until the engine answers */
 	ud = lua_gettop(L);
 	if (w->fe_ref != LUA_NOREF) {

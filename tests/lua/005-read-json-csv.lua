@@ -97,7 +97,7 @@ T.is(T.rows(t), {{"hello"}, {"world"}}, "one row per line")
 T.errors(function() spark.read:format("orc") end,
   "format: unknown format 'orc' %(expected json, csv, text or parquet%)", "unknown format")
 T.errors(function() spark.read:format("jsn") end, "did you mean 'json'%?", "a near miss gets a hint")
-T.errors(function() spark.read:load(good) end, "load: no format given", "load without format")
+T.errors(function() spark.read:load(good) end, "parquet: '.*good", "load without format reads parquet")
 T.errors(function() spark.read:json(dir .. "/nope.json") end, "nope%.json", "a missing file is named")
 T.errors(function() spark.read:schema("id INTT") end, "INTT", "a bad schema DDL")
 T.errors(function() spark.read:option("k", {}) end,

@@ -65,5 +65,14 @@ T.errors(function() spark.read:parquet(dir .. "/p") end,
 T.is(spark.read:option("ignoreCorruptFiles", true):parquet(dir .. "/p"):count(), 3,
   "ignoreCorruptFiles skips it, as Spark")
 
+-- no format named: Parquet, Spark's spark.sql.sources.default
+src.write:save(dir .. "/default")
+local dflt = spark.read:load(dir .. "/default")
+T.is(dflt.schema, src.schema, "save() and load() without a format are Parquet")
+T.is(T.sorted_rows(spark.read:parquet(dir .. "/default")), T.sorted_rows(src),
+  "save() wrote Parquet files that parquet() reads")
+T.errors(function() spark.read:load(dir .. "/bad.parquet") end,
+  "parquet: '.*bad%.parquet' is not a Parquet file", "load() without a format reads a file as Parquet")
+
 os.execute("rm -rf '" .. dir .. "'")
 T.done()

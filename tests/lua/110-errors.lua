@@ -61,7 +61,9 @@ T.errors(function() sdf.writeStream:format("consle") end,
   "unknown sink format")
 T.errors(function() sdf.writeStream:format("memory"):start() end,
   lit("queryName must be specified for memory sink"), "memory sink without queryName")
-T.errors(function() sdf.writeStream:start() end, "start: no sink given", "start without a sink")
+-- no format: spark.sql.sources.default, parquet, a file sink that needs its checkpoint
+T.errors(function() sdf.writeStream:start() end, "checkpointLocation must be specified",
+  "start without a format is a parquet sink")
 local q = sdf.writeStream:format("memory"):queryName("dup"):start()
 T.errors(function() sdf.writeStream:format("memory"):queryName("dup"):start() end,
   "dup", "a second active query with the same name")
@@ -78,7 +80,10 @@ T.errors(function() spark.readStream:json(dir) end,
     "in the directory, then depending on the file format you may be able to create a static DataFrame on " ..
     "that directory with 'spark.read.load(directory)' and infer schema from it."), "file stream without schema")
 T.errors(function() spark.readStream:csv(dir) end, "Schema must be specified", "csv stream without schema")
-T.errors(function() spark.readStream:load() end, "load: no format given", "load without a format")
+T.errors(function() spark.readStream:load() end, lit("'path' is not specified"),
+  "load without a format is a parquet file source, which needs a path")
+T.errors(function() spark.readStream:load(dir) end, "Schema must be specified",
+  "load(dir) without a format is a parquet file source, which needs a schema")
 T.errors(function() spark.readStream:format("rate"):option("rowsPerSecond", {}) end,
   "bad argument #2 to 'option'", "option values are strings, numbers or booleans")
 T.errors(function() spark.memoryStream("value INTEGR") end, "INTEGR", "memoryStream with a bad DDL")

@@ -78,4 +78,14 @@ T.is(T.sorted_rows(w:select(F.col("window"):getField("start"):cast("string"), "p
   {{"2026-01-01 12:00:00", "apple", 2}, {"2026-01-01 12:00:00", "fig", 1}},
   "closed windows only, each once")
 
+-- no format named, in both directions: Parquet (spark.sql.sources.default)
+local dsrc, dout, dck = T.tempdir(), T.tempdir(), T.tempdir()
+spark.createDataFrame({{7, "gil"}}, "id INT, name STRING").write:save(dsrc .. "/x")
+local dq = spark.readStream:schema("id INT, name STRING"):load(dsrc .. "/x")
+  .writeStream:option("checkpointLocation", dck):start(dout)
+dq:processAllAvailable()
+dq:stop()
+T.is(T.rows(spark.read:parquet(dout)), {{7, "gil"}},
+  "readStream:load(path) and writeStream:start(path) without a format are Parquet")
+
 T.done()
