@@ -48,7 +48,7 @@ static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
 	{ ":help", "[topic]",
-	  "this help; topics: input, keys, views, or a Lua name", cmd_help },
+	  "this help; topics: input, keys, views, formats, or a Lua name", cmd_help },
 	{ ":lessons", "", "list the lessons", cmd_lessons },
 	{ ":lesson", "N", "run lesson N", cmd_lesson },
 	{ ":load", "FILE", "run a Lua file in this session", cmd_load },
@@ -177,6 +177,22 @@ static int help_topic(sl_console *c, const char *topic)
 		    "  lua.c it would end with the line).  More: README.md.\n");
 		return SL_CMD_OK;
 	}
+	if (strcmp(topic, "formats") == 0 || strcmp(topic, "files") == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "Formats: parquet (the default when none is named, as Spark's\n"
+		    "  spark.sql.sources.default), json, csv, text.\n"
+		    "  spark.read:parquet(path)  :json  :csv  :text  :format(f):load(path)\n"
+		    "  spark.read:load(path)     Parquet; df.write:save(path) too\n"
+		    "  df.write:parquet(path)    :json  :csv  :mode(\"overwrite\")\n"
+		    "  spark.readStream:schema(ddl):parquet(dir)  or :load(dir)\n"
+		    "  df.writeStream:format(\"parquet\"):option(\"path\", dir)\n"
+		    "    :option(\"checkpointLocation\", chk):start()  (start(dir) with\n"
+		    "    no format writes Parquet); option compression: snappy\n"
+		    "    (default), zstd, none; ignoreCorruptFiles on reads.\n"
+		    "  Sinks keep _spark_metadata: each batch's files once.  Outside\n"
+		    "  tools read the files: DuckDB read_parquet('dir/*.parquet').\n");
+		return SL_CMD_OK;
+	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
 		say(c, SL_CONSOLE_OUT,
 		    "Views (:view NAME):\n"
@@ -245,6 +261,7 @@ static int cmd_help(sl_console *c, const char *args)
 	    "  Ctrl-C cancels the line or stops running code, Ctrl-D quits;\n"
 	    "  F6 or :zoom: one pane on the whole screen; a result taller than\n"
 	    "  the screen opens a pager (q back).  More keys: :help keys.\n"
+	    "Files: parquet (the default), json, csv, text: :help formats.\n"
 	    "Scripts: streamlab run FILE.lua.  More: README.md, TUTORIAL.md.\n");
 	return SL_CMD_OK;
 }

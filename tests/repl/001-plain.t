@@ -80,6 +80,10 @@ plain_is("error(setmetatable({}, {__tostring = function() return \"custom\" end}
 {
 	my ($out) = run_sl(":help\n:quit\n1\n", '--plain');
 	like($out, qr/^  :quit\s+leave streamlab/m, ':help lists the commands');
+	($out) = run_sl(":help formats\n", '--plain');
+	like($out, qr/^Formats: parquet \(the default when none is named/m, ':help formats names parquet the default');
+	like($out, qr/spark\.read:parquet\(path\)/, ':help formats lists spark.read:parquet');
+	like($out, qr/df\.write:parquet\(path\)/, ':help formats lists df.write:parquet');
 	unlike($out, qr/^1$/m, ':quit ends the session');
 	($out) = run_sl(":nope\n", '--plain');
 	is($out, "error: unknown command ':nope' (try :help; a method call continuing the line above is ':nope(...)')\n", 'unknown command');
