@@ -48,7 +48,8 @@ static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
 	{ ":help", "[topic]",
-	  "this help; topics: input, keys, views, formats, or a Lua name", cmd_help },
+	  "this help; topics: input, keys, views, formats, or a Lua name",
+	  cmd_help },
 	{ ":lessons", "", "list the lessons", cmd_lessons },
 	{ ":lesson", "N", "run lesson N", cmd_lesson },
 	{ ":load", "FILE", "run a Lua file in this session", cmd_load },
