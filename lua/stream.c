@@ -672,6 +672,16 @@ static int l_swriter_start(lua_State *L)
 	o.sink_opts = &w->opts;
 	/* no format and no foreachBatch: spark.sql.sources.default */
 	o.format = w->format != NULL ? w->format : "parquet";
+	/* Spark creates a file sink, which needs its path, before it looks
+	 * for the checkpoint */
+	if (w->fe_ref == LUA_NOREF &&
+	    (strcmp(o.format, "parquet") == 0 ||
+	     strcmp(o.format, "json") == 0 || strcmp(o.format, "csv") == 0) &&
+	    sl_options_get(&w->opts, "path") == NULL)
+		return sl_lerr_raisef(L, SL_EINVAL,
+				      "give the directory: start(path) or "
+				      "option(\"path\", dir)",
+				      "'path' is not specified");
 	sl_lquery_new(L); /* the result, empty until the engine answers */
 	ud = lua_gettop(L);
 	if (w->fe_ref != LUA_NOREF) {

@@ -61,9 +61,12 @@ T.errors(function() sdf.writeStream:format("consle") end,
   "unknown sink format")
 T.errors(function() sdf.writeStream:format("memory"):start() end,
   lit("queryName must be specified for memory sink"), "memory sink without queryName")
--- no format: spark.sql.sources.default, parquet, a file sink that needs its checkpoint
-T.errors(function() sdf.writeStream:start() end, "checkpointLocation must be specified",
-  "start without a format is a parquet sink")
+-- no format: spark.sql.sources.default, parquet, a file sink that needs
+-- its path (asked first, as Spark's createSink does) and its checkpoint
+T.errors(function() sdf.writeStream:start() end, lit("'path' is not specified"),
+  "start without a format is a parquet sink, which needs a path")
+T.errors(function() sdf.writeStream:start(T.tempdir()) end, "checkpointLocation must be specified",
+  "start(path) without a format is a parquet sink, which needs a checkpoint")
 local q = sdf.writeStream:format("memory"):queryName("dup"):start()
 T.errors(function() sdf.writeStream:format("memory"):queryName("dup"):start() end,
   "dup", "a second active query with the same name")
