@@ -149,6 +149,9 @@ int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o,
 	if (abs != NULL)
 		free(dir);
 	q->ck_temp = temp;
+	/* a temporary checkpoint promises no durability (Spark's neither):
+	 * the same files for the panes and q:crash/q:restart, no fsync */
+	sl_ckpt_set_durable(q->ck, !temp);
 	if ((rc = sl_ckpt_recover(q->ck, &q->ckplan, err)) < 0 ||
 	    (rc = sl_ckpt_read_metadata(q->ck, &id, &fp, err)) < 0)
 		return rc;
