@@ -567,8 +567,10 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 	sl_ckpt_sweep(q->ck);
 	if ((rc = sl_ckpt_make_logs(q->ck, err)) < 0)
 		return rc;
-	/* from here on the batches' files are written in the background */
-	if ((rc = sl_ckpt_set_async(q->ck, true, err)) < 0)
+	/* from here on the batches' files are written in the background;
+	 * a temporary checkpoint's writes (no fsync) cost less than the
+	 * handoff to the writer thread, so they are written in the call */
+	if ((rc = sl_ckpt_set_async(q->ck, !q->ck_temp, err)) < 0)
 		return rc;
 	if ((rc = repair_sink_log(q, &changed, err)) < 0 ||
 	    (changed && (rc = reopen_sink(q, err)) < 0))
