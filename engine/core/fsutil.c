@@ -222,9 +222,9 @@ static int open_tmp(const char *dir, const char *base, bool reuse, char *tmp,
 }
 
 static int write_file(const char *path, const void *data, size_t len,
-		      bool overwrite, bool durable, bool reuse, const char *retire,
-		      bool *retired, sl_crash *crash, const char *point,
-		      int64_t batch_id, sl_err *err)
+		      bool overwrite, bool durable, bool reuse,
+		      const char *retire, bool *retired, sl_crash *crash,
+		      const char *point, int64_t batch_id, sl_err *err)
 {
 	char dir[4096], tmp[4200];
 	const char *base;
@@ -242,8 +242,8 @@ static int write_file(const char *path, const void *data, size_t len,
 	/* a spare keeps its old bytes past n until it is cut */
 	if (write_all(fd, data, n) != 0 ||
 	    (reused && ftruncate(fd, (off_t)n) != 0) ||
-	    (durable && ((io_fail_hits() && (errno = io_fail_errno)) ||
-			 fsync(fd) != 0))) {
+	    (durable &&
+	     ((io_fail_hits() && (errno = io_fail_errno)) || fsync(fd) != 0))) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);

@@ -60,9 +60,8 @@ int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 #define SL_FS_SPARE ".spare.tmp"
 int sl_fs_write_reusing(const char *path, const void *data, size_t len,
 			bool overwrite, bool durable, const char *retire,
-			bool *retired,
-			sl_crash *crash, const char *point, int64_t batch_id,
-			sl_err *err);
+			bool *retired, sl_crash *crash, const char *point,
+			int64_t batch_id, sl_err *err);
 /* Hint the filesystem that dir's subdirectories are unrelated trees, so
  * it places each in a block group of its own (ext4's Orlov allocator, the
  * 'T' attribute of chattr).  Best effort: a no-op where unsupported. */

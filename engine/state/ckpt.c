@@ -219,9 +219,9 @@ static int write_reusing(sl_ckpt *c, const char *path, const sl_buf *b,
 {
 	char *retire = spare_take(c, path);
 	bool retired = false;
-	int rc = sl_fs_write_reusing(path, b->p, b->len, overwrite, c->durable,
-				     retire, &retired, crash, point, batch,
-				     err);
+	int rc =
+	    sl_fs_write_reusing(path, b->p, b->len, overwrite, c->durable,
+				retire, &retired, crash, point, batch, err);
 	if (retire != NULL && !retired)
 		unlink(retire); /* past retention all the same */
 	free(retire);

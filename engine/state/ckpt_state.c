@@ -179,9 +179,8 @@ static int save_snapshot(sl_ckpt *c, const char *dir, int op, sl_state *s,
 		 (long long)version);
 	state_payload(&j->b, s, true);
 	if (pthread_create(&j->thr, NULL, snap_main, j) != 0) {
-		int rc =
-		    finish_state_file(j->path, &j->b, j->durable, NULL, NULL,
-				      version, err);
+		int rc = finish_state_file(j->path, &j->b, j->durable, NULL,
+					   NULL, version, err);
 		sl_buf_release(&j->b);
 		free(j);
 		return rc;
