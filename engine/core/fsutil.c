@@ -222,9 +222,9 @@ static int open_tmp(const char *dir, const char *base, bool reuse, char *tmp,
 }
 
 static int write_file(const char *path, const void *data, size_t len,
-		      bool overwrite, bool reuse, const char *retire,
-		      bool *retired, sl_crash *crash, const char *point,
-		      int64_t batch_id, sl_err *err)
+		      bool overwrite, bool durable, bool reuse,
+		      const char *retire, bool *retired, sl_crash *crash,
+		      const char *point, int64_t batch_id, sl_err *err)
 {
 	char dir[4096], tmp[4200];
 	const char *base;
@@ -242,7 +242,8 @@ static int write_file(const char *path, const void *data, size_t len,
 	/* a spare keeps its old bytes past n until it is cut */
 	if (write_all(fd, data, n) != 0 ||
 	    (reused && ftruncate(fd, (off_t)n) != 0) ||
-	    (io_fail_hits() && (errno = io_fail_errno)) || fsync(fd) != 0) {
+	    (durable &&
+	     ((io_fail_hits() && (errno = io_fail_errno)) || fsync(fd) != 0))) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
@@ -252,7 +253,7 @@ static int write_file(const char *path, const void *data, size_t len,
 	close(fd);
 	if (half) /* the process "dies" here: the temp file stays torn */
 		return sl_crash_at(crash, point, batch_id, err);
-	if (power_cut_hits()) {
+	if (durable && power_cut_hits()) {
 		if (!overwrite && link(tmp, path) == 0)
 			unlink(
 			    path); /* linked, but the directory was not synced */
@@ -280,25 +281,34 @@ static int write_file(const char *path, const void *data, size_t len,
 		if (rename(retire, tmp) == 0 && retired != NULL)
 			*retired = true;
 	}
-	sl_fs_fsync_dir(dir);
+	if (durable)
+		sl_fs_fsync_dir(dir);
 	return 0;
+}
+
+int sl_fs_write(const char *path, const void *data, size_t len, bool overwrite,
+		bool durable, sl_crash *crash, const char *point,
+		int64_t batch_id, sl_err *err)
+{
+	return write_file(path, data, len, overwrite, durable, false, NULL,
+			  NULL, crash, point, batch_id, err);
 }
 
 int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 		       bool overwrite, sl_crash *crash, const char *point,
 		       int64_t batch_id, sl_err *err)
 {
-	return write_file(path, data, len, overwrite, false, NULL, NULL, crash,
-			  point, batch_id, err);
+	return sl_fs_write(path, data, len, overwrite, true, crash, point,
+			   batch_id, err);
 }
 
 int sl_fs_write_reusing(const char *path, const void *data, size_t len,
-			bool overwrite, const char *retire, bool *retired,
-			sl_crash *crash, const char *point, int64_t batch_id,
-			sl_err *err)
+			bool overwrite, bool durable, const char *retire,
+			bool *retired, sl_crash *crash, const char *point,
+			int64_t batch_id, sl_err *err)
 {
-	return write_file(path, data, len, overwrite, true, retire, retired,
-			  crash, point, batch_id, err);
+	return write_file(path, data, len, overwrite, durable, true, retire,
+			  retired, crash, point, batch_id, err);
 }
 
 bool sl_fs_exists(const char *path)

@@ -31,7 +31,19 @@ int sl_fs_read(const char *path, char **data, size_t *len, bool *enoent,
 	       sl_err *err);
 /* Write data to path atomically.  overwrite=false fails (SL_EIO "... already
  * exists") when path exists, and never replaces it, even racing another
- * writer (link(2)).  crash/point: see above (both may be NULL). */
+ * writer (link(2)).  crash/point: see above (both may be NULL).
+ *
+ * durable=false (a temporary checkpoint, deleted at stop and promising no
+ * durability, as Spark's): the same temp name, bytes and rename, so the
+ * file still appears whole or not at all to every reader and survives the
+ * process dying (the page cache has it), but no fsync of the file nor of
+ * its directory: a power cut may lose any of it.  Such a write is not a
+ * durable write: STREAMLAB_IO_FAIL and STREAMLAB_POWERCUT (fsutil.c) do
+ * not count it. */
+int sl_fs_write(const char *path, const void *data, size_t len, bool overwrite,
+		bool durable, sl_crash *crash, const char *point,
+		int64_t batch_id, sl_err *err);
+/* sl_fs_write with durable=true. */
 int sl_fs_write_atomic(const char *path, const void *data, size_t len,
 		       bool overwrite, sl_crash *crash, const char *point,
 		       int64_t batch_id, sl_err *err);
@@ -43,12 +55,13 @@ int sl_fs_write_atomic(const char *path, const void *data, size_t len,
  * next spare: it is renamed to SL_FS_SPARE beside that rename, before the
  * one directory fsync, so the spare is durable under its temp name before
  * the next call overwrites it (a power cut never leaves an old name with
- * new bytes).  *retired tells whether it was taken.  Borrows everything. */
+ * new bytes).  *retired tells whether it was taken.  durable: as
+ * sl_fs_write.  Borrows everything. */
 #define SL_FS_SPARE ".spare.tmp"
 int sl_fs_write_reusing(const char *path, const void *data, size_t len,
-			bool overwrite, const char *retire, bool *retired,
-			sl_crash *crash, const char *point, int64_t batch_id,
-			sl_err *err);
+			bool overwrite, bool durable, const char *retire,
+			bool *retired, sl_crash *crash, const char *point,
+			int64_t batch_id, sl_err *err);
 /* Hint the filesystem that dir's subdirectories are unrelated trees, so
  * it places each in a block group of its own (ext4's Orlov allocator, the
  * 'T' attribute of chattr).  Best effort: a no-op where unsupported. */

@@ -149,6 +149,9 @@ int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o,
 	if (abs != NULL)
 		free(dir);
 	q->ck_temp = temp;
+	/* a temporary checkpoint promises no durability (Spark's neither):
+	 * the same files for the panes and q:crash/q:restart, no fsync */
+	sl_ckpt_set_durable(q->ck, !temp);
 	if ((rc = sl_ckpt_recover(q->ck, &q->ckplan, err)) < 0 ||
 	    (rc = sl_ckpt_read_metadata(q->ck, &id, &fp, err)) < 0)
 		return rc;
@@ -564,8 +567,10 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 	sl_ckpt_sweep(q->ck);
 	if ((rc = sl_ckpt_make_logs(q->ck, err)) < 0)
 		return rc;
-	/* from here on the batches' files are written in the background */
-	if ((rc = sl_ckpt_set_async(q->ck, true, err)) < 0)
+	/* from here on the batches' files are written in the background;
+	 * a temporary checkpoint's writes (no fsync) cost less than the
+	 * handoff to the writer thread, so they are written in the call */
+	if ((rc = sl_ckpt_set_async(q->ck, !q->ck_temp, err)) < 0)
 		return rc;
 	if ((rc = repair_sink_log(q, &changed, err)) < 0 ||
 	    (changed && (rc = reopen_sink(q, err)) < 0))

@@ -56,7 +56,13 @@ sl_ckpt *sl_ckpt_open(const char *dir, sl_err *err)
 		sl_ckpt_close(c);
 		return NULL;
 	}
+	c->durable = true;
 	return c;
+}
+
+void sl_ckpt_set_durable(sl_ckpt *c, bool durable)
+{
+	c->durable = durable;
 }
 
 sl_ckpt *sl_ckpt_open_ro(const char *dir, sl_err *err)
@@ -213,8 +219,9 @@ static int write_reusing(sl_ckpt *c, const char *path, const sl_buf *b,
 {
 	char *retire = spare_take(c, path);
 	bool retired = false;
-	int rc = sl_fs_write_reusing(path, b->p, b->len, overwrite, retire,
-				     &retired, crash, point, batch, err);
+	int rc =
+	    sl_fs_write_reusing(path, b->p, b->len, overwrite, c->durable,
+				retire, &retired, crash, point, batch, err);
 	if (retire != NULL && !retired)
 		unlink(retire); /* past retention all the same */
 	free(retire);
@@ -476,7 +483,7 @@ int sl_ckpt_write_metadata(sl_ckpt *c, const char *id, const char *fingerprint,
 	}
 	sl_buf_addc(&b, '}');
 	sl_ckpt_path(c, "metadata", p, sizeof p);
-	rc = sl_fs_write_atomic(p, b.p, b.len, false, NULL, NULL, -1, err);
+	rc = sl_fs_write(p, b.p, b.len, false, c->durable, NULL, NULL, -1, err);
 	sl_buf_release(&b);
 	return rc;
 }
@@ -506,7 +513,7 @@ int sl_ckpt_write_offsets(sl_ckpt *c, int64_t batch, const sl_ckpt_offsets *o,
 	sl_buf b;
 	int i, rc;
 	sl_ckpt_path(c, "offsets", dir, sizeof dir);
-	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
+	if ((rc = sl_ckpt_make_logs(c, err)) < 0)
 		return rc;
 	sl_buf_init(&b);
 	sl_buf_printf(
@@ -626,7 +633,7 @@ int sl_ckpt_write_commit(sl_ckpt *c, int64_t batch, int64_t next_wm_ms,
 	sl_buf b;
 	int rc;
 	sl_ckpt_path(c, "commits", dir, sizeof dir);
-	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
+	if ((rc = sl_ckpt_make_logs(c, err)) < 0)
 		return rc;
 	sl_buf_init(&b);
 	sl_buf_printf(&b, "v1\n{\"nextBatchWatermarkMs\":%lld}",
@@ -891,9 +898,12 @@ int sl_ckpt_make_logs(sl_ckpt *c, sl_err *err)
 	char p[4200];
 	size_t i;
 	int rc = 0;
+	if (c->logs_made)
+		return 0;
 	for (i = 0; i < sizeof logs / sizeof logs[0] && rc == 0; i++) {
 		sl_ckpt_path(c, logs[i], p, sizeof p);
 		rc = sl_fs_mkdirs(p, err);
 	}
+	c->logs_made = rc == 0;
 	return rc;
 }

@@ -12,8 +12,11 @@
  *   state/<op>/0/<V>.snapshot  every minDeltasForSnapshot versions
  *
  * Every file is written with sl_fs_write_atomic (temp, fsync, link or
- * rename, fsync dir); with sl_ckpt_set_async on a background thread, in
- * call order.  The checkpoint is locked (flock on <dir>/.lock) by
+ * rename, fsync dir), or without its fsyncs for a temporary checkpoint
+ * (sl_ckpt_set_durable); with sl_ckpt_set_async on a background thread, in
+ * call order.  A directory this handle made (a log's, a state store's) is
+ * not made again by each write: the checkpoint's directories are the
+ * engine's, nobody else removes them while it is open.  The checkpoint is locked (flock on <dir>/.lock) by
  * the query that opened it, so a second query on it is refused.
  *
  * Recovery rules (RELIABILITY.md 2): let L = last offsets id, C = last
@@ -49,6 +52,15 @@ void sl_ckpt_close(sl_ckpt *c);
  * lock, nothing created; SL_ECHECKPOINT when dir does not exist. */
 sl_ckpt *sl_ckpt_open_ro(const char *dir, sl_err *err);
 const char *sl_ckpt_dir(const sl_ckpt *c);
+/* Durable (the default after sl_ckpt_open): every file and its directory
+ * are fsync'd before a write returns or its ticket completes, and
+ * sl_ckpt_sync means "on disk".  durable=false, for a temporary
+ * checkpoint (deleted at stop, no durability promised, as Spark's): the
+ * same files, names, atomic renames, order, crash points and recovery,
+ * but no fsync anywhere (sl_fs_write durable=false): everything written
+ * survives the process dying, not a power cut, and sl_ckpt_sync means
+ * "written".  Set it before the first write; not for a read-only handle. */
+void sl_ckpt_set_durable(sl_ckpt *c, bool durable);
 
 /* Pipelined writes (ckwriter.h).  On: offsets, state deltas, commits and
  * retention go to a background thread in call order; a call returns once

@@ -20,6 +20,7 @@ struct snapjob {
 	char path[4400];
 	int op;
 	int64_t version;
+	bool durable; /* the checkpoint's (sl_ckpt_set_durable) */
 	struct snapjob *next;
 };
 
@@ -46,6 +47,9 @@ struct sl_ckpt {
 	int64_t last_ticket;  /* of the newest queued write */
 	struct spares *sp;    /* per log directory */
 	int nsp;
+	bool durable;        /* fsync every file (sl_ckpt_set_durable) */
+	bool logs_made;      /* offsets/ and commits/ exist */
+	uint64_t state_made; /* bit op: state/<op>/0 exists (op < 64) */
 };
 
 /* Write b (taken: released here) to path: queued when the writer is on

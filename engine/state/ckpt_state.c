@@ -121,14 +121,15 @@ int ckpt_put_trailer(sl_buf *b, sl_err *err)
 }
 
 /* Append the trailer and write path atomically, now. */
-static int finish_state_file(const char *path, sl_buf *b, sl_crash *crash,
-			     const char *point, int64_t batch, sl_err *err)
+static int finish_state_file(const char *path, sl_buf *b, bool durable,
+			     sl_crash *crash, const char *point, int64_t batch,
+			     sl_err *err)
 {
 	int rc = ckpt_put_trailer(b, err);
 	/* a re-run batch rewrites the same version with the same content */
 	return rc < 0 ? rc
-		      : sl_fs_write_atomic(path, b->p, b->len, true, crash,
-					   point, batch, err);
+		      : sl_fs_write(path, b->p, b->len, true, durable, crash,
+				    point, batch, err);
 }
 
 static void *snap_main(void *ud)
@@ -137,7 +138,8 @@ static void *snap_main(void *ud)
 	sl_err e;
 	/* a failed snapshot leaves nothing behind (the temp is removed):
 	 * recovery uses the older snapshot plus the deltas */
-	(void)finish_state_file(j->path, &j->b, NULL, NULL, j->version, &e);
+	(void)finish_state_file(j->path, &j->b, j->durable, NULL, NULL,
+				j->version, &e);
 	sl_buf_release(&j->b);
 	return NULL;
 }
@@ -172,12 +174,13 @@ static int save_snapshot(sl_ckpt *c, const char *dir, int op, sl_state *s,
 	sl_buf_init(&j->b);
 	j->op = op;
 	j->version = version;
+	j->durable = c->durable;
 	snprintf(j->path, sizeof j->path, "%s/%lld.snapshot", dir,
 		 (long long)version);
 	state_payload(&j->b, s, true);
 	if (pthread_create(&j->thr, NULL, snap_main, j) != 0) {
-		int rc =
-		    finish_state_file(j->path, &j->b, NULL, NULL, version, err);
+		int rc = finish_state_file(j->path, &j->b, j->durable, NULL,
+					   NULL, version, err);
 		sl_buf_release(&j->b);
 		free(j);
 		return rc;
@@ -195,8 +198,12 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 	sl_buf b;
 	int rc;
 	snprintf(dir, sizeof dir, "%s/state/%d/0", c->dir, op);
-	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
-		return rc;
+	if (op < 0 || op >= 64 || !(c->state_made >> op & 1)) {
+		if ((rc = sl_fs_mkdirs(dir, err)) < 0)
+			return rc;
+		if (op >= 0 && op < 64)
+			c->state_made |= UINT64_C(1) << op;
+	}
 	snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)version);
 	sl_buf_init(&b);
 	state_payload(&b, s, false);

@@ -297,30 +297,30 @@ static void spares(void)
 	ok(sl_fs_write_atomic(a, big, sizeof big, false, NULL, NULL, -1, &err) == 0,
 	   "a 5000-byte file");
 	ia = ino_of("sp/a");
-	ok(sl_fs_write_reusing(b, "hello", 5, false, a, &retired, NULL, NULL, -1,
+	ok(sl_fs_write_reusing(b, "hello", 5, false, true, a, &retired, NULL, NULL, -1,
 			       &err) == 0 && retired,
 	   "a write retires a file");
 	is_str(names("sp"), " .spare.tmp b", "the retired file is the spare");
 	ok(ino_of("sp/.spare.tmp") == ia, "the spare is the retired inode");
 	is_str(slurp("sp/b"), "hello", "the write itself is whole");
-	ok(sl_fs_write_reusing(c, "world!", 6, false, NULL, &retired, NULL, NULL,
+	ok(sl_fs_write_reusing(c, "world!", 6, false, true, NULL, &retired, NULL, NULL,
 			       -1, &err) == 0 && !retired,
 	   "the next write takes the spare");
 	ok(ino_of("sp/c") == ia, "into the retired inode");
 	is_str(slurp("sp/c"), "world!", "cut to its own length: no old bytes");
 	is_str(names("sp"), " b c", "no spare left");
-	ok(sl_fs_write_reusing(d, "z", 1, false, a, &retired, NULL, NULL, -1,
+	ok(sl_fs_write_reusing(d, "z", 1, false, true, a, &retired, NULL, NULL, -1,
 			       &err) == 0 && !retired,
 	   "retiring a missing file is no error");
-	ok(sl_fs_write_reusing(c, "again", 5, false, b, &retired, NULL, NULL, -1,
+	ok(sl_fs_write_reusing(c, "again", 5, false, true, b, &retired, NULL, NULL, -1,
 			       &err) == SL_EIO && !retired,
 	   "an existing name is refused: %s", err.msg);
 	is_str(slurp("sp/c"), "world!", "and not touched");
-	ok(sl_fs_write_reusing(d, "z", 1, true, b, &retired, NULL, NULL, -1,
+	ok(sl_fs_write_reusing(d, "z", 1, true, true, b, &retired, NULL, NULL, -1,
 			       &err) == 0 && retired,
 	   "overwrite retires too");
 	sl_crash_arm(cr, "mid-state", NULL);
-	ok(sl_fs_write_reusing(a, "0123456789", 10, false, NULL, &retired, cr,
+	ok(sl_fs_write_reusing(a, "0123456789", 10, false, true, NULL, &retired, cr,
 			       "mid-state", 3, &err) == SL_ECRASH,
 	   "a crash point in a write through the spare");
 	is_str(slurp("sp/.spare.tmp"), "01234", "leaves the spare torn, half");
