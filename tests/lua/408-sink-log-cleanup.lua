@@ -66,6 +66,15 @@ for i = 0, N - 1 do
     end
   end
 end
+-- the checkpoint keeps minBatchesToRetain batches too: each has its sink
+-- log entry, N or N.compact
+local unlogged, compacts = 0, 0
+for _, b in ipairs(q:checkpoint().batches) do
+  if not b.sinkLog then unlogged = unlogged + 1 end
+  if (b.batchId + 1) % CI == 0 then compacts = compacts + 1 end
+end
+T.ok(compacts > 0, "the checkpoint table shows compaction batches (" .. compacts .. ")")
+T.is(unlogged, 0, "every batch the checkpoint keeps has its sink log entry (sinkLog), compacts too")
 q:stop()
 
 local names, bytes = logfiles()
