@@ -49,11 +49,10 @@ static sl_sink *open_file(const sink_args *a, sl_err *err)
 	    host_conf(a->host, "spark.sql.streaming.minBatchesToRetain");
 	const char *del =
 	    host_conf(a->host, "spark.sql.streaming.fileSink.log.deletion");
-	return sl_sink_file_new(a->format, a->opts, a->mode, a->query_id,
-				ci != NULL ? atoi(ci) : 10,
-				mr != NULL ? atoi(mr) : 100,
-				del == NULL || strcasecmp(del, "false") != 0,
-				err);
+	return sl_sink_file_new(
+	    a->format, a->opts, a->mode, a->query_id,
+	    ci != NULL ? atoi(ci) : 10, mr != NULL ? atoi(mr) : 100,
+	    del == NULL || strcasecmp(del, "false") != 0, err);
 }
 
 static sl_sink *open_noop(const sink_args *a, sl_err *err)
