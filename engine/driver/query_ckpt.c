@@ -757,7 +757,7 @@ int64_t sl_query_last_checkpoint_us(const sl_query *q)
 	return q->us_ckpt;
 }
 
-/* The file sink's log entry for batch id exists. */
+/* The file sink's log entry for batch id exists (N or N.compact). */
 static bool sink_logged(const sl_query *q, int64_t id)
 {
 	const char *path;
@@ -767,6 +767,10 @@ static bool sink_logged(const sl_query *q, int64_t id)
 	if ((path = sl_options_get(&q->sink_opts, "path")) == NULL)
 		return false;
 	snprintf(p, sizeof p, "%s/_spark_metadata/%lld", path, (long long)id);
+	if (sl_fs_exists(p))
+		return true;
+	snprintf(p, sizeof p, "%s/_spark_metadata/%lld.compact", path,
+		 (long long)id);
 	return sl_fs_exists(p);
 }
 

@@ -156,6 +156,7 @@ static const struct conf_def {
 	{ "spark.sql.streaming.stateStore.minDeltasForSnapshot", "10",
 	  check_int },
 	{ "spark.sql.streaming.fileSink.log.compactInterval", "10", check_int },
+	{ "spark.sql.streaming.fileSink.log.deletion", "true", check_bool },
 	{ "spark.sql.streaming.fileSource.log.compactInterval", "10",
 	  check_int },
 	{ "spark.sql.streaming.numRecentProgressUpdates", "100", check_int },

@@ -10,8 +10,10 @@
 #include "formats/fileformat_int.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 #include "core/utf8.h"
@@ -227,7 +229,7 @@ int sl_format_metalog_list(const char *dir, const char *meta, sl_strvec *out,
 	DIR *d = opendir(meta);
 	struct dirent *de;
 	logbatch *bs = NULL;
-	int nb = 0, cb = 0, k, rc = 0;
+	int nb = 0, cb = 0, k, rc = 0, tries = 0;
 	entvec ev = { 0 };
 	sl_type *schema = NULL;
 	int64_t i;
@@ -237,6 +239,7 @@ int sl_format_metalog_list(const char *dir, const char *meta, sl_strvec *out,
 		closedir(d);
 		return sl_format_io_err(err, "resolve", dir);
 	}
+again:
 	while ((de = readdir(d)) != NULL) {
 		int64_t id;
 		if (de->d_name[0] == '.' || !log_name(de->d_name, &id))
@@ -256,13 +259,30 @@ int sl_format_metalog_list(const char *dir, const char *meta, sl_strvec *out,
 	}
 	if (nb > 1)
 		qsort(bs, (size_t)nb, sizeof *bs, cmp_batch);
-	schema = sl_type_parse_ddl("path STRING, action STRING", err);
+	if (schema == NULL)
+		schema = sl_type_parse_ddl("path STRING, action STRING", err);
 	if (schema == NULL) {
 		rc = err ? err->code : SL_ENOMEM;
 		goto out;
 	}
 	for (k = 0; k < nb && rc == 0; k++)
 		rc = log_read(ev.root, bs[k].name, schema, &ev, err);
+	/* a listed file gone by now: the sink's cleanup deleted it after a
+	 * later compact took its entries (sink_file.c); list again */
+	if (rc != 0 && k > 0 && tries++ < 100 &&
+	    access(bs[k - 1].name, F_OK) != 0 && errno == ENOENT) {
+		for (i = 0; i < ev.n; i++)
+			free(ev.v[i].path);
+		ev.n = 0;
+		for (k = 0; k < nb; k++)
+			free(bs[k].name);
+		nb = 0;
+		rc = 0;
+		if (err != NULL)
+			sl_err_clear(err);
+		rewinddir(d);
+		goto again;
+	}
 	if (rc != 0)
 		goto out;
 	if (ev.n > 1)

@@ -31,19 +31,28 @@ static sl_sink *open_memory(const sink_args *a, sl_err *err)
 	return sl_sink_memory_new(a->host, a->query_name, a->mode, err);
 }
 
-/* spark.sql.streaming.fileSink.log.compactInterval: the host's conf, 10 as
- * Spark when unset. */
+static const char *host_conf(const sl_sink_host *h, const char *key)
+{
+	return h != NULL && h->conf_get != NULL ? h->conf_get(h->ctx, key)
+						: NULL;
+}
+
+/* spark.sql.streaming.fileSink.log.compactInterval (10),
+ * spark.sql.streaming.minBatchesToRetain (100) and
+ * spark.sql.streaming.fileSink.log.deletion (true): the host's conf,
+ * Spark's defaults when unset. */
 static sl_sink *open_file(const sink_args *a, sl_err *err)
 {
-	const sl_sink_host *h = a->host;
-	const char *ci =
-	    h != NULL && h->conf_get != NULL
-		? h->conf_get(
-		      h->ctx,
-		      "spark.sql.streaming.fileSink.log.compactInterval")
-		: NULL;
-	return sl_sink_file_new(a->format, a->opts, a->mode, a->query_id,
-				ci != NULL ? atoi(ci) : 10, err);
+	const char *ci = host_conf(
+	    a->host, "spark.sql.streaming.fileSink.log.compactInterval");
+	const char *mr =
+	    host_conf(a->host, "spark.sql.streaming.minBatchesToRetain");
+	const char *del =
+	    host_conf(a->host, "spark.sql.streaming.fileSink.log.deletion");
+	return sl_sink_file_new(
+	    a->format, a->opts, a->mode, a->query_id,
+	    ci != NULL ? atoi(ci) : 10, mr != NULL ? atoi(mr) : 100,
+	    del == NULL || strcasecmp(del, "false") != 0, err);
 }
 
 static sl_sink *open_noop(const sink_args *a, sl_err *err)

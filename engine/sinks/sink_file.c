@@ -24,10 +24,28 @@
  * (10) is 0, and its entry is N.compact, holding every entry so far (the
  * previous compact's, the plain ones after it, its own).  Spark's readers
  * open only the latest compact and what follows it, so a log of ten
- * batches or more without compacts is unreadable to Spark.  Older entries
- * stay (Spark deletes them after fileSink.log.cleanupDelay; ours read
- * every entry and keep the last word per file, so both layouts read the
- * same).
+ * batches or more without compacts is unreadable to Spark.
+ *
+ * Cleanup, as Spark's CompactibleFileStreamLog.deleteExpiredLog: once
+ * batch N's entry is durable (written, fsync'd, directory fsync'd), and
+ * when compactInterval <= N + 1 - spark.sql.streaming.minBatchesToRetain
+ * (100), with minBatchId = N + 1 - minBatchesToRetain and
+ * minCompactionBatchId = minBatchId - minBatchId % compactInterval - 1,
+ * every log file (plain or .compact) of a batch below minCompactionBatchId
+ * is deleted; that compact already holds all their entries, so the log
+ * reads the same before, during and after (our reader, which reads every
+ * entry present and keeps the last word per file, and Spark's, which opens
+ * the latest compact and what follows).  Off when
+ * spark.sql.streaming.fileSink.log.deletion is false.  Best effort: a
+ * failed unlink is retried after the next batch, never an error.  The log
+ * stays bounded in files (at most minBatchesToRetain + compactInterval + 1);
+ * its bytes still grow with the batches, as Spark's, because every compact
+ * holds every entry so far.
+ * Deviation: Spark deletes a file only when its modification time is older
+ * than fileSink.log.cleanupDelay (10 minutes of wall clock, for S3's
+ * eventual consistency).  The engine never reads the wall clock (tests run
+ * on a manual clock) and a local directory is consistent, so the delay is
+ * dropped: files are deleted as soon as the rule allows.
  *
  * Append mode only (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
  * Lesson: lessons/04 (exactly-once).  Semantics: SPARK-SEMANTICS.md 4.4.
@@ -59,6 +77,8 @@ typedef struct filesink {
 	int64_t last_id;      /* latest logged batch, -1 when none */
 	int64_t last_compact; /* latest N.compact, -1 when none */
 	int interval;         /* compactInterval; < 1: never compact */
+	int retain;           /* minBatchesToRetain (>= 1) */
+	bool deletion;        /* fileSink.log.deletion */
 } filesink;
 
 static int io_err(sl_err *err, const char *what, const char *path)
@@ -212,6 +232,32 @@ static int add_earlier(filesink *f, int64_t upto, sl_buf *log, sl_err *err)
 	return sl_buf_failed(log) ? sl_err_nomem(err) : 0;
 }
 
+/* Spark's deleteExpiredLog after batch `current` is durable: the log
+ * files below minCompactionBatchId go (best effort, no error). */
+static void delete_expired(filesink *f, int64_t current)
+{
+	int64_t min_batch, min_compact, id;
+	DIR *d;
+	struct dirent *de;
+	if (!f->deletion || f->interval < 1 ||
+	    (int64_t)f->interval > current + 1 - f->retain)
+		return;
+	min_batch = current + 1 - f->retain;
+	min_compact = min_batch - min_batch % f->interval - 1;
+	if ((d = opendir(f->meta)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *p = NULL;
+		if (!log_id(de->d_name, &id) || id >= min_compact)
+			continue;
+		if (asprintf(&p, "%s/%s", f->meta, de->d_name) < 0)
+			break;
+		(void)unlink(p); /* best effort, as Spark's */
+		free(p);
+	}
+	closedir(d);
+}
+
 static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 		    sl_err *err)
 {
@@ -248,6 +294,10 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 		f->last_id = batch_id;
 	if (rc == 0 && is_compact(f, batch_id))
 		f->last_compact = batch_id;
+	/* only now that the entry is durable: a crash before or during the
+	 * deletions leaves a log that reads the same */
+	if (rc == 0)
+		delete_expired(f, batch_id);
 	free(entry);
 	sl_buf_release(&log);
 	return rc;
@@ -306,7 +356,8 @@ static int open_dirs(filesink *f, const char *path, sl_err *err)
 
 sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 			  sl_outmode mode, const char *query_id,
-			  int compact_interval, sl_err *err)
+			  int compact_interval, int min_retain,
+			  bool log_deletion, sl_err *err)
 {
 	const char *path = sl_options_get(opts, "path");
 	filesink *f;
@@ -331,6 +382,8 @@ sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 	}
 	sl_options_init(&f->opts);
 	f->interval = compact_interval;
+	f->retain = min_retain < 1 ? 1 : min_retain;
+	f->deletion = log_deletion;
 	f->ext = strcasecmp(format, "csv") == 0       ? "csv"
 		 : strcasecmp(format, "parquet") == 0 ? sl_parquet_ext(opts)
 						      : "json";

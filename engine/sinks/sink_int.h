@@ -24,10 +24,14 @@ sl_sink *sl_sink_memory_new(const sl_sink_host *host, const char *query_name,
 			    sl_outmode mode, sl_err *err);
 /* format: "json" or "csv" (as given by the user; used in messages). */
 /* compact_interval: spark.sql.streaming.fileSink.log.compactInterval (a
- * compact log entry every that many batches; < 1: never). */
+ * compact log entry every that many batches; < 1: never).  min_retain:
+ * spark.sql.streaming.minBatchesToRetain; log_deletion:
+ * spark.sql.streaming.fileSink.log.deletion (the log files a later compact
+ * covers are deleted, Spark's deleteExpiredLog; see sink_file.c). */
 sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 			  sl_outmode mode, const char *query_id,
-			  int compact_interval, sl_err *err);
+			  int compact_interval, int min_retain,
+			  bool log_deletion, sl_err *err);
 sl_sink *sl_sink_noop_new(sl_outmode mode, sl_err *err);
 /* kafka_sink.c: options kafka.bootstrap.servers (absent/"embedded": the
  * embedded cluster), topic, kafka.* producer options, flushTimeoutMs. */

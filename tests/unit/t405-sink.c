@@ -4,10 +4,11 @@
  * skipped), the json/csv file sinks (deterministic part names, the
  * _spark_metadata/N entries, the skip rule across a reopen, an aborted
  * attempt's part file replaced, a stray file invisible to readers, reading
- * the directory back, log compaction as Spark's), foreachBatch, noop, and
- * the errors verbatim.
+ * the directory back, log compaction and cleanup as Spark's), foreachBatch,
+ * noop, and the errors verbatim.
  * File tests work in a mkdtemp directory under /tmp.
  */
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -495,6 +496,148 @@ static void test_compaction(void)
 	sl_session_free(sess);
 }
 
+/* The log files Spark's deleteExpiredLog leaves after batch `last` with
+ * compactInterval ci and minBatchesToRetain r, every batch from 0 logged:
+ * the floor is the highest minCompactionBatchId any batch so far reached. */
+static const char *spark_kept(int64_t last, int ci, int r)
+{
+	static char out[512];
+	int64_t floor = 0, n, k;
+	size_t len = 0;
+	for (n = 0; n <= last; n++)
+		if (ci <= n + 1 - r) {
+			int64_t mb = n + 1 - r, mc = mb - mb % ci - 1;
+			if (mc > floor)
+				floor = mc;
+		}
+	out[0] = '\0';
+	for (k = floor; k <= last; k++)
+		len += (size_t)snprintf(out + len, sizeof out - len, "%s%lld%s",
+					len ? " " : "", (long long)k,
+					(k + 1) % ci == 0 ? ".compact" : "");
+	return out;
+}
+
+static int cmp_log(const void *a, const void *b)
+{
+	long long x = atoll(*(char *const *)a), y = atoll(*(char *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+/* The names in dir, sorted by batch id, and how many. */
+static const char *ls_log(const char *dir, int *count)
+{
+	static char out[2048];
+	char *names[256];
+	int n = 0, k;
+	size_t len = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	out[0] = '\0';
+	*count = 0;
+	if (d == NULL)
+		return "ERR";
+	while ((de = readdir(d)) != NULL && n < 256)
+		if (de->d_name[0] != '.')
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, (size_t)n, sizeof *names, cmp_log);
+	for (k = 0; k < n; k++) {
+		len += (size_t)snprintf(out + len, sizeof out - len, "%s%s",
+					k ? " " : "", names[k]);
+		free(names[k]);
+	}
+	*count = n;
+	return out;
+}
+
+/* Spark's deleteExpiredLog with compactInterval 3, minBatchesToRetain 4:
+ * after each of 30 batches (a restart at 15) exactly the files Spark
+ * keeps remain, never more than 4 + 3 + 1, and the directory reads back
+ * every row once; with fileSink.log.deletion false nothing is deleted. */
+static void test_log_cleanup(void)
+{
+	sl_session *sess = sl_session_new();
+	sl_options o;
+	sl_err err;
+	sl_sink *s;
+	int64_t id, sum, want_sum = 0;
+	int count, most = 0, wrong = 0, unread = 0;
+	char row[64];
+	sl_session_conf_set(sess, "spark.sql.streaming.fileSink.log.compactInterval",
+			    "3", &err);
+	sl_session_conf_set(sess, "spark.sql.streaming.minBatchesToRetain", "4",
+			    &err);
+	sl_options_init(&o);
+	sl_options_set(&o, "path", path("cleaned"));
+	s = sl_sink_open(sl_session_sink_host(sess), "json", &o, SL_MODE_APPEND,
+			 NULL, "qid", &err);
+	for (id = 0; id < 30; id++) {
+		sl_batch *b;
+		const char *got, *want;
+		if (id == 15) { /* a restart: the sink reopens on its log */
+			sl_sink_close(s);
+			s = sl_sink_open(sl_session_sink_host(sess), "json", &o,
+					 SL_MODE_APPEND, NULL, "qid", &err);
+			is_str(add(s, 14, NULL), "skipped",
+			       "cleanup: after a reopen the latest batch is skipped");
+			is_str(add(s, 3, NULL), "skipped",
+			       "cleanup: so is a batch whose entry was deleted");
+		}
+		snprintf(row, sizeof row, "{\"a\":%lld,\"b\":\"x\"}\n",
+			 (long long)id + 1);
+		b = rows(row);
+		if (strcmp(add(s, id, id % 7 == 4 ? NULL : b), "ok") != 0)
+			wrong++;
+		if (id % 7 != 4)
+			want_sum += id + 1;
+		sl_batch_free(b);
+		got = ls_log(path("cleaned/_spark_metadata"), &count);
+		want = spark_kept(id, 3, 4);
+		if (strcmp(got, want) != 0) {
+			diag("after batch %lld: %s, Spark keeps %s",
+			     (long long)id, got, want);
+			wrong++;
+		}
+		if (count > most)
+			most = count;
+		if (read_back("json", path("cleaned"), NULL, &sum) < 0 ||
+		    sum != want_sum) {
+			diag("after batch %lld: sum %lld, want %lld",
+			     (long long)id, (long long)sum, (long long)want_sum);
+			unread++;
+		}
+	}
+	is_int(wrong, 0, "cleanup: after each of 30 batches the log files are "
+			 "exactly Spark's deleteExpiredLog's");
+	is_str(ls_log(path("cleaned/_spark_metadata"), &count),
+	       "23.compact 24 25 26.compact 27 28 29.compact",
+	       "cleanup: after batch 29, 23.compact and what follows (29 a compact too)");
+	ok(most <= 4 + 3 + 1, "cleanup: at most minBatchesToRetain + "
+			      "compactInterval + 1 files (%d)", most);
+	is_int(unread, 0, "cleanup: the directory reads every row once after "
+			  "each batch");
+	is_int(entries(path("cleaned/_spark_metadata/26.compact")), 23,
+	       "26.compact still lists every file (Spark's compacts too)");
+	sl_sink_close(s);
+	sl_session_conf_set(sess, "spark.sql.streaming.fileSink.log.deletion",
+			    "false", &err);
+	sl_options_set(&o, "path", path("kept"));
+	s = sl_sink_open(sl_session_sink_host(sess), "json", &o, SL_MODE_APPEND,
+			 NULL, "qid", &err);
+	for (id = 0; id < 12; id++)
+		add(s, id, NULL);
+	ls_log(path("kept/_spark_metadata"), &count);
+	is_int(count, 12, "fileSink.log.deletion false: every log file stays");
+	sl_sink_close(s);
+	is_int(sl_session_conf_set(sess,
+				   "spark.sql.streaming.fileSink.log.deletion",
+				   "maybe", &err),
+	       SL_EINVAL, "fileSink.log.deletion must be a boolean");
+	sl_options_release(&o);
+	sl_session_free(sess);
+}
+
 static void test_csv_sink(void)
 {
 	sl_batch *b2 = rows("{\"a\":1,\"b\":\"x\"}\n{\"a\":2,\"b\":\"y, z\"}\n");
@@ -598,6 +741,7 @@ int main(void)
 	test_json_sink();
 	test_csv_sink();
 	test_compaction();
+	test_log_cleanup();
 	test_foreach_noop();
 	sess = sl_session_new();
 	ok(sess != NULL, "session");
