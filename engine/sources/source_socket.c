@@ -146,7 +146,7 @@ static int sock_connect(const char *host, const char *port, sl_err *err)
 static int line_add(sock *k, const char *p, size_t len, int64_t ts)
 {
 	bool too_long;
-	if (len > 0 && p[len - 1] == '\r')
+	if (p != NULL && len > 0 && p[len - 1] == '\r')
 		len--;
 	too_long = len > k->max_line;
 	if (k->n + 1 >= k->cap) {
