@@ -397,9 +397,9 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
  * than maxLineBytes (checked where the line is found, no extra pass) is
  * malformed, reason too_long: PERMISSIVE gives a null value (text has no
  * corrupt-record column), DROPMALFORMED drops it, FAILFAST fails. */
-static sl_batch *text_read(const char *name, sl_arena *arena,
-			   const char *data, size_t len, sl_type *schema,
-			   const sl_options *opts, sl_err *err)
+static sl_batch *text_read(const char *name, sl_arena *arena, const char *data,
+			   size_t len, sl_type *schema, const sl_options *opts,
+			   sl_err *err)
 {
 	const char *p = data, *e = data + len, *nl, *le;
 	int64_t n = 0, cap = 1, lineno = 0;
@@ -430,10 +430,11 @@ static sl_batch *text_read(const char *name, sl_arena *arena,
 		if ((size_t)(le - p) > max) {
 			if (mode == SL_MODE_FAILFAST) {
 				sl_col_free(c);
-				sl_err_set(err, SL_EDATA,
-					   "text: malformed record at %s:%lld: "
-					   "line longer than maxLineBytes (%zu)",
-					   name, (long long)lineno, max);
+				sl_err_set(
+				    err, SL_EDATA,
+				    "text: malformed record at %s:%lld: "
+				    "line longer than maxLineBytes (%zu)",
+				    name, (long long)lineno, max);
 				return NULL;
 			}
 			if (mode == SL_MODE_DROPMALFORMED)

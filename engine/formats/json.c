@@ -744,8 +744,8 @@ static int read_lines(jread *r, const char *data, size_t len, int64_t *nrows,
 			snprintf(r->j.why, sizeof r->j.why,
 				 "line longer than maxLineBytes (%zu)",
 				 r->maxline);
-			rc = on_malformed(r, 1, row, lineno, p,
-					  p + r->maxline, err);
+			rc = on_malformed(r, 1, row, lineno, p, p + r->maxline,
+					  err);
 			if (rc < 0)
 				return rc;
 			row += rc;

@@ -48,13 +48,13 @@ typedef struct sock {
 	size_t max_line;  /* option maxLineBytes */
 	bool skipping;    /* discarding the rest of a too-long line */
 	int64_t too_long; /* lines received longer than max_line */
-	sl_buf partial;  /* bytes after the last newline (<= max_line + 1) */
-	sl_buf bytes;    /* the text of the buffered lines, back to back */
-	int64_t *starts; /* line i is bytes[starts[i] .. starts[i+1]) */
-	int64_t *ts;     /* arrival, microseconds (whole ms) */
-	uint8_t *null;   /* 1: line i was too long, its value is null */
-	int64_t n, cap;  /* buffered lines */
-	int64_t base;    /* index of the first buffered line */
+	sl_buf partial;   /* bytes after the last newline (<= max_line + 1) */
+	sl_buf bytes;     /* the text of the buffered lines, back to back */
+	int64_t *starts;  /* line i is bytes[starts[i] .. starts[i+1]) */
+	int64_t *ts;      /* arrival, microseconds (whole ms) */
+	uint8_t *null;    /* 1: line i was too long, its value is null */
+	int64_t n, cap;   /* buffered lines */
+	int64_t base;     /* index of the first buffered line */
 } sock;
 
 int sl_socket_conf_parse(const sl_options *opts, sl_socket_conf *conf,
@@ -298,9 +298,10 @@ static sl_batch *lines_batch(sl_source *s, int64_t from, int64_t n, sl_err *err)
 			goto nomem;
 	for (int64_t i = 0; i < n; i++) {
 		int64_t a = k->starts[from + i], b = k->starts[from + i + 1];
-		if (k->null[from + i] ? sl_col_set_null(cols[0], i)
-				      : sl_col_set_str(cols[0], i, k->bytes.p + a,
-						       (size_t)(b - a)))
+		if (k->null[from + i]
+			? sl_col_set_null(cols[0], i)
+			: sl_col_set_str(cols[0], i, k->bytes.p + a,
+					 (size_t)(b - a)))
 			goto nomem;
 	}
 	if (nc == 2)
