@@ -29,6 +29,10 @@
  * FILE:LINE: field 'amount': cannot parse 'abc' as INT".  LINE is the line
  * the record starts on.  Every record gives a row or, in DROPMALFORMED, is
  * dropped for a reason these rules name; none vanishes into a value.
+ * A line (with multiLine, a record) longer than maxLineBytes is malformed
+ * too (reason too_long; Spark has no such cap): every field NULL and the
+ * corrupt record its first maxLineBytes bytes, and reading goes on after
+ * the next newline (fileformat.h).
  *
  * Strings are zero-copy pointers into the file's arena except quoted
  * fields with escapes, which are decoded into the arena.  The writer does
@@ -50,6 +54,7 @@ typedef struct csvopt {
 	size_t nulln;
 	bool header, infer, multiline;
 	sl_format_mode mode;
+	size_t maxline; /* option maxLineBytes */
 	const char *corrupt;
 } csvopt;
 
@@ -66,6 +71,8 @@ typedef struct csvtok {
 	bool oom;
 	const char *rec, *rec_end; /* the current record's text */
 	int64_t rec_line;
+	bool too_long; /* the record ran past maxLineBytes: no tokens, rec_end
+			* at rec + maxLineBytes, p past its line */
 } csvtok;
 
 static int opt_char(const sl_options *opts, const char *key, char def,
@@ -111,7 +118,8 @@ static int csvopt_get(const sl_options *opts, csvopt *o, sl_err *err)
 	    sl_options_bool(opts, "header", false, &o->header, err) ||
 	    sl_options_bool(opts, "inferSchema", false, &o->infer, err) ||
 	    sl_options_bool(opts, "multiLine", false, &o->multiline, err) ||
-	    sl_format_mode_get(opts, &o->mode, err))
+	    sl_format_mode_get(opts, &o->mode, err) ||
+	    sl_format_max_line_get(opts, &o->maxline, err))
 		return err ? err->code : SL_EINVAL;
 	o->nullv = opts ? sl_options_get(opts, "nullValue") : NULL;
 	if (o->nullv == NULL)
@@ -277,6 +285,25 @@ decoded:
 	return tok_push(t, d, b->len);
 }
 
+/* The record from t->rec has reached t->p, past maxLineBytes: unless its
+ * line ends right here with "\r\n" and fits without the '\r', mark it
+ * too_long and go past the next newline (one memchr over the rest). */
+static bool tok_too_long(csvtok *t)
+{
+	const char *e = t->end, *eol = memchr(t->p, '\n', (size_t)(e - t->p));
+	const char *le = eol != NULL ? eol : e;
+	if (le > t->rec && le[-1] == '\r' && le == t->p &&
+	    (size_t)(le - 1 - t->rec) <= t->o->maxline)
+		return false;
+	t->too_long = true;
+	t->ntok = 0;
+	t->rec_end = t->rec + t->o->maxline;
+	t->p = eol != NULL ? eol + 1 : e;
+	if (eol != NULL)
+		t->line++;
+	return true;
+}
+
 /* Next record into t->tok; false at the end of the input. */
 static bool tok_next(csvtok *t)
 {
@@ -312,6 +339,7 @@ static bool tok_next(csvtok *t)
 		break;
 	}
 	t->ntok = 0;
+	t->too_long = false;
 	t->rec = t->p;
 	t->rec_line = t->line;
 	for (;;) {
@@ -328,6 +356,9 @@ static bool tok_next(csvtok *t)
 			if (tok_push(t, s, (size_t)(p - s)))
 				return false;
 		}
+		/* maxLineBytes, checked once a token (no pass of its own) */
+		if ((size_t)(t->p - t->rec) > o->maxline && tok_too_long(t))
+			return true;
 		if (t->p < e && *t->p == o->sep) {
 			t->p++;
 			continue;
@@ -608,7 +639,8 @@ static int64_t fast_run(cread *r, csvtok *t, const char *end, int64_t row)
 	int64_t n = 0;
 	while (p < end && (unsigned char)*p > ' ' &&
 	       (*p != r->o.comment || r->o.comment == '\0') &&
-	       (q = fast_line(r, p, end, row + n)) != NULL) {
+	       (q = fast_line(r, p, end, row + n)) != NULL &&
+	       (size_t)(q - p) <= r->o.maxline + 1) { /* +1: the '\n' */
 		p = q;
 		n++;
 	}
@@ -640,7 +672,23 @@ static int read_records(cread *r, const sl_type *schema, csvtok *t,
 			continue;
 		}
 		first = false;
-		rc = fill_row(r, schema, t, row);
+		if (t->too_long) {
+			if (r->o.mode == SL_MODE_FAILFAST)
+				return sl_err_set(
+				    err, SL_EDATA,
+				    "csv: malformed record at %s:%lld: line "
+				    "longer than maxLineBytes (%zu)",
+				    r->name, (long long)t->rec_line,
+				    r->o.maxline);
+			if (r->o.mode == SL_MODE_DROPMALFORMED)
+				continue;
+			for (int k = 0; k < r->nf; k++)
+				if (sl_col_set_null(r->cols[r->map[k]], row))
+					return sl_err_nomem(err);
+			rc = 0;
+		} else {
+			rc = fill_row(r, schema, t, row);
+		}
 		if (rc < 0)
 			return sl_err_nomem(err);
 		if (rc == 0) {
@@ -894,6 +942,8 @@ int sl_csv_infer_add(sl_csv_infer *ci, const char *name, const char *data,
 	tok_init(&t, &ci->o, NULL, data, len);
 	while (tok_next(&t)) {
 		bool hdr = first && ci->o.header;
+		if (t.too_long)
+			continue; /* malformed: says nothing of the columns */
 		if (!ci->started) {
 			ci->started = true;
 			if (set_names(ci, &t, ci->o.header) != 0)

@@ -68,6 +68,23 @@ int sl_format_mode_get(const sl_options *opts, sl_format_mode *mode,
 	return 0;
 }
 
+int sl_format_max_line_get(const sl_options *opts, size_t *max, sl_err *err)
+{
+	const char *v = opts ? sl_options_get(opts, "maxLineBytes") : NULL;
+	int64_t n;
+	*max = SL_FORMAT_MAX_LINE;
+	if (v == NULL)
+		return 0;
+	if (!sl_format_parse_i64(v, strlen(v), &n) || n <= 0 ||
+	    (uint64_t)n > (uint64_t)UINT32_MAX)
+		return sl_err_set(err, SL_EINVAL,
+				  "option 'maxLineBytes': expected a positive "
+				  "integer (at most %u), got '%s'",
+				  (unsigned)UINT32_MAX, v);
+	*max = (size_t)n;
+	return 0;
+}
+
 const char *sl_format_corrupt_name(const sl_options *opts)
 {
 	const char *v =
@@ -376,14 +393,23 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
 		    : sl_csv_infer_finish(ci, err);
 }
 
-/* text: one row per line, "\n" or "\r\n" ends a line. */
-static sl_batch *text_read(sl_arena *arena, const char *data, size_t len,
-			   sl_type *schema, sl_err *err)
+/* text: one row per line, "\n" or "\r\n" ends a line.  A line longer
+ * than maxLineBytes (checked where the line is found, no extra pass) is
+ * malformed, reason too_long: PERMISSIVE gives a null value (text has no
+ * corrupt-record column), DROPMALFORMED drops it, FAILFAST fails. */
+static sl_batch *text_read(const char *name, sl_arena *arena, const char *data,
+			   size_t len, sl_type *schema, const sl_options *opts,
+			   sl_err *err)
 {
 	const char *p = data, *e = data + len, *nl, *le;
-	int64_t n = 0, cap = 1;
+	int64_t n = 0, cap = 1, lineno = 0;
+	sl_format_mode mode;
+	size_t max;
 	sl_col *c, *cols[1];
 	sl_batch *b;
+	if (sl_format_mode_get(opts, &mode, err) ||
+	    sl_format_max_line_get(opts, &max, err))
+		return NULL;
 	for (nl = p;
 	     nl < e && (nl = memchr(nl, '\n', (size_t)(e - nl))) != NULL; nl++)
 		cap++;
@@ -398,8 +424,30 @@ static sl_batch *text_read(sl_arena *arena, const char *data, size_t len,
 		if (nl == NULL)
 			nl = e;
 		le = nl;
+		lineno++;
 		if (le > p && le[-1] == '\r')
 			le--;
+		if ((size_t)(le - p) > max) {
+			if (mode == SL_MODE_FAILFAST) {
+				sl_col_free(c);
+				sl_err_set(
+				    err, SL_EDATA,
+				    "text: malformed record at %s:%lld: "
+				    "line longer than maxLineBytes (%zu)",
+				    name, (long long)lineno, max);
+				return NULL;
+			}
+			if (mode == SL_MODE_DROPMALFORMED)
+				continue;
+			if (sl_col_set_null(c, n) != 0) {
+				sl_col_free(c);
+				sl_err_nomem(err);
+				return NULL;
+			}
+			sl_col_str(c)[n].p = p;
+			sl_col_str(c)[n++].len = 0;
+			continue;
+		}
 		sl_col_str(c)[n].p = p;
 		sl_col_str(c)[n++].len = (uint32_t)(le - p);
 	}
@@ -433,7 +481,7 @@ static sl_batch *read_arena(const char *format, const char *name,
 				   "column, and it must be of type string");
 			return NULL;
 		}
-		b = text_read(arena, data, len, schema, err);
+		b = text_read(name, arena, data, len, schema, opts, err);
 		sl_type_free(own);
 		return b;
 	}

@@ -14,7 +14,9 @@
  * CSV options: header (false), sep/delimiter (","), quote ("\""), escape
  * ("\\"), inferSchema (false), mode, nullValue (""), comment, multiLine
  * (false: one record per line, as Spark; true: quoted fields span lines).
- * text: one row per line, column "value" STRING.
+ * text: one row per line, column "value" STRING; options mode and
+ * maxLineBytes (for over-long lines only).
+ * json, csv and text: maxLineBytes (1048576; see sl_format_max_line_get).
  * json and csv also take fastPath (true): false parses every record with
  * the general parser instead of first offering it to the fast path for
  * plain records (tests and measurements; the results are the same).
@@ -99,6 +101,19 @@ typedef enum sl_format_mode {
  * the option and the accepted values. */
 int sl_format_mode_get(const sl_options *opts, sl_format_mode *mode,
 		       sl_err *err);
+/* Option maxLineBytes (json, csv, text and the socket source; default
+ * SL_FORMAT_MAX_LINE, 1 MiB): a line longer than this many bytes (without
+ * its "\n" or "\r\n") is a malformed record with reason too_long, and the
+ * reader goes on at the next newline.  Spark has no such cap (it reads a
+ * line of any length); it is streamlab's guard against hostile input.
+ * PERMISSIVE: a row of nulls whose corrupt-record column holds the first
+ * maxLineBytes bytes of the line (Spark's malformed handling keeps the raw
+ * record there; the cap keeps it bounded); text: a row whose value is null.
+ * DROPMALFORMED drops it; FAILFAST: "json: malformed record at FILE:LINE:
+ * line longer than maxLineBytes (1048576)".  SL_EINVAL (naming the option
+ * and the value) unless a positive integer. */
+#define SL_FORMAT_MAX_LINE ((size_t)1048576)
+int sl_format_max_line_get(const sl_options *opts, size_t *max, sl_err *err);
 /* Option columnNameOfCorruptRecord, default "_corrupt_record"; borrowed. */
 const char *sl_format_corrupt_name(const sl_options *opts);
 /* Index of the STRING corrupt-record column of schema, or -1. */

@@ -30,7 +30,10 @@
  *  - a scalar, object or array read into a STRING field keeps its JSON text
  *    (compacted; floats as Java prints doubles), as Jackson's copy does;
  *  - a top-level array of objects is NOT expanded into rows (Spark does):
- *    such a line is malformed here.  UTF-8 is not validated.
+ *    such a line is malformed here.  UTF-8 is not validated;
+ *  - not Spark: a line longer than maxLineBytes (default 1 MiB) is
+ *    malformed with "line longer than maxLineBytes (N)": a row of nulls
+ *    with the first N bytes as _corrupt_record (fileformat.h).
  *
  * Speed: most lines of a file share one flat shape, so read_lines first
  * offers each run of lines to the fast path (jsonscan.c), which predicts
@@ -644,6 +647,7 @@ static int parse_record(jp *j, jnode *root, int64_t i)
 typedef struct jread {
 	const char *name;
 	sl_format_mode mode;
+	size_t maxline; /* option maxLineBytes */
 	int corrupt;
 	sl_col **cols;
 	jnode root;
@@ -732,6 +736,21 @@ static int read_lines(jread *r, const char *data, size_t len, int64_t *nrows,
 		lineno++;
 		if (le > p && le[-1] == '\r')
 			le--;
+		if ((size_t)(le - p) > r->maxline) {
+			/* too_long: nulls, and the first maxLineBytes bytes as
+			 * the corrupt record */
+			if (row >= r->cap && grow_rows(r, row, err))
+				return SL_ENOMEM;
+			snprintf(r->j.why, sizeof r->j.why,
+				 "line longer than maxLineBytes (%zu)",
+				 r->maxline);
+			rc = on_malformed(r, 1, row, lineno, p, p + r->maxline,
+					  err);
+			if (rc < 0)
+				return rc;
+			row += rc;
+			continue;
+		}
 		if (p == le || (*p != '{' && sl_jsonlex_blank(p, le)))
 			continue;
 		if (row >= r->cap && grow_rows(r, row, err))
@@ -772,6 +791,7 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 	memset(&r, 0, sizeof r);
 	r.name = name;
 	if (sl_format_mode_get(opts, &r.mode, err) ||
+	    sl_format_max_line_get(opts, &r.maxline, err) ||
 	    (opts != NULL &&
 	     sl_options_bool(opts, "fastPath", true, &fast, err)))
 		return NULL;
@@ -794,6 +814,8 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 		goto oom;
 	if (fast)
 		r.scan = sl_jsonscan_new(schema, r.cols, r.corrupt);
+	/* +1: the fast path's lengths include the '\n' */
+	sl_jsonscan_max_line(r.scan, r.maxline + 1);
 	rc = read_lines(&r, data, len, &nrows, err);
 	if (rc == 0) {
 		for (k = 0; k < nf; k++)

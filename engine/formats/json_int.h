@@ -130,6 +130,9 @@ typedef struct sl_jsonscan sl_jsonscan;
 sl_jsonscan *sl_jsonscan_new(const sl_type *schema, sl_col *const *cols,
 			     int corrupt);
 void sl_jsonscan_free(sl_jsonscan *s);
+/* Leave every line of more than max bytes (its '\n' included) to the
+ * caller, which checks maxLineBytes (default: no limit). */
+void sl_jsonscan_max_line(sl_jsonscan *s, size_t max);
 
 /* Parse lines from *pp into rows row, row+1, ... while each is a record
  * the fast path can prove well formed and type-correct; stop before the

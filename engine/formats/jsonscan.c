@@ -63,6 +63,7 @@ typedef struct tsep {
 } tsep;
 
 struct sl_jsonscan {
+	size_t maxline; /* lines longer than this are left to the caller */
 	int nf;
 	sfield *f;
 	sl_col *corrupt; /* borrowed; NULL if none */
@@ -115,6 +116,8 @@ sl_jsonscan *sl_jsonscan_new(const sl_type *schema, sl_col *const *cols,
 	if (schema->nfields > 64 || schema->nfields == 0)
 		return NULL;
 	s = calloc(1, sizeof *s);
+	if (s != NULL)
+		s->maxline = SIZE_MAX;
 	if (s == NULL ||
 	    (s->f = calloc((size_t)schema->nfields, sizeof *s->f)) == NULL) {
 		free(s);
@@ -155,6 +158,12 @@ sl_jsonscan *sl_jsonscan_new(const sl_type *schema, sl_col *const *cols,
 		return NULL;
 	}
 	return s;
+}
+
+void sl_jsonscan_max_line(sl_jsonscan *s, size_t max)
+{
+	if (s != NULL)
+		s->maxline = max;
 }
 
 void sl_jsonscan_free(sl_jsonscan *s)
@@ -557,12 +566,15 @@ int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,
 	while (n < max && p < end) {
 		if (s->ntpl > 0 &&
 		    (q = tpl_line(s, p, end, row + n, tsc)) != NULL) {
+			if ((size_t)(q - p) > s->maxline)
+				break; /* may be too long: the caller decides */
 			s->hit++;
 			p = q;
 			n++;
 			continue;
 		}
-		if (s->oom || (q = line(s, p, end, row + n, tsc)) == NULL)
+		if (s->oom || (q = line(s, p, end, row + n, tsc)) == NULL ||
+		    (size_t)(q - p) > s->maxline)
 			break;
 		/* a taken line the template missed: learn its shape, unless
 		 * the file's lines rarely fit one (spaces, varying keys) */

@@ -55,6 +55,7 @@ typedef struct sl_socket_conf {
 	const char *host; /* borrowed from the description's options */
 	const char *port;
 	bool include_ts;
+	size_t max_line; /* option maxLineBytes (fileformat.h) */
 } sl_socket_conf;
 int sl_socket_conf_parse(const sl_options *opts, sl_socket_conf *conf,
 			 sl_err *err);

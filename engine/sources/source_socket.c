@@ -15,6 +15,16 @@
  *
  * Line bytes live in one growable buffer with an array of line starts, so
  * receiving costs no malloc per line.  Never prints; never blocks.
+ *
+ * Option maxLineBytes (default 1 MiB; Spark has no such cap and buffers a
+ * line of any length): a line longer than that (without "\r\n") is
+ * malformed, reason too_long.  Bytes are split into lines as each chunk
+ * arrives, and no more than maxLineBytes + 1 bytes of an unfinished line
+ * are ever kept: once past that, the rest of the line is discarded up to
+ * the next newline, so a 1 GB line costs no more memory than a 1 MB one.
+ * Such a line still counts as a line (it has an offset) and reads as a
+ * null value, as the text format's PERMISSIVE mode gives it (the socket
+ * source has no mode option); the count is kept in too_long.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,18 +38,23 @@
 
 #include "sources/source_int.h"
 #include "core/timeutil.h"
+#include "formats/fileformat.h"
 
 typedef struct sock {
 	char *host, *port;
 	sl_clock *clock;
 	int fd;
 	bool eof;
-	sl_buf partial;  /* bytes after the last newline */
-	sl_buf bytes;    /* the text of the buffered lines, back to back */
-	int64_t *starts; /* line i is bytes[starts[i] .. starts[i+1]) */
-	int64_t *ts;     /* arrival, microseconds (whole ms) */
-	int64_t n, cap;  /* buffered lines */
-	int64_t base;    /* index of the first buffered line */
+	size_t max_line;  /* option maxLineBytes */
+	bool skipping;    /* discarding the rest of a too-long line */
+	int64_t too_long; /* lines received longer than max_line */
+	sl_buf partial;   /* bytes after the last newline (<= max_line + 1) */
+	sl_buf bytes;     /* the text of the buffered lines, back to back */
+	int64_t *starts;  /* line i is bytes[starts[i] .. starts[i+1]) */
+	int64_t *ts;      /* arrival, microseconds (whole ms) */
+	uint8_t *null;    /* 1: line i was too long, its value is null */
+	int64_t n, cap;   /* buffered lines */
+	int64_t base;     /* index of the first buffered line */
 } sock;
 
 int sl_socket_conf_parse(const sl_options *opts, sl_socket_conf *conf,
@@ -57,6 +72,8 @@ int sl_socket_conf_parse(const sl_options *opts, sl_socket_conf *conf,
 		return sl_err_set(err, SL_EANALYSIS,
 				  "Set a port to read from with "
 				  "option(\"port\", ...).");
+	if (sl_format_max_line_get(opts, &conf->max_line, err) != 0)
+		return err ? err->code : SL_EINVAL;
 	if (ts != NULL) {
 		if (strcasecmp(ts, "true") == 0)
 			conf->include_ts = true;
@@ -128,13 +145,16 @@ static int sock_connect(const char *host, const char *port, sl_err *err)
 
 static int line_add(sock *k, const char *p, size_t len, int64_t ts)
 {
-	if (len > 0 && p[len - 1] == '\r')
+	bool too_long;
+	if (p != NULL && len > 0 && p[len - 1] == '\r')
 		len--;
+	too_long = len > k->max_line;
 	if (k->n + 1 >= k->cap) {
 		int64_t cap = k->cap ? 2 * k->cap : 64;
 		int64_t *ns =
 		    realloc(k->starts, (size_t)(cap + 1) * sizeof *ns);
 		int64_t *nt;
+		uint8_t *nn;
 		if (ns == NULL)
 			return SL_ENOMEM;
 		k->starts = ns;
@@ -142,38 +162,87 @@ static int line_add(sock *k, const char *p, size_t len, int64_t ts)
 		if (nt == NULL)
 			return SL_ENOMEM;
 		k->ts = nt;
+		nn = realloc(k->null, (size_t)cap);
+		if (nn == NULL)
+			return SL_ENOMEM;
+		k->null = nn;
 		k->cap = cap;
 	}
 	k->starts[k->n] = (int64_t)k->bytes.len;
-	sl_buf_add(&k->bytes, p, len);
+	if (!too_long)
+		sl_buf_add(&k->bytes, p, len);
+	else
+		k->too_long++;
 	k->ts[k->n] = ts;
+	k->null[k->n] = too_long;
 	k->n++;
 	k->starts[k->n] = (int64_t)k->bytes.len;
 	return sl_buf_failed(&k->bytes) ? SL_ENOMEM : 0;
 }
 
-/* Split partial into complete lines; keep the unterminated tail. */
-static int split_lines(sock *k, int64_t ts)
+/* A too-long line: its bytes are not kept (p = NULL). */
+static int line_too_long(sock *k, int64_t ts)
 {
-	const char *p = k->partial.p, *end = p + k->partial.len, *nl;
-	size_t rest;
-	if (k->partial.len == 0)
-		return 0;
-	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		if (line_add(k, p, (size_t)(nl - p), ts) != 0)
-			return SL_ENOMEM;
+	k->partial.len = 0;
+	return line_add(k, NULL, k->max_line + 1, ts);
+}
+
+/* Split n received bytes into lines, the unterminated tail into partial;
+ * the length check sits where the newline is found (one memchr a line). */
+static int take(sock *k, const char *p, size_t n, int64_t ts)
+{
+	const char *e = p + n, *nl, *end;
+	size_t seg;
+	while (p < e) {
+		nl = memchr(p, '\n', (size_t)(e - p));
+		if (k->skipping) {
+			if (nl == NULL)
+				return 0;
+			k->skipping = false;
+			p = nl + 1;
+			continue;
+		}
+		end = nl != NULL ? nl : e;
+		seg = (size_t)(end - p);
+		/* + 1: a '\r' before the '\n' is not counted */
+		if (k->partial.len + seg > k->max_line + 1) {
+			if (line_too_long(k, ts) != 0)
+				return SL_ENOMEM;
+			k->skipping = nl == NULL;
+			p = nl != NULL ? nl + 1 : e;
+			continue;
+		}
+		if (nl == NULL) {
+			sl_buf_add(&k->partial, p, seg);
+			return sl_buf_failed(&k->partial) ? SL_ENOMEM : 0;
+		}
+		if (k->partial.len == 0) {
+			if (line_add(k, p, seg, ts) != 0)
+				return SL_ENOMEM;
+		} else {
+			sl_buf_add(&k->partial, p, seg);
+			if (sl_buf_failed(&k->partial) ||
+			    line_add(k, k->partial.p, k->partial.len, ts) != 0)
+				return SL_ENOMEM;
+			k->partial.len = 0;
+		}
 		p = nl + 1;
 	}
-	if (k->eof && p < end) {
-		if (line_add(k, p, (size_t)(end - p), ts) != 0)
-			return SL_ENOMEM;
-		p = end;
+	return 0;
+}
+
+/* At end of stream the unterminated last line counts too. */
+static int take_eof(sock *k, int64_t ts)
+{
+	if (k->skipping) {
+		k->skipping = false;
+		return 0; /* counted when it went past the cap */
 	}
-	rest = (size_t)(end - p);
-	memmove(k->partial.p, p, rest);
-	k->partial.len = rest;
-	if (k->partial.cap > 0)
-		k->partial.p[rest] = '\0';
+	if (k->partial.len == 0)
+		return 0;
+	if (line_add(k, k->partial.p, k->partial.len, ts) != 0)
+		return SL_ENOMEM;
+	k->partial.len = 0;
 	return 0;
 }
 
@@ -186,8 +255,7 @@ static int sock_drain(sock *k, sl_err *err)
 	for (int round = 0; round < 1024 && !k->eof; round++) {
 		ssize_t r = recv(k->fd, chunk, sizeof chunk, 0);
 		if (r > 0) {
-			sl_buf_add(&k->partial, chunk, (size_t)r);
-			if (sl_buf_failed(&k->partial))
+			if (take(k, chunk, (size_t)r, ts) != 0)
 				return sl_err_nomem(err);
 			continue;
 		}
@@ -202,7 +270,7 @@ static int sock_drain(sock *k, sl_err *err)
 		return sl_err_set(err, SL_EIO, "socket: reading %s:%s: %s",
 				  k->host, k->port, strerror(errno));
 	}
-	if (split_lines(k, ts) != 0)
+	if (k->eof && take_eof(k, ts) != 0)
 		return sl_err_nomem(err);
 	return 0;
 }
@@ -230,7 +298,10 @@ static sl_batch *lines_batch(sl_source *s, int64_t from, int64_t n, sl_err *err)
 			goto nomem;
 	for (int64_t i = 0; i < n; i++) {
 		int64_t a = k->starts[from + i], b = k->starts[from + i + 1];
-		if (sl_col_set_str(cols[0], i, k->bytes.p + a, (size_t)(b - a)))
+		if (k->null[from + i]
+			? sl_col_set_null(cols[0], i)
+			: sl_col_set_str(cols[0], i, k->bytes.p + a,
+					 (size_t)(b - a)))
 			goto nomem;
 	}
 	if (nc == 2)
@@ -301,6 +372,7 @@ static void sock_commit(sl_source *s, const char *end)
 	for (int64_t i = 0; i + drop <= k->n; i++)
 		k->starts[i] = k->starts[i + drop] - cut;
 	memmove(k->ts, k->ts + drop, (size_t)(k->n - drop) * sizeof *k->ts);
+	memmove(k->null, k->null + drop, (size_t)(k->n - drop));
 	k->n -= drop;
 	k->base += drop;
 }
@@ -325,6 +397,7 @@ static void sock_close(sl_source *s)
 	sl_buf_release(&k->bytes);
 	free(k->starts);
 	free(k->ts);
+	free(k->null);
 	free(k);
 	s->impl = NULL;
 }
@@ -350,6 +423,7 @@ sl_source *sl_source_socket_open(const sl_socket_conf *conf, sl_type *schema,
 	}
 	k->fd = -1;
 	k->clock = clock;
+	k->max_line = conf->max_line;
 	sl_buf_init(&k->partial);
 	sl_buf_init(&k->bytes);
 	k->host = strdup(conf->host);
