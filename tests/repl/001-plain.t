@@ -6,25 +6,11 @@ use warnings;
 use Test::More;
 use IPC::Open3;
 use File::Temp qw(tempfile);
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use RunSl;
 
-my $bin = $ENV{STREAMLAB} // './streamlab';
 
-# Run streamlab with @args, stdin from $in; returns (stdout, stderr, status).
-sub run_sl {
-	my ($in, @args) = @_;
-	my ($ifh, $iname) = tempfile(UNLINK => 1);
-	print $ifh $in;
-	close $ifh;
-	my $efh = tempfile(UNLINK => 1);
-	open(my $stdin, '<', $iname) or die;
-	my $pid = open3('<&' . fileno($stdin), my $out, '>&' . fileno($efh), $bin, @args);
-	my $stdout = do { local $/; <$out> } // '';
-	waitpid($pid, 0);
-	my $status = $? >> 8;
-	seek($efh, 0, 0);
-	my $stderr = do { local $/; <$efh> } // '';
-	return ($stdout, $stderr, $status);
-}
 
 sub plain_is {
 	my ($in, $want, $name) = @_;
