@@ -15,6 +15,7 @@
 #include "driver/query.h"
 #include "sources/source.h"
 #include "expr/sqlexpr.h"
+#include "rows.h"
 #include "tap.h"
 #include "core/timeutil.h"
 
@@ -80,46 +81,9 @@ static sl_plan *watermark(sl_plan *in, const char *col, const char *delay)
 /* ---- the sink: rows not seen by the previous check, sorted ---- */
 
 static int seen;
-static char tbuf[4096];
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static const char *new_rows(sl_session *s, const char *name)
 {
-	sl_batch *b = sl_catalog_get(sl_session_catalog(s), name, &err);
-	char **rows;
-	sl_buf out, r;
-	int64_t i, n;
-	int j;
-	if (b == NULL)
-		return err.msg;
-	n = b->nrows - seen;
-	rows = calloc((size_t)n + 1, sizeof *rows);
-	sl_buf_init(&out);
-	for (i = 0; i < n; i++) {
-		sl_buf_init(&r);
-		for (j = 0; j < b->ncols; j++) {
-			if (j)
-				sl_buf_addc(&r, ',');
-			sl_value_show(b->cols[j], seen + i, &r);
-		}
-		rows[i] = strdup(sl_buf_cstr(&r));
-		sl_buf_release(&r);
-	}
-	qsort(rows, (size_t)n, sizeof *rows, cmp_str);
-	for (i = 0; i < n; i++) {
-		sl_buf_printf(&out, "%s(%s)", i ? " " : "", rows[i]);
-		free(rows[i]);
-	}
-	free(rows);
-	seen = (int)b->nrows;
-	snprintf(tbuf, sizeof tbuf, "%s", sl_buf_cstr(&out));
-	sl_buf_release(&out);
-	sl_batch_free(b);
-	return tbuf;
+	return table_new_rows(s, name, &seen, &err);
 }
 
 /* ---- state metrics, as Spark's assertNumStateRows: numRowsTotal of the
