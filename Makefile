@@ -55,7 +55,6 @@ LUA_OBJ    := $(LUA_SRC:%.c=$(BUILD)/%.o)
 REPL_OBJ   := $(REPL_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(sort $(wildcard tests/unit/t*.c))
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILD)/%)
-BENCH_SRC  := $(sort $(wildcard bench/*.c))
 # tests/fuzz: libFuzzer targets; `make test` replays their corpus (fuzz.h)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
@@ -63,7 +62,7 @@ REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay-%)
 TOOL_BIN   := $(BUILD)/tests/tools/parquet-tool
 
 # streamlab is phony: the sub-make decides whether to relink.
-.PHONY: streamlab units duckdb test-readers all run test bench tidy-run asan valgrind tidy format format-check layers compdb clean deps fuzz asan-quick check-units
+.PHONY: streamlab units duckdb test-readers all run test bench bench-peers bench-engine tidy-run asan valgrind tidy format format-check layers compdb clean deps fuzz asan-quick check-units
 
 all: deps streamlab
 
@@ -146,9 +145,24 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O3 -DNDEBUG -o $@ $< $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
 
+# make bench: every workload of BENCH.md as a Lua script through
+# `streamlab run bench/wN.lua`, beside the hand-written C loop
+# (bench/peer_loop.c) and DuckDB on one thread (when `make bench-peers`
+# has installed it), interleaved rounds, medians and ratios (bench/run.pl).
+# BENCH_ROUNDS=N rounds (3); BENCH_ONLY=W1,W2-json runs only those.
+# make bench-engine: the C harnesses that build their plans in C.
+BENCH_ROUNDS ?= 3
+BENCH_ONLY   ?=
+ENGINE_BENCH := bench/bench bench/stream_bench bench/kafka_bench
 bench: streamlab
-	@$(MAKE) --no-print-directory DEPS_READY=yes $(BENCH_SRC:%.c=$(BUILD)/%)
-	@for b in $(BENCH_SRC:%.c=$(BUILD)/%); do $$b || exit 1; done
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(BUILD)/bench/peer_loop $(BUILD)/bench/kafka_bench
+	@nice perl bench/run.pl $(CURDIR)/streamlab $(BUILD) $(BENCH_ROUNDS) $(BENCH_ONLY)
+
+bench-peers: $(DUCKDB_JS)
+
+bench-engine: streamlab
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(ENGINE_BENCH:%=$(BUILD)/%)
+	@for b in $(ENGINE_BENCH:%=$(BUILD)/%); do $$b || exit 1; done
 
 ASAN_OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan:

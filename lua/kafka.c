@@ -4,6 +4,9 @@
  * or for the broker list set with kafka.bootstrap(servers).
  *
  *   kafka.produce(topic, value, {key=, partition=, timestamp=, headers={k=v}})
+ *   kafka.produce(topic, {value, ...}, {...})  many values in one call,
+ *           each with the same options (one delivery wait for all: the
+ *           benchmarks' producer, bench/w3.lua)
  *   kafka.createTopic(name, partitions)      kafka.topics()
  *   kafka.offsets(topic) -> { {partition=0, low=, high=}, ... }
  *   kafka.brokerDown(id) kafka.brokerUp(id) kafka.setLeader(t, p, broker)
@@ -79,6 +82,33 @@ static int64_t opt_ts(lua_State *L, int t)
 	return ms;
 }
 
+/* kafka.produce(topic, {v1, v2, ...}, opts): every value of the array
+ * with proto's topic and options, in one sl_kafka_produce call. */
+static int produce_many(lua_State *L, const sl_kafka_msg *proto)
+{
+	lua_Integer n = (lua_Integer)lua_rawlen(L, 2), i;
+	sl_kafka_msg *m;
+	sl_err err;
+	int rc;
+	if (n == 0)
+		return 0;
+	if (n > 10000000)
+		return sl_lerr_argerror(L, 2, "kafka.produce",
+					"at most 10000000 values in one call");
+	m = lua_newuserdatauv(L, (size_t)n * sizeof *m, 0); /* freed by GC */
+	for (i = 0; i < n; i++) {
+		m[i] = *proto;
+		if (lua_rawgeti(L, 2, i + 1) != LUA_TSTRING)
+			return sl_lerr_argerror(L, 2, "kafka.produce",
+						"value %d is not a string",
+						(int)(i + 1));
+		m[i].value = lua_tolstring(L, -1, &m[i].value_len);
+		lua_pop(L, 1); /* the array keeps the string alive */
+	}
+	rc = sl_kafka_produce(servers, m, (int)n, PRODUCE_TIMEOUT_MS, &err);
+	return check(L, rc, &err);
+}
+
 static int l_produce(lua_State *L)
 {
 	sl_kafka_msg m;
@@ -88,7 +118,7 @@ static int l_produce(lua_State *L)
 	memset(&m, 0, sizeof m);
 	m.topic = sl_lerr_checkstr(L, 1, "kafka.produce", "a topic name");
 	m.partition = -1;
-	if (!lua_isnil(L, 2))
+	if (!lua_isnil(L, 2) && !lua_istable(L, 2))
 		m.value = luaL_checklstring(L, 2, &m.value_len);
 	m.ts_ms = -1;
 	if (lua_istable(L, 3)) {
@@ -117,6 +147,8 @@ static int l_produce(lua_State *L)
 	}
 	m.nheaders = nh;
 	m.headers = h;
+	if (lua_istable(L, 2))
+		return produce_many(L, &m);
 	check(L, sl_kafka_produce(servers, &m, 1, PRODUCE_TIMEOUT_MS, &err),
 	      &err);
 	return 0;

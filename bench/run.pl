@@ -1,0 +1,210 @@
+#!/usr/bin/perl
+# bench/run.pl: what `make bench` runs (issue 18 item 1; not a test).
+# Every workload of ../shared/spec/BENCH.md as a Lua script through
+# `streamlab run bench/wN.lua`, beside its peers in the same run: the
+# hand-written C loop (bench/peer_loop.c) and, when node and
+# @duckdb/node-api are there (`make bench-peers`), DuckDB on one thread
+# (bench/duckdb_peer.js) over the same rows.  ROUNDS rounds, interleaved
+# (per round and workload: ours, C loop, DuckDB); the table gives the
+# median of each figure over the rounds and the ratios of the medians.
+#   perl bench/run.pl STREAMLAB BUILD [ROUNDS=3] [ONLY,...]
+# Events/s of CPU are events / the process's CPU time in the timed part
+# (os.clock() for ours: every thread); of wall, / the wall time.
+use strict;
+use warnings;
+use File::Temp qw(tempdir);
+use File::Spec;
+use FindBin;
+
+my ($sl, $build, $rounds, $only) = @ARGV;
+die "usage: run.pl STREAMLAB BUILD [ROUNDS] [ONLY,...]\n" unless $sl && $build;
+$rounds ||= 3;
+$build = File::Spec->rel2abs($build);
+my %only = map { $_ => 1 } split /,/, ($only // '');
+my $bench = $FindBin::Bin;
+my $loop = "$build/bench/peer_loop";
+my $api = "$build/node_modules/\@duckdb/node-api";
+my $duck = -d $api && system("node --version >/dev/null 2>&1") == 0;
+my $tmp = tempdir("sl-bench-XXXXXX", TMPDIR => 1, CLEANUP => 1);
+my $lines = 2_000_000;
+
+# name, ours (args of streamlab run), C loop args, DuckDB args, target text,
+# target check (ours CPU ev/s, C, DuckDB, %med) -> 1/0
+my @w = (
+	[ 'W1', [ 'w1.lua', 1000, '-', 10_000_000, 'W1' ], [ 'rate', 1000, 60, 10_000_000 ],
+	  [ 'rate', 1000, 60, 10_000_000 ], '>= 30 M, >= 0.26 of C',
+	  sub { $_[0] >= 30e6 && $_[1] && $_[0] >= 0.26 * $_[1] } ],
+	[ 'W1-100k', [ 'w1.lua', 100_000, '-', 10_000_000, 'W1-100k' ], [ 'rate', 100_000, 60, 10_000_000 ],
+	  [ 'rate', 100_000, 60, 10_000_000 ], '>= 8 M, > DuckDB',
+	  sub { $_[0] >= 8e6 && (!$_[2] || $_[0] > $_[2]) } ],
+	[ 'W1-1M', [ 'w1.lua', 1_000_000, '-', 10_000_000, 'W1-1M' ], [ 'rate', 1_000_000, 60, 10_000_000 ],
+	  [ 'rate', 1_000_000, 60, 10_000_000 ], '> DuckDB',
+	  sub { !$_[2] || $_[0] > $_[2] } ],
+	[ 'W1-slide', [ 'w1.lua', 1000, '10 seconds', 10_000_000, 'W1-slide' ], [ 'rate', 1000, 10, 10_000_000 ],
+	  [ 'rate', 1000, 10, 10_000_000 ], '>= 15 M',
+	  sub { $_[0] >= 15e6 } ],
+	[ 'W2-json', [ 'w2.lua', 'json', "$tmp/json", $lines ], [ 'json', "$tmp/json" ],
+	  [ 'json', "$tmp/json" ], '>= 12 M, >= 3x DuckDB',
+	  sub { $_[0] >= 12e6 && (!$_[2] || $_[0] >= 3 * $_[2]) } ],
+	[ 'W2-csv', [ 'w2.lua', 'csv', "$tmp/csv", $lines ], [ 'csv', "$tmp/csv" ],
+	  [ 'csv', "$tmp/csv" ], '>= 15 M, >= 3x DuckDB',
+	  sub { $_[0] >= 15e6 && (!$_[2] || $_[0] >= 3 * $_[2]) } ],
+	[ 'W2-parquet', [ 'w2.lua', 'parquet', "$tmp/parquet", $lines ], undef,
+	  [ 'parquet', "$tmp/parquet" ], '>= 15 M',
+	  sub { $_[0] >= 15e6 } ],
+	[ 'W3-kafka', [ 'w3.lua' ], undef, undef, '>= 85% of raw consumer',
+	  sub { defined $_[3] && $_[3] >= 85 } ],
+	[ 'W4', [ 'w4.lua', '@CKPT@', 1000, 10_000_000, 'W4' ], undef, undef, '>= 80% of W1',
+	  sub { defined $_[3] && $_[3] >= 80 } ],
+	[ 'small', [ 'w_small_batches.lua' ], undef, undef, '<= 100 us CPU per batch', undef ],
+);
+@w = grep { !%only || $only{ $_->[0] } } @w;
+
+sub parse {
+	my ($out) = @_;
+	for my $l (split /\n/, $out) {
+		next unless $l =~ /^(?:result \S+|peer) /;
+		if ($l =~ /^peer (\d+) (\S+) (\S+)/) {
+			return { events => $1, cpu_s => $2, wall_s => $3 };
+		}
+		my %h = $l =~ /(\w+)=(\S+)/g;
+		return \%h;
+	}
+	return undef;
+}
+
+sub run {
+	my ($what, @cmd) = @_;
+	my $out = '';
+	my $pid = open(my $fh, '-|') // die "fork: $!";
+	if ($pid == 0) {
+		open STDERR, '>&', \*STDOUT;
+		exec @cmd or die "exec $cmd[0]: $!";
+	}
+	$out .= $_ while <$fh>;
+	close $fh;
+	if ($? != 0) {
+		print STDERR "bench: $what failed (exit " . ($? >> 8) . "):\n$out";
+		return undef;
+	}
+	return $out;
+}
+
+# inputs of W2: the same files for ours, the C loop and DuckDB
+if (grep { $_->[0] =~ /^W2/ } @w) {
+	for my $f (qw(json csv)) {
+		system($loop, 'gen', $f, "$tmp/$f", $lines, 100_000) == 0 or die "bench: gen $f\n";
+	}
+	run('gen parquet', $sl, 'run', "$bench/gen_parquet.lua", "$tmp/csv", "$tmp/parquet",
+	    "$tmp/parquet-ck") // die "bench: gen parquet\n";
+}
+
+my %res; # name -> ours|c|duck|raw -> [figures...]
+my $kraw = -x "$build/bench/kafka_bench";
+printf "make bench: %d round%s, interleaved (ours, C loop%s); %s\n", $rounds,
+    $rounds == 1 ? '' : 's', $duck ? ', DuckDB 1 thread' : '',
+    $duck ? '' : 'DuckDB skipped (make bench-peers)';
+for my $r (1 .. $rounds) {
+	for my $w (@w) {
+		my ($name, $ours, $c, $d) = @$w;
+		my @a = @$ours;
+		my $ck = "$tmp/ck-$name-$r";
+		s/\@CKPT\@/$ck/ for @a;
+		$a[0] = "$bench/$a[0]";
+		my $o = run("$name (ours)", 'nice', '-n', '0', $sl, 'run', @a);
+		system('rm', '-rf', $ck);
+		if (defined $o) {
+			if ($name eq 'small') {
+				my %h;
+				$h{start_us} = $1 if $o =~ /start_to_first_batch_cpu_us (\S+)/;
+				$h{batch_us} = $1 if $o =~ /cpu_us_per_batch (\S+)/;
+				push @{ $res{$name}{ours} }, \%h;
+			} elsif (my $p = parse($o)) {
+				push @{ $res{$name}{ours} }, $p;
+			}
+		}
+		if ($c) {
+			my $o2 = run("$name (C loop)", $loop, @$c);
+			push @{ $res{$name}{c} }, parse($o2) if defined $o2;
+		}
+		if ($d && $duck) {
+			my $o3 = run("$name (DuckDB)", 'node', "$bench/duckdb_peer.js", $api, @$d);
+			push @{ $res{$name}{duck} }, parse($o3) if defined $o3;
+		}
+		if ($name eq 'W3-kafka' && $kraw) {
+			my $o4 = run("W3 (kafka_bench raw)", "$build/bench/kafka_bench");
+			if (defined $o4 && $o4 =~ /raw librdkafka consume\s+(\S+) M msg\/s/) {
+				push @{ $res{$name}{raw} }, { ev_s => $1 * 1e6 };
+			}
+		}
+	}
+	print STDERR "bench: round $r of $rounds done\n";
+}
+
+sub median {
+	my @s = sort { $a <=> $b } grep { defined } @_;
+	return undef unless @s;
+	return @s % 2 ? $s[$#s / 2] : ($s[@s / 2 - 1] + $s[@s / 2]) / 2;
+}
+sub med_of {
+	my ($list, $f) = @_;
+	return median(map { $f->($_) } @{ $list // [] });
+}
+sub cpu_rate  { $_[0]{cpu_s} > 0 ? $_[0]{events} / $_[0]{cpu_s} : undef }
+sub wall_rate { $_[0]{wall_s} > 0 ? $_[0]{events} / $_[0]{wall_s} : undef }
+sub mev { defined $_[0] ? sprintf('%.2f', $_[0] / 1e6) : '-' }
+sub ratio { defined $_[0] && defined $_[1] && $_[1] > 0 ? sprintf('%.2f', $_[0] / $_[1]) : '-' }
+
+my $commit = `git -C $bench/.. rev-parse --short HEAD 2>/dev/null` || '?';
+chomp $commit;
+my $dirty = `git -C $bench/.. status --porcelain --untracked-files=no 2>/dev/null` ne '' ? '+dirty' : '';
+print "\nM events/s, medians of $rounds; commit $commit$dirty; " . `nproc` =~ s/\n//r . " cores; " .
+    `uptime` =~ s/.*load average: //r;
+printf "%-11s %8s %8s %8s %8s %7s %7s %9s %8s %8s  %-24s %s\n", 'workload', 'CPU', 'wall',
+    'C loop', 'DuckDB', 'ours/C', '/DuckDB', 'p99 b ms', 'groups', 'B/group', 'target', 'met';
+my $w1_cpu = med_of($res{W1}{ours}, \&cpu_rate);
+for my $w (@w) {
+	my ($name, undef, undef, undef, $target, $check) = @$w;
+	my $R = $res{$name};
+	if ($name eq 'small') {
+		my $b = med_of($R->{ours}, sub { $_[0]{batch_us} });
+		my $s = med_of($R->{ours}, sub { $_[0]{start_us} });
+		printf "%-11s %s us CPU per 10-row batch from Lua, %s us start to first batch  %-24s %s\n",
+		    $name, $b // '-', $s // '-', $target, defined $b ? ($b <= 100 ? 'yes' : 'NO') : '-';
+		next;
+	}
+	my $cpu = med_of($R->{ours}, \&cpu_rate);
+	my $wall = med_of($R->{ours}, \&wall_rate);
+	my $c = med_of($R->{c}, \&cpu_rate);
+	my $d = med_of($R->{duck}, \&cpu_rate);
+	my $pct;
+	my $extra = '';
+	if ($name eq 'W3-kafka') {
+		my $raw = med_of($R->{raw}, sub { $_[0]{ev_s} });
+		$c = $raw;
+		$pct = defined $cpu && $raw ? 100 * $wall / $raw : undef;
+		# per round: wall ev/s of ours over the median raw consume rate
+		$extra = ' per round: ' . join(' ', map { sprintf '%.0f%%', 100 * wall_rate($_) / $raw }
+		    @{ $R->{ours} }) if $raw;
+	}
+	if ($name eq 'W4' && $w1_cpu) {
+		$pct = 100 * $cpu / $w1_cpu if defined $cpu;
+		$extra = sprintf ' = %.0f%% of W1 (CPU)', $pct // 0;
+		my $w1w = med_of($res{W1}{ours}, \&wall_rate);
+		$extra .= sprintf ', %.0f%% (wall)', 100 * $wall / $w1w if $w1w && $wall;
+	}
+	my $p99 = med_of($R->{ours}, sub { $_[0]{batch_cpu_p99_ms} });
+	my $g = med_of($R->{ours}, sub { $_[0]{peak_groups} });
+	my $bpg = med_of($R->{ours}, sub { $_[0]{state_b_per_group} });
+	my $met = defined $cpu && $check ? ($check->($cpu, $c, $d, $pct) ? 'yes' : 'NO') : '-';
+	printf "%-11s %8s %8s %8s %8s %7s %7s %9s %8s %8s  %-24s %s%s\n", $name, mev($cpu), mev($wall),
+	    mev($c), mev($d), ratio($cpu, $c), ratio($cpu, $d), defined $p99 ? sprintf('%.1f', $p99) : '-',
+	    $g // '-', defined $bpg ? sprintf('%.0f', $bpg) : '-', $target, $met, $extra;
+	if ($name eq 'W1-1M' && $R->{ours}) {
+		my $rss = med_of($R->{ours}, sub { $_[0]{rss_mib} });
+		printf "%-11s   peak RSS %.0f MiB = %.0f B per live group\n", '', $rss,
+		    $rss * 1048576 / $g if $g;
+	}
+}
+print "C loop: W3's column is the raw librdkafka consumer (kafka_bench); W2-parquet has none.\n";
+print "ours/C and /DuckDB: ratios of the CPU medians (DuckDB: query only, one thread).\n";
