@@ -183,9 +183,18 @@ for my $w (@w) {
 		my $raw = med_of($R->{raw}, sub { $_[0]{ev_s} });
 		$c = $raw;
 		$pct = defined $cpu && $raw ? 100 * $wall / $raw : undef;
-		# per round: wall ev/s of ours over the median raw consume rate
-		$extra = ' per round: ' . join(' ', map { sprintf '%.0f%%', 100 * wall_rate($_) / $raw }
-		    @{ $R->{ours} }) if $raw;
+		# the target: each round >= 85% (the check sees the worst)
+		for my $i (0 .. $#{ $R->{ours} // [] }) {
+			my $k = $R->{raw}[$i] or next;
+			my $p = 100 * wall_rate($R->{ours}[$i]) / $k->{ev_s};
+			$pct = $p if !defined $pct || $p < $pct;
+		}
+		# per round: wall ev/s of ours over that round's raw consume rate
+		my @o = @{ $R->{ours} // [] };
+		my @k = @{ $R->{raw} // [] };
+		$extra = ' per round: ' . join(' ', map { sprintf '%.0f%%', 100 * wall_rate($o[$_]) / $k[$_]{ev_s} }
+		    grep { $k[$_] } 0 .. $#o) . sprintf(', slowest batch %.0f ms',
+		    med_of($R->{ours}, sub { $_[0]{batch_wall_max_ms} }) // 0) if @k;
 	}
 	if ($name eq 'W4' && $w1_cpu) {
 		$pct = 100 * $cpu / $w1_cpu if defined $cpu;
@@ -198,7 +207,7 @@ for my $w (@w) {
 	my $bpg = med_of($R->{ours}, sub { $_[0]{state_b_per_group} });
 	my $met = defined $cpu && $check ? ($check->($cpu, $c, $d, $pct) ? 'yes' : 'NO') : '-';
 	printf "%-11s %8s %8s %8s %8s %7s %7s %9s %8s %8s  %-24s %s%s\n", $name, mev($cpu), mev($wall),
-	    mev($c), mev($d), ratio($cpu, $c), ratio($cpu, $d), defined $p99 ? sprintf('%.1f', $p99) : '-',
+	    mev($c), mev($d), ratio($name eq 'W3-kafka' ? $wall : $cpu, $c), ratio($cpu, $d), defined $p99 ? sprintf('%.1f', $p99) : '-',
 	    $g // '-', defined $bpg ? sprintf('%.0f', $bpg) : '-', $target, $met, $extra;
 	if ($name eq 'W1-1M' && $R->{ours}) {
 		my $rss = med_of($R->{ours}, sub { $_[0]{rss_mib} });
@@ -206,5 +215,6 @@ for my $w (@w) {
 		    $rss * 1048576 / $g if $g;
 	}
 }
-print "C loop: W3's column is the raw librdkafka consumer (kafka_bench); W2-parquet has none.\n";
+print "C loop: W3's column is the raw librdkafka consumer (kafka_bench, wall), its ratio ours' wall over it;\n" .
+    "W2-parquet has no C loop.  B/group: the state store's memoryUsedBytes / rows at the peak.\n";
 print "ours/C and /DuckDB: ratios of the CPU medians (DuckDB: query only, one thread).\n";
