@@ -15,6 +15,7 @@ use warnings;
 use File::Temp qw(tempdir);
 use File::Spec;
 use FindBin;
+use List::Util qw(max);
 
 my ($sl, $build, $rounds, $only) = @ARGV;
 die "usage: run.pl STREAMLAB BUILD [ROUNDS] [ONLY,...]\n" unless $sl && $build;
@@ -52,10 +53,12 @@ my @w = (
 	[ 'W2-parquet', [ 'w2.lua', 'parquet', "$tmp/parquet", $lines ], undef,
 	  [ 'parquet', "$tmp/parquet" ], '>= 15 M',
 	  sub { $_[0] >= 15e6 } ],
-	[ 'W3-kafka', [ 'w3.lua' ], undef, undef, '>= 85% of raw consumer',
+	[ 'W3-kafka', [ 'w3.lua' ], undef, undef, '>= 85% of raw, <= 100 ms',
 	  sub { defined $_[3] && $_[3] >= 85 } ],
 	[ 'W4', [ 'w4.lua', '@CKPT@', 1000, 10_000_000, 'W4' ], undef, undef, '>= 80% of W1',
 	  sub { defined $_[3] && $_[3] >= 80 } ],
+	[ 'W4-100k', [ 'w4.lua', '@CKPT@', 100_000, 10_000_000, 'W4-100k' ], undef, undef,
+	  '>= 80% of W1-100k', sub { defined $_[3] && $_[3] >= 80 } ],
 	[ 'small', [ 'w_small_batches.lua' ], undef, undef, '<= 100 us CPU per batch', undef ],
 );
 @w = grep { !%only || $only{ $_->[0] } } @w;
@@ -188,19 +191,23 @@ for my $w (@w) {
 			my $k = $R->{raw}[$i] or next;
 			my $p = 100 * wall_rate($R->{ours}[$i]) / $k->{ev_s};
 			$pct = $p if !defined $pct || $p < $pct;
+			$pct = 0 if $R->{ours}[$i]{batch_wall_max_ms} > 100;
 		}
 		# per round: wall ev/s of ours over that round's raw consume rate
 		my @o = @{ $R->{ours} // [] };
 		my @k = @{ $R->{raw} // [] };
 		$extra = ' per round: ' . join(' ', map { sprintf '%.0f%%', 100 * wall_rate($o[$_]) / $k[$_]{ev_s} }
-		    grep { $k[$_] } 0 .. $#o) . sprintf(', slowest batch %.0f ms',
-		    med_of($R->{ours}, sub { $_[0]{batch_wall_max_ms} }) // 0) if @k;
+		    grep { $k[$_] } 0 .. $#o) . sprintf(', slowest batch %.0f ms (any round)',
+		    max(map { $_->{batch_wall_max_ms} } @o)) if @k;
 	}
-	if ($name eq 'W4' && $w1_cpu) {
-		$pct = 100 * $cpu / $w1_cpu if defined $cpu;
-		$extra = sprintf ' = %.0f%% of W1 (CPU)', $pct // 0;
-		my $w1w = med_of($res{W1}{ours}, \&wall_rate);
-		$extra .= sprintf ', %.0f%% (wall)', 100 * $wall / $w1w if $w1w && $wall;
+	if ($name =~ /^W4(.*)/) {
+		my $base = "W1$1";
+		my $bc = med_of($res{$base}{ours}, \&cpu_rate);
+		my $bw = med_of($res{$base}{ours}, \&wall_rate);
+		# the target is throughput: the batch waits on the disk, so wall
+		$pct = 100 * $wall / $bw if $bw && $wall;
+		$extra = sprintf ' = %.0f%% of %s (wall), %.0f%% (CPU); slowest batch %.0f ms', $pct, $base,
+		    100 * $cpu / $bc, med_of($R->{ours}, sub { $_[0]{batch_wall_max_ms} }) if defined $pct && $bc;
 	}
 	my $p99 = med_of($R->{ours}, sub { $_[0]{batch_cpu_p99_ms} });
 	my $g = med_of($R->{ours}, sub { $_[0]{peak_groups} });
