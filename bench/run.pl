@@ -61,6 +61,10 @@ my @w = (
 	  '>= 80% of W1-100k', sub { defined $_[3] && $_[3] >= 80 } ],
 	[ 'small', [ 'w_small_batches.lua' ], undef, undef, '<= 100 us CPU per batch', undef ],
 );
+for my $n (sort keys %only) {
+	die "bench: BENCH_ONLY: no workload '$n' (" . join(', ', map { $_->[0] } @w) . ")\n"
+	    unless grep { $_->[0] eq $n } @w;
+}
 @w = grep { !%only || $only{ $_->[0] } } @w;
 
 sub parse {
