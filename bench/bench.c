@@ -1,6 +1,6 @@
 /*
- * bench: throughput of the batch operators (run by `make bench`; not a
- * test).  Builds batches of 100k rows (ts TIMESTAMP, product_id INT with
+ * bench: throughput of the batch operators (run by `make bench-engine`;
+ * not a test).  Builds batches of 100k rows (ts TIMESTAMP, product_id INT with
  * 1000 keys, amount INT) from a fixed-seed generator and pushes 10 M rows
  * through compiled operator trees, exactly as a streaming driver will push
  * micro-batches:

@@ -1,6 +1,7 @@
 /*
- * kafka_bench: W3 of ../shared/spec/BENCH.md (run by `make bench`; not a
- * test).  JSON events (~74 B: {"ts":"2026-01-01 12:MM:SS","product_id":
+ * kafka_bench: W3 of ../shared/spec/BENCH.md (run by `make bench-engine`,
+ * and by `make bench` for its raw consumer figure; not a test).  JSON
+ * events (~74 B: {"ts":"2026-01-01 12:MM:SS","product_id":
  * "pNNN","amount":N}) through the embedded Kafka cluster (librdkafka's mock,
  * one partition) into W1's windowed aggregation, beside the raw librdkafka
  * consume rate measured in the same run on the same records:

@@ -1,6 +1,6 @@
 /*
  * stream_bench: the streaming workloads of ../shared/spec/BENCH.md (run by
- * `make bench`; not a test).
+ * `make bench-engine`; not a test).
  *
  * Everything goes through the real engine as a user's query does: a
  * session with a MANUAL clock that the benchmark advances, a rate, file or
