@@ -167,8 +167,8 @@ chomp $commit;
 my $dirty = `git -C $bench/.. status --porcelain --untracked-files=no 2>/dev/null` ne '' ? '+dirty' : '';
 print "\nM events/s, medians of $rounds; commit $commit$dirty; " . `nproc` =~ s/\n//r . " cores; " .
     `uptime` =~ s/.*load average: //r;
-printf "%-11s %8s %8s %8s %8s %7s %7s %9s %8s %8s  %-24s %s\n", 'workload', 'CPU', 'wall',
-    'C loop', 'DuckDB', 'ours/C', '/DuckDB', 'p99 b ms', 'groups', 'B/group', 'target', 'met';
+printf "%-11s %8s %8s %8s %8s %7s %7s %11s %8s %8s %5s  %-24s %s\n", 'workload', 'CPU', 'wall',
+    'C loop', 'DuckDB', 'ours/C', '/DuckDB', 'p50/p99 ms', 'groups', 'B/group', 'RSS', 'target', 'met';
 my $w1_cpu = med_of($res{W1}{ours}, \&cpu_rate);
 for my $w (@w) {
 	my ($name, undef, undef, undef, $target, $check) = @$w;
@@ -213,13 +213,17 @@ for my $w (@w) {
 		$extra = sprintf ' = %.0f%% of %s (wall), %.0f%% (CPU); slowest batch %.0f ms', $pct, $base,
 		    100 * $cpu / $bc, med_of($R->{ours}, sub { $_[0]{batch_wall_max_ms} }) if defined $pct && $bc;
 	}
+	my $p50 = med_of($R->{ours}, sub { $_[0]{batch_cpu_p50_ms} });
 	my $p99 = med_of($R->{ours}, sub { $_[0]{batch_cpu_p99_ms} });
+	my $lat = defined $p99 ? sprintf('%.1f/%.1f', $p50, $p99) : '-';
+	my $rssm = med_of($R->{ours}, sub { $_[0]{rss_mib} });
 	my $g = med_of($R->{ours}, sub { $_[0]{peak_groups} });
 	my $bpg = med_of($R->{ours}, sub { $_[0]{state_b_per_group} });
 	my $met = defined $cpu && $check ? ($check->($cpu, $c, $d, $pct) ? 'yes' : 'NO') : '-';
-	printf "%-11s %8s %8s %8s %8s %7s %7s %9s %8s %8s  %-24s %s%s\n", $name, mev($cpu), mev($wall),
-	    mev($c), mev($d), ratio($name eq 'W3-kafka' ? $wall : $cpu, $c), ratio($cpu, $d), defined $p99 ? sprintf('%.1f', $p99) : '-',
-	    $g // '-', defined $bpg ? sprintf('%.0f', $bpg) : '-', $target, $met, $extra;
+	printf "%-11s %8s %8s %8s %8s %7s %7s %11s %8s %8s %5s  %-24s %s%s\n", $name, mev($cpu), mev($wall),
+	    mev($c), mev($d), ratio($name eq 'W3-kafka' ? $wall : $cpu, $c), ratio($cpu, $d), $lat,
+	    $g // '-', defined $bpg ? sprintf('%.0f', $bpg) : '-', defined $rssm ? sprintf('%.0f', $rssm) : '-',
+	    $target, $met, $extra;
 	if ($name eq 'W1-1M' && $R->{ours}) {
 		my $rss = med_of($R->{ours}, sub { $_[0]{rss_mib} });
 		printf "%-11s   peak RSS %.0f MiB = %.0f B per live group\n", '', $rss,
@@ -227,5 +231,6 @@ for my $w (@w) {
 	}
 }
 print "C loop: W3's column is the raw librdkafka consumer (kafka_bench, wall), its ratio ours' wall over it;\n" .
-    "W2-parquet has no C loop.  B/group: the state store's memoryUsedBytes / rows at the peak.\n";
+    "W2-parquet has no C loop.  p50/p99: CPU per batch; groups: peak state rows; B/group: the state\n" .
+    "store's memoryUsedBytes / rows at that peak; RSS: the process's peak, MiB.\n";
 print "ours/C and /DuckDB: ratios of the CPU medians (DuckDB: query only, one thread).\n";
