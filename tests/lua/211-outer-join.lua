@@ -1,0 +1,300 @@
+-- Stream-stream left outer, right outer, full outer and left semi joins
+-- (op_ssjoin.c): Spark 3.5's StreamingOuterJoinSuite,
+-- StreamingFullOuterJoinSuite and StreamingLeftSemiJoinSuite, with their
+-- expected rows and state metrics (assertNumStateRows) cited by test name.
+-- NULL-padded rows come out when the watermark evicts a row that never
+-- matched; a left semi row comes out once.  Then what Spark refuses.
+local T = require("tap")
+
+spark.clock:manual("2026-01-01 12:00:00")
+
+-- StreamingJoinSuite.setupStream: value -> key, <prefix>Time, <prefix>Value
+local function stream(prefix, mult)
+  local ms = spark.memoryStream("value INT")
+  local df = ms:toDF():select(F.col("value"):alias("key"),
+      F.timestamp_seconds("value"):alias(prefix .. "Time"),
+      (F.col("value") * mult):alias(prefix .. "Value"))
+    :withWatermark(prefix .. "Time", "10 seconds")
+  return ms, df
+end
+
+-- setupWindowedJoin(joinType): USING (key, window)
+local function windowed(how)
+  local l, df1 = stream("left", 2)
+  local r, df2 = stream("right", 3)
+  local w1 = df1:select("key", F.window("leftTime", "10 seconds"), "leftValue")
+  local w2 = df2:select("key", F.window("rightTime", "10 seconds"), "rightValue")
+  local j = w1:join(w2, {"key", "window"}, how)
+  local cols = {"key", F.col("window.end"):cast("long"), "leftValue"}
+  if how ~= "left_semi" then cols[#cols + 1] = "rightValue" end
+  return l, r, j:select(table.unpack(cols))
+end
+
+-- setupJoinWithRangeCondition(joinType)
+local function ranged(how)
+  local l = spark.memoryStream("leftKey INT, time INT")
+  local r = spark.memoryStream("rightKey INT, time INT")
+  local df1 = l:toDF():select("leftKey", F.timestamp_seconds("time"):alias("leftTime"),
+      (F.col("leftKey") * 2):alias("leftValue")):withWatermark("leftTime", "10 seconds")
+  local df2 = r:toDF():select("rightKey", F.timestamp_seconds("time"):alias("rightTime"),
+      (F.col("rightKey") * 3):alias("rightValue")):withWatermark("rightTime", "10 seconds")
+  local j = df1:join(df2, F.expr("leftKey = rightKey AND " ..
+    "leftTime BETWEEN rightTime - interval 5 seconds AND rightTime + interval 5 seconds"), how)
+  if how == "left_semi" then
+    return l, r, j:select("leftKey", F.col("leftTime"):cast("int"))
+  end
+  return l, r, j:select("leftKey", "rightKey", F.col("leftTime"):cast("int"),
+                        F.col("rightTime"):cast("int"))
+end
+
+-- setupSelfJoin(joinType): one stream on both sides, the right side only
+-- even values
+local function selfjoin(how)
+  local ms = spark.memoryStream("a INT, b BIGINT")
+  local df = ms:toDF():select(F.col("a"):alias("value"), F.timestamp_seconds("b"):alias("timestamp"))
+  local ls = df:select(F.col("value"):alias("leftId"), F.col("timestamp"):alias("leftTime"))
+  local rs = df:where(F.expr("value % 2 = 0"))
+    :select(F.col("value"):alias("rightId"), F.col("timestamp"):alias("rightTime"))
+  local j = ls:withWatermark("leftTime", "5 seconds"):join(rs:withWatermark("rightTime", "5 seconds"),
+    F.expr("leftId = rightId AND rightTime >= leftTime AND rightTime <= leftTime + interval 5 seconds"), how)
+  if how == "left_semi" then
+    return ms, j:select("leftId", F.col("leftTime"):cast("int"))
+  end
+  return ms, j:select("leftId", F.col("leftTime"):cast("int"), "rightId", F.col("rightTime"):cast("int"))
+end
+
+-- MultiAddData(l, ...)(r, ...) + processAllAvailable
+local function multi(s, l, lrows, r, rrows)
+  l:addData(lrows)
+  r:addData(rrows)
+  s.q:processAllAvailable()
+end
+
+local function counts(m)
+  local x = m()
+  return {x.total, x.updated}
+end
+
+-- ---- StreamingOuterJoinSuite ----
+
+for _, c in ipairs{
+  {"left_outer", {{1, 10, 2, nil}, {2, 10, 4, nil}}},
+  {"right_outer", {{6, 10, nil, 18}, {7, 10, nil, 21}}},
+} do
+  local how, nulls = c[1], c[2]
+  local name = "windowed " .. how:gsub("_", " ") .. " join"
+  local l, r, j = windowed(how)
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  multi(s, l, {1, 2, 3, 4, 5}, r, {3, 4, 5, 6, 7})
+  T.is(s:new(), {{3, 10, 6, 9}, {4, 10, 8, 12}, {5, 10, 10, 15}}, name .. ": the inner part")
+  multi(s, l, {21}, r, {22})
+  T.is(s:new(), T.sorted(nulls), name .. ": watermark 11, the no-data batch emits the NULL-padded rows")
+  T.is(counts(m), {2, 12}, name .. ": state total 2, updated 12")
+  s:add(l, {22})
+  T.is(s:new(), {{22, 30, 44, 66}}, name .. ": 22 joins 22")
+  T.is(counts(m), {3, 1}, name .. ": state total 3, updated 1")
+  s.q:stop()
+end
+
+for _, c in ipairs{
+  {"left_outer", {3, nil, 5, nil}},
+  {"right_outer", {nil, 2, nil, 5}},
+} do
+  local how, outer = c[1], c[2]
+  local name = how:gsub("_", " ") .. " with watermark range condition"
+  local l, r, j = ranged(how)
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  s:add(l, {{1, 5}, {3, 5}})
+  T.is(s:new(), {}, name .. ": left (1, 5), (3, 5)")
+  s:add(r, {{1, 10}, {2, 5}})
+  T.is(s:new(), {{1, 1, 5, 10}}, name .. ": right (1, 10) matches")
+  s:add(r, {{1, 11}})
+  T.is(s:new(), {}, name .. ": no match as left time is too low")
+  T.is(counts(m), {5, 5}, name .. ": state 5, updated 5")
+  s:add(l, {{1, 7}, {1, 30}})
+  T.is(s:new(), {{1, 1, 7, 10}, {1, 1, 7, 11}}, name .. ": left (1, 7) matches both")
+  T.is(counts(m), {7, 2}, name .. ": state 7, updated 2")
+  s:add(r, {{0, 30}})
+  T.is(s:new(), {outer}, name .. ": watermark 20, the unmatched row comes out NULL-padded")
+  T.is(counts(m), {2, 1}, name .. ": state 2, updated 1")
+  s.q:stop()
+end
+
+do
+  local name = "SPARK-26187 self left outer join should not return outer nulls for already matched rows"
+  local ms, j = selfjoin("left_outer")
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  s:add(ms, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}})
+  T.is(s:new(), {{2, 2, 2, 2}, {4, 4, 4, 4}}, name .. ": batch 1")
+  T.is(counts(m), {7, 7}, name .. ": state 7, updated 7")
+  s:add(ms, {{6, 6}, {7, 7}, {8, 8}, {9, 9}, {10, 10}})
+  T.is(s:new(), T.sorted{{6, 6, 6, 6}, {8, 8, 8, 8}, {10, 10, 10, 10}}, name .. ": batch 2")
+  T.is(counts(m), {13, 8}, name .. ": state 13, updated 8")
+  s:add(ms, {{11, 11}, {12, 12}, {13, 13}, {14, 14}, {15, 15}})
+  T.is(s:new(), T.sorted{{12, 12, 12, 12}, {14, 14, 14, 14}, {1, 1, nil, nil}, {3, 3, nil, nil}},
+    name .. ": batch 3: 1 and 3 never matched; 2 did")
+  T.is(counts(m), {15, 7}, name .. ": state 15, updated 7")
+  s.q:stop()
+end
+
+-- ---- StreamingFullOuterJoinSuite ----
+
+do
+  local name = "windowed full outer join"
+  local l, r, j = windowed("full_outer")
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  multi(s, l, {1, 2, 3, 4, 5}, r, {3, 4, 5, 6, 7})
+  T.is(s:new(), {{3, 10, 6, 9}, {4, 10, 8, 12}, {5, 10, 10, 15}}, name .. ": the inner part")
+  T.is(counts(m), {10, 10}, name .. ": state 10, updated 10")
+  multi(s, l, {21}, r, {22})
+  T.is(s:new(), T.sorted{{1, 10, 2, nil}, {2, 10, 4, nil}, {6, 10, nil, 18}, {7, 10, nil, 21}},
+    name .. ": watermark 11, both sides' unmatched rows")
+  T.is(counts(m), {2, 2}, name .. ": state 2, updated 2")
+  s:add(l, {22})
+  T.is(s:new(), {{22, 30, 44, 66}}, name .. ": 22 joins 22")
+  T.is(counts(m), {3, 1}, name .. ": state 3, updated 1")
+  s:add(l, {1})
+  T.is(s:new(), {}, name .. ": left 1 is behind the watermark")
+  local x = m()
+  T.is({x.total, x.updated, x.dropped}, {3, 0, 1}, name .. ": dropped by watermark 1")
+  s.q:stop()
+end
+
+do
+  local name = "full outer join with watermark range condition"
+  local l, r, j = ranged("full_outer")
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  s:add(l, {{1, 5}, {3, 5}})
+  T.is(s:new(), {}, name .. ": left (1, 5), (3, 5)")
+  T.is(counts(m), {2, 2}, name .. ": state 2, updated 2")
+  s:add(r, {{1, 10}, {2, 5}})
+  T.is(s:new(), {{1, 1, 5, 10}}, name .. ": right (1, 10) matches")
+  T.is(counts(m), {4, 2}, name .. ": state 4, updated 2")
+  s:add(r, {{1, 9}})
+  T.is(s:new(), {{1, 1, 5, 9}}, name .. ": right (1, 9) matches")
+  T.is(counts(m), {5, 1}, name .. ": state 5, updated 1")
+  s:add(l, {{1, 7}, {1, 30}})
+  T.is(s:new(), T.sorted{{1, 1, 7, 9}, {1, 1, 7, 10}}, name .. ": left (1, 7) matches")
+  T.is(counts(m), {7, 2}, name .. ": state 7, updated 2")
+  s:add(r, {{0, 30}})
+  T.is(s:new(), T.sorted{{3, nil, 5, nil}, {nil, 2, nil, 5}}, name .. ": watermark 20, unmatched on both sides")
+  T.is(counts(m), {2, 1}, name .. ": state 2, updated 1")
+  s.q:stop()
+end
+
+do
+  local name = "self full outer join"
+  local ms, j = selfjoin("full_outer")
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  s:add(ms, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}})
+  T.is(s:new(), {{2, 2, 2, 2}, {4, 4, 4, 4}}, name .. ": batch 1")
+  T.is(counts(m), {7, 7}, name .. ": state 7, updated 7")
+  s:add(ms, {{6, 6}, {7, 7}, {8, 8}, {9, 9}, {10, 10}})
+  T.is(s:new(), T.sorted{{6, 6, 6, 6}, {8, 8, 8, 8}, {10, 10, 10, 10}}, name .. ": batch 2")
+  T.is(counts(m), {13, 8}, name .. ": state 13, updated 8")
+  s:add(ms, {{11, 11}, {12, 12}, {13, 13}, {14, 14}, {15, 15}})
+  T.is(s:new(), T.sorted{{12, 12, 12, 12}, {14, 14, 14, 14}, {1, 1, nil, nil}, {3, 3, nil, nil}}, name .. ": batch 3")
+  T.is(counts(m), {15, 7}, name .. ": state 15, updated 7")
+  s.q:stop()
+end
+
+-- ---- StreamingLeftSemiJoinSuite ----
+
+do
+  local name = "windowed left semi join"
+  local l, r, j = windowed("left_semi")
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  multi(s, l, {1, 2, 3, 4, 5}, r, {3, 4, 5, 6, 7})
+  T.is(s:new(), {{3, 10, 6}, {4, 10, 8}, {5, 10, 10}}, name .. ": the matched left rows")
+  T.is(counts(m), {10, 10}, name .. ": state 10, updated 10")
+  multi(s, l, {21}, r, {22})
+  T.is(s:new(), {}, name .. ": watermark 11: nothing comes out at eviction")
+  T.is(counts(m), {2, 2}, name .. ": state 2, updated 2")
+  s:add(l, {22})
+  T.is(s:new(), {{22, 30, 44}}, name .. ": 22 matches on arrival")
+  T.is(counts(m), {2, 0}, name .. ": a matched left row is not held")
+  s.q:stop()
+end
+
+do
+  local name = "left semi join with watermark range condition"
+  local l, r, j = ranged("left_semi")
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  s:add(l, {{1, 5}, {3, 5}})
+  T.is(s:new(), {}, name .. ": left (1, 5), (3, 5)")
+  T.is(counts(m), {2, 2}, name .. ": state 2, updated 2")
+  s:add(r, {{1, 10}, {2, 5}})
+  T.is(s:new(), {{1, 5}}, name .. ": right (1, 10) matches held (1, 5)")
+  T.is(counts(m), {4, 2}, name .. ": state 4, updated 2")
+  s:add(r, {{1, 9}})
+  T.is(s:new(), {}, name .. ": no match as the left row is already matched")
+  T.is(counts(m), {5, 1}, name .. ": state 5, updated 1")
+  s:add(l, {{1, 7}, {1, 30}})
+  T.is(s:new(), {{1, 7}}, name .. ": left (1, 7) matches on arrival, once")
+  T.is(counts(m), {6, 1}, name .. ": state 6, updated 1")
+  s:add(r, {{0, 30}})
+  T.is(s:new(), {}, name .. ": watermark 20")
+  T.is(counts(m), {2, 1}, name .. ": state 2, updated 1")
+  s.q:stop()
+end
+
+do
+  local name = "self left semi join"
+  local ms, j = selfjoin("left_semi")
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  s:add(ms, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}})
+  T.is(s:new(), {{2, 2}, {4, 4}}, name .. ": batch 1")
+  -- NEEDSWORK: Spark's state counts here (4/4, then 8/6, 9/4) come from
+  -- its optimizer inferring `leftId % 2 = 0` for the left side from
+  -- leftId = rightId (InferFiltersFromConstraints); streamlab does not
+  -- infer filters, so its left side also holds the odd rows: 7/7, 10/6,
+  -- 11/4.  The rows are Spark's.
+  T.is(counts(m), {7, 7}, name .. ": batch 1 state (odd left rows held too)")
+  s:add(ms, {{6, 6}, {7, 7}, {8, 8}, {9, 9}, {10, 10}})
+  T.is(s:new(), T.sorted{{6, 6}, {8, 8}, {10, 10}}, name .. ": batch 2")
+  s:add(ms, {{11, 11}, {12, 12}, {13, 13}, {14, 14}, {15, 15}})
+  T.is(s:new(), T.sorted{{12, 12}, {14, 14}}, name .. ": batch 3, each left row once")
+  s.q:stop()
+end
+
+-- ---- what Spark refuses ----
+
+do
+  local l, df1 = stream("left", 2)
+  local r, df2 = stream("right", 3)
+  local j = df1:join(df2, "key", "left_outer")
+  T.errors(function() j.writeStream:format("memory"):queryName("lo1"):start() end,
+    "Stream%-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
+    "left outer on a key without watermark or range condition: Spark's sentence")
+  local _, _, rj = ranged("right_outer")
+  T.errors(function() rj.writeStream:outputMode("update"):format("memory"):queryName("lo2"):start() end,
+    "Join between two streaming DataFrames/Datasets is not supported in Update output mode, only in Append output mode",
+    "outer join in update mode: Spark's sentence")
+  local plain1 = spark.memoryStream("k INT, t TIMESTAMP")
+  local plain2 = spark.memoryStream("k2 INT, t2 TIMESTAMP")
+  local fj = plain1:toDF():withWatermark("t", "10 seconds"):join(plain2:toDF(),
+    F.expr("k = k2 AND t BETWEEN t2 - interval 5 seconds AND t2 + interval 5 seconds"), "full_outer")
+  T.errors(function() fj.writeStream:format("memory"):queryName("lo3"):start() end,
+    "Stream%-stream FullOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys",
+    "full outer with a watermark on one side only: the other side cannot be bounded")
+  local sj = plain1:toDF():join(plain2:toDF():withWatermark("t2", "10 seconds"),
+    F.expr("k = k2 AND t BETWEEN t2 - interval 5 seconds AND t2 + interval 5 seconds"), "left_semi")
+  T.lives(function() sj.writeStream:format("memory"):queryName("lo4"):start():stop() end,
+    "left semi with the watermark on the right and a range condition starts (Spark's checker passes)")
+  local aj = df1:join(df2, "key", "left_anti")
+  T.errors(function() aj.writeStream:format("memory"):queryName("lo5"):start() end,
+    "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported",
+    "left anti: Spark's sentence")
+end
+T.is(#spark.streams.active, 0, "no query left running")
+
+T.done()
