@@ -266,6 +266,109 @@ do
   s.q:stop()
 end
 
+-- ---- joins on key = key AND window = window with a one-side condition ----
+
+-- setupWindowedJoinWithLeftCondition / ...RightCondition(joinType); the
+-- right side's columns are renamed (rkey, rwindow) where Spark writes
+-- left("key") / right("key"): the Lua API has no side-qualified names
+local function conditioned(how, cond)
+  local l, df1 = stream("left", 2)
+  local r, df2 = stream("right", 3)
+  local left = df1:select("key", F.window("leftTime", "10 seconds"), "leftValue")
+  local right = df2:select(F.col("key"):alias("rkey"), F.window("rightTime", "10 seconds"):alias("rwindow"),
+                           F.col("rightValue"):cast("string"):alias("rightValue"))
+  local j = left:join(right, F.expr("key = rkey AND window = rwindow AND " .. cond), how)
+  -- (aliased: T.rows reads columns by name, and both ends are "end")
+  local lend = F.col("window.end"):cast("long"):alias("lend")
+  local rend = F.col("rwindow.end"):cast("long"):alias("rend")
+  if how == "left_semi" then return l, r, j:select("key", lend, "leftValue") end
+  if how == "left_outer" then return l, r, j:select("key", lend, "leftValue", "rightValue") end
+  if how == "right_outer" then return l, r, j:select("rkey", rend, "leftValue", "rightValue") end
+  return l, r, j:select("key", lend, "leftValue", "rkey", rend, "rightValue")
+end
+
+for _, c in ipairs{
+  {"left outer early state exclusion on left", "left_outer", "leftValue > 4", {1, 2, 3}, {3, 4, 5},
+   {{3, 10, 6, "9"}, {1, 10, 2, nil}, {2, 10, 4, nil}}, {}},
+  {"left outer early state exclusion on right", "left_outer", "CAST(rightValue AS INT) > 7", {3, 4, 5}, {1, 2, 3},
+   {{3, 10, 6, "9"}}, {{4, 10, 8, nil}, {5, 10, 10, nil}}},
+  {"right outer early state exclusion on left", "right_outer", "leftValue > 4", {1, 2, 3}, {3, 4, 5},
+   {{3, 10, 6, "9"}}, {{4, 10, nil, "12"}, {5, 10, nil, "15"}}},
+  {"right outer early state exclusion on right", "right_outer", "CAST(rightValue AS INT) > 7", {3, 4, 5}, {1, 2, 3},
+   {{3, 10, 6, "9"}, {1, 10, nil, "3"}, {2, 10, nil, "6"}}, {}},
+  {"full outer early state exclusion on left", "full_outer", "leftValue > 4", {1, 2, 3}, {3, 4, 5},
+   {{1, 10, 2, nil, nil, nil}, {2, 10, 4, nil, nil, nil}, {3, 10, 6, 3, 10, "9"}},
+   {{nil, nil, nil, 4, 10, "12"}, {nil, nil, nil, 5, 10, "15"}}, {2, 2}, {3, 1}},
+  {"full outer early state exclusion on right", "full_outer", "CAST(rightValue AS INT) > 7", {3, 4, 5}, {1, 2, 3},
+   {{nil, nil, nil, 1, 10, "3"}, {nil, nil, nil, 2, 10, "6"}, {3, 10, 6, 3, 10, "9"}},
+   {{4, 10, 8, nil, nil, nil}, {5, 10, 10, nil, nil, nil}}, {2, 2}, {3, 1}},
+  {"left semi early state exclusion on left", "left_semi", "leftValue > 4", {1, 2, 3}, {3, 4, 5},
+   {{3, 10, 6}}, {}, {2, 2}, {3, 1}},
+  {"left semi early state exclusion on right", "left_semi", "CAST(rightValue AS INT) > 7", {3, 4, 5}, {1, 2, 3},
+   {{3, 10, 6}}, {}, {2, 2}, {3, 1}},
+} do
+  local name, how, cond, lrows, rrows, first, second, after, last = table.unpack(c)
+  local l, r, j = conditioned(how, cond)
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  multi(s, l, lrows, r, rrows)
+  T.is(s:new(), T.sorted(first), name .. ": the first batch")
+  T.is(counts(m), {4, 4}, name .. ": state 4, updated 4")
+  multi(s, l, {20}, r, {21})
+  T.is(s:new(), T.sorted(second), name .. ": watermark 10")
+  if after then T.is(counts(m), after, name .. ": state " .. after[1] .. ", updated " .. after[2]) end
+  s:add(r, {20})
+  local want = how == "left_semi" and {{20, 30, 40}}
+    or how == "full_outer" and {{20, 30, 40, 20, 30, "60"}} or {{20, 30, 40, "60"}}
+  T.is(s:new(), want, name .. ": right 20 joins left 20")
+  if last then T.is(counts(m), last, name .. ": state " .. last[1] .. ", updated " .. last[2]) end
+  s.q:stop()
+end
+
+do
+  local name = "left outer join with non-key condition violated"
+  local l, df1 = stream("left", 2)
+  local r, df2 = stream("right", 3)
+  local left = df1:select("key", F.window("leftTime", "10 seconds"), "leftValue")
+  local right = df2:select(F.col("key"):alias("rkey"), F.window("rightTime", "10 seconds"):alias("rwindow"), "rightValue")
+  local j = left:join(right, F.expr("key = rkey AND window = rwindow AND leftValue > 10 AND " ..
+      "(rightValue < 300 OR rightValue > 1000)"), "left_outer")
+    :select("key", F.col("window.end"):cast("long"), "leftValue", "rightValue")
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  multi(s, l, {1, 2, 3}, r, {1, 2, 3})
+  T.is(s:new(), {{1, 10, 2, nil}, {2, 10, 4, nil}, {3, 10, 6, nil}}, name .. ": leftValue <= 10 comes out at once")
+  T.is(counts(m), {3, 3}, name .. ": only right 1, 2, 3 held")
+  multi(s, l, {20}, r, {21})
+  T.is(s:new(), {}, name .. ": watermark 10")
+  T.is(counts(m), {2, 2}, name .. ": only 20 and 21 held")
+  s:add(r, {20})
+  T.is(s:new(), {{20, 30, 40, 60}}, name .. ": 20 joins")
+  T.is(counts(m), {3, 1}, name .. ": state 3, updated 1")
+  multi(s, l, {40, 41}, r, {40, 41})
+  T.is(s:new(), {{40, 50, 80, 120}, {41, 50, 82, 123}}, name .. ": both conditions hold")
+  T.is(counts(m), {4, 4}, name .. ": left 40, 41 and right 40, 41 held")
+  multi(s, l, {70}, r, {71})
+  T.is(s:new(), {}, name .. ": watermark 60: matched rows leave without output")
+  T.is(counts(m), {2, 2}, name .. ": only 70, 71 held")
+  s:add(r, {70})
+  T.is(s:new(), {{70, 80, 140, 210}}, name .. ": 70 joins")
+  T.is(counts(m), {3, 1}, name .. ": state 3, updated 1")
+  multi(s, l, {101, 102, 103}, r, {101, 102, 103})
+  T.is(s:new(), {}, name .. ": rightValue between 300 and 1000 matches nothing")
+  -- NEEDSWORK: Spark's suite says total = 6 here: the data batch's
+  -- count (left 101 - 103 added to left 70, right 70, 71).  The no-data
+  -- batch that follows at watermark 93 evicts the [70, 80) rows, as the
+  -- earlier steps' checks (2 after watermark 60) show Spark doing; after
+  -- it 3 rows are held.  We assert the count after it.
+  T.is(counts(m), {3, 3}, name .. ": only left 101 - 103 held (right ones fail their condition)")
+  multi(s, l, {1000}, r, {1001})
+  T.is(s:new(), {{101, 110, 202, nil}, {102, 110, 204, nil}, {103, 110, 206, nil}},
+    name .. ": they come out NULL-padded when the watermark passes")
+  T.is(counts(m), {2, 2}, name .. ": state 2, updated 2")
+  s.q:stop()
+end
+
 -- ---- what Spark refuses ----
 
 do
