@@ -3,7 +3,10 @@
 -- StreamingFullOuterJoinSuite and StreamingLeftSemiJoinSuite, with their
 -- expected rows and state metrics (assertNumStateRows) cited by test name.
 -- NULL-padded rows come out when the watermark evicts a row that never
--- matched; a left semi row comes out once.  Then what Spark refuses.
+-- matched; a left semi row comes out once; a row failing its own side's
+-- condition comes out at once on an outer side and is never held.  Joins
+-- on `window = rwindow` use the right side's renamed columns (no
+-- side-qualified names in the Lua API).  Then what Spark refuses.
 local T = require("tap")
 
 spark.clock:manual("2026-01-01 12:00:00")
@@ -138,6 +141,104 @@ do
     name .. ": batch 3: 1 and 3 never matched; 2 did")
   T.is(counts(m), {15, 7}, name .. ": state 15, updated 7")
   s.q:stop()
+end
+
+-- testForLeftOuterJoinKeyNullability: a null-safe key, a plain key and
+-- the window
+local function nullable_keys()
+  local l = spark.memoryStream("_1 INT, _2 INT")
+  local r = spark.memoryStream("_1 INT, _2 INT")
+  local df1 = l:toDF():selectExpr("_1 as leftKey1", "_2 as leftKey2", "timestamp_seconds(_2) as leftTime",
+      "_2 * 2 as leftValue"):withWatermark("leftTime", "10 seconds")
+  local df2 = r:toDF():selectExpr("_1 as rightKey1", "_2 as rightKey2", "timestamp_seconds(_2) as rightTime",
+      "_2 * 3 as rightValue"):withWatermark("rightTime", "10 seconds")
+  local w1 = df1:select("leftKey1", "leftKey2", F.window("leftTime", "10 seconds"):alias("leftWindow"), "leftValue")
+  local w2 = df2:select("rightKey1", "rightKey2", F.window("rightTime", "10 seconds"):alias("rightWindow"), "rightValue")
+  return l, r, w1:join(w2, F.expr("leftKey1 <=> rightKey1 AND leftKey2 = rightKey2 AND leftWindow = rightWindow"),
+      "left_outer")
+    :select("leftKey1", "rightKey1", "leftKey2", "rightKey2", F.col("leftWindow.end"):cast("long"),
+            "leftValue", "rightValue")
+end
+
+for _, c in ipairs{
+  {"left-outer: joining non-nullable left join key with nullable right join key",
+   {{1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 5}}, {{1, 3}, {1, 4}, {1, 5}, {1, 6}},
+   {{1, 1, 3, 3, 10, 6, 9}, {1, 1, 4, 4, 10, 8, 12}, {1, 1, 5, 5, 10, 10, 15}},
+   {{1, nil, 1, nil, 10, 2, nil}, {1, nil, 2, nil, 10, 4, nil}}},
+  {"left-outer: joining nullable left join key with non-nullable right join key",
+   {{1, 1}, {nil, 2}, {1, 3}, {1, 4}, {1, 5}}, {{1, 3}, {1, 4}, {1, 5}, {1, 6}},
+   {{1, 1, 3, 3, 10, 6, 9}, {1, 1, 4, 4, 10, 8, 12}, {1, 1, 5, 5, 10, 10, 15}},
+   {{1, nil, 1, nil, 10, 2, nil}, {nil, nil, 2, nil, 10, 4, nil}}},
+  {"left-outer: joining nullable left join key with nullable right join key",
+   {{1, 1}, {nil, 2}, {1, 3}, {nil, 4}, {1, 5}}, {{1, 3}, {nil, 4}, {1, 5}, {1, 6}},
+   {{1, 1, 3, 3, 10, 6, 9}, {nil, nil, 4, 4, 10, 8, 12}, {1, 1, 5, 5, 10, 10, 15}},
+   {{1, nil, 1, nil, 10, 2, nil}, {nil, nil, 2, nil, 10, 4, nil}}},
+} do
+  local name, lrows, rrows, first, second = table.unpack(c)
+  local l, r, j = nullable_keys()
+  local s = T.stream(j)
+  l:addData(lrows)
+  r:addData(rrows)
+  s.q:processAllAvailable()
+  T.is(s:new(), T.sorted(first), name .. ": the inner part (NULL <=> NULL matches)")
+  l:addData{{1, 21}}
+  r:addData{{1, 22}}
+  s.q:processAllAvailable()
+  T.is(s:new(), T.sorted(second), name .. ": watermark 11, the right-null rows")
+  s.q:stop()
+end
+
+-- the two streams of SPARK-32148 and SPARK-38684: (eventTime, id, comment)
+local function events(ldelay, rdelay)
+  local l = spark.memoryStream("_1 TIMESTAMP, _2 STRING, _3 STRING")
+  local r = spark.memoryStream("_1 TIMESTAMP, _2 STRING, _3 STRING")
+  local df1 = l:toDF():selectExpr("_1 as eventTime", "_2 as id", "_3 as comment"):withWatermark("eventTime", ldelay)
+  local df2 = r:toDF():selectExpr("_1 as eventTime2", "_2 as id2", "_3 as comment2"):withWatermark("eventTime2", rdelay)
+  local j = df1:join(df2, F.expr("id = id2 AND eventTime BETWEEN eventTime2 - INTERVAL 30 seconds " ..
+      "AND eventTime2 + INTERVAL 30 seconds"), "leftOuter")
+    :select(F.col("eventTime"):cast("string"), "id", "comment", F.col("eventTime2"):cast("string"), "id2", "comment2")
+  return l, r, j
+end
+
+do
+  local name = "SPARK-32148 stream-stream join regression on Spark 3.0.0"
+  local l, r, j = events("2 minutes", "4 minutes")
+  local s = T.stream(j)
+  l:addData{{"2020-01-01 00:00:00", "abc", "has no join partner"}, {"2020-01-02 00:00:00", "abc", "joined with A"},
+            {"2020-01-02 01:00:00", "abc", "joined with B"}}
+  r:addData{{"2020-01-02 00:00:10", "abc", "A"}, {"2020-01-02 00:59:59", "abc", "B"},
+            {"2020-01-02 02:00:00", "abc", "C"}}
+  s.q:processAllAvailable()
+  T.is(s:new(), T.sorted{
+    {"2020-01-01 00:00:00", "abc", "has no join partner", nil, nil, nil},
+    {"2020-01-02 00:00:00", "abc", "joined with A", "2020-01-02 00:00:10", "abc", "A"},
+    {"2020-01-02 01:00:00", "abc", "joined with B", "2020-01-02 00:59:59", "abc", "B"}}, name)
+  s.q:stop()
+end
+
+do
+  local name = "SPARK-38684: outer join works correctly even if processing input rows and " ..
+    "evicting state rows for same grouping key happens in the same micro-batch"
+  spark.conf:set("spark.sql.streaming.noDataMicroBatches.enabled", "false")
+  local l, r, j = events("0 second", "0 second")
+  local s = T.stream(j)
+  l:addData{{"2020-01-02 00:00:00", "abc", "left in batch 1"}}
+  r:addData{{"2020-01-02 00:01:00", "abc", "right in batch 1"}}
+  s.q:processAllAvailable()
+  T.is(s:new(), {}, name .. ": batch 1")
+  l:addData{{"2020-01-02 01:00:00", "abc", "left in batch 2"}}
+  r:addData{{"2020-01-02 01:01:00", "abc", "right in batch 2"}}
+  s.q:processAllAvailable()
+  T.is(s:new(), {}, name .. ": batch 2, watermark 00:00")
+  s:add(l, {{"2020-01-02 01:30:00", "abc", "left in batch 3"}})
+  T.is(s:new(), {{"2020-01-02 00:00:00", "abc", "left in batch 1", nil, nil, nil}},
+    name .. ": batch 3, watermark 01:00")
+  s:add(r, {{"2020-01-02 01:30:10", "abc", "match with left in batch 3"}})
+  T.is(s:new(), T.sorted{{"2020-01-02 01:00:00", "abc", "left in batch 2", nil, nil, nil},
+    {"2020-01-02 01:30:00", "abc", "left in batch 3", "2020-01-02 01:30:10", "abc", "match with left in batch 3"}},
+    name .. ": batch 4, watermark 01:01: one key evicted and matched in the same batch")
+  s.q:stop()
+  spark.conf:set("spark.sql.streaming.noDataMicroBatches.enabled", "true")
 end
 
 -- ---- StreamingFullOuterJoinSuite ----
