@@ -308,8 +308,8 @@ static int analyse(const sl_plan *p, ssjoinst *st, sl_err *err)
 	    sl_plan_split_and(p->residual, &conj, &nconj) < 0)
 		goto nomem; /* split may have grown conj before failing */
 	for (s = 0; s < 2; s++) {
-		st->side[s].conj = calloc((size_t)nconj + 1,
-					  sizeof *st->side[s].conj);
+		st->side[s].conj =
+		    calloc((size_t)nconj + 1, sizeof *st->side[s].conj);
 		if (st->side[s].conj == NULL)
 			goto nomem;
 	}
@@ -755,8 +755,9 @@ static int set_matched(ssjoinst *st, const probe *pr, int64_t r, sl_err *err)
 		return sl_err_nomem(err);
 	v = sl_state_get(st->sf.store, st->kb.p, st->kb.len, &vlen);
 	if (v == NULL || vlen < st->hdr)
-		return sl_err_set(err, SL_EINTERNAL,
-				  "join: held row is missing from the state store");
+		return sl_err_set(
+		    err, SL_EINTERNAL,
+		    "join: held row is missing from the state store");
 	sl_buf_clear(&st->vb);
 	sl_buf_add(&st->vb, v, vlen);
 	if (sl_buf_failed(&st->vb))
@@ -820,8 +821,8 @@ static int probe_pairs(ssjoinst *st, int s, const sl_batch *b,
 	pr->hj = calloc(nt, sizeof *pr->hj);
 	pr->hmatched = calloc(nt, 1);
 	pr->hhit = calloc(nt, 1);
-	rc = pr->d && pr->li && pr->ri && pr->hent && pr->hj &&
-		     pr->hmatched && pr->hhit
+	rc = pr->d && pr->li && pr->ri && pr->hent && pr->hj && pr->hmatched &&
+		     pr->hhit
 		 ? 0
 		 : sl_err_nomem(err);
 	for (c = 0; rc == 0 && c < pr->nd; c++)
@@ -1097,8 +1098,7 @@ static int evict_one(void *ud, const void *key, size_t klen, const void *val,
 		  get_seq((const unsigned char *)key + klen - 8));
 	if (ev->feed)
 		evict_event(ev, s, val, vlen);
-	if (outer_side(ev->st, s) && vlen > 8 &&
-	    ((const char *)val)[8] == 0) {
+	if (outer_side(ev->st, s) && vlen > 8 && ((const char *)val)[8] == 0) {
 		uint64_t n = vlen;
 		sl_buf_add(&ev->outer[s], &n, sizeof n);
 		sl_buf_add(&ev->outer[s], val, vlen);
