@@ -345,7 +345,7 @@ end
 do
   local name = "windowed left semi join"
   local l, r, j = windowed("left_semi")
-  local s = T.stream(j)
+  local s = restartable(j)
   local m = T.state_rows(s.q)
   multi(s, l, {1, 2, 3, 4, 5}, r, {3, 4, 5, 6, 7})
   T.is(s:new(), {{3, 10, 6}, {4, 10, 8}, {5, 10, 10}}, name .. ": the matched left rows")
@@ -356,6 +356,16 @@ do
   s:add(l, {22})
   T.is(s:new(), {{22, 30, 44}}, name .. ": 22 matches on arrival")
   T.is(counts(m), {2, 0}, name .. ": a matched left row is not held")
+  s:restart()
+  m = T.state_rows(s.q)
+  s:add(l, {1})
+  T.is(s:new(), {}, name .. ": after the restart left 1 is behind the state key watermark 12")
+  local x = m()
+  T.is({x.total, x.updated, x.dropped}, {2, 0, 1}, name .. ": state 2, updated 0, dropped 1")
+  s:add(r, {5})
+  T.is(s:new(), {}, name .. ": right 5 too")
+  x = m()
+  T.is({x.total, x.updated, x.dropped}, {2, 0, 1}, name .. ": state 2, updated 0, dropped 1")
   s.q:stop()
 end
 
