@@ -34,15 +34,16 @@ local function windowed(how)
 end
 
 -- setupJoinWithRangeCondition(joinType)
-local function ranged(how)
+local function ranged(how, wm, bound)
+  wm, bound = wm or "10 seconds", bound or "interval 5 seconds"
   local l = spark.memoryStream("leftKey INT, time INT")
   local r = spark.memoryStream("rightKey INT, time INT")
   local df1 = l:toDF():select("leftKey", F.timestamp_seconds("time"):alias("leftTime"),
-      (F.col("leftKey") * 2):alias("leftValue")):withWatermark("leftTime", "10 seconds")
+      (F.col("leftKey") * 2):alias("leftValue")):withWatermark("leftTime", wm)
   local df2 = r:toDF():select("rightKey", F.timestamp_seconds("time"):alias("rightTime"),
-      (F.col("rightKey") * 3):alias("rightValue")):withWatermark("rightTime", "10 seconds")
+      (F.col("rightKey") * 3):alias("rightValue")):withWatermark("rightTime", wm)
   local j = df1:join(df2, F.expr("leftKey = rightKey AND " ..
-    "leftTime BETWEEN rightTime - interval 5 seconds AND rightTime + interval 5 seconds"), how)
+    "leftTime BETWEEN rightTime - " .. bound .. " AND rightTime + " .. bound), how)
   if how == "left_semi" then
     return l, r, j:select("leftKey", F.col("leftTime"):cast("int"))
   end
@@ -149,6 +150,54 @@ for _, c in ipairs{
   s:add(r, {{0, 30}})
   T.is(s:new(), {outer}, name .. ": watermark 20, the unmatched row comes out NULL-padded")
   T.is(counts(m), {2, 1}, name .. ": state 2, updated 1")
+  s.q:stop()
+  -- NEEDSWORK: Spark's second bound, the ANSI `interval '3:30' minute to
+  -- second`, is not parsed by sqlexpr.c yet ("missing unit")
+  for _, bound in ipairs{"interval 3 minutes 30 seconds"} do
+    local tag = name .. " (10 minutes, " .. bound .. "): "
+    l, r, j = ranged(how, "10 minutes", bound)
+    s = T.stream(j)
+    m = T.state_rows(s.q)
+    s:add(l, {{1, 210}, {3, 5}})
+    T.is(s:new(), {}, tag .. "left (1, 210), (3, 5)")
+    s:add(r, {{1, 300}, {2, 5}})
+    T.is(s:new(), {{1, 1, 210, 300}}, tag .. "right (1, 300) matches")
+    s:add(r, {{1, 450}})
+    T.is(s:new(), {}, tag .. "right (1, 450)")
+    T.is(counts(m), {5, 5}, tag .. "state 5, updated 5")
+    s:add(l, {{1, 260}, {1, 1800}})
+    T.is(s:new(), T.sorted{{1, 1, 260, 300}, {1, 1, 260, 450}}, tag .. "left (1, 260) matches both")
+    T.is(counts(m), {7, 2}, tag .. "state 7, updated 2")
+    s:add(r, {{0, 1800}})
+    T.is(s:new(), {outer}, tag .. "the unmatched row comes out NULL-padded")
+    T.is(counts(m), {2, 1}, tag .. "state 2, updated 1")
+    s.q:stop()
+  end
+end
+
+do
+  local name = "SPARK-26187 self right outer join should not return outer nulls for already matched rows"
+  local ms = spark.memoryStream("a INT, b BIGINT")
+  local df = ms:toDF():select(F.col("a"):alias("value"), F.timestamp_seconds("b"):alias("timestamp"))
+  local ls = df:where(F.expr("value % 2 = 0"))
+    :select(F.col("value"):alias("leftId"), F.col("timestamp"):alias("leftTime"))
+  local rs = df:select(F.col("value"):alias("rightId"), F.col("timestamp"):alias("rightTime"))
+  local j = ls:withWatermark("leftTime", "5 seconds"):join(rs:withWatermark("rightTime", "5 seconds"),
+      F.expr("leftId = rightId AND leftTime >= rightTime AND leftTime <= rightTime + interval 5 seconds"),
+      "rightOuter")
+    :select("leftId", F.col("leftTime"):cast("int"), "rightId", F.col("rightTime"):cast("int"))
+  local s = T.stream(j)
+  local m = T.state_rows(s.q)
+  s:add(ms, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}})
+  T.is(s:new(), {{2, 2, 2, 2}, {4, 4, 4, 4}}, name .. ": batch 1")
+  T.is(counts(m), {7, 7}, name .. ": state 7, updated 7")
+  s:add(ms, {{6, 6}, {7, 7}, {8, 8}, {9, 9}, {10, 10}})
+  T.is(s:new(), T.sorted{{6, 6, 6, 6}, {8, 8, 8, 8}, {10, 10, 10, 10}}, name .. ": batch 2")
+  T.is(counts(m), {13, 8}, name .. ": state 13, updated 8")
+  s:add(ms, {{11, 11}, {12, 12}, {13, 13}, {14, 14}, {15, 15}})
+  T.is(s:new(), T.sorted{{12, 12, 12, 12}, {14, 14, 14, 14}, {nil, nil, 1, 1}, {nil, nil, 3, 3}},
+    name .. ": batch 3")
+  T.is(counts(m), {15, 7}, name .. ": state 15, updated 7")
   s.q:stop()
 end
 
