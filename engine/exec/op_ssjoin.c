@@ -23,7 +23,7 @@
  * not counted, as in Spark) and numRowsRemoved the rows evicted.  Inner
  * joins keep the layout without the flag, so their checkpoints stay
  * readable.  Finding the rows of one join key needs an index (side ++ key
- * -> row numbers); the store has no prefix scan, so the index is a cache
+ * -> row numbers, op_ssjoin_ix.c); the store has no prefix scan, so the index is a cache
  * derived from the store: rebuilt from it after an abort (ops->reset) and
  * whenever it is marked stale.
  *
@@ -60,217 +60,8 @@
 #include <string.h>
 
 #include "exec/hash.h"
+#include "exec/op_ssjoin_int.h"
 #include "exec/stream_int.h"
-
-typedef struct jside {
-	int nconj; /* conjuncts over this side only */
-	const sl_expr **conj;
-} jside;
-
-/* The index: side ++ encoded key -> the row numbers held. */
-typedef struct ixent {
-	uint64_t h;
-	char *key;
-	size_t klen;
-	int64_t *seq;
-	int32_t n, cap;
-	int64_t stamp, dbase; /* decoded rows of this push */
-} ixent;
-
-typedef struct ssjoinst {
-	sl_op_stateful sf;
-	sl_stream_ctx *ctx;
-	sl_join_type jt;
-	size_t hdr; /* value header: 8 (inner), 9 (with the matched byte) */
-	sl_join_wm wm;
-	jside side[2];
-	int nboth;
-	const sl_expr **both; /* conjuncts over both sides */
-	ixent **slot;
-	size_t cap, nent;
-	bool stale;
-	int64_t next_seq, stamp;
-	sl_buf kb, vb;
-	bool left_done;     /* this batch's left input has finished */
-	sl_batch **pending; /* right batches waiting for it */
-	int npending;
-} ssjoinst;
-
-/* ----------------------------------------------------------- index */
-
-static uint64_t ix_hash(const char *k, size_t n)
-{
-	return sl_hash_xxh64(k, n, 0x5eed);
-}
-
-static size_t ix_pos(const ssjoinst *st, const char *k, size_t n, uint64_t h)
-{
-	size_t i = (size_t)h & (st->cap - 1);
-	while (st->slot[i] != NULL &&
-	       !(st->slot[i]->h == h && st->slot[i]->klen == n &&
-		 memcmp(st->slot[i]->key, k, n) == 0))
-		i = (i + 1) & (st->cap - 1);
-	return i;
-}
-
-static ixent *ix_find(const ssjoinst *st, const char *k, size_t n)
-{
-	if (st->cap == 0)
-		return NULL;
-	return st->slot[ix_pos(st, k, n, ix_hash(k, n))];
-}
-
-static void ix_free_ent(ixent *e)
-{
-	if (e == NULL)
-		return;
-	free(e->key);
-	free(e->seq);
-	free(e);
-}
-
-static void ix_clear(ssjoinst *st)
-{
-	size_t i;
-	for (i = 0; i < st->cap; i++)
-		ix_free_ent(st->slot[i]);
-	free(st->slot);
-	st->slot = NULL;
-	st->cap = st->nent = 0;
-}
-
-static int ix_grow(ssjoinst *st)
-{
-	size_t cap = st->cap ? 2 * st->cap : 256, i;
-	ixent **old = st->slot, **m = calloc(cap, sizeof *m);
-	size_t ocap = st->cap;
-	if (m == NULL)
-		return SL_ENOMEM;
-	st->slot = m;
-	st->cap = cap;
-	for (i = 0; i < ocap; i++)
-		if (old[i] != NULL)
-			st->slot[ix_pos(st, old[i]->key, old[i]->klen,
-					old[i]->h)] = old[i];
-	free(old);
-	return 0;
-}
-
-static int ix_add(ssjoinst *st, const char *k, size_t n, int64_t seq)
-{
-	uint64_t h = ix_hash(k, n);
-	ixent *e;
-	size_t i;
-	if ((st->nent + 1) * 4 > st->cap * 3 && ix_grow(st) < 0)
-		return SL_ENOMEM;
-	i = ix_pos(st, k, n, h);
-	if ((e = st->slot[i]) == NULL) {
-		e = calloc(1, sizeof *e);
-		if (e == NULL || (e->key = malloc(n + 1)) == NULL) {
-			free(e);
-			return SL_ENOMEM;
-		}
-		memcpy(e->key, k, n);
-		e->klen = n;
-		e->h = h;
-		e->stamp = -1;
-		st->slot[i] = e;
-		st->nent++;
-	}
-	if (e->n == e->cap) {
-		int32_t cap = e->cap ? 2 * e->cap : 2;
-		int64_t *m = realloc(e->seq, (size_t)cap * sizeof *m);
-		if (m == NULL)
-			return SL_ENOMEM;
-		e->seq = m;
-		e->cap = cap;
-	}
-	e->seq[e->n++] = seq;
-	return 0;
-}
-
-/* Linear probing deletion: shift later entries of the run back. */
-static void ix_delete_at(ssjoinst *st, size_t i)
-{
-	size_t j = i, home;
-	ix_free_ent(st->slot[i]);
-	st->slot[i] = NULL;
-	st->nent--;
-	for (;;) {
-		j = (j + 1) & (st->cap - 1);
-		if (st->slot[j] == NULL)
-			return;
-		home = (size_t)st->slot[j]->h & (st->cap - 1);
-		if ((j > i && (home <= i || home > j)) ||
-		    (j < i && (home <= i && home > j))) {
-			st->slot[i] = st->slot[j];
-			st->slot[j] = NULL;
-			i = j;
-		}
-	}
-}
-
-static void ix_remove(ssjoinst *st, const char *k, size_t n, int64_t seq)
-{
-	size_t i;
-	ixent *e;
-	int32_t j;
-	if (st->cap == 0)
-		return;
-	i = ix_pos(st, k, n, ix_hash(k, n));
-	if ((e = st->slot[i]) == NULL)
-		return;
-	for (j = 0; j < e->n; j++)
-		if (e->seq[j] == seq) {
-			e->seq[j] = e->seq[--e->n];
-			break;
-		}
-	if (e->n == 0)
-		ix_delete_at(st, i);
-}
-
-static int64_t get_seq(const unsigned char *p)
-{
-	uint64_t v = 0;
-	int i;
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return (int64_t)v;
-}
-
-static void put_seq(sl_buf *b, int64_t seq)
-{
-	unsigned char x[8];
-	int i;
-	for (i = 0; i < 8; i++)
-		x[i] = (unsigned char)((uint64_t)seq >> (56 - 8 * i));
-	sl_buf_add(b, x, 8);
-}
-
-static int rebuild_one(void *ud, const void *key, size_t klen, const void *val,
-		       size_t vlen)
-{
-	ssjoinst *st = ud;
-	int64_t seq = get_seq((const unsigned char *)key + klen - 8);
-	(void)val;
-	(void)vlen;
-	if (seq >= st->next_seq)
-		st->next_seq = seq + 1;
-	return ix_add(st, key, klen - 8, seq) < 0 ? SL_ENOMEM : 0;
-}
-
-static int ix_fresh(ssjoinst *st, sl_err *err)
-{
-	if (!st->stale)
-		return 0;
-	ix_clear(st);
-	if (sl_state_foreach(st->sf.store, rebuild_one, st) != 0) {
-		ix_clear(st);
-		return sl_err_nomem(err);
-	}
-	st->stale = false;
-	return 0;
-}
 
 /* ------------------------------------------------------- analysis */
 
@@ -706,7 +497,7 @@ static bool held_key(ssjoinst *st, const ixent *e, int32_t j)
 {
 	sl_buf_clear(&st->kb);
 	sl_buf_add(&st->kb, e->key, e->klen);
-	put_seq(&st->kb, e->seq[j]);
+	sl_ssjoin_put_seq(&st->kb, e->seq[j]);
 	return !sl_buf_failed(&st->kb);
 }
 
@@ -789,7 +580,7 @@ static int probe_find(ssjoinst *st, int s, const sl_batch *b, sl_col *const *kc,
 		sl_hash_key_encode(kc, nk, i, &st->kb);
 		if (sl_buf_failed(&st->kb))
 			return sl_err_nomem(err);
-		if ((e = ix_find(st, st->kb.p, st->kb.len)) == NULL)
+		if ((e = sl_ssjoin_ix_find(st, st->kb.p, st->kb.len)) == NULL)
 			continue;
 		pr->ents[i] = e;
 		if (e->stamp != st->stamp) {
@@ -993,7 +784,7 @@ static int keep(sl_op *op, int s, const sl_batch *b, sl_col *const *kc,
 		sl_buf_addc(&st->kb, (char)s);
 		sl_hash_key_encode(kc, p->njkeys, i, &st->kb);
 		klen = st->kb.len;
-		put_seq(&st->kb, st->next_seq);
+		sl_ssjoin_put_seq(&st->kb, st->next_seq);
 		sl_buf_clear(&st->vb);
 		sl_buf_add(&st->vb, &t, 8);
 		if (st->hdr > 8)
@@ -1004,7 +795,7 @@ static int keep(sl_op *op, int s, const sl_batch *b, sl_col *const *kc,
 		if ((rc = sl_state_put(st->sf.store, st->kb.p, st->kb.len,
 				       st->vb.p, st->vb.len, err)) < 0)
 			return rc;
-		if (ix_add(st, st->kb.p, klen, st->next_seq++) < 0) {
+		if (sl_ssjoin_ix_add(st, st->kb.p, klen, st->next_seq++) < 0) {
 			st->stale = true;
 			return sl_err_nomem(err);
 		}
@@ -1094,8 +885,9 @@ static int evict_one(void *ud, const void *key, size_t klen, const void *val,
 {
 	evict *ev = ud;
 	int s = *(const unsigned char *)key ? 1 : 0;
-	ix_remove(ev->st, key, klen - 8,
-		  get_seq((const unsigned char *)key + klen - 8));
+	sl_ssjoin_ix_remove(
+	    ev->st, key, klen - 8,
+	    sl_ssjoin_get_seq((const unsigned char *)key + klen - 8));
 	if (ev->feed)
 		evict_event(ev, s, val, vlen);
 	if (outer_side(ev->st, s) && vlen > 8 && ((const char *)val)[8] == 0) {
@@ -1149,7 +941,7 @@ static int evict_old(sl_op *op, sl_err *err)
 	ev.feed = sl_stream_wants_rows(st->ctx);
 	if (!ev.has[0] && !ev.has[1])
 		return 0;
-	if ((rc = ix_fresh(st, err)) < 0)
+	if ((rc = sl_ssjoin_ix_fresh(st, err)) < 0)
 		return rc;
 	sl_buf_init(&ev.outer[0]);
 	sl_buf_init(&ev.outer[1]);
@@ -1174,7 +966,7 @@ static int join_batch(sl_op *op, int s, sl_batch *in, sl_err *err)
 	sl_col **kc = NULL;
 	uint8_t *matched = NULL;
 	int k, rc;
-	if ((rc = ix_fresh(st, err)) < 0 ||
+	if ((rc = sl_ssjoin_ix_fresh(st, err)) < 0 ||
 	    (rc = admit(op, s, in, &b, err)) < 0 || b == NULL)
 		return rc;
 	kc = calloc((size_t)p->njkeys + 1, sizeof *kc);
@@ -1259,7 +1051,7 @@ static void ssj_free(sl_op *op)
 	ssjoinst *st = op->state;
 	if (st == NULL)
 		return;
-	ix_clear(st);
+	sl_ssjoin_ix_clear(st);
 	drop_pending(st);
 	free(st->pending);
 	sl_state_free(st->sf.store);
