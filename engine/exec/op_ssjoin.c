@@ -23,9 +23,9 @@
  * not counted, as in Spark) and numRowsRemoved the rows evicted.  Inner
  * joins keep the layout without the flag, so their checkpoints stay
  * readable.  Finding the rows of one join key needs an index (side ++ key
- * -> row numbers, op_ssjoin_ix.c); the store has no prefix scan, so the index is a cache
- * derived from the store: rebuilt from it after an abort (ops->reset) and
- * whenever it is marked stale.
+ * -> row numbers, op_ssjoin_ix.c); the store has no prefix scan, so the
+ * index is a cache derived from the store: rebuilt from it after an abort
+ * (ops->reset) and whenever it is marked stale.
  *
  * Cleanup: plan/plan_joinwm.c says what bounds each side (a watermarked
  * join key, or a value watermark solved from the time-range conjuncts).
