@@ -39,6 +39,8 @@ typedef struct sl_op_stateful {
 	sl_state *store;     /* owned by the operator */
 	int64_t dropped;     /* numRowsDroppedByWatermark, this batch */
 	int64_t dup_dropped; /* numDroppedDuplicateRows, this batch */
+	int64_t rewrites;    /* puts this batch that rewrote a row in place (a
+			      * join's matched flag): not numRowsUpdated */
 } sl_op_stateful;
 
 struct sl_op_ops {

@@ -1,6 +1,7 @@
 /*
- * op_ssjoin: the stream-stream inner join (Spark's
- * StreamingSymmetricHashJoinExec, progress name "symmetricHashJoin").
+ * op_ssjoin: the stream-stream join (Spark's StreamingSymmetricHashJoinExec,
+ * progress name "symmetricHashJoin"): inner, left outer, right outer, full
+ * outer and left semi.
  *
  * Both inputs are streams.  Every row that reaches the join is first
  * joined with the rows the *other* side holds, then kept on its own side,
@@ -13,30 +14,41 @@
  * State.  One state store holds both sides, one entry per held row:
  *   key   = side byte (0 left, 1 right) ++ join key (sl_hash_key_encode)
  *           ++ row number (8 bytes big-endian, unique per operator run)
- *   value = eviction time (int64, INT64_MIN: never) ++ the row's columns
- *           (sl_hash_key_encode of every column)
+ *   value = eviction time (int64, INT64_MIN: never)
+ *           [++ matched byte: outer and semi joins only, Spark's
+ *            KeyWithIndexToValue "matched" flag, state format 2]
+ *           ++ the row's columns (sl_hash_key_encode of every column)
  * so numRowsTotal is the rows held on both sides, numRowsUpdated the rows
- * added this batch and numRowsRemoved the rows evicted, as Spark counts
- * its keyWithIndexToValue store.  Finding the rows of one join key needs
- * an index (side ++ key -> row numbers); the store has no prefix scan, so
- * the index is a cache derived from the store: rebuilt from it after an
- * abort (ops->reset) and whenever it is marked stale.
+ * added this batch (setting a matched flag rewrites a row in place and is
+ * not counted, as in Spark) and numRowsRemoved the rows evicted.  Inner
+ * joins keep the layout without the flag, so their checkpoints stay
+ * readable.  Finding the rows of one join key needs an index (side ++ key
+ * -> row numbers, op_ssjoin_ix.c); the store has no prefix scan, so the
+ * index is a cache derived from the store: rebuilt from it after an abort
+ * (ops->reset) and whenever it is marked stale.
  *
- * Cleanup (StreamingSymmetricHashJoinHelper.getStateWatermarkPredicates):
- *  - a join key carrying a watermark (the event time itself, or a window
- *    over it, on either side): both sides drop rows whose key time (window
- *    end) <= the eviction watermark;
- *  - else a side with a watermark gets a *value* watermark solved from
- *    the time-range conjuncts of the condition (StreamingJoinHelper.
- *    getStateValueWatermark): from `otherTime + c < thisTime` the side
- *    keeps rows with thisTime > wm + c, in Spark's milliseconds, one
- *    millisecond less for <= / >=; the minimum over conjuncts;
- *  - else the side's state grows (allowed for inner joins).
- * A new row already below its side's state watermark joins but is not
- * kept.  Late rows (the side's event time <= the late watermark) are
- * dropped before joining, recorded with sl_stream_late and counted in
+ * Cleanup: plan/plan_joinwm.c says what bounds each side (a watermarked
+ * join key, or a value watermark solved from the time-range conjuncts).
+ * Late rows (the side's event time <= the late watermark) are dropped
+ * before joining, recorded with sl_stream_late and counted in
  * numRowsDroppedByWatermark.  Conjuncts over one side only filter that
- * side's rows before they join or are kept (Spark's preJoinFilter).
+ * side's rows before they join or are kept (Spark's preJoinFilter); on the
+ * outer side of an outer join a row failing them is emitted at once with
+ * NULLs for the other side.
+ *
+ * Which rows are kept (Spark 3.5's AddingProcessedRowToStateCompletion-
+ * Iterator): a left row always, except a left semi row that matched; a
+ * right row unless the state watermark evicts it in this very batch, but
+ * always on the outer side of a right/full outer join when it matched
+ * nothing (its NULL-padded row comes out at eviction).
+ *
+ * Outer rows: at the end of a micro-batch the rows below each side's state
+ * watermark leave the state; those of an outer side whose matched flag is
+ * still false are emitted with NULLs for the other side (Spark emits them
+ * exactly when they are evicted, and never for a row that matched).
+ * Left semi: a left row is emitted once, when it first matches (on
+ * arrival, or later by a right row, which skips held left rows already
+ * matched).
  *
  * Limits: columns of ARRAY type cannot be held in the state (refused at
  * start).  Never prints; the state changes go to the feed.
@@ -48,343 +60,22 @@
 #include <string.h>
 
 #include "exec/hash.h"
+#include "exec/op_ssjoin_int.h"
 #include "exec/stream_int.h"
-
-#define MAX_BOUNDS 8
-
-/* thisTime > coef * wm + c (Spark's state value watermark of one side). */
-typedef struct bound {
-	int coef;
-	int64_t c_us;
-	bool incl; /* from <= / >=: one millisecond less */
-} bound;
-
-typedef struct jside {
-	int et_col;      /* the side's watermarked column, -1 none */
-	bool et_window;  /* a window struct: compared by its end */
-	bool key_window; /* the watermarked join key is a window struct */
-	int nbounds;
-	bound bounds[MAX_BOUNDS];
-	int nconj; /* conjuncts over this side only */
-	const sl_expr **conj;
-} jside;
-
-/* The index: side ++ encoded key -> the row numbers held. */
-typedef struct ixent {
-	uint64_t h;
-	char *key;
-	size_t klen;
-	int64_t *seq;
-	int32_t n, cap;
-	int64_t stamp, dbase; /* decoded rows of this push */
-} ixent;
-
-typedef struct ssjoinst {
-	sl_op_stateful sf;
-	sl_stream_ctx *ctx;
-	jside side[2];
-	int wkey; /* join key ordinal carrying a watermark, -1 */
-	int nboth;
-	const sl_expr **both; /* conjuncts over both sides */
-	ixent **slot;
-	size_t cap, nent;
-	bool stale;
-	int64_t next_seq, stamp;
-	sl_buf kb, vb;
-} ssjoinst;
-
-/* ----------------------------------------------------------- index */
-
-static uint64_t ix_hash(const char *k, size_t n)
-{
-	return sl_hash_xxh64(k, n, 0x5eed);
-}
-
-static size_t ix_pos(const ssjoinst *st, const char *k, size_t n, uint64_t h)
-{
-	size_t i = (size_t)h & (st->cap - 1);
-	while (st->slot[i] != NULL &&
-	       !(st->slot[i]->h == h && st->slot[i]->klen == n &&
-		 memcmp(st->slot[i]->key, k, n) == 0))
-		i = (i + 1) & (st->cap - 1);
-	return i;
-}
-
-static ixent *ix_find(const ssjoinst *st, const char *k, size_t n)
-{
-	if (st->cap == 0)
-		return NULL;
-	return st->slot[ix_pos(st, k, n, ix_hash(k, n))];
-}
-
-static void ix_free_ent(ixent *e)
-{
-	if (e == NULL)
-		return;
-	free(e->key);
-	free(e->seq);
-	free(e);
-}
-
-static void ix_clear(ssjoinst *st)
-{
-	size_t i;
-	for (i = 0; i < st->cap; i++)
-		ix_free_ent(st->slot[i]);
-	free(st->slot);
-	st->slot = NULL;
-	st->cap = st->nent = 0;
-}
-
-static int ix_grow(ssjoinst *st)
-{
-	size_t cap = st->cap ? 2 * st->cap : 256, i;
-	ixent **old = st->slot, **m = calloc(cap, sizeof *m);
-	size_t ocap = st->cap;
-	if (m == NULL)
-		return SL_ENOMEM;
-	st->slot = m;
-	st->cap = cap;
-	for (i = 0; i < ocap; i++)
-		if (old[i] != NULL)
-			st->slot[ix_pos(st, old[i]->key, old[i]->klen,
-					old[i]->h)] = old[i];
-	free(old);
-	return 0;
-}
-
-static int ix_add(ssjoinst *st, const char *k, size_t n, int64_t seq)
-{
-	uint64_t h = ix_hash(k, n);
-	ixent *e;
-	size_t i;
-	if ((st->nent + 1) * 4 > st->cap * 3 && ix_grow(st) < 0)
-		return SL_ENOMEM;
-	i = ix_pos(st, k, n, h);
-	if ((e = st->slot[i]) == NULL) {
-		e = calloc(1, sizeof *e);
-		if (e == NULL || (e->key = malloc(n + 1)) == NULL) {
-			free(e);
-			return SL_ENOMEM;
-		}
-		memcpy(e->key, k, n);
-		e->klen = n;
-		e->h = h;
-		e->stamp = -1;
-		st->slot[i] = e;
-		st->nent++;
-	}
-	if (e->n == e->cap) {
-		int32_t cap = e->cap ? 2 * e->cap : 2;
-		int64_t *m = realloc(e->seq, (size_t)cap * sizeof *m);
-		if (m == NULL)
-			return SL_ENOMEM;
-		e->seq = m;
-		e->cap = cap;
-	}
-	e->seq[e->n++] = seq;
-	return 0;
-}
-
-/* Linear probing deletion: shift later entries of the run back. */
-static void ix_delete_at(ssjoinst *st, size_t i)
-{
-	size_t j = i, home;
-	ix_free_ent(st->slot[i]);
-	st->slot[i] = NULL;
-	st->nent--;
-	for (;;) {
-		j = (j + 1) & (st->cap - 1);
-		if (st->slot[j] == NULL)
-			return;
-		home = (size_t)st->slot[j]->h & (st->cap - 1);
-		if ((j > i && (home <= i || home > j)) ||
-		    (j < i && (home <= i && home > j))) {
-			st->slot[i] = st->slot[j];
-			st->slot[j] = NULL;
-			i = j;
-		}
-	}
-}
-
-static void ix_remove(ssjoinst *st, const char *k, size_t n, int64_t seq)
-{
-	size_t i;
-	ixent *e;
-	int32_t j;
-	if (st->cap == 0)
-		return;
-	i = ix_pos(st, k, n, ix_hash(k, n));
-	if ((e = st->slot[i]) == NULL)
-		return;
-	for (j = 0; j < e->n; j++)
-		if (e->seq[j] == seq) {
-			e->seq[j] = e->seq[--e->n];
-			break;
-		}
-	if (e->n == 0)
-		ix_delete_at(st, i);
-}
-
-static int64_t get_seq(const unsigned char *p)
-{
-	uint64_t v = 0;
-	int i;
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return (int64_t)v;
-}
-
-static void put_seq(sl_buf *b, int64_t seq)
-{
-	unsigned char x[8];
-	int i;
-	for (i = 0; i < 8; i++)
-		x[i] = (unsigned char)((uint64_t)seq >> (56 - 8 * i));
-	sl_buf_add(b, x, 8);
-}
-
-static int rebuild_one(void *ud, const void *key, size_t klen, const void *val,
-		       size_t vlen)
-{
-	ssjoinst *st = ud;
-	int64_t seq = get_seq((const unsigned char *)key + klen - 8);
-	(void)val;
-	(void)vlen;
-	if (seq >= st->next_seq)
-		st->next_seq = seq + 1;
-	return ix_add(st, key, klen - 8, seq) < 0 ? SL_ENOMEM : 0;
-}
-
-static int ix_fresh(ssjoinst *st, sl_err *err)
-{
-	if (!st->stale)
-		return 0;
-	ix_clear(st);
-	if (sl_state_foreach(st->sf.store, rebuild_one, st) != 0) {
-		ix_clear(st);
-		return sl_err_nomem(err);
-	}
-	st->stale = false;
-	return 0;
-}
 
 /* ------------------------------------------------------- analysis */
 
-typedef struct term {
-	int col; /* wide column, -1: constant */
-	int sign;
-	int64_t v;
-} term;
-
-/* Linear terms of a time expression: timestamp columns, interval and
- * timestamp literals, + and -.  Returns the new count or -1. */
-static int collect(const sl_expr *e, int sign, term *t, int n, int max)
+static bool outer_side(const ssjoinst *st, int s)
 {
-	switch (e->kind) {
-	case SL_X_ALIAS: return collect(e->args[0], sign, t, n, max);
-	case SL_X_NEG: return collect(e->args[0], -sign, t, n, max);
-	case SL_X_CAST:
-		if (e->rtype->kind != SL_TIMESTAMP ||
-		    e->args[0]->rtype->kind != SL_TIMESTAMP)
-			return -1;
-		return collect(e->args[0], sign, t, n, max);
-	case SL_X_BINOP:
-		if (e->op != SL_OP_ADD && e->op != SL_OP_SUB)
-			return -1;
-		n = collect(e->args[0], sign, t, n, max);
-		return n < 0 ? n
-			     : collect(e->args[1],
-				       e->op == SL_OP_SUB ? -sign : sign, t, n,
-				       max);
-	case SL_X_COL:
-		if (n >= max || e->rtype->kind != SL_TIMESTAMP)
-			return -1;
-		t[n].col = e->idx;
-		t[n].sign = sign;
-		t[n].v = 0;
-		return n + 1;
-	case SL_X_LIT:
-		if (n >= max || e->lit.null ||
-		    !(e->op == 1 || e->rtype->kind == SL_TIMESTAMP))
-			return -1;
-		t[n].col = -1;
-		t[n].sign = sign;
-		t[n].v = e->lit.i;
-		return n + 1;
-	default: return -1;
-	}
+	return st->jt == SL_JOIN_FULL ||
+	       (s == 0 ? st->jt == SL_JOIN_LEFT : st->jt == SL_JOIN_RIGHT);
 }
 
-static bool on_side(int col, int s, int nl)
+/* Side s's state is cleaned by the watermark. */
+static bool cleans(const ssjoinst *st, int s)
 {
-	return s == 0 ? col < nl : col >= nl;
-}
-
-/* One conjunct `l < r` (canonical: l - r < 0) solved for side s's time
- * (StreamingJoinHelper.getStateWatermarkFromLessThenPredicate): the side's
- * column must appear once, negated; the other side's column is a
- * watermarked timestamp (replaced by the watermark). */
-static bool solve(const sl_expr *l, const sl_expr *r, int s, int nl,
-		  int other_et, bound *b)
-{
-	term t[16];
-	int n = collect(l, 1, t, 0, 16), i, mine = 0, sc = -1, oc = -1;
-	if (n >= 0)
-		n = collect(r, -1, t, n, 16);
-	if (n < 0)
-		return false;
-	b->coef = 0;
-	b->c_us = 0;
-	for (i = 0; i < n; i++) {
-		if (t[i].col < 0) {
-			b->c_us += t[i].sign * t[i].v;
-			continue;
-		}
-		if (on_side(t[i].col, s, nl)) {
-			if (sc >= 0 && sc != t[i].col)
-				return false;
-			sc = t[i].col;
-			mine++;
-			if (t[i].sign > 0)
-				return false;
-			continue;
-		}
-		if ((oc >= 0 && oc != t[i].col) || t[i].col != other_et)
-			return false;
-		oc = t[i].col;
-		b->coef += t[i].sign;
-	}
-	return mine == 1;
-}
-
-static void side_bounds(jside *js, int s, int nl, int other_et,
-			const sl_expr *const *conj, int nconj)
-{
-	int i;
-	js->nbounds = 0;
-	for (i = 0; i < nconj && js->nbounds < MAX_BOUNDS; i++) {
-		const sl_expr *e = conj[i];
-		bound b;
-		bool ok = false;
-		if (e->kind != SL_X_BINOP)
-			continue;
-		switch (e->op) {
-		case SL_OP_LT:
-		case SL_OP_LE:
-			ok = solve(e->args[0], e->args[1], s, nl, other_et, &b);
-			break;
-		case SL_OP_GT:
-		case SL_OP_GE:
-			ok = solve(e->args[1], e->args[0], s, nl, other_et, &b);
-			break;
-		default: break;
-		}
-		if (!ok)
-			continue;
-		b.incl = e->op == SL_OP_LE || e->op == SL_OP_GE;
-		js->bounds[js->nbounds++] = b;
-	}
+	return st->wm.wkey >= 0 ||
+	       (st->wm.side[s].et_col >= 0 && st->wm.side[s].nbounds > 0);
 }
 
 /* Which sides' columns e references: bit 0 left, bit 1 right. */
@@ -398,69 +89,20 @@ static int refs(const sl_expr *e, int nl)
 	return m;
 }
 
-static int split(const sl_expr *e, const sl_expr ***a, int *n)
-{
-	const sl_expr **m;
-	int rc;
-	if (e->kind == SL_X_BINOP && e->op == SL_OP_AND) {
-		rc = split(e->args[0], a, n);
-		return rc < 0 ? rc : split(e->args[1], a, n);
-	}
-	m = realloc(*a, (size_t)(*n + 1) * sizeof *m);
-	if (m == NULL)
-		return SL_ENOMEM;
-	*a = m;
-	m[(*n)++] = e;
-	return 0;
-}
-
-static const sl_expr *strip(const sl_expr *e)
-{
-	while (e->kind == SL_X_CAST || e->kind == SL_X_ALIAS)
-		e = e->args[0];
-	return e;
-}
-
-/* First et entry of a side; the join key carrying a watermark. */
-static void event_times(const sl_plan *p, ssjoinst *st)
-{
-	sl_plan_et et[2][SL_PLAN_MAX_ET];
-	int net[2], s, k, i;
-	st->wkey = -1;
-	for (s = 0; s < 2; s++) {
-		net[s] = sl_plan_event_time(p->child[s], et[s], SL_PLAN_MAX_ET);
-		st->side[s].et_col = net[s] > 0 ? et[s][0].col : -1;
-		st->side[s].et_window = net[s] > 0 && et[s][0].window;
-	}
-	for (s = 0; s < 2 && st->wkey < 0; s++)
-		for (k = 0; k < p->njkeys && st->wkey < 0; k++) {
-			const sl_expr *e = strip(s ? p->rkeys[k] : p->lkeys[k]);
-			for (i = 0; e->kind == SL_X_COL && i < net[s]; i++)
-				if (et[s][i].col == e->idx)
-					st->wkey = k;
-		}
-	for (s = 0; s < 2 && st->wkey >= 0; s++) {
-		const sl_type *t = (s ? p->rkeys : p->lkeys)[st->wkey]->rtype;
-		st->side[s].key_window = t->kind == SL_STRUCT;
-	}
-}
-
 static int analyse(const sl_plan *p, ssjoinst *st, sl_err *err)
 {
 	const sl_expr **conj = NULL;
 	int nconj = 0, nl = p->child[0]->schema->nfields, i, s, m;
-	event_times(p, st);
-	if (p->residual != NULL && split(p->residual, &conj, &nconj) < 0)
+	if (sl_plan_join_wm(p, &st->wm, err) < 0)
+		return err ? err->code : SL_ENOMEM;
+	if (p->residual != NULL &&
+	    sl_plan_split_and(p->residual, &conj, &nconj) < 0)
 		goto nomem; /* split may have grown conj before failing */
 	for (s = 0; s < 2; s++) {
-		jside *js = &st->side[s];
-		int oet = st->side[1 - s].et_col;
-		js->conj = calloc((size_t)nconj + 1, sizeof *js->conj);
-		if (js->conj == NULL)
+		st->side[s].conj =
+		    calloc((size_t)nconj + 1, sizeof *st->side[s].conj);
+		if (st->side[s].conj == NULL)
 			goto nomem;
-		if (st->wkey < 0 && js->et_col >= 0 && oet >= 0 &&
-		    !st->side[1 - s].et_window)
-			side_bounds(js, s, nl, s ? oet : oet + nl, conj, nconj);
 	}
 	st->both = calloc((size_t)nconj + 1, sizeof *st->both);
 	if (st->both == NULL)
@@ -503,16 +145,14 @@ static bool time_of(const sl_col *c, bool window, int64_t i, int64_t *out)
 static bool state_wm(const ssjoinst *st, int s, int64_t *out)
 {
 	int64_t wm = st->ctx->wm_evict_us, best = INT64_MAX;
-	const jside *js = &st->side[s];
+	const sl_join_side_wm *js = &st->wm.side[s];
 	int i;
-	if (wm == INT64_MIN)
+	if (wm == INT64_MIN || !cleans(st, s))
 		return false;
-	if (st->wkey >= 0) {
+	if (st->wm.wkey >= 0) {
 		*out = wm;
 		return true;
 	}
-	if (js->nbounds == 0)
-		return false;
 	for (i = 0; i < js->nbounds; i++) {
 		/* Spark solves in milliseconds (truncating), then takes one
 		 * millisecond off for an inclusive bound */
@@ -532,13 +172,13 @@ static bool state_wm(const ssjoinst *st, int s, int64_t *out)
 static int64_t evict_time(const ssjoinst *st, int s, const sl_batch *b,
 			  sl_col *const *kc, int64_t i)
 {
-	const jside *js = &st->side[s];
+	const sl_join_side_wm *js = &st->wm.side[s];
 	int64_t t;
-	if (st->wkey >= 0)
-		return time_of(kc[st->wkey], js->key_window, i, &t) ? t
-								    : INT64_MIN;
-	if (js->et_col >= 0 && js->nbounds > 0 &&
-	    time_of(b->cols[js->et_col], js->et_window, i, &t))
+	if (st->wm.wkey >= 0)
+		return time_of(kc[st->wm.wkey], js->key_window, i, &t)
+			   ? t
+			   : INT64_MIN;
+	if (cleans(st, s) && time_of(b->cols[js->et_col], js->et_window, i, &t))
 		return t;
 	return INT64_MIN;
 }
@@ -556,7 +196,7 @@ static bool null_key(sl_col *const *kc, int n, int64_t i)
 static void drop_late(sl_op *op, int s, const sl_batch *in, uint8_t *sel)
 {
 	ssjoinst *st = op->state;
-	const jside *js = &st->side[s];
+	const sl_join_side_wm *js = &st->wm.side[s];
 	int64_t wm = st->ctx->wm_late_us, i, t;
 	sl_buf j;
 	if (wm == INT64_MIN || js->et_col < 0)
@@ -628,26 +268,185 @@ static int apply_conj(const sl_expr *const *conj, int n, const sl_batch *b,
 	return 0;
 }
 
+/* Side s's part of a wide batch, as a batch of its child's schema. */
+static sl_batch *side_part(const sl_plan *p, const sl_batch *w, int s)
+{
+	int nl = p->child[0]->schema->nfields, off = s ? nl : 0, k;
+	const sl_type *t = p->child[s]->schema;
+	sl_col **c = calloc((size_t)t->nfields + 1, sizeof *c);
+	sl_batch *b;
+	if (c == NULL)
+		return NULL;
+	for (k = 0; k < t->nfields; k++)
+		c[k] = sl_col_ref(w->cols[off + k]);
+	b = sl_batch_new(p->child[s]->schema, w->nrows, c);
+	free(c);
+	return b;
+}
+
+/* Row i of a, or of b where a is NULL (a FULL OUTER USING key). */
+static sl_col *coalesce(sl_col *a, sl_col *b)
+{
+	sl_col *two[2] = { a, b }, *all = sl_col_concat(two, 2), *o;
+	int64_t *idx = malloc((size_t)a->len * sizeof *idx + 1), i;
+	if (all == NULL || idx == NULL) {
+		sl_col_free(all);
+		free(idx);
+		return NULL;
+	}
+	for (i = 0; i < a->len; i++)
+		idx[i] = sl_col_isnull(a, i) ? a->len + i : i;
+	o = sl_col_take(all, idx, a->len);
+	sl_col_free(all);
+	free(idx);
+	return o;
+}
+
+/* USING key k of the wide rows w: the left's, the right's or the first
+ * not NULL (Spark's output of a USING join by join type). */
+static sl_col *using_key(const sl_plan *p, const sl_batch *w, sl_batch **part,
+			 const sl_join_out *jo, sl_err *err)
+{
+	sl_col *c[2] = { NULL, NULL }, *o;
+	int s;
+	for (s = 0; s < 2; s++) {
+		if ((s == 0 && jo->src == SL_JO_RKEY) ||
+		    (s == 1 && jo->src == SL_JO_LKEY))
+			continue;
+		if (part[s] == NULL && (part[s] = side_part(p, w, s)) == NULL)
+			goto fail;
+		c[s] = sl_expr_eval(s ? p->rkeys[jo->idx] : p->lkeys[jo->idx],
+				    part[s], err);
+		if (c[s] == NULL)
+			goto fail;
+	}
+	if (jo->src != SL_JO_COALESCE)
+		return c[0] != NULL ? c[0] : c[1];
+	o = coalesce(c[0], c[1]);
+	sl_col_free(c[0]);
+	sl_col_free(c[1]);
+	return o;
+fail:
+	sl_col_free(c[0]);
+	return NULL;
+}
+
+/* The output columns of joined wide rows (p->out). */
+static sl_batch *output(const sl_plan *p, sl_batch *w, sl_err *err)
+{
+	int nl = p->child[0]->schema->nfields, i;
+	sl_col **cols = calloc((size_t)p->nout + 1, sizeof *cols);
+	sl_batch *part[2] = { NULL, NULL }, *o;
+	if (cols == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (i = 0; i < p->nout; i++) {
+		const sl_join_out *jo = &p->out[i];
+		if (jo->src == SL_JO_LEFT || jo->src == SL_JO_RIGHT)
+			cols[i] = sl_col_ref(
+			    w->cols[jo->src == SL_JO_LEFT ? jo->idx
+							  : nl + jo->idx]);
+		else
+			cols[i] = using_key(p, w, part, jo, err);
+		if (cols[i] == NULL)
+			goto fail;
+	}
+	sl_batch_free(part[0]);
+	sl_batch_free(part[1]);
+	o = sl_batch_new(p->schema, w->nrows, cols);
+	free(cols);
+	if (o == NULL)
+		sl_err_nomem(err);
+	return o;
+fail:
+	while (i-- > 0)
+		sl_col_free(cols[i]);
+	free(cols);
+	sl_batch_free(part[0]);
+	sl_batch_free(part[1]);
+	if (err != NULL && err->code == 0)
+		sl_err_nomem(err);
+	return NULL;
+}
+
+/* Emit the wide rows w (borrowed) through the output columns. */
+static int emit_wide(sl_op *op, sl_batch *w, sl_err *err)
+{
+	sl_batch *o;
+	int rc;
+	if (w->nrows == 0)
+		return 0;
+	if ((o = output(op->plan, w, err)) == NULL)
+		return err ? err->code : SL_ENOMEM;
+	rc = sl_op_emit(op, o, err);
+	sl_batch_free(o);
+	return rc;
+}
+
+/* Emit n rows of side s (cols borrowed) with NULLs for the other side:
+ * the outer rows, or (left semi) the left rows alone. */
+static int emit_padded(sl_op *op, int s, sl_col *const *cols, int64_t n,
+		       sl_err *err)
+{
+	sl_batch *w = wide_batch(op->plan, s, cols, NULL, n, err);
+	int rc;
+	if (w == NULL)
+		return err ? err->code : SL_ENOMEM;
+	rc = emit_wide(op, w, err);
+	sl_batch_free(w);
+	return rc;
+}
+
+/* The rows of b with sel[i] set, emitted with NULLs for the other side. */
+static int emit_selected(sl_op *op, int s, const sl_batch *b,
+			 const uint8_t *sel, sl_err *err)
+{
+	int64_t i, k = 0;
+	sl_batch *f;
+	int rc;
+	for (i = 0; i < b->nrows; i++)
+		k += sel[i] != 0;
+	if (k == 0)
+		return 0;
+	if ((f = sl_batch_filter(b, sel, k)) == NULL)
+		return sl_err_nomem(err);
+	rc = emit_padded(op, s, f->cols, f->nrows, err);
+	sl_batch_free(f);
+	return rc;
+}
+
 /* Late filter and the side's own conjuncts: the rows that may join and be
- * held (*out NULL when none). */
+ * held (*out NULL when none).  On an outer side the rows failing the
+ * conjuncts (not the late ones) come out at once, NULL-padded. */
 static int admit(sl_op *op, int s, sl_batch *in, sl_batch **out, sl_err *err)
 {
 	ssjoinst *st = op->state;
 	const jside *js = &st->side[s];
-	uint8_t *sel = malloc((size_t)in->nrows + 1);
+	size_t n = (size_t)in->nrows;
+	uint8_t *sel = malloc(n + 1), *pre = NULL;
 	int64_t i, k = 0;
 	int rc = 0;
 	*out = NULL;
 	if (sel == NULL)
 		return sl_err_nomem(err);
-	memset(sel, 1, (size_t)in->nrows);
+	memset(sel, 1, n);
 	drop_late(op, s, in, sel);
 	if (js->nconj > 0) {
 		sl_batch *w =
 		    wide_batch(op->plan, s, in->cols, NULL, in->nrows, err);
+		if (outer_side(st, s) && (pre = malloc(n + 1)) != NULL)
+			memcpy(pre, sel, n);
 		rc = w == NULL ? (err ? err->code : SL_ENOMEM)
-			       : apply_conj(js->conj, js->nconj, w, sel, err);
+		     : outer_side(st, s) && pre == NULL
+			 ? sl_err_nomem(err)
+			 : apply_conj(js->conj, js->nconj, w, sel, err);
 		sl_batch_free(w);
+		for (i = 0; rc == 0 && pre != NULL && i < in->nrows; i++)
+			pre[i] = pre[i] && !sel[i];
+		if (rc == 0 && pre != NULL)
+			rc = emit_selected(op, s, in, pre, err);
+		free(pre);
 	}
 	for (i = 0; i < in->nrows; i++)
 		k += sel[i];
@@ -661,152 +460,19 @@ static int admit(sl_op *op, int s, sl_batch *in, sl_batch **out, sl_err *err)
 	return rc;
 }
 
-/* The output columns of joined wide rows (p->out). */
-static sl_batch *output(const sl_plan *p, sl_batch *w, sl_err *err)
-{
-	int nl = p->child[0]->schema->nfields, i, k;
-	sl_col **cols = calloc((size_t)p->nout + 1, sizeof *cols);
-	sl_batch *side = NULL, *o;
-	if (cols == NULL) {
-		sl_err_nomem(err);
-		return NULL;
-	}
-	for (i = 0; i < p->nout; i++) {
-		const sl_join_out *jo = &p->out[i];
-		if (jo->src == SL_JO_LEFT || jo->src == SL_JO_RIGHT) {
-			cols[i] = sl_col_ref(
-			    w->cols[jo->src == SL_JO_LEFT ? jo->idx
-							  : nl + jo->idx]);
-			continue;
-		}
-		/* a USING key: the left's value (equal to the right's) */
-		if (side == NULL) {
-			sl_col **lc = calloc((size_t)nl + 1, sizeof *lc);
-			for (k = 0; lc != NULL && k < nl; k++)
-				lc[k] = sl_col_ref(w->cols[k]);
-			side =
-			    lc ? sl_batch_new(p->child[0]->schema, w->nrows, lc)
-			       : NULL;
-			free(lc);
-		}
-		cols[i] =
-		    side ? sl_expr_eval(p->lkeys[jo->idx], side, err) : NULL;
-		if (cols[i] == NULL)
-			goto fail;
-	}
-	sl_batch_free(side);
-	o = sl_batch_new(p->schema, w->nrows, cols);
-	free(cols);
-	if (o == NULL)
-		sl_err_nomem(err);
-	return o;
-fail:
-	while (i-- > 0)
-		sl_col_free(cols[i]);
-	free(cols);
-	sl_batch_free(side);
-	if (err != NULL && err->code == 0)
-		sl_err_nomem(err);
-	return NULL;
-}
-
-/* Emit the pairs (row li[k] of b, held row ri[k] of d) that pass the
- * conjuncts over both sides. */
-static int emit_pairs(sl_op *op, int s, const sl_batch *b, sl_col **d,
-		      const int64_t *li, const int64_t *ri, int64_t np,
-		      sl_err *err)
-{
-	const sl_plan *p = op->plan;
-	ssjoinst *st = op->state;
-	int nm = b->ncols, no = p->child[1 - s]->schema->nfields, c, rc;
-	sl_col **mine = calloc((size_t)nm + 1, sizeof *mine);
-	sl_col **other = calloc((size_t)no + 1, sizeof *other);
-	sl_batch *w = NULL, *o;
-	uint8_t *sel = NULL;
-	int64_t i, k = 0;
-	rc = mine && other ? 0 : sl_err_nomem(err);
-	for (c = 0; rc == 0 && c < nm; c++)
-		if ((mine[c] = sl_col_take(b->cols[c], li, np)) == NULL)
-			rc = sl_err_nomem(err);
-	for (c = 0; rc == 0 && c < no; c++)
-		if ((other[c] = sl_col_take(d[c], ri, np)) == NULL)
-			rc = sl_err_nomem(err);
-	if (rc == 0 && (w = wide_batch(p, s, mine, other, np, err)) == NULL)
-		rc = err ? err->code : SL_ENOMEM;
-	if (rc == 0 && st->nboth > 0) {
-		if ((sel = malloc((size_t)np)) == NULL)
-			rc = sl_err_nomem(err);
-		else
-			memset(sel, 1, (size_t)np);
-		if (rc == 0)
-			rc = apply_conj(st->both, st->nboth, w, sel, err);
-		for (i = 0; rc == 0 && i < np; i++)
-			k += sel[i];
-		if (rc == 0 && k < np) {
-			o = sl_batch_filter(w, sel, k);
-			sl_batch_free(w);
-			if ((w = o) == NULL)
-				rc = sl_err_nomem(err);
-		}
-	}
-	if (rc == 0 && w->nrows > 0) {
-		if ((o = output(p, w, err)) == NULL)
-			rc = err ? err->code : SL_ENOMEM;
-		else
-			rc = sl_op_emit(op, o, err);
-		sl_batch_free(o);
-	}
-	for (c = 0; mine && c < nm; c++)
-		sl_col_free(mine[c]);
-	for (c = 0; other && c < no; c++)
-		sl_col_free(other[c]);
-	free(mine);
-	free(other);
-	free(sel);
-	sl_batch_free(w);
-	return rc;
-}
-
-/* Decode the held rows of the index entries uniq[0..nu) into d (entry e
- * at rows e->dbase ..). */
-static int decode_held(ssjoinst *st, ixent *const *uniq, int64_t nu, sl_col **d,
-		       int nd, sl_err *err)
-{
-	int64_t u;
-	int32_t j;
-	int rc;
-	for (u = 0; u < nu; u++) {
-		const ixent *e = uniq[u];
-		for (j = 0; j < e->n; j++) {
-			const char *v;
-			size_t vlen;
-			sl_buf_clear(&st->kb);
-			sl_buf_add(&st->kb, e->key, e->klen);
-			put_seq(&st->kb, e->seq[j]);
-			if (sl_buf_failed(&st->kb))
-				return sl_err_nomem(err);
-			v = sl_state_get(st->sf.store, st->kb.p, st->kb.len,
-					 &vlen);
-			if (v == NULL || vlen < 8)
-				return sl_err_set(
-				    err, SL_EINTERNAL,
-				    "join: held row %lld is missing from the state store",
-				    (long long)e->seq[j]);
-			rc = sl_hash_key_decode(d, nd, e->dbase + j, v + 8,
-						vlen - 8, NULL, err);
-			if (rc < 0)
-				return rc;
-		}
-	}
-	return 0;
-}
+/* ------------------------------------------------------------ probe */
 
 typedef struct probe {
 	ixent **ents, **uniq;
 	int64_t nu, total, np;
-	sl_col **d;
+	sl_col **d; /* the held rows of the other side, decoded */
 	int nd;
+	ixent **hent;      /* held row r: its index entry, */
+	int32_t *hj;       /* its place in the entry, */
+	uint8_t *hmatched; /* its matched flag, */
+	uint8_t *hhit;     /* and whether a pair with it passed now */
 	int64_t *li, *ri;
+	uint8_t *sel; /* pair k passes the conjuncts over both sides */
 } probe;
 
 static void probe_release(probe *pr)
@@ -817,8 +483,82 @@ static void probe_release(probe *pr)
 	free(pr->d);
 	free(pr->ents);
 	free(pr->uniq);
+	free(pr->hent);
+	free(pr->hj);
+	free(pr->hmatched);
+	free(pr->hhit);
 	free(pr->li);
 	free(pr->ri);
+	free(pr->sel);
+}
+
+/* The state key of held row j of entry e, in st->kb. */
+static bool held_key(ssjoinst *st, const ixent *e, int32_t j)
+{
+	sl_buf_clear(&st->kb);
+	sl_buf_add(&st->kb, e->key, e->klen);
+	sl_ssjoin_put_seq(&st->kb, e->seq[j]);
+	return !sl_buf_failed(&st->kb);
+}
+
+/* Decode the held rows of the index entries pr->uniq into pr->d (entry e
+ * at rows e->dbase ..). */
+static int decode_held(ssjoinst *st, probe *pr, sl_err *err)
+{
+	int64_t u;
+	int32_t j;
+	int rc;
+	for (u = 0; u < pr->nu; u++) {
+		ixent *e = pr->uniq[u];
+		for (j = 0; j < e->n; j++) {
+			int64_t r = e->dbase + j;
+			const char *v;
+			size_t vlen;
+			if (!held_key(st, e, j))
+				return sl_err_nomem(err);
+			v = sl_state_get(st->sf.store, st->kb.p, st->kb.len,
+					 &vlen);
+			if (v == NULL || vlen < st->hdr)
+				return sl_err_set(
+				    err, SL_EINTERNAL,
+				    "join: held row %lld is missing from the state store",
+				    (long long)e->seq[j]);
+			pr->hent[r] = e;
+			pr->hj[r] = j;
+			pr->hmatched[r] = st->hdr > 8 && v[8] != 0;
+			rc = sl_hash_key_decode(pr->d, pr->nd, r, v + st->hdr,
+						vlen - st->hdr, NULL, err);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Set the matched flag of held row r (a rewrite in place, not counted
+ * in numRowsUpdated). */
+static int set_matched(ssjoinst *st, const probe *pr, int64_t r, sl_err *err)
+{
+	const char *v;
+	size_t vlen;
+	int rc;
+	if (!held_key(st, pr->hent[r], pr->hj[r]))
+		return sl_err_nomem(err);
+	v = sl_state_get(st->sf.store, st->kb.p, st->kb.len, &vlen);
+	if (v == NULL || vlen < st->hdr)
+		return sl_err_set(
+		    err, SL_EINTERNAL,
+		    "join: held row is missing from the state store");
+	sl_buf_clear(&st->vb);
+	sl_buf_add(&st->vb, v, vlen);
+	if (sl_buf_failed(&st->vb))
+		return sl_err_nomem(err);
+	st->vb.p[8] = 1;
+	rc = sl_state_put(st->sf.store, st->kb.p, st->kb.len, st->vb.p,
+			  st->vb.len, err);
+	if (rc == 0)
+		st->sf.rewrites++;
+	return rc;
 }
 
 /* Find the other side's rows for each row of b: entries and counts. */
@@ -840,7 +580,7 @@ static int probe_find(ssjoinst *st, int s, const sl_batch *b, sl_col *const *kc,
 		sl_hash_key_encode(kc, nk, i, &st->kb);
 		if (sl_buf_failed(&st->kb))
 			return sl_err_nomem(err);
-		if ((e = ix_find(st, st->kb.p, st->kb.len)) == NULL)
+		if ((e = sl_ssjoin_ix_find(st, st->kb.p, st->kb.len)) == NULL)
 			continue;
 		pr->ents[i] = e;
 		if (e->stamp != st->stamp) {
@@ -854,39 +594,150 @@ static int probe_find(ssjoinst *st, int s, const sl_batch *b, sl_col *const *kc,
 	return 0;
 }
 
-static int probe_run(sl_op *op, int s, const sl_batch *b, sl_col *const *kc,
-		     sl_err *err)
+/* Decode the candidates and list the pairs (li, ri); a left semi join's
+ * right rows skip held left rows already matched. */
+static int probe_pairs(ssjoinst *st, int s, const sl_batch *b,
+		       const sl_type *ot, probe *pr, sl_err *err)
+{
+	size_t nt = (size_t)pr->total + 1;
+	int64_t i, k = 0, r;
+	int32_t j;
+	int c, rc;
+	bool skip = st->jt == SL_JOIN_SEMI && s == 1;
+	pr->nd = ot->nfields;
+	pr->d = calloc((size_t)pr->nd + 1, sizeof *pr->d);
+	pr->li = malloc((size_t)pr->np * sizeof *pr->li + 1);
+	pr->ri = malloc((size_t)pr->np * sizeof *pr->ri + 1);
+	pr->hent = calloc(nt, sizeof *pr->hent);
+	pr->hj = calloc(nt, sizeof *pr->hj);
+	pr->hmatched = calloc(nt, 1);
+	pr->hhit = calloc(nt, 1);
+	rc = pr->d && pr->li && pr->ri && pr->hent && pr->hj && pr->hmatched &&
+		     pr->hhit
+		 ? 0
+		 : sl_err_nomem(err);
+	for (c = 0; rc == 0 && c < pr->nd; c++)
+		if ((pr->d[c] = sl_col_new(ot->fields[c].type, pr->total)) ==
+		    NULL)
+			rc = sl_err_nomem(err);
+	if (rc == 0)
+		rc = decode_held(st, pr, err);
+	for (i = 0; rc == 0 && i < b->nrows; i++)
+		for (j = 0; pr->ents[i] != NULL && j < pr->ents[i]->n; j++) {
+			r = pr->ents[i]->dbase + j;
+			if (skip && pr->hmatched[r])
+				continue;
+			pr->li[k] = i;
+			pr->ri[k++] = r;
+		}
+	pr->np = k;
+	return rc;
+}
+
+/* The pairs as wide rows (*w) and which pass the conjuncts over both
+ * sides (pr->sel). */
+static int probe_check(sl_op *op, int s, const sl_batch *b, probe *pr,
+		       sl_batch **w, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	ssjoinst *st = op->state;
-	const sl_type *ot = p->child[1 - s]->schema;
+	int nm = b->ncols, c, rc;
+	sl_col **mine = calloc((size_t)nm + 1, sizeof *mine);
+	sl_col **other = calloc((size_t)pr->nd + 1, sizeof *other);
+	*w = NULL;
+	pr->sel = malloc((size_t)pr->np + 1);
+	rc = mine && other && pr->sel ? 0 : sl_err_nomem(err);
+	for (c = 0; rc == 0 && c < nm; c++)
+		if ((mine[c] = sl_col_take(b->cols[c], pr->li, pr->np)) == NULL)
+			rc = sl_err_nomem(err);
+	for (c = 0; rc == 0 && c < pr->nd; c++)
+		if ((other[c] = sl_col_take(pr->d[c], pr->ri, pr->np)) == NULL)
+			rc = sl_err_nomem(err);
+	if (rc == 0 &&
+	    (*w = wide_batch(p, s, mine, other, pr->np, err)) == NULL)
+		rc = err ? err->code : SL_ENOMEM;
+	if (rc == 0) {
+		memset(pr->sel, 1, (size_t)pr->np);
+		rc = apply_conj(st->both, st->nboth, *w, pr->sel, err);
+	}
+	for (c = 0; mine && c < nm; c++)
+		sl_col_free(mine[c]);
+	for (c = 0; other && c < pr->nd; c++)
+		sl_col_free(other[c]);
+	free(mine);
+	free(other);
+	return rc;
+}
+
+/* What the passing pairs emit: the pairs (inner, outer); the new left rows
+ * that matched (left semi, left side); the held left rows matched for
+ * the first time (left semi, right side). */
+static int probe_emit(sl_op *op, int s, const sl_batch *b, probe *pr,
+		      sl_batch *w, const uint8_t *matched, sl_err *err)
+{
+	ssjoinst *st = op->state;
+	sl_batch *f, *held;
+	int64_t k = 0, i;
+	int rc;
+	if (st->jt != SL_JOIN_SEMI) {
+		for (i = 0; i < pr->np; i++)
+			k += pr->sel[i];
+		if (k == 0)
+			return 0;
+		f = k == pr->np ? sl_batch_ref(w)
+				: sl_batch_filter(w, pr->sel, k);
+		if (f == NULL)
+			return sl_err_nomem(err);
+		rc = emit_wide(op, f, err);
+		sl_batch_free(f);
+		return rc;
+	}
+	if (s == 0)
+		return emit_selected(op, 0, b, matched, err);
+	for (i = 0; i < pr->total; i++)
+		pr->hmatched[i] = pr->hhit[i] && !pr->hmatched[i];
+	held = sl_batch_new(op->plan->child[0]->schema, pr->total, pr->d);
+	free(pr->d); /* the batch owns the columns now */
+	pr->d = NULL;
+	if (held == NULL)
+		return sl_err_nomem(err);
+	rc = emit_selected(op, 0, held, pr->hmatched, err);
+	sl_batch_free(held);
+	return rc;
+}
+
+/* Join the rows of b (side s) with the other side's held rows: emit, set
+ * the held rows' matched flags, and matched[i] for each row of b. */
+static int probe_run(sl_op *op, int s, const sl_batch *b, sl_col *const *kc,
+		     uint8_t *matched, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	ssjoinst *st = op->state;
 	probe pr;
-	int64_t i, k = 0;
-	int32_t j;
-	int c, rc;
+	sl_batch *w = NULL;
+	int64_t k, r;
+	int rc;
 	memset(&pr, 0, sizeof pr);
 	rc = probe_find(st, s, b, kc, p->njkeys, &pr, err);
 	if (rc < 0 || pr.np == 0)
 		goto out;
-	pr.nd = ot->nfields;
-	pr.d = calloc((size_t)pr.nd + 1, sizeof *pr.d);
-	pr.li = malloc((size_t)pr.np * sizeof *pr.li);
-	pr.ri = malloc((size_t)pr.np * sizeof *pr.ri);
-	rc = pr.d && pr.li && pr.ri ? 0 : sl_err_nomem(err);
-	for (c = 0; rc == 0 && c < pr.nd; c++)
-		if ((pr.d[c] = sl_col_new(ot->fields[c].type, pr.total)) ==
-		    NULL)
-			rc = sl_err_nomem(err);
-	if (rc == 0)
-		rc = decode_held(st, pr.uniq, pr.nu, pr.d, pr.nd, err);
-	for (i = 0; rc == 0 && i < b->nrows; i++)
-		for (j = 0; pr.ents[i] != NULL && j < pr.ents[i]->n; j++) {
-			pr.li[k] = i;
-			pr.ri[k++] = pr.ents[i]->dbase + j;
+	rc = probe_pairs(st, s, b, p->child[1 - s]->schema, &pr, err);
+	if (rc < 0 || pr.np == 0)
+		goto out;
+	if ((rc = probe_check(op, s, b, &pr, &w, err)) < 0)
+		goto out;
+	for (k = 0; k < pr.np; k++)
+		if (pr.sel[k]) {
+			matched[pr.li[k]] = 1;
+			pr.hhit[pr.ri[k]] = 1;
 		}
+	for (r = 0; rc == 0 && st->hdr > 8 && r < pr.total; r++)
+		if (pr.hhit[r] && !pr.hmatched[r])
+			rc = set_matched(st, &pr, r, err);
 	if (rc == 0)
-		rc = emit_pairs(op, s, b, pr.d, pr.li, pr.ri, pr.np, err);
+		rc = probe_emit(op, s, b, &pr, w, matched, err);
 out:
+	sl_batch_free(w);
 	probe_release(&pr);
 	return rc;
 }
@@ -900,38 +751,51 @@ static void held_event(const ssjoinst *st, int s, const char *val,
 			      state);
 }
 
-/* Hold the rows of b on side s (rows already below the side's state
- * watermark are not held, as Spark). */
+/* Whether row i of side s (matched[i]: it joined on arrival) is held
+ * (the rule in the opening comment). */
+static bool holds(const ssjoinst *st, int s, bool matched, bool evicting)
+{
+	if (s == 0)
+		return !(st->jt == SL_JOIN_SEMI && matched);
+	return !evicting || (outer_side(st, 1) && !matched);
+}
+
+/* Hold the rows of b on side s. */
 static int keep(sl_op *op, int s, const sl_batch *b, sl_col *const *kc,
-		sl_err *err)
+		const uint8_t *matched, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	ssjoinst *st = op->state;
-	bool feed = sl_stream_wants_rows(st->ctx);
+	bool feed = sl_stream_wants_rows(st->ctx), outer = outer_side(st, s);
 	int64_t swm = 0, i, t;
 	bool has = state_wm(st, s, &swm);
 	size_t klen;
 	int rc;
 	for (i = 0; i < b->nrows; i++) {
-		if (null_key(kc, p->njkeys, i))
+		/* a NULL key never matches; on an outer side the row is held
+		 * all the same, for its NULL-padded row at eviction */
+		if (!outer && null_key(kc, p->njkeys, i))
 			continue;
 		t = evict_time(st, s, b, kc, i);
-		if (has && t != INT64_MIN && t <= swm)
+		if (!holds(st, s, matched[i],
+			   has && t != INT64_MIN && t <= swm))
 			continue;
 		sl_buf_clear(&st->kb);
 		sl_buf_addc(&st->kb, (char)s);
 		sl_hash_key_encode(kc, p->njkeys, i, &st->kb);
 		klen = st->kb.len;
-		put_seq(&st->kb, st->next_seq);
+		sl_ssjoin_put_seq(&st->kb, st->next_seq);
 		sl_buf_clear(&st->vb);
 		sl_buf_add(&st->vb, &t, 8);
+		if (st->hdr > 8)
+			sl_buf_addc(&st->vb, (char)(matched[i] != 0));
 		sl_hash_key_encode(b->cols, b->ncols, i, &st->vb);
 		if (sl_buf_failed(&st->kb) || sl_buf_failed(&st->vb))
 			return sl_err_nomem(err);
 		if ((rc = sl_state_put(st->sf.store, st->kb.p, st->kb.len,
 				       st->vb.p, st->vb.len, err)) < 0)
 			return rc;
-		if (ix_add(st, st->kb.p, klen, st->next_seq++) < 0) {
+		if (sl_ssjoin_ix_add(st, st->kb.p, klen, st->next_seq++) < 0) {
 			st->stale = true;
 			return sl_err_nomem(err);
 		}
@@ -953,6 +817,8 @@ typedef struct evict {
 	bool has[2];
 	int64_t wm[2];
 	bool feed;
+	sl_buf outer[2]; /* unmatched rows of outer sides: length ++ bytes */
+	int64_t nouter[2];
 } evict;
 
 static int evict_pred(void *ud, const void *key, size_t klen, const void *val,
@@ -968,47 +834,106 @@ static int evict_pred(void *ud, const void *key, size_t klen, const void *val,
 	return t != INT64_MIN && t <= ev->wm[s];
 }
 
+/* Decode one held value (its columns) into row `row` of c. */
+static int decode_val(const ssjoinst *st, sl_col *const *c, int n, int64_t row,
+		      const void *val, size_t vlen, sl_err *err)
+{
+	return sl_hash_key_decode(c, n, row, (const char *)val + st->hdr,
+				  vlen - st->hdr, NULL, err);
+}
+
+static sl_col **new_cols(const sl_type *t, int64_t n)
+{
+	sl_col **c = calloc((size_t)t->nfields + 1, sizeof *c);
+	int k;
+	for (k = 0; c != NULL && k < t->nfields; k++)
+		if ((c[k] = sl_col_new(t->fields[k].type, n)) == NULL) {
+			while (k-- > 0)
+				sl_col_free(c[k]);
+			free(c);
+			return NULL;
+		}
+	return c;
+}
+
+static void free_cols(sl_col **c, int n)
+{
+	int k;
+	for (k = 0; c != NULL && k < n; k++)
+		sl_col_free(c[k]);
+	free(c);
+}
+
 static void evict_event(const evict *ev, int s, const void *val, size_t vlen)
 {
 	const sl_type *t = ev->p->child[s]->schema;
-	sl_col **c = calloc((size_t)t->nfields + 1, sizeof *c);
+	sl_col **c = new_cols(t, 1);
 	sl_buf r;
-	int k, ok = c != NULL;
-	for (k = 0; ok && k < t->nfields; k++)
-		ok = (c[k] = sl_col_new(t->fields[k].type, 1)) != NULL;
 	sl_buf_init(&r);
-	if (ok && sl_hash_key_decode(c, t->nfields, 0, (const char *)val + 8,
-				     vlen - 8, NULL, NULL) == 0) {
+	if (c != NULL &&
+	    decode_val(ev->st, c, t->nfields, 0, val, vlen, NULL) == 0) {
 		sl_stream_row_text(c, t->nfields, 0, &r);
 		if (!sl_buf_failed(&r))
 			held_event(ev->st, s, sl_buf_cstr(&r), "EVICTED");
 	}
 	sl_buf_release(&r);
-	for (k = 0; c != NULL && k < t->nfields; k++)
-		sl_col_free(c[k]);
-	free(c);
+	free_cols(c, t->nfields);
 }
 
 static int evict_one(void *ud, const void *key, size_t klen, const void *val,
 		     size_t vlen)
 {
-	const evict *ev = ud;
+	evict *ev = ud;
 	int s = *(const unsigned char *)key ? 1 : 0;
-	ix_remove(ev->st, key, klen - 8,
-		  get_seq((const unsigned char *)key + klen - 8));
+	sl_ssjoin_ix_remove(
+	    ev->st, key, klen - 8,
+	    sl_ssjoin_get_seq((const unsigned char *)key + klen - 8));
 	if (ev->feed)
 		evict_event(ev, s, val, vlen);
+	if (outer_side(ev->st, s) && vlen > 8 && ((const char *)val)[8] == 0) {
+		uint64_t n = vlen;
+		sl_buf_add(&ev->outer[s], &n, sizeof n);
+		sl_buf_add(&ev->outer[s], val, vlen);
+		ev->nouter[s]++;
+	}
 	return 0;
 }
 
-/* End of a micro-batch: drop the rows below each side's state
- * watermark. */
+/* The unmatched rows evicted from outer side s, NULL-padded. */
+static int emit_evicted(sl_op *op, evict *ev, int s, sl_err *err)
+{
+	const sl_type *t = op->plan->child[s]->schema;
+	sl_col **c;
+	const char *q = ev->outer[s].p;
+	int64_t i;
+	int rc = 0;
+	if (ev->nouter[s] == 0)
+		return 0;
+	if (sl_buf_failed(&ev->outer[s]) ||
+	    (c = new_cols(t, ev->nouter[s])) == NULL)
+		return sl_err_nomem(err);
+	for (i = 0; rc == 0 && i < ev->nouter[s]; i++) {
+		uint64_t n;
+		memcpy(&n, q, sizeof n);
+		rc = decode_val(ev->st, c, t->nfields, i, q + sizeof n,
+				(size_t)n, err);
+		q += sizeof n + n;
+	}
+	if (rc == 0)
+		rc = emit_padded(op, s, c, ev->nouter[s], err);
+	free_cols(c, t->nfields);
+	return rc;
+}
+
+/* End of a micro-batch: drop the rows below each side's state watermark;
+ * the unmatched ones of an outer side come out NULL-padded. */
 static int evict_old(sl_op *op, sl_err *err)
 {
 	ssjoinst *st = op->state;
 	evict ev;
 	int64_t n;
-	int rc;
+	int rc, s;
+	memset(&ev, 0, sizeof ev);
 	ev.st = st;
 	ev.p = op->plan;
 	ev.has[0] = state_wm(st, 0, &ev.wm[0]);
@@ -1016,49 +941,94 @@ static int evict_old(sl_op *op, sl_err *err)
 	ev.feed = sl_stream_wants_rows(st->ctx);
 	if (!ev.has[0] && !ev.has[1])
 		return 0;
-	if ((rc = ix_fresh(st, err)) < 0)
+	if ((rc = sl_ssjoin_ix_fresh(st, err)) < 0)
 		return rc;
+	sl_buf_init(&ev.outer[0]);
+	sl_buf_init(&ev.outer[1]);
 	n = sl_state_remove_if(st->sf.store, evict_pred, &ev, evict_one, &ev,
 			       err);
-	return n < 0 ? (int)n : 0;
+	rc = n < 0 ? (int)n : 0;
+	for (s = 0; rc == 0 && s < 2; s++)
+		rc = emit_evicted(op, &ev, s, err);
+	sl_buf_release(&ev.outer[0]);
+	sl_buf_release(&ev.outer[1]);
+	return rc;
 }
 
 /* ------------------------------------------------------------ ops */
 
-static int ssj_push(sl_op *op, int s, sl_batch *in, sl_err *err)
+/* One batch of side s: drop late rows, join, hold. */
+static int join_batch(sl_op *op, int s, sl_batch *in, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	ssjoinst *st = op->state;
 	sl_batch *b = NULL;
 	sl_col **kc = NULL;
+	uint8_t *matched = NULL;
 	int k, rc;
-	if ((rc = ix_fresh(st, err)) < 0 ||
+	if ((rc = sl_ssjoin_ix_fresh(st, err)) < 0 ||
 	    (rc = admit(op, s, in, &b, err)) < 0 || b == NULL)
 		return rc;
 	kc = calloc((size_t)p->njkeys + 1, sizeof *kc);
-	rc = kc != NULL ? 0 : sl_err_nomem(err);
+	matched = calloc((size_t)b->nrows + 1, 1);
+	rc = kc != NULL && matched != NULL ? 0 : sl_err_nomem(err);
 	for (k = 0; rc == 0 && k < p->njkeys; k++)
 		if ((kc[k] = sl_expr_eval(s ? p->rkeys[k] : p->lkeys[k], b,
 					  err)) == NULL)
 			rc = err ? err->code : SL_ENOMEM;
 	if (rc == 0)
-		rc = probe_run(op, s, b, kc, err);
+		rc = probe_run(op, s, b, kc, matched, err);
 	if (rc == 0)
-		rc = keep(op, s, b, kc, err);
+		rc = keep(op, s, b, kc, matched, err);
 	for (k = 0; kc != NULL && k < p->njkeys; k++)
 		sl_col_free(kc[k]);
 	free(kc);
+	free(matched);
 	sl_batch_free(b);
 	return rc;
 }
 
+/* Spark joins a batch's left rows first, then its right rows (which
+ * decides which rows are held and matched): right batches that arrive
+ * before the left side finished wait for it. */
+static int ssj_push(sl_op *op, int s, sl_batch *in, sl_err *err)
+{
+	ssjoinst *st = op->state;
+	sl_batch **m;
+	if (s == 0 || st->left_done)
+		return join_batch(op, s, in, err);
+	m = realloc(st->pending, (size_t)(st->npending + 1) * sizeof *m);
+	if (m == NULL)
+		return sl_err_nomem(err);
+	st->pending = m;
+	m[st->npending++] = sl_batch_ref(in);
+	return 0;
+}
+
+static void drop_pending(ssjoinst *st)
+{
+	int i;
+	for (i = 0; i < st->npending; i++)
+		sl_batch_free(st->pending[i]);
+	st->npending = 0;
+}
+
 static int ssj_finish(sl_op *op, int side, sl_err *err)
 {
-	int rc;
-	(void)side;
+	ssjoinst *st = op->state;
+	int rc = 0, i;
+	if (side == 0) {
+		st->left_done = true;
+		for (i = 0; rc == 0 && i < st->npending; i++)
+			rc = join_batch(op, 1, st->pending[i], err);
+		drop_pending(st);
+		if (rc < 0)
+			return rc;
+	}
 	if (++op->nfinished < 2)
 		return 0;
 	op->nfinished = 0;
+	st->left_done = false;
 	if ((rc = evict_old(op, err)) < 0)
 		return rc;
 	return sl_op_finish_parent(op, err);
@@ -1069,8 +1039,11 @@ static int ssj_finish(sl_op *op, int side, sl_err *err)
 static void ssj_reset(sl_op *op)
 {
 	ssjoinst *st = op->state;
-	if (st != NULL)
-		st->stale = true;
+	if (st == NULL)
+		return;
+	st->stale = true;
+	st->left_done = false;
+	drop_pending(st);
 }
 
 static void ssj_free(sl_op *op)
@@ -1078,7 +1051,9 @@ static void ssj_free(sl_op *op)
 	ssjoinst *st = op->state;
 	if (st == NULL)
 		return;
-	ix_clear(st);
+	sl_ssjoin_ix_clear(st);
+	drop_pending(st);
+	free(st->pending);
 	sl_state_free(st->sf.store);
 	sl_buf_release(&st->kb);
 	sl_buf_release(&st->vb);
@@ -1094,9 +1069,7 @@ static bool ssj_wants_no_data(sl_op *op, int64_t new_wm_us)
 {
 	const ssjoinst *st = op->state;
 	int64_t cur = st->ctx->wm_evict_us;
-	bool cleans =
-	    st->wkey >= 0 || st->side[0].nbounds > 0 || st->side[1].nbounds > 0;
-	return cleans && new_wm_us != INT64_MIN &&
+	return (cleans(st, 0) || cleans(st, 1)) && new_wm_us != INT64_MIN &&
 	       (cur == INT64_MIN || new_wm_us > cur);
 }
 
@@ -1112,10 +1085,10 @@ static const struct sl_op_ops ssjoin_ops = {
 static int check_plan(const sl_plan *p, sl_err *err)
 {
 	int s, c;
-	if (p->jtype != SL_JOIN_INNER && p->jtype != SL_JOIN_CROSS)
+	if (p->jtype == SL_JOIN_ANTI)
 		return sl_err_set(
 		    err, SL_EANALYSIS,
-		    "join: only inner stream-stream joins are supported");
+		    "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported");
 	if (p->njkeys == 0)
 		return sl_err_set(
 		    err, SL_EANALYSIS,
@@ -1143,6 +1116,8 @@ sl_op *sl_op_ssjoin_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 		return NULL;
 	st = op->state;
 	st->ctx = ctx;
+	st->jt = p->jtype == SL_JOIN_CROSS ? SL_JOIN_INNER : p->jtype;
+	st->hdr = st->jt == SL_JOIN_INNER ? 8 : 9;
 	sl_buf_init(&st->kb);
 	sl_buf_init(&st->vb);
 	if (analyse(p, st, err) < 0) {

@@ -12,8 +12,8 @@
  * last the chaining of stateful operators (Spark 3.4+'s "global watermark"
  * correctness check).
  *
- * What streamlab adds: only inner stream-stream joins run; the others are
- * refused with Spark's outer-join sentence.
+ * Stream-stream outer and semi joins are checked as Spark does
+ * (stream_stream_join); left anti is refused by the stream-static matrix.
  *
  * Never prints; reads only the plan.
  */
@@ -34,13 +34,34 @@ static int fail(sl_err *err, const char *msg)
 	return sl_err_set(err, SL_EANALYSIS, "%s", msg);
 }
 
-/* Stream-stream joins: inner joins run (op_ssjoin.c, append mode only:
- * check_tree); outer, semi and anti ones are refused with Spark's
- * watermark sentence (streamlab does not run them, with or without
- * watermarks). */
+/* Stream-stream joins (Spark's checkForStreamStreamJoinWatermark): inner
+ * joins always pass here (op_ssjoin.c, append mode only: check_tree);
+ * left/right/full outer and left semi joins need a watermark in the join
+ * keys, or a state value watermark solvable from the range conditions for
+ * the side(s) whose rows wait for their NULL-padded output (both for full
+ * outer).  plan_joinwm.c solves them. */
 static int stream_stream_join(const sl_plan *p, sl_err *err)
 {
+	sl_join_wm w;
+	bool ranged;
 	if (p->jtype == SL_JOIN_INNER || p->jtype == SL_JOIN_CROSS)
+		return 0;
+	if (sl_plan_join_wm(p, &w, err) < 0)
+		return SL_ENOMEM;
+	switch (p->jtype) {
+	case SL_JOIN_LEFT:
+	case SL_JOIN_SEMI: ranged = w.side[0].nbounds > 0; break;
+	case SL_JOIN_RIGHT: ranged = w.side[1].nbounds > 0; break;
+	case SL_JOIN_FULL:
+		ranged = w.side[0].nbounds > 0 && w.side[1].nbounds > 0;
+		break;
+	default:
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Join type %s is not supported with streaming DataFrame/Dataset",
+		    join_name(p->jtype));
+	}
+	if (w.wkey >= 0 || ranged)
 		return 0;
 	return sl_err_set(
 	    err, SL_EANALYSIS,

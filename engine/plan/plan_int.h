@@ -191,6 +191,36 @@ bool sl_plan_has_watermark(const sl_plan *p);
  * allowMultiple' to 'false' ...".  0 otherwise. */
 int sl_plan_check_watermarks(const sl_plan *p, sl_err *err);
 
+/* ---- stream-stream join state (plan_joinwm.c) ---- */
+
+/* A side's state value watermark term: thisTime > coef * wm + c_us
+ * (Spark's StreamingJoinHelper.getStateValueWatermark), in Spark's
+ * milliseconds, one millisecond less when incl (from <= / >=). */
+#define SL_JOIN_MAX_BOUNDS 8
+typedef struct sl_join_bound {
+	int coef;
+	int64_t c_us;
+	bool incl;
+} sl_join_bound;
+typedef struct sl_join_side_wm {
+	int et_col;      /* the side's watermarked column, -1 none */
+	bool et_window;  /* a window struct: compared by its end */
+	bool key_window; /* the watermarked join key is a window struct */
+	int nbounds;     /* solved from the other side's watermark */
+	sl_join_bound bounds[SL_JOIN_MAX_BOUNDS];
+} sl_join_side_wm;
+typedef struct sl_join_wm {
+	int wkey; /* join key ordinal carrying a watermark, -1 none */
+	sl_join_side_wm side[2];
+} sl_join_wm;
+/* What bounds the state of JOIN node p (both children streaming): the
+ * watermarked join key, else each side's value-watermark bounds.  0 or
+ * SL_ENOMEM. */
+int sl_plan_join_wm(const sl_plan *p, sl_join_wm *w, sl_err *err);
+/* Append the AND-conjuncts of e (borrowed) to *a (realloc'd, *n of
+ * them).  0 or SL_ENOMEM (*a stays valid: the caller frees it). */
+int sl_plan_split_and(const sl_expr *e, const sl_expr ***a, int *n);
+
 /* How a watermarked AGGREGATE finds the event time of a group / an input
  * row: key `key` is the event-time column itself (RAW: compare the value),
  * a window struct column (WCOL: compare its end), a window() call over

@@ -6,9 +6,10 @@
  * Spark's output order: the key columns once (the left's value; the
  * right's for a right join; coalesce(left, right) for a full join), then
  * the other left columns, then the other right columns.  An `on` condition
- * is resolved against left ++ right, split at AND into conjuncts; each
- * `l = r` conjunct whose sides resolve on the left and on the right alone
- * becomes a key pair, the rest is a residual filter over the joined row.
+ * is split at AND into conjuncts; each `l = r` conjunct whose sides
+ * resolve on the left and on the right alone becomes a key pair (structs
+ * too: `window = rwindow`, compared by the key encoding), the rest is
+ * resolved against left ++ right as a residual filter over the joined row.
  * No key pair at all means a nested-loop join.  Output is every left
  * column then every right column (semi/anti: the left only).
  */
@@ -205,36 +206,37 @@ static int split_on(sl_plan *p, const sl_expr *e, const sl_type *ls,
 static int on_condition(sl_plan *p, const sl_expr *on, sl_err *err)
 {
 	const sl_type *ls = p->child[0]->schema, *rs = p->child[1]->schema;
-	sl_expr *all, *rest = NULL;
+	sl_expr *rest = NULL;
 	int i, rc;
 	if (on == NULL)
 		goto outputs;
-	all = sl_plan_resolve(on, p->wide, "join", err);
-	if (all == NULL)
-		return err ? err->code : SL_EANALYSIS;
-	if (all->rtype->kind != SL_BOOLEAN) {
-		sl_buf a, t;
-		sl_buf_init(&a);
-		sl_buf_init(&t);
-		sl_expr_sql(on, &a);
-		sl_type_sql(all->rtype, &t);
-		sl_err_set(
-		    err, SL_EANALYSIS,
-		    "join: join condition '%s' of type %s is not a boolean",
-		    sl_buf_cstr(&a), sl_buf_cstr(&t));
-		sl_buf_release(&a);
-		sl_buf_release(&t);
-		sl_expr_free(all);
-		return SL_EANALYSIS;
-	}
-	sl_expr_free(all);
+	/* key pairs first, each side resolved alone: a struct equality
+	 * (`window = rwindow`, Spark's ExtractEquiJoinKeys) is a key pair
+	 * even where the expression layer cannot compare structs */
 	if ((rc = split_on(p, on, ls, rs, &rest)) < 0)
 		return sl_err_nomem(err);
 	if (rest != NULL) {
 		p->residual = sl_plan_resolve(rest, p->wide, "join", err);
-		sl_expr_free(rest);
-		if (p->residual == NULL)
+		if (p->residual == NULL) {
+			sl_expr_free(rest);
 			return err ? err->code : SL_EANALYSIS;
+		}
+		if (p->residual->rtype->kind != SL_BOOLEAN) {
+			sl_buf a, t;
+			sl_buf_init(&a);
+			sl_buf_init(&t);
+			sl_expr_sql(p->njkeys == 0 ? on : rest, &a);
+			sl_type_sql(p->residual->rtype, &t);
+			sl_err_set(
+			    err, SL_EANALYSIS,
+			    "join: join condition '%s' of type %s is not a boolean",
+			    sl_buf_cstr(&a), sl_buf_cstr(&t));
+			sl_buf_release(&a);
+			sl_buf_release(&t);
+			sl_expr_free(rest);
+			return SL_EANALYSIS;
+		}
+		sl_expr_free(rest);
 	}
 outputs:
 	for (i = 0; i < ls->nfields; i++)

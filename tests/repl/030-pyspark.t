@@ -133,6 +133,16 @@ q = imp:toDF():withWatermark("impTime", "2 hours")
         F.expr("clickAdId = adId AND clickTime >= impTime AND clickTime <= impTime + interval 1 hour"))
   .writeStream:format("memory"):queryName("joined"):start()
 save("stream-stream-join", q:toPySpark()); q:stop()
+q = imp:toDF():withWatermark("impTime", "2 hours")
+  :join(clk:toDF():withWatermark("clickTime", "3 hours"),
+        F.expr("clickAdId = adId AND clickTime >= impTime AND clickTime <= impTime + interval 1 hour"), "left_outer")
+  .writeStream:format("memory"):queryName("ljoined"):start()
+save("stream-stream-left-outer", q:toPySpark()); q:stop()
+q = imp:toDF():withWatermark("impTime", "2 hours")
+  :join(clk:toDF():withWatermark("clickTime", "3 hours"),
+        F.expr("clickAdId = adId AND clickTime >= impTime AND clickTime <= impTime + interval 1 hour"), "left_semi")
+  .writeStream:format("memory"):queryName("sjoined"):start()
+save("stream-stream-left-semi", q:toPySpark()); q:stop()
 
 save("batch-df", spark.createDataFrame({{1, "2026-01-01 12:00:00.25", true}, {2, nil, false}}, "id INT, ts TIMESTAMP, ok BOOLEAN")
   :where("ok"):orderBy(F.col("id"):desc()):limit(1):toPySpark())
@@ -184,6 +194,9 @@ my %must = (
 		qr/\/tmp\/streamlab\/input\/memory_stream_2/, qr/\.outputMode\("complete"\)/],
 	'stream-stream-join' => [qr/\(left\["adId"\] == right\["clickAdId"\]\)/,
 		qr/INTERVAL '1 hour'/, qr/\.withWatermark\("clickTime", "3 hours"\)/],
+	'stream-stream-left-outer' => [qr/\(left\["adId"\] == right\["clickAdId"\]\)/,
+		qr/^\s+"left",$/m, qr/\.withWatermark\("impTime", "2 hours"\)/],
+	'stream-stream-left-semi' => [qr/^\s+"left_semi",$/m],
 	'batch-df' => [qr/^import datetime$/m,
 		qr/datetime\.datetime\(2026, 1, 1, 12, 0, 0, 250000, tzinfo=UTC\)/,
 		qr/\(2, None, False\)/, qr/\.orderBy\(F\.col\("id"\)\.desc\(\)\)/,

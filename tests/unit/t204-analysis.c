@@ -203,6 +203,27 @@ int main(void)
 	       "Stream-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
 	       "stream-stream outer join without watermark");
 	sl_plan_free(p);
+	/* Spark's checkForStreamStreamJoinWatermark names the join type */
+	p = join(s, s2, "right");
+	is_str(check(p, SL_MODE_APPEND),
+	       "Stream-stream RightOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
+	       "stream-stream right outer join without watermark");
+	sl_plan_free(p);
+	p = join(s, s2, "full");
+	is_str(check(p, SL_MODE_APPEND),
+	       "Stream-stream FullOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
+	       "stream-stream full outer join without watermark");
+	sl_plan_free(p);
+	p = join(s, s2, "left_semi");
+	is_str(check(p, SL_MODE_APPEND),
+	       "Stream-stream LeftSemi join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
+	       "stream-stream left semi join without watermark");
+	sl_plan_free(p);
+	p = join(s, s2, "left_anti");
+	is_str(check(p, SL_MODE_APPEND),
+	       "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported",
+	       "stream-stream left anti join");
+	sl_plan_free(p);
 
 	/* chained stateful operators */
 	p = agg1(a, "c", "count(*) AS cc");
