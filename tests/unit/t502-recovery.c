@@ -242,6 +242,10 @@ static void collect(const run *r, result *res)
 	sl_ckpt *c = sl_ckpt_open_ro(r->ck, &err);
 	sl_state *st = sl_state_new();
 	dump d;
+	/* stopped first: a snapshot is written on its own thread, off the
+	 * batch's path, so a running query may hold a temp file right now */
+	if (r->q != NULL)
+		sl_query_stop(r->q);
 	memset(res, 0, sizeof *res);
 	sink_rows(r->out, res->rows, sizeof res->rows);
 	snprintf(dir, sizeof dir, "%s/commits", r->ck);
