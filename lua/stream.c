@@ -163,7 +163,7 @@ static int l_sreader_schema(lua_State *L)
 static int sreader_load(lua_State *L, const char *fmt, const char *method)
 {
 	l_sreader *r = sl_lerr_checkself(L, SL_MT_SREADER, method);
-	const char *path = NULL;
+	const char *path = NULL, *inf;
 	int ud;
 	sl_err err;
 	if (!lua_isnoneornil(L, 2))
@@ -174,10 +174,15 @@ static int sreader_load(lua_State *L, const char *fmt, const char *method)
 		fmt = r->format;
 	if (fmt == NULL)
 		fmt = "parquet"; /* spark.sql.sources.default */
+	inf = sl_session_conf_get(sl_lsess_of(L)->s,
+				  "spark.sql.streaming.schemaInference");
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
 	return finish_stream(
-	    L, ud, sl_source_desc_new(fmt, path, r->schema, &r->opts, &err),
+	    L, ud,
+	    sl_source_desc_new_infer(fmt, path, r->schema, &r->opts,
+				     inf != NULL && strcasecmp(inf, "true") == 0,
+				     &err),
 	    &err);
 }
 
@@ -512,6 +517,13 @@ static int l_swriter_options(lua_State *L)
 	return 1;
 }
 
+static int l_swriter_partitionby(lua_State *L)
+{
+	l_swriter *w = sl_lerr_checkself(L, SL_MT_SWRITER, "partitionBy");
+	sl_lpartition_by(L, &w->opts, "DataStreamWriter");
+	return 1;
+}
+
 static int l_swriter_queryname(lua_State *L)
 {
 	l_swriter *w = sl_lerr_checkself(L, SL_MT_SWRITER, "queryName");
@@ -718,6 +730,7 @@ static const luaL_Reg swriter_methods[] = {
 	{ "option", l_swriter_option },
 	{ "options", l_swriter_options },
 	{ "queryName", l_swriter_queryname },
+	{ "partitionBy", l_swriter_partitionby },
 	{ "trigger", l_swriter_trigger },
 	{ "foreachBatch", l_swriter_foreachbatch },
 	{ "start", l_swriter_start },
