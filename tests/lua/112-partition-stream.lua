@@ -1,0 +1,107 @@
+-- Partitioned streams (issue 15 item 2): writeStream:partitionBy and the
+-- file source over partition directories.  Expected rows follow Spark's
+-- FileStreamSinkSuite ("partitioned writing and batch reading",
+-- "FileStreamSink.ancestorIsMetadataDirectory()") and FileStreamSourceSuite
+-- ("read from json files inside partitioned directory", "when schema
+-- inference is turned on, should read partition data", "read data from
+-- outputs of another streaming query").
+local T = require("tap")
+
+spark.clock:manual("2026-01-01 12:00:00")
+
+local function put(dir, name, text, mtime)
+  assert(os.execute("mkdir -p '" .. dir .. "'"))
+  T.put(dir, name, text, mtime)
+end
+local function logged(path)
+  local out = {}
+  for _, n in ipairs(T.ls(path .. "/_spark_metadata")) do
+    local f = io.open(path .. "/_spark_metadata/" .. n)
+    for l in f:lines() do
+      local p = l:match('"path":"file://[^"]*/out/([^"]*)"')
+      if p then out[#out + 1] = n .. ":" .. (p:gsub("part%-00000%-[%x%-]+%-(%d+)%.c000", "part-%1")) end
+    end
+    f:close()
+  end
+  table.sort(out)
+  return out
+end
+
+-- 1. the sink: rows split by k, each batch's files in its log entry
+local root = T.tempdir()
+local out, ck = root .. "/out", root .. "/ck"
+local ms = spark.memoryStream("id INT, k STRING, v DOUBLE")
+local function start()
+  return ms:toDF().writeStream:format("json"):partitionBy("k")
+    :option("checkpointLocation", ck):start(out)
+end
+local q = start()
+ms:addData{{1, "a", 1.5}, {2, "b/c", 2.5}, {3, nil, 3.5}}
+q:processAllAvailable()
+q:stop()
+q = start()
+ms:addData{{4, "a", 4.5}}
+q:processAllAvailable()
+q:stop()
+T.is(logged(out), {
+  "0:k=__HIVE_DEFAULT_PARTITION__/part-0.json",
+  "0:k=a/part-0.json",
+  "0:k=b%252Fc/part-0.json",
+  "1:k=a/part-1.json",
+}, "batch 0 logs its three partition files, batch 1 (after the restart) its one; paths as URIs")
+T.is(T.sorted_rows(spark.read:json(out)), {{1, 1.5, "a"}, {2, 2.5, "b/c"}, {3, 3.5, nil}, {4, 4.5, "a"}},
+  "the batch reader finds k again from the directories of the logged files")
+
+-- a part file no log entry names stays invisible (the reader uses the log)
+put(out .. "/k=z", "part-stray.json", '{"id":99,"v":0}\n')
+T.is(#T.rows(spark.read:json(out)), 4, "a partition directory's unlogged file is not read")
+
+-- partitionBy is checked against the output schema at start()
+T.errors(function()
+  ms:toDF().writeStream:format("json"):partitionBy("nope")
+    :option("checkpointLocation", root .. "/ck2"):start(root .. "/out2")
+end, "Partition column `nope` not found in schema struct<id:int,k:string,v:double>",
+  "an unknown partition column fails start()")
+
+-- 2. the source: partition columns from the files present at load(),
+-- each file's values from its own directories
+local src = root .. "/src"
+put(src .. "/day=1", "a.json", '{"id":1}\n', "2026-01-01 11:00:01")
+put(src .. "/day=2", "b.json", '{"id":2}\n', "2026-01-01 11:00:02")
+local s = spark.readStream:schema("id INT"):json(src)
+T.is(s.schema, "id INT, day INT", "a user schema without the partition column: day inferred INT, appended")
+q = s.writeStream:format("memory"):queryName("days"):start()
+q:processAllAvailable()
+put(src .. "/day=3", "c.json", '{"id":3}\n', "2026-01-01 11:00:03")
+put(src .. "/day=1", "d.json", '{"id":4}\n', "2026-01-01 11:00:04")
+q:processAllAvailable()
+q:stop()
+T.is(T.rows(spark.table("days")), {{1, 1}, {2, 2}, {3, 3}, {4, 1}},
+  "files in new and old partition directories, in modification order, each with its own day")
+
+local s2 = spark.readStream:schema("day STRING, id INT"):json(src)
+T.is(s2.schema, "id INT, day STRING", "a user schema naming the partition column gives its type")
+
+-- schema inference on: data and partition columns from the files present
+spark.conf:set("spark.sql.streaming.schemaInference", "true")
+local s3 = spark.readStream:json(src)
+T.is(s3.schema, "id BIGINT, day INT", "schemaInference: id from the json, day from the directories")
+spark.conf:set("spark.sql.streaming.schemaInference", "false")
+
+-- 3. a stream over another query's partitioned output reads its log
+local s4 = spark.readStream:schema("id INT, v DOUBLE, k STRING"):json(out)
+q = s4.writeStream:format("memory"):queryName("chained"):start()
+q:processAllAvailable()
+q:stop()
+T.is(T.sorted_rows(spark.table("chained")), {{1, 1.5, "a"}, {2, 2.5, "b/c"}, {3, 3.5, nil}, {4, 4.5, "a"}},
+  "the sink's logged files with k from their directories; the stray file is not read")
+
+-- 4. toPySpark names partitionBy
+local ms2 = spark.memoryStream("id INT, k STRING, v INT")
+q = ms2:toDF().writeStream:format("parquet"):partitionBy("k", "id")
+  :option("checkpointLocation", root .. "/ck3"):start(root .. "/out3")
+T.like(q:toPySpark(), '\n    %.partitionBy%("k", "id"%)\n', "toPySpark writes .partitionBy(\"k\", \"id\")")
+T.ok(not q:toPySpark():find("__partition_columns", 1, true), "and not the internal option")
+q:stop()
+
+T.done()
