@@ -467,25 +467,23 @@ static ptype infer_one(const char *raw, size_t n)
 		return ST_DEF;
 	if (sl_format_parse_i64(raw, n, &i))
 		return i >= INT32_MIN && i <= INT32_MAX ? ST_INT : ST_BIGINT;
-	/* Spark: a BigDecimal of scale <= 0 (DecimalType); none here */
-	if (sl_format_parse_double(raw, n, &d)) {
-		bool exp_int = false, dot = false;
-		size_t k;
-		for (k = 0; k < n; k++) {
-			if (raw[k] == '.')
-				dot = true;
-			if (raw[k] == 'e' || raw[k] == 'E')
-				exp_int = true;
-		}
-		/* integers beyond BIGINT and "1E3": Decimal in Spark */
-		bool digits_only = true;
-		for (k = (raw[0] == '-' || raw[0] == '+'); k < n; k++)
+	/* Spark's decimalTry: a BigDecimal of scale 0 (a negative scale,
+	 * "1E3", is refused by DecimalType) and at most 38 digits, so an
+	 * integer beyond BIGINT; the engine has no DECIMAL: STRING, the text
+	 * kept */
+	{
+		size_t k = n > 0 && (raw[0] == '-' || raw[0] == '+'), digits = 0;
+		bool all = k < n;
+		for (; k < n; k++) {
 			if (raw[k] < '0' || raw[k] > '9')
-				digits_only = false;
-		if (digits_only || (exp_int && !dot))
+				all = false;
+			digits++;
+		}
+		if (all && digits <= 38)
 			return ST_STRING;
-		return ST_DOUBLE;
 	}
+	if (sl_format_parse_double(raw, n, &d))
+		return ST_DOUBLE;
 	u = sl_part_unescape(raw, n);
 	int64_t us;
 	ts = u != NULL && parse_part_ts(u, strlen(u), &us);
@@ -972,8 +970,8 @@ static int fill_const(sl_col *c, const char *raw, size_t rawlen,
 			sl_col_f64(c)[r] = d;
 		break;
 	case SL_BOOLEAN:
-		if (!sl_format_parse_bool(u, n, &bv))
-			goto bad;
+		/* Java's Boolean.parseBoolean: "true" in any case, else false */
+		bv = strcasecmp(u, "true") == 0;
 		for (int64_t r = 0; r < c->len; r++)
 			sl_col_u8(c)[r] = bv;
 		break;

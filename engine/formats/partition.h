@@ -19,8 +19,9 @@
  * null) and widened across files (INT < BIGINT < DOUBLE; any other mix,
  * and all-null, is STRING).  Deviations (the engine has no DATE nor
  * DECIMAL type): values Spark types DateType ("2024-01-31") or
- * DecimalType (integers beyond BIGINT, "1E3") are STRING here, their text
- * kept exactly.  A user schema that names a partition column gives its
+ * DecimalType (integers beyond BIGINT, up to 38 digits) are STRING here,
+ * their text kept exactly.  A user BOOLEAN is Java's parseBoolean ("true"
+ * in any case, anything else false).  A user schema that names a partition column gives its
  * type (a value that does not convert: Spark's "Failed to cast value `x`
  * to `IntegerType` for partition column `p`").  When some files have
  * partition values, files without any (directly in the base directory)

@@ -91,6 +91,13 @@ T.is(T.rows(t:orderBy("id"):select("i", "l", "x", F.col("t"):cast("string"), "s"
   {nil, 3, 2.0, nil, nil},
 }, "values converted to the widened types")
 
+local d2 = base .. "/types2"
+put(d2 .. "/e=1E3/big=12345678901234567890", "part-0.json", '{"id":1}\n')
+local t2 = spark.read:json(d2)
+T.is(t2.schema, "id BIGINT, e DOUBLE, big STRING",
+  "1E3 is DOUBLE (DecimalType refuses a negative scale); a 20-digit integer, DECIMAL in Spark, STRING here")
+T.is(T.rows(t2), {{1, 1000.0, "12345678901234567890"}}, "their values")
+
 -- 8. what Spark refuses
 T.errors(function() df.write:partitionBy("zz"):json(base .. "/e1") end,
   "Partition column `zz` not found in schema struct<id:int,s:string,n:int>", "unknown partition column")
