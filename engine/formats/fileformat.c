@@ -281,12 +281,17 @@ static int list_dir(const char *dir, sl_strvec *out, int depth, sl_err *err)
 			rc = sl_err_nomem(err);
 			break;
 		}
-		if (stat(f, &st) != 0) {
+		if (lstat(f, &st) != 0) {
 			free(f); /* vanished meanwhile */
 			continue;
 		}
+		/* real directories only: a linked one could loop */
 		if (S_ISDIR(st.st_mode) && depth < 64) {
 			rc = list_dir(f, out, depth + 1, err);
+			free(f);
+			continue;
+		}
+		if (S_ISLNK(st.st_mode) && stat(f, &st) != 0) {
 			free(f);
 			continue;
 		}

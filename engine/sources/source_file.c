@@ -345,7 +345,8 @@ static int list_tree(fsrc *fs, const char *dir, int depth, sl_err *err)
 			rc = sl_err_nomem(err);
 			break;
 		}
-		if (depth < 64 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* real directories only: a linked one could loop */
+		if (depth < 64 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 			rc = list_tree(fs, path, depth + 1, err);
 			free(path);
 			continue;
