@@ -42,6 +42,7 @@
 #include "lerr.h"
 #include "lua_int.h"
 #include "driver/query.h"
+#include "formats/partition.h"
 #include "sinks/sink.h"
 #include "sources/source.h"
 #include "plan/stream.h"
@@ -694,6 +695,18 @@ static int l_swriter_start(lua_State *L)
 				      "give the directory: start(path) or "
 				      "option(\"path\", dir)",
 				      "'path' is not specified");
+	/* Spark's DataStreamWriter.assertNotPartitioned */
+	{
+		const char *pc = sl_options_get(&w->opts, SL_PART_OPTION);
+		const char *what = w->fe_ref != LUA_NOREF ? "foreachBatch"
+				   : strcmp(o.format, "memory") == 0 ? "memory"
+								       : NULL;
+		if (what != NULL && pc != NULL && strcmp(pc, "[]") != 0)
+			return sl_lerr_raisef(L, SL_EANALYSIS, NULL,
+					      "'%s' does not support "
+					      "partitioning",
+					      what);
+	}
 	sl_lquery_new(L); /* the result, empty until the engine answers */
 	ud = lua_gettop(L);
 	if (w->fe_ref != LUA_NOREF) {

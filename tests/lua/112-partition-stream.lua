@@ -63,6 +63,12 @@ T.errors(function()
 end, "Partition column `nope` not found in schema struct<id:int,k:string,v:double>",
   "an unknown partition column fails start()")
 
+-- the memory sink and foreachBatch refuse it (DataStreamWriter.assertNotPartitioned)
+T.errors(function() ms:toDF().writeStream:format("memory"):queryName("m"):partitionBy("k"):start() end,
+  "'memory' does not support partitioning", "memory sink")
+T.errors(function() ms:toDF().writeStream:foreachBatch(function() end):partitionBy("k"):start() end,
+  "'foreachBatch' does not support partitioning", "foreachBatch")
+
 -- 2. the source: partition columns from the files present at load(),
 -- each file's values from its own directories
 local src = root .. "/src"
