@@ -223,22 +223,29 @@ static void value_text(const sl_col *c, int64_t i, sl_buf *out)
 		sl_value_show(c, i, out);
 }
 
-typedef struct rowkey {
-	int64_t row;
-	uint32_t off, len; /* into the key buffer */
-} rowkey;
+/* A distinct partition key: its bytes in the key buffer, its rows. */
+typedef struct pkey {
+	uint32_t off, len;
+	int64_t count, at;
+} pkey;
 
-static int cmp_rowkey(const void *a, const void *b, void *ctx)
+static int cmp_pkey(const void *a, const void *b, void *ctx)
 {
-	const rowkey *x = a, *y = b;
-	const char *g_keys = ctx;
+	const pkey *x = *(pkey *const *)a, *y = *(pkey *const *)b;
+	const char *keys = ctx;
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(g_keys + x->off, g_keys + y->off, n);
+	int c = memcmp(keys + x->off, keys + y->off, n);
 	if (c != 0)
 		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static uint64_t key_hash(const char *p, size_t n)
+{
+	uint64_t h = 14695981039346656037u;
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ (unsigned char)p[k]) * 1099511628211u;
+	return h;
 }
 
 void sl_part_groups_free(sl_part_group *g, int n)
@@ -299,12 +306,45 @@ static sl_batch *data_cols(const sl_batch *b, char *const *cols, int n,
 	return out;
 }
 
+/* The directory path of row i ("a=1/b=x") appended to out. */
+static void row_key(const sl_batch *b, const int *ci, int n, int64_t i,
+		    sl_buf *val, sl_buf *out)
+{
+	for (int c = 0; c < n; c++) {
+		const sl_col *col = b->cols[ci[c]];
+		const char *name = b->schema->fields[ci[c]].name;
+		size_t at;
+		if (c > 0)
+			sl_buf_addc(out, '/');
+		sl_part_escape(name, strlen(name), out);
+		sl_buf_addc(out, '=');
+		at = out->len;
+		if (sl_col_isnull(col, i)) {
+		} else if (col->type->kind == SL_STRING ||
+			   col->type->kind == SL_BINARY) {
+			sl_part_escape(sl_col_str(col)[i].p,
+				       sl_col_str(col)[i].len, out);
+		} else {
+			sl_buf_clear(val);
+			value_text(col, i, val);
+			sl_part_escape(val->p ? val->p : "", val->len, out);
+		}
+		if (out->len == at)
+			sl_buf_adds(out, SL_PART_DEFAULT);
+	}
+}
+
+/* One pass: each row's key found in (or added to) a hash table of the
+ * distinct keys; then the keys sorted and the rows bucketed by key in
+ * input order. */
 int sl_part_split(const sl_batch *b, char *const *cols, int n,
 		  sl_part_group **groups, int *ngroups, sl_err *err)
 {
-	sl_buf keys;
-	rowkey *rk = NULL;
-	int64_t *idx = NULL;
+	sl_buf keys, val, cur;
+	pkey *pk = NULL, **order = NULL;
+	int32_t *slot = NULL, *gid = NULL;
+	int64_t *idx = NULL, npk = 0, cap = 0;
+	size_t tcap = 64;
 	int *ci = NULL;
 	sl_batch *data = NULL;
 	sl_part_group *g = NULL;
@@ -314,65 +354,114 @@ int sl_part_split(const sl_batch *b, char *const *cols, int n,
 	if (b->nrows == 0)
 		return 0;
 	sl_buf_init(&keys);
-	rk = malloc((size_t)b->nrows * sizeof *rk);
+	sl_buf_init(&val);
+	sl_buf_init(&cur);
+	gid = malloc((size_t)b->nrows * sizeof *gid);
 	idx = malloc((size_t)b->nrows * sizeof *idx);
 	ci = malloc((size_t)n * sizeof *ci);
-	if (rk == NULL || idx == NULL || ci == NULL) {
+	slot = malloc(tcap * sizeof *slot);
+	if (gid == NULL || idx == NULL || ci == NULL || slot == NULL) {
 		rc = sl_err_nomem(err);
 		goto out;
 	}
+	memset(slot, 0xff, tcap * sizeof *slot);
 	for (int c = 0; c < n; c++)
 		ci[c] = sl_type_field_index(b->schema, cols[c]);
 	for (int64_t i = 0; i < b->nrows; i++) {
-		rk[i].row = i;
-		rk[i].off = (uint32_t)keys.len;
-		for (int c = 0; c < n; c++) {
-			const sl_col *col = b->cols[ci[c]];
-			size_t at;
-			if (c > 0)
-				sl_buf_addc(&keys, '/');
-			sl_part_escape(b->schema->fields[ci[c]].name,
-				       strlen(b->schema->fields[ci[c]].name),
-				       &keys);
-			sl_buf_addc(&keys, '=');
-			at = keys.len;
-			if (!sl_col_isnull(col, i)) {
-				sl_buf v;
-				sl_buf_init(&v);
-				value_text(col, i, &v);
-				sl_part_escape(v.p ? v.p : "", v.len, &keys);
-				sl_buf_release(&v);
-			}
-			if (keys.len == at)
-				sl_buf_adds(&keys, SL_PART_DEFAULT);
-		}
-		if (sl_buf_failed(&keys) || keys.len > UINT32_MAX) {
+		size_t h, k;
+		sl_buf_clear(&cur);
+		row_key(b, ci, n, i, &val, &cur);
+		if (sl_buf_failed(&cur) || sl_buf_failed(&val)) {
 			rc = sl_err_nomem(err);
 			goto out;
 		}
-		rk[i].len = (uint32_t)(keys.len - rk[i].off);
+		h = (size_t)key_hash(cur.p, cur.len);
+		for (k = h & (tcap - 1); slot[k] >= 0; k = (k + 1) & (tcap - 1)) {
+			const pkey *q = &pk[slot[k]];
+			if (q->len == cur.len &&
+			    memcmp(keys.p + q->off, cur.p, cur.len) == 0)
+				break;
+		}
+		if (slot[k] < 0) {
+			if (npk == cap) {
+				int64_t nc = cap ? 2 * cap : 16;
+				pkey *np = nc > INT32_MAX
+					       ? NULL
+					       : realloc(pk, (size_t)nc * sizeof *np);
+				if (np == NULL) {
+					rc = sl_err_nomem(err);
+					goto out;
+				}
+				pk = np;
+				cap = nc;
+			}
+			if (keys.len + cur.len > UINT32_MAX) {
+				rc = sl_err_nomem(err);
+				goto out;
+			}
+			pk[npk].off = (uint32_t)keys.len;
+			pk[npk].len = (uint32_t)cur.len;
+			pk[npk].count = 0;
+			sl_buf_add(&keys, cur.p, cur.len);
+			if (sl_buf_failed(&keys)) {
+				rc = sl_err_nomem(err);
+				goto out;
+			}
+			slot[k] = (int32_t)npk++;
+			if (2 * (size_t)npk > tcap) { /* grow and rehash */
+				size_t nt = 2 * tcap;
+				int32_t *ns = malloc(nt * sizeof *ns);
+				if (ns == NULL) {
+					rc = sl_err_nomem(err);
+					goto out;
+				}
+				memset(ns, 0xff, nt * sizeof *ns);
+				for (int64_t x = 0; x < npk; x++) {
+					size_t y = (size_t)key_hash(
+						       keys.p + pk[x].off,
+						       pk[x].len) &
+						   (nt - 1);
+					while (ns[y] >= 0)
+						y = (y + 1) & (nt - 1);
+					ns[y] = (int32_t)x;
+				}
+				free(slot);
+				slot = ns;
+				tcap = nt;
+			}
+			gid[i] = (int32_t)(npk - 1);
+		} else {
+			gid[i] = slot[k];
+		}
+		pk[gid[i]].count++;
 	}
-	qsort_r(rk, (size_t)b->nrows, sizeof *rk, cmp_rowkey, keys.p);
+	if ((order = malloc((size_t)npk * sizeof *order)) == NULL) {
+		rc = sl_err_nomem(err);
+		goto out;
+	}
+	for (int64_t x = 0; x < npk; x++)
+		order[x] = &pk[x];
+	qsort_r(order, (size_t)npk, sizeof *order, cmp_pkey, keys.p);
+	for (int64_t x = 0, at = 0; x < npk; x++) {
+		order[x]->at = at;
+		at += order[x]->count;
+	}
+	for (int64_t i = 0; i < b->nrows; i++)
+		idx[pk[gid[i]].at++] = i;
 	if ((data = data_cols(b, cols, n, err)) == NULL) {
 		rc = err ? err->code : SL_ENOMEM;
 		goto out;
 	}
-	for (int64_t s = 0, e; s < b->nrows; s = e) {
-		sl_part_group *ngv;
-		for (e = s; e < b->nrows && rk[e].len == rk[s].len &&
-			    memcmp(keys.p + rk[e].off, keys.p + rk[s].off,
-				   rk[s].len) == 0;
-		     e++)
-			idx[e - s] = rk[e].row;
-		ngv = realloc(g, (size_t)(ng + 1) * sizeof *g);
-		if (ngv == NULL) {
-			rc = sl_err_nomem(err);
-			goto out;
-		}
-		g = ngv;
-		g[ng].subdir = strndup(keys.p + rk[s].off, rk[s].len);
-		g[ng].data = sl_batch_take(data, idx, e - s);
+	if ((g = calloc((size_t)npk, sizeof *g)) == NULL) {
+		rc = sl_err_nomem(err);
+		goto out;
+	}
+	for (int64_t x = 0, at = 0; x < npk; x++) {
+		const pkey *q = order[x];
+		g[ng].subdir = strndup(keys.p + q->off, q->len);
+		g[ng].data = sl_batch_take(data, idx + at, q->count);
 		ng++;
+		at += q->count;
 		if (g[ng - 1].subdir == NULL || g[ng - 1].data == NULL) {
 			rc = sl_err_nomem(err);
 			goto out;
@@ -388,7 +477,12 @@ out:
 	*ngroups = ng;
 	sl_batch_free(data);
 	sl_buf_release(&keys);
-	free(rk);
+	sl_buf_release(&val);
+	sl_buf_release(&cur);
+	free(pk);
+	free(order);
+	free(slot);
+	free(gid);
 	free(idx);
 	free(ci);
 	return rc;
