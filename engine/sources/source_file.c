@@ -51,7 +51,11 @@
  * cleanSource (archive with sourceArchiveDir, delete; off by default):
  * after a batch commits, the files of the groups it read are moved to
  * sourceArchiveDir + their absolute path, or deleted (Spark's
- * FileStreamSourceCleaner; best effort, a failure leaves the file).
+ * FileStreamSourceCleaner; best effort, a failure leaves the file).  A
+ * crash between a batch's commit and its cleaning leaves that batch's
+ * files in place for good, as in Spark: a restart cleans only the batches
+ * it runs itself (their files are in the log, so they are never read
+ * twice).
  *
  * Not done: globs in the path, log compaction (Spark's N.compact every 10
  * batches), maxBytesPerTrigger.
