@@ -1099,48 +1099,116 @@ bad:
 	return SL_EANALYSIS;
 }
 
-sl_batch *sl_part_append(const sl_part_spec *ps, const char *file,
-			 const sl_batch *b, sl_type *full, sl_err *err)
+static int path_col(const pfile *pf, const char *name)
 {
-	int np = ps->schema->nfields, nd = b->ncols;
-	sl_col **cols;
-	sl_batch *out;
+	for (int c = 0; c < pf->ncols; c++)
+		if (strcasecmp(pf->cols[c].name, name) == 0)
+			return c;
+	return -1;
+}
+
+/* Is full's column k filled from the path (or null as a partition column
+ * the path lacks) rather than read from the file? */
+static bool from_path(const sl_part_spec *ps, const pfile *pf,
+		      const sl_type *full, int k)
+{
+	const char *name = full->fields[k].name;
+	return path_col(pf, name) >= 0 ||
+	       sl_type_field_index(ps->schema, name) >= 0;
+}
+
+static int parse_for(const sl_part_spec *ps, const char *file, pfile *pf,
+		     sl_err *err)
+{
+	if (ps->off) {
+		memset(pf, 0, sizeof *pf);
+		return 0;
+	}
+	return parse_path(ps, file, pf, err);
+}
+
+sl_type *sl_part_file_schema(const sl_part_spec *ps, const char *file,
+			     sl_type *full, sl_err *err)
+{
 	pfile pf;
-	if (np == 0)
-		return sl_batch_ref((sl_batch *)b);
-	if (parse_path(ps, file, &pf, err) != 0) {
+	sl_type *st;
+	int n = 0, j = 0;
+	if (parse_for(ps, file, &pf, err) != 0) {
 		pfile_release(&pf);
 		return NULL;
 	}
-	cols = calloc((size_t)(nd + np), sizeof *cols);
+	for (int k = 0; k < full->nfields; k++)
+		n += !from_path(ps, &pf, full, k);
+	if (n == full->nfields) {
+		pfile_release(&pf);
+		return sl_type_ref(full);
+	}
+	if ((st = sl_type_struct_new(n)) == NULL) {
+		pfile_release(&pf);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (int k = 0; k < full->nfields; k++) {
+		const sl_field *f = &full->fields[k];
+		if (from_path(ps, &pf, full, k))
+			continue;
+		if (sl_type_set_field(st, j++, f->name, sl_type_ref(f->type),
+				      f->nullable) != 0) {
+			sl_type_free(st);
+			pfile_release(&pf);
+			sl_err_nomem(err);
+			return NULL;
+		}
+	}
+	pfile_release(&pf);
+	return st;
+}
+
+sl_batch *sl_part_assemble(const sl_part_spec *ps, const char *file,
+			   const sl_batch *b, sl_type *full, sl_err *err)
+{
+	sl_col **cols;
+	sl_batch *out;
+	pfile pf;
+	int nf = full->nfields;
+	if (parse_for(ps, file, &pf, err) != 0) {
+		pfile_release(&pf);
+		return NULL;
+	}
+	if (pf.ncols == 0 && ps->schema->nfields == 0 && b->schema == full) {
+		pfile_release(&pf);
+		return sl_batch_ref((sl_batch *)b);
+	}
+	cols = calloc((size_t)(nf ? nf : 1), sizeof *cols);
 	if (cols == NULL) {
 		pfile_release(&pf);
 		sl_err_nomem(err);
 		return NULL;
 	}
-	for (int k = 0; k < nd; k++)
-		cols[k] = sl_col_ref(b->cols[k]);
-	for (int k = 0; k < np; k++) {
-		const sl_field *f = &ps->schema->fields[k];
-		const char *raw = NULL;
-		size_t rawlen = 0;
-		for (int c = 0; c < pf.ncols; c++)
-			if (strcasecmp(pf.cols[c].name, f->name) == 0) {
-				raw = pf.cols[c].raw;
-				rawlen = pf.cols[c].rawlen;
+	for (int k = 0; k < nf; k++) {
+		const sl_field *f = &full->fields[k];
+		int pc = path_col(&pf, f->name), bi;
+		if (!from_path(ps, &pf, full, k)) {
+			bi = sl_type_field_index(b->schema, f->name);
+			if (bi < 0) {
+				sl_err_set(err, SL_EINTERNAL,
+					   "partition: column '%s' missing "
+					   "from the rows read from '%s'",
+					   f->name, file);
+				goto fail;
 			}
-		cols[nd + k] = sl_col_new(f->type, b->nrows);
-		if (cols[nd + k] == NULL ||
-		    fill_const(cols[nd + k], raw, rawlen, f->name, err) != 0) {
-			if (cols[nd + k] == NULL)
-				sl_err_nomem(err);
-			for (int j = 0; j <= nd + k; j++)
-				if (cols[j] != NULL)
-					sl_col_free(cols[j]);
-			free(cols);
-			pfile_release(&pf);
-			return NULL;
+			cols[k] = sl_col_ref(b->cols[bi]);
+			continue;
 		}
+		cols[k] = sl_col_new(f->type, b->nrows);
+		if (cols[k] == NULL) {
+			sl_err_nomem(err);
+			goto fail;
+		}
+		if (fill_const(cols[k], pc >= 0 ? pf.cols[pc].raw : NULL,
+			       pc >= 0 ? pf.cols[pc].rawlen : 0, f->name,
+			       err) != 0)
+			goto fail;
 	}
 	pfile_release(&pf);
 	out = sl_batch_new(full, b->nrows, cols);
@@ -1148,4 +1216,11 @@ sl_batch *sl_part_append(const sl_part_spec *ps, const char *file,
 	if (out == NULL)
 		sl_err_nomem(err);
 	return out;
+fail:
+	for (int k = 0; k < nf; k++)
+		if (cols[k] != NULL)
+			sl_col_free(cols[k]);
+	free(cols);
+	pfile_release(&pf);
+	return NULL;
 }

@@ -103,10 +103,18 @@ sl_type *sl_part_full_schema(const sl_type *data, const sl_type *parts);
 /* user minus the partition columns (new reference; user itself when the
  * data is not partitioned). */
 sl_type *sl_part_data_schema(const sl_part_spec *ps, sl_type *user);
-/* b (read with the data schema) with the partition values of file
- * appended as constant columns, schema full (new batch; b is borrowed).
- * A file whose directories lack a column gets null there. */
-sl_batch *sl_part_append(const sl_part_spec *ps, const char *file,
-			 const sl_batch *b, sl_type *full, sl_err *err);
+/* Reading one file into rows of schema full (data ++ partition columns,
+ * or a user schema): the columns the file's directories name
+ * (`name=value`, matched case-insensitively) and the spec's partition
+ * columns come from its path (a partition column the path lacks is null),
+ * the others from the file.  _file_schema gives the schema to read the
+ * file with (new reference), _assemble the rows of full from what was
+ * read (new batch; b borrowed).  As Spark's file source, whose every
+ * batch infers partitions from its own files' paths: a user column named
+ * like a directory key takes the directory's value. */
+sl_type *sl_part_file_schema(const sl_part_spec *ps, const char *file,
+			     sl_type *full, sl_err *err);
+sl_batch *sl_part_assemble(const sl_part_spec *ps, const char *file,
+			   const sl_batch *b, sl_type *full, sl_err *err);
 
 #endif

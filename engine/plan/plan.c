@@ -203,21 +203,25 @@ sl_plan *sl_plan_local(sl_batch *data, sl_err *err)
 	return p;
 }
 
-/* Each file read with the data schema, its partition values appended. */
+/* Each file read with the data schema, its partition values added. */
 static int read_files(sl_plan *p, char **files, int nfiles,
-		      const sl_part_spec *ps, sl_type *data,
-		      const sl_options *opts, sl_err *err)
+		      const sl_part_spec *ps, const sl_options *opts,
+		      sl_err *err)
 {
 	int i;
 	p->batches = calloc((size_t)(nfiles ? nfiles : 1), sizeof *p->batches);
 	if (p->batches == NULL)
 		return sl_err_nomem(err);
 	for (i = 0; i < nfiles; i++) {
-		sl_batch *b = sl_format_read_file(p->format, files[i], data,
-						  opts, err);
+		sl_type *rs = sl_part_file_schema(ps, files[i], p->schema, err);
+		sl_batch *b = rs ? sl_format_read_file(p->format, files[i], rs,
+						       opts, err)
+				 : NULL;
+		sl_type_free(rs);
 		if (b == NULL)
 			return err ? err->code : SL_EIO;
-		p->batches[i] = sl_part_append(ps, files[i], b, p->schema, err);
+		p->batches[i] = sl_part_assemble(ps, files[i], b, p->schema,
+						 err);
 		sl_batch_free(b);
 		if (p->batches[i] == NULL)
 			return err ? err->code : SL_EIO;
@@ -269,7 +273,7 @@ sl_plan *sl_plan_read(const char *format, const char *path, sl_type *schema,
 		sl_err_nomem(err);
 		goto fail;
 	}
-	if (read_files(p, files, nfiles, ps, data, opts, err) < 0)
+	if (read_files(p, files, nfiles, ps, opts, err) < 0)
 		goto fail;
 	sl_format_list_free(files, nfiles);
 	sl_part_spec_free(ps);

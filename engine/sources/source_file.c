@@ -103,11 +103,9 @@ typedef struct fsrc {
 	ffile *pend;
 	int npend, pendcap;
 	bool pend_valid;
-	/* partition columns (formats/partition.h): the files are read with
-	 * `data` (the schema minus its last npart columns) and the values
-	 * their directories give are appended */
+	/* partition columns (formats/partition.h): each file is read with
+	 * the schema minus the columns its directories give */
 	sl_part_spec *parts;
-	sl_type *data;
 	/* cleanSource: the groups up to `cleaned` are cleaned (-2: nothing
 	 * read yet in this run); archive the resolved sourceArchiveDir */
 	int64_t cleaned;
@@ -735,14 +733,19 @@ static int read_group(sl_source *s, int64_t id, sl_batch_list *out, sl_err *err)
 					  "(logOffset %lld): %s",
 					  g->f[i].path, (long long)id,
 					  strerror(errno));
-		b = sl_format_read_file(fs->format, g->f[i].path,
-					fs->data ? fs->data : s->schema,
-					&fs->opts, err);
+		{
+			sl_type *rs = sl_part_file_schema(
+			    fs->parts, g->f[i].path, s->schema, err);
+			b = rs ? sl_format_read_file(fs->format, g->f[i].path,
+						     rs, &fs->opts, err)
+			       : NULL;
+			sl_type_free(rs);
+		}
 		if (b == NULL)
 			return err ? err->code : SL_EIO;
-		if (fs->parts != NULL) {
-			sl_batch *full = sl_part_append(fs->parts, g->f[i].path,
-							b, s->schema, err);
+		{
+			sl_batch *full = sl_part_assemble(
+			    fs->parts, g->f[i].path, b, s->schema, err);
 			sl_batch_free(b);
 			if (full == NULL)
 				return err ? err->code : SL_EIO;
@@ -845,7 +848,6 @@ static void file_close(sl_source *s)
 	free(fs->seen);
 	sl_options_release(&fs->opts);
 	sl_part_spec_free(fs->parts);
-	sl_type_free(fs->data);
 	free(fs->archive);
 	free(fs->format);
 	free(fs->dir);
@@ -865,22 +867,20 @@ static const struct sl_source_ops file_ops = {
 };
 
 /* The partition columns fixed at load() (the last conf.npart columns of
- * schema), values taken from each file's directories below the source
- * path (or basePath), as Spark's inner DataSource with basePath = path. */
+ * schema); each file's values come from its directories below the source
+ * path (or basePath), as Spark's inner DataSource with basePath = path,
+ * and so do those of a user column named like one of its directories. */
 static int open_parts(fsrc *fs, sl_type *schema, sl_err *err)
 {
 	int nd = schema->nfields - fs->conf.npart;
-	sl_type *pt;
-	if (fs->conf.npart <= 0)
-		return 0;
-	if ((fs->data = sl_type_struct_new(nd)) == NULL ||
-	    (pt = sl_type_struct_new(fs->conf.npart)) == NULL)
+	sl_type *pt = sl_type_struct_new(fs->conf.npart > 0 ? fs->conf.npart
+							    : 0);
+	if (pt == NULL)
 		return sl_err_nomem(err);
-	for (int k = 0; k < schema->nfields; k++) {
+	for (int k = nd; k < schema->nfields; k++) {
 		const sl_field *f = &schema->fields[k];
-		if (sl_type_set_field(k < nd ? fs->data : pt,
-				      k < nd ? k : k - nd, f->name,
-				      sl_type_ref(f->type), f->nullable) != 0) {
+		if (sl_type_set_field(pt, k - nd, f->name, sl_type_ref(f->type),
+				      f->nullable) != 0) {
 			sl_type_free(pt);
 			return sl_err_nomem(err);
 		}

@@ -88,6 +88,23 @@ T.is(T.rows(spark.table("days")), {{1, 1}, {2, 2}, {3, 3}, {4, 1}},
 local s2 = spark.readStream:schema("day STRING, id INT"):json(src)
 T.is(s2.schema, "id INT, day STRING", "a user schema naming the partition column gives its type")
 
+-- FileStreamSourceSuite "read new files in partitioned table without
+-- globbing, should read partition data": the directory is empty at load(),
+-- the user schema names the partition column, each batch's files give it
+local src2 = root .. "/src2"
+assert(os.execute("mkdir -p '" .. src2 .. "'"))
+q = spark.readStream:schema("value STRING, partition STRING"):json(src2)
+  :filter(F.col("value"):contains("keep")).writeStream:format("memory"):queryName("nog"):start()
+put(src2 .. "/partition=foo", "1.json", '{"value":"drop1"}\n{"value":"keep2"}\n', "2026-01-01 11:00:01")
+q:processAllAvailable()
+T.is(T.rows(spark.table("nog")), {{"keep2", "foo"}}, "partition=foo: the value comes from the directory")
+put(src2 .. "/partition=foo", "2.json", '{"value":"keep3"}\n', "2026-01-01 11:00:02")
+put(src2 .. "/partition=bar", "3.json", '{"value":"keep4"}\n', "2026-01-01 11:00:03")
+q:processAllAvailable()
+q:stop()
+T.is(T.rows(spark.table("nog")), {{"keep2", "foo"}, {"keep3", "foo"}, {"keep4", "bar"}},
+  "a new partition directory after the start too")
+
 -- schema inference on: data and partition columns from the files present
 spark.conf:set("spark.sql.streaming.schemaInference", "true")
 local s3 = spark.readStream:json(src)
