@@ -372,49 +372,27 @@ static const char *spark_type_name(sl_kind k)
 	}
 }
 
-sl_part_spec *sl_part_discover(const char *path, char **files, int *nfiles,
-			       const sl_type *user, const sl_options *opts,
-			       sl_err *err)
+/* Spark's checks of a partitioned listing: one discovered base path, the
+ * same partition column names everywhere. */
+static int check_consistent(const pfile *pf, int n, char **files, int first,
+			    sl_err *err)
 {
-	sl_part_spec *ps = spec_new(path, opts, err);
-	pfile *pf = NULL;
-	ptype *types = NULL;
-	int n = *nfiles, first = -1, ncols = 0, keep = 0;
-	if (ps == NULL)
-		return NULL;
-	if (ps->off || n == 0)
-		goto empty;
-	pf = calloc((size_t)n, sizeof *pf);
-	if (pf == NULL) {
-		sl_err_nomem(err);
-		goto fail;
-	}
 	for (int k = 0; k < n; k++) {
-		if (parse_path(ps, files[k], &pf[k], err) != 0)
-			goto fail;
-		if (pf[k].ncols > 0 && first < 0)
-			first = k;
-	}
-	if (first < 0)
-		goto empty;
-	/* Spark's checks: one discovered base, the same columns everywhere */
-	for (int k = 0; k < n; k++) {
-		if (strcmp(pf[k].disc_base, pf[first].disc_base) != 0) {
-			sl_err_set(err, SL_EANALYSIS,
-				   "Conflicting directory structures detected. "
-				   "Suspicious paths: file:%s, file:%s. If "
-				   "provided paths are partition directories, "
-				   "please set \"basePath\" in the options of "
-				   "the data source to specify the root "
-				   "directory of the table. If there are "
-				   "multiple root directories, please load them "
-				   "separately and then union them.",
-				   pf[first].disc_base, pf[k].disc_base);
-			goto fail;
-		}
+		bool same;
+		if (strcmp(pf[k].disc_base, pf[first].disc_base) != 0)
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "Conflicting directory structures detected. "
+			    "Suspicious paths: file:%s, file:%s. If provided "
+			    "paths are partition directories, please set "
+			    "\"basePath\" in the options of the data source to "
+			    "specify the root directory of the table. If there "
+			    "are multiple root directories, please load them "
+			    "separately and then union them.",
+			    pf[first].disc_base, pf[k].disc_base);
 		if (pf[k].ncols == 0)
 			continue;
-		bool same = pf[k].ncols == pf[first].ncols;
+		same = pf[k].ncols == pf[first].ncols;
 		for (int c = 0; same && c < pf[k].ncols; c++)
 			same = strcasecmp(pf[k].cols[c].name,
 					  pf[first].cols[c].name) == 0;
@@ -439,25 +417,30 @@ sl_part_spec *sl_part_discover(const char *path, char **files, int *nfiles,
 				   files[first], files[k]);
 			sl_buf_release(&a);
 			sl_buf_release(&b);
-			goto fail;
+			return SL_EANALYSIS;
 		}
 	}
-	ncols = pf[first].ncols;
-	types = calloc((size_t)ncols, sizeof *types);
-	if (types == NULL) {
+	return 0;
+}
+
+/* The partition schema: each column's type widened over every file (or
+ * the user's), named as the first file's directories (or the user). */
+static sl_type *resolve_types(const pfile *pf, int n, int first,
+			      const sl_type *user, sl_err *err)
+{
+	int ncols = pf[first].ncols;
+	ptype *types = calloc((size_t)(ncols ? ncols : 1), sizeof *types);
+	sl_type *st = types ? sl_type_struct_new(ncols) : NULL;
+	if (st == NULL) {
+		free(types);
 		sl_err_nomem(err);
-		goto fail;
+		return NULL;
 	}
 	for (int k = 0; k < n; k++)
 		for (int c = 0; c < pf[k].ncols; c++)
 			types[c] = widen(types[c],
 					 infer_one(pf[k].cols[c].raw,
 						   pf[k].cols[c].rawlen));
-	ps->schema = sl_type_struct_new(ncols);
-	if (ps->schema == NULL) {
-		sl_err_nomem(err);
-		goto fail;
-	}
 	for (int c = 0; c < ncols; c++) {
 		const char *name = pf[first].cols[c].name;
 		int ui = user ? sl_type_field_index(user, name) : -1;
@@ -465,11 +448,55 @@ sl_part_spec *sl_part_discover(const char *path, char **files, int *nfiles,
 				     : sl_type_prim(kind_of(types[c]));
 		if (ui >= 0)
 			name = user->fields[ui].name;
-		if (sl_type_set_field(ps->schema, c, name, t, true) != 0) {
+		if (sl_type_set_field(st, c, name, t, true) != 0) {
+			sl_type_free(st);
+			free(types);
 			sl_err_nomem(err);
-			goto fail;
+			return NULL;
 		}
 	}
+	free(types);
+	return st;
+}
+
+static void pfiles_free(pfile *pf, int n)
+{
+	for (int k = 0; pf != NULL && k < n; k++)
+		pfile_release(&pf[k]);
+	free(pf);
+}
+
+sl_part_spec *sl_part_discover(const char *path, char **files, int *nfiles,
+			       const sl_type *user, const sl_options *opts,
+			       sl_err *err)
+{
+	sl_part_spec *ps = spec_new(path, opts, err);
+	pfile *pf = NULL;
+	int n = *nfiles, first = -1, keep = 0;
+	if (ps == NULL)
+		return NULL;
+	if (!ps->off && n > 0 && (pf = calloc((size_t)n, sizeof *pf)) == NULL) {
+		sl_err_nomem(err);
+		goto fail;
+	}
+	for (int k = 0; pf != NULL && k < n; k++) {
+		if (parse_path(ps, files[k], &pf[k], err) != 0)
+			goto fail;
+		if (pf[k].ncols > 0 && first < 0)
+			first = k;
+	}
+	if (first < 0) { /* not partitioned */
+		pfiles_free(pf, n);
+		if ((ps->schema = sl_type_struct_new(0)) == NULL) {
+			sl_err_nomem(err);
+			sl_part_spec_free(ps);
+			return NULL;
+		}
+		return ps;
+	}
+	if (check_consistent(pf, n, files, first, err) != 0 ||
+	    (ps->schema = resolve_types(pf, n, first, user, err)) == NULL)
+		goto fail;
 	/* files outside every partition directory are not read (Spark) */
 	for (int k = 0; k < n; k++) {
 		if (pf[k].ncols == 0) {
@@ -479,29 +506,10 @@ sl_part_spec *sl_part_discover(const char *path, char **files, int *nfiles,
 		files[keep++] = files[k];
 	}
 	*nfiles = keep;
-	for (int k = 0; k < n; k++)
-		pfile_release(&pf[k]);
-	free(pf);
-	free(types);
-	return ps;
-empty:
-	if (pf != NULL)
-		for (int k = 0; k < n; k++)
-			pfile_release(&pf[k]);
-	free(pf);
-	ps->schema = sl_type_struct_new(0);
-	if (ps->schema == NULL) {
-		sl_err_nomem(err);
-		sl_part_spec_free(ps);
-		return NULL;
-	}
+	pfiles_free(pf, n);
 	return ps;
 fail:
-	if (pf != NULL)
-		for (int k = 0; k < n; k++)
-			pfile_release(&pf[k]);
-	free(pf);
-	free(types);
+	pfiles_free(pf, n);
 	sl_part_spec_free(ps);
 	return NULL;
 }
