@@ -547,9 +547,35 @@ fail:
 
 sl_type *sl_part_full_schema(const sl_type *data, const sl_type *parts)
 {
+	int n = data->nfields, j;
+	sl_type *st;
 	if (parts == NULL || parts->nfields == 0)
 		return sl_type_ref((sl_type *)data);
-	return concat_schema(data, parts, parts);
+	for (int k = 0; k < parts->nfields; k++)
+		n += sl_type_field_index(data, parts->fields[k].name) < 0;
+	if ((st = sl_type_struct_new(n)) == NULL)
+		return NULL;
+	/* Spark's mergeDataAndPartitionSchema: a data column that is also a
+	 * partition column keeps its place and takes the partition type */
+	for (j = 0; j < data->nfields; j++) {
+		const sl_field *f = &data->fields[j];
+		int pi = sl_type_field_index(parts, f->name);
+		if (sl_type_set_field(st, j, f->name,
+				      sl_type_ref(pi >= 0 ? parts->fields[pi].type
+							  : f->type),
+				      pi >= 0 ? true : f->nullable) != 0)
+			goto fail;
+	}
+	for (int k = 0; k < parts->nfields; k++)
+		if (sl_type_field_index(data, parts->fields[k].name) < 0 &&
+		    sl_type_set_field(st, j++, parts->fields[k].name,
+				      sl_type_ref(parts->fields[k].type),
+				      true) != 0)
+			goto fail;
+	return st;
+fail:
+	sl_type_free(st);
+	return NULL;
 }
 
 sl_type *sl_part_data_schema(const sl_part_spec *ps, sl_type *user)

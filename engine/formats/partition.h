@@ -98,7 +98,10 @@ sl_part_spec *sl_part_spec_new(const char *path, const sl_options *opts,
 			       const sl_type *parts, sl_err *err);
 /* The partition columns (STRUCT; borrowed). */
 sl_type *sl_part_schema(const sl_part_spec *ps);
-/* data ++ parts, as Spark's dataSchema ++ partitionSchema (new). */
+/* data ++ parts, as Spark's mergeDataAndPartitionSchema (new): a data
+ * column named like a partition column (an inferred schema of files that
+ * also hold it) keeps its place with the partition type; the other
+ * partition columns follow the data columns. */
 sl_type *sl_part_full_schema(const sl_type *data, const sl_type *parts);
 /* user minus the partition columns (new reference; user itself when the
  * data is not partitioned). */

@@ -39,8 +39,8 @@ struct sl_source_desc {
 	sl_options opts;
 	sl_memstream *ms; /* memory only, counted */
 	bool infer;       /* spark.sql.streaming.schemaInference */
-	int npart;        /* file formats: the last npart columns of schema
-			   * are partition columns (formats/partition.h) */
+	sl_type *parts;   /* file formats: the partition columns found at
+			   * load() (formats/partition.h), counted */
 };
 
 /* ---- helpers shared by the sources ---- */
@@ -189,7 +189,7 @@ static int source_schema(sl_source_desc *d, const char *path,
 		goto out;
 	}
 	d->schema = sl_part_full_schema(data, sl_part_schema(ps));
-	d->npart = sl_part_schema(ps)->nfields;
+	d->parts = sl_type_ref(sl_part_schema(ps));
 	if (d->schema == NULL)
 		rc = sl_err_nomem(err);
 out:
@@ -316,7 +316,7 @@ static sl_source *open_file(const sl_source_desc *d, sl_clock *clock,
 	sl_file_conf conf;
 	if (sl_file_conf_parse(&d->opts, &conf, err) != 0)
 		return NULL;
-	conf.npart = d->npart;
+	conf.parts = d->parts;
 	return sl_source_file_open(d->format, d->path, d->schema, &d->opts,
 				   &conf, clock, metadir, err);
 }
@@ -449,6 +449,7 @@ void sl_source_desc_free(sl_source_desc *d)
 	free(d->format);
 	free(d->path);
 	sl_type_free(d->schema);
+	sl_type_free(d->parts);
 	sl_options_release(&d->opts);
 	sl_memstream_free(d->ms);
 	free(d);

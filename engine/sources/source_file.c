@@ -866,27 +866,18 @@ static const struct sl_source_ops file_ops = {
 	.close = file_close,
 };
 
-/* The partition columns fixed at load() (the last conf.npart columns of
- * schema); each file's values come from its directories below the source
- * path (or basePath), as Spark's inner DataSource with basePath = path,
- * and so do those of a user column named like one of its directories. */
-static int open_parts(fsrc *fs, sl_type *schema, sl_err *err)
+/* The partition columns fixed at load() (conf.parts); each file's values
+ * come from its directories below the source path (or basePath), as
+ * Spark's inner DataSource with basePath = path, and so do those of a user
+ * column named like one of its directories. */
+static int open_parts(fsrc *fs, sl_err *err)
 {
-	int nd = schema->nfields - fs->conf.npart;
-	sl_type *pt = sl_type_struct_new(fs->conf.npart > 0 ? fs->conf.npart
-							    : 0);
-	if (pt == NULL)
+	sl_type *none = NULL;
+	const sl_type *pt = fs->conf.parts;
+	if (pt == NULL && (pt = none = sl_type_struct_new(0)) == NULL)
 		return sl_err_nomem(err);
-	for (int k = nd; k < schema->nfields; k++) {
-		const sl_field *f = &schema->fields[k];
-		if (sl_type_set_field(pt, k - nd, f->name, sl_type_ref(f->type),
-				      f->nullable) != 0) {
-			sl_type_free(pt);
-			return sl_err_nomem(err);
-		}
-	}
 	fs->parts = sl_part_spec_new(fs->dir, &fs->opts, pt, err);
-	sl_type_free(pt);
+	sl_type_free(none);
 	return fs->parts != NULL ? 0 : (err ? err->code : SL_ENOMEM);
 }
 
@@ -1044,7 +1035,7 @@ sl_source *sl_source_file_open(const char *format, const char *path,
 		sl_source_close(s);
 		return NULL;
 	}
-	if (open_parts(fs, schema, err) != 0 || open_clean(fs, err) != 0 ||
+	if (open_parts(fs, err) != 0 || open_clean(fs, err) != 0 ||
 	    (metadir != NULL && sl_source_mkdirs(metadir, err) != 0) ||
 	    log_load(fs, err) != 0) {
 		sl_source_close(s);

@@ -71,7 +71,7 @@ typedef struct sl_file_conf {
 	int64_t max_age_us; /* default 7 days */
 	int clean;	    /* cleanSource: SL_CLEAN_OFF/ARCHIVE/DELETE */
 	const char *archive; /* sourceArchiveDir (borrowed from the options) */
-	int npart; /* the last npart schema columns are partition columns */
+	sl_type *parts; /* the partition columns (borrowed; NULL: none) */
 } sl_file_conf;
 enum { SL_CLEAN_OFF, SL_CLEAN_ARCHIVE, SL_CLEAN_DELETE };
 int sl_file_conf_parse(const sl_options *opts, sl_file_conf *conf, sl_err *err);

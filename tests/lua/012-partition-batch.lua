@@ -108,6 +108,14 @@ T.is(t2.schema, "id BIGINT, e DOUBLE, big STRING",
   "1E3 is DOUBLE (DecimalType refuses a negative scale); a 20-digit integer, DECIMAL in Spark, STRING here")
 T.is(T.rows(t2), {{1, 1000.0, "12345678901234567890"}}, "their values")
 
+-- a file that also holds the partition column (Spark's
+-- mergeDataAndPartitionSchema): it keeps its place, the directory's value
+-- and type win
+put(base .. "/overlap/p=1", "f.json", '{"p":"zz","x":1}\n')
+local o = spark.read:json(base .. "/overlap")
+T.is(o.schema, "p INT, x BIGINT", "an inferred data column named like the partition column keeps its place")
+T.is(T.rows(o), {{1, 1}}, "its value is the directory's")
+
 -- 8. what Spark refuses
 T.errors(function() df.write:partitionBy("zz"):json(base .. "/e1") end,
   "Partition column `zz` not found in schema struct<id:int,s:string,n:int>", "unknown partition column")
