@@ -200,8 +200,10 @@ out:
 }
 
 /* Spark's DataSource.sourceSchema for file formats: the path must be
- * given and exist (no globs here); json/csv need a schema; text has
- * `value STRING` (a user schema must be that single string column). */
+ * given and exist (no globs here); json/csv/parquet need a schema unless
+ * spark.sql.streaming.schemaInference (d->infer); text has `value STRING`
+ * (a user schema must be that single string column); partition columns
+ * from the directories present are appended (source_schema). */
 static int desc_file(sl_source_desc *d, const char *path, sl_type *schema,
 		     sl_err *err)
 {
