@@ -129,7 +129,8 @@ duckdb: $(DUCKDB_JS)
 
 test-readers: streamlab units duckdb
 	@LC_ALL=C TZ=UTC STREAMLAB=$(CURDIR)/streamlab BUILD=$(BUILD) \
-	  prove --exec tests/run1 tests/repl/040-parquet-duckdb.t tests/repl/041-seed-lake-duckdb.t
+	  prove --exec tests/run1 tests/repl/040-parquet-duckdb.t tests/repl/041-seed-lake-duckdb.t \
+	    tests/repl/042-partition-duckdb.t
 
 run: streamlab
 	./streamlab

@@ -88,6 +88,10 @@ void sl_lwriter_push(lua_State *L, sl_plan *p);
 void sl_lopt_set(lua_State *L, sl_options *o, int kidx, int vidx,
 		 const char *method);
 void sl_lopt_setall(lua_State *L, sl_options *o, int idx, const char *method);
+/* partitionBy(cols...) of both writers: the names from arg 2 on (strings,
+ * or one table of strings, as PySpark's *cols or a list) stored as the
+ * option formats/partition.h names.  Raises on bad arguments. */
+void sl_lpartition_by(lua_State *L, sl_options *o, const char *kind);
 /* Push "Kind(format=f, k=v, ...)": the __tostring of readers. */
 int sl_lopt_tostring(lua_State *L, const char *kind, const char *format,
 		     const sl_options *opts);

@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "formats/fileformat.h"
+#include "formats/partition.h"
 #include "lconv.h"
 #include "lerr.h"
 #include "lua_int.h"
@@ -347,6 +348,46 @@ static int l_writer_options(lua_State *L)
 	return 1;
 }
 
+void sl_lpartition_by(lua_State *L, sl_options *o, const char *kind)
+{
+	int top = lua_gettop(L), n = 0;
+	const char **names;
+	char *json;
+	if (top == 2 && lua_type(L, 2) == LUA_TTABLE) {
+		int len = (int)luaL_len(L, 2);
+		for (int k = 1; k <= len; k++)
+			lua_geti(L, 2, k);
+		lua_remove(L, 2);
+		top = lua_gettop(L);
+	}
+	names = lua_newuserdatauv(L, (size_t)(top > 1 ? top : 1) *
+					 sizeof *names, 0);
+	for (int k = 2; k <= top; k++) {
+		if (lua_type(L, k) != LUA_TSTRING)
+			sl_lerr_raisef(L, SL_EINVAL, NULL,
+				       "%s.partitionBy: argument %d: expected "
+				       "a column name (string), got %s",
+				       kind, k - 1, luaL_typename(L, k));
+		names[n++] = lua_tostring(L, k);
+	}
+	json = sl_part_cols_json(names, n);
+	if (json == NULL)
+		luaL_error(L, "out of memory");
+	if (sl_options_set(o, SL_PART_OPTION, json) != 0) {
+		free(json);
+		luaL_error(L, "out of memory");
+	}
+	free(json);
+	lua_settop(L, 1);
+}
+
+static int l_writer_partitionby(lua_State *L)
+{
+	l_writer *w = sl_lerr_checkself(L, SL_MT_WRITER, "partitionBy");
+	sl_lpartition_by(L, &w->opts, "DataFrameWriter");
+	return 1;
+}
+
 static int do_save(lua_State *L, const char *fmt, const char *method)
 {
 	l_writer *w = sl_lerr_checkself(L, SL_MT_WRITER, method);
@@ -419,7 +460,8 @@ static const luaL_Reg writer_methods[] = {
 	{ "option", l_writer_option },   { "options", l_writer_options },
 	{ "save", l_writer_save },       { "json", l_writer_json },
 	{ "csv", l_writer_csv },         { "text", l_writer_text },
-	{ "parquet", l_writer_parquet }, { NULL, NULL }
+	{ "parquet", l_writer_parquet }, { "partitionBy", l_writer_partitionby },
+	{ NULL, NULL }
 };
 
 /* __index: methods, else "DataFrameReader has no method 'x'". */

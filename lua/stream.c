@@ -42,6 +42,7 @@
 #include "lerr.h"
 #include "lua_int.h"
 #include "driver/query.h"
+#include "formats/partition.h"
 #include "sinks/sink.h"
 #include "sources/source.h"
 #include "plan/stream.h"
@@ -163,7 +164,7 @@ static int l_sreader_schema(lua_State *L)
 static int sreader_load(lua_State *L, const char *fmt, const char *method)
 {
 	l_sreader *r = sl_lerr_checkself(L, SL_MT_SREADER, method);
-	const char *path = NULL;
+	const char *path = NULL, *inf;
 	int ud;
 	sl_err err;
 	if (!lua_isnoneornil(L, 2))
@@ -174,10 +175,15 @@ static int sreader_load(lua_State *L, const char *fmt, const char *method)
 		fmt = r->format;
 	if (fmt == NULL)
 		fmt = "parquet"; /* spark.sql.sources.default */
+	inf = sl_session_conf_get(sl_lsess_of(L)->s,
+				  "spark.sql.streaming.schemaInference");
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
 	return finish_stream(
-	    L, ud, sl_source_desc_new(fmt, path, r->schema, &r->opts, &err),
+	    L, ud,
+	    sl_source_desc_new_infer(fmt, path, r->schema, &r->opts,
+				     inf != NULL && strcasecmp(inf, "true") == 0,
+				     &err),
 	    &err);
 }
 
@@ -512,6 +518,13 @@ static int l_swriter_options(lua_State *L)
 	return 1;
 }
 
+static int l_swriter_partitionby(lua_State *L)
+{
+	l_swriter *w = sl_lerr_checkself(L, SL_MT_SWRITER, "partitionBy");
+	sl_lpartition_by(L, &w->opts, "DataStreamWriter");
+	return 1;
+}
+
 static int l_swriter_queryname(lua_State *L)
 {
 	l_swriter *w = sl_lerr_checkself(L, SL_MT_SWRITER, "queryName");
@@ -682,6 +695,18 @@ static int l_swriter_start(lua_State *L)
 				      "give the directory: start(path) or "
 				      "option(\"path\", dir)",
 				      "'path' is not specified");
+	/* Spark's DataStreamWriter.assertNotPartitioned */
+	{
+		const char *pc = sl_options_get(&w->opts, SL_PART_OPTION);
+		const char *what = w->fe_ref != LUA_NOREF ? "foreachBatch"
+				   : strcmp(o.format, "memory") == 0 ? "memory"
+								       : NULL;
+		if (what != NULL && pc != NULL && strcmp(pc, "[]") != 0)
+			return sl_lerr_raisef(L, SL_EANALYSIS, NULL,
+					      "'%s' does not support "
+					      "partitioning",
+					      what);
+	}
 	sl_lquery_new(L); /* the result, empty until the engine answers */
 	ud = lua_gettop(L);
 	if (w->fe_ref != LUA_NOREF) {
@@ -718,6 +743,7 @@ static const luaL_Reg swriter_methods[] = {
 	{ "option", l_swriter_option },
 	{ "options", l_swriter_options },
 	{ "queryName", l_swriter_queryname },
+	{ "partitionBy", l_swriter_partitionby },
 	{ "trigger", l_swriter_trigger },
 	{ "foreachBatch", l_swriter_foreachbatch },
 	{ "start", l_swriter_start },

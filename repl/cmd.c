@@ -191,7 +191,15 @@ static int help_topic(sl_console *c, const char *topic)
 		    "    no format writes Parquet); option compression: snappy\n"
 		    "    (default), zstd, none; ignoreCorruptFiles on reads.\n"
 		    "  Sinks keep _spark_metadata: each batch's files once.  Outside\n"
-		    "  tools read the files: DuckDB read_parquet('dir/*.parquet').\n");
+		    "  tools read the files: DuckDB read_parquet('dir/*.parquet').\n"
+		    "  partitionBy(\"day\", ...) on df.write and writeStream: Hive\n"
+		    "    directories day=2026-01-01/ (null: __HIVE_DEFAULT_PARTITION__);\n"
+		    "    reads find them again (option basePath; recursiveFileLookup\n"
+		    "    true turns that off).  DuckDB: hive_partitioning=true.\n"
+		    "  File streams: option cleanSource archive (with sourceArchiveDir)\n"
+		    "    or delete, after each batch commits; spark.conf:set(\n"
+		    "    \"spark.sql.streaming.schemaInference\", true) lets\n"
+		    "    readStream infer the schema from the files present.\n");
 		return SL_CMD_OK;
 	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {

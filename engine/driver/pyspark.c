@@ -35,6 +35,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "formats/partition.h"
 #include "plan/plan_int.h"
 #include "sources/source.h"
 #include "core/timeutil.h"
@@ -1136,7 +1137,9 @@ static const char *stream_source(gen *g, const sl_plan *p)
 		      var);
 	py_str(&g->body, fmt);
 	sl_buf_adds(&g->body, ")\n");
-	if (strcmp(fmt, "json") == 0 || strcmp(fmt, "csv") == 0)
+	/* Spark's file sources need the schema (unless schemaInference) */
+	if (strcmp(fmt, "json") == 0 || strcmp(fmt, "csv") == 0 ||
+	    strcmp(fmt, "parquet") == 0)
 		ddl_line(g, sl_source_desc_schema(d));
 	if (kafka) {
 		g->kafka = true;
@@ -1410,6 +1413,7 @@ static const struct conf_default {
 	{ "spark.sql.streaming.noDataMicroBatches.enabled", "true" },
 	{ "spark.sql.streaming.minBatchesToRetain", "100" },
 	{ "spark.sql.shuffle.partitions", "200" },
+	{ "spark.sql.streaming.schemaInference", "false" },
 };
 
 static void preamble(gen *g, sl_session *s, const char *app, sl_buf *out)
@@ -1474,6 +1478,25 @@ static int gen_finish(gen *g, sl_session *s, const char *app, sl_buf *out,
 	return g->oom ? sl_err_nomem(err) : 0;
 }
 
+/* partitionBy("a", "b"): the writer option formats/partition.h names. */
+static void partition_by(gen *g, const sl_options *o)
+{
+	char **cols = NULL;
+	int n = 0;
+	if (sl_part_cols_get(o, &cols, &n, NULL) != 0 || n == 0) {
+		sl_part_cols_free(cols, n);
+		return;
+	}
+	sl_buf_adds(&g->body, "    .partitionBy(");
+	for (int k = 0; k < n; k++) {
+		if (k > 0)
+			sl_buf_adds(&g->body, ", ");
+		py_str(&g->body, cols[k]);
+	}
+	sl_buf_adds(&g->body, ")\n");
+	sl_part_cols_free(cols, n);
+}
+
 static void writer_options(gen *g, const sl_pyspark_sink *w, bool kafka)
 {
 	const sl_options *o = w->opts;
@@ -1486,8 +1509,11 @@ static void writer_options(gen *g, const sl_pyspark_sink *w, bool kafka)
 		    strcmp(o->keys[i], "kafka.bootstrap.servers") == 0 &&
 		    kafka_embedded(o))
 			continue;
+		if (strcasecmp(o->keys[i], SL_PART_OPTION) == 0)
+			continue;
 		option_line(g, o->keys[i], o->vals[i]);
 	}
+	partition_by(g, o);
 	if (ckpt == NULL) {
 		char path[200];
 		const char *n =

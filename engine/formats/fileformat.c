@@ -39,6 +39,7 @@
 #include "core/utf8.h"
 #include "core/uuid.h"
 #include "formats/parquet.h"
+#include "formats/partition.h"
 #include "formats/fileformat_int.h"
 
 bool sl_format_known(const char *format)
@@ -252,34 +253,57 @@ int sl_format_slurp(const char *file, sl_arena *arena, char **data, size_t *len,
 	return 0;
 }
 
-static int list_dir(const char *dir, sl_strvec *out, sl_err *err)
+bool sl_format_hidden(const char *name)
+{
+	size_t n = strlen(name);
+	/* Spark's InMemoryFileIndex.shouldFilterOutPathName */
+	return (name[0] == '_' && strchr(name, '=') == NULL) ||
+	       name[0] == '.' ||
+	       (n >= 10 && strcmp(name + n - 10, "._COPYING_") == 0);
+}
+
+/* Every data file below dir (Spark lists leaf files recursively; what
+ * sl_format_hidden names is skipped, files and directories alike). */
+static int list_dir(const char *dir, sl_strvec *out, int depth, sl_err *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	struct stat st;
+	int rc = 0;
 	if (d == NULL)
 		return sl_format_io_err(err, "list", dir);
-	while ((de = readdir(d)) != NULL) {
+	while (rc == 0 && (de = readdir(d)) != NULL) {
 		char *f;
-		if (de->d_name[0] == '.' || de->d_name[0] == '_')
+		if (sl_format_hidden(de->d_name))
 			continue;
 		f = sl_format_join(dir, de->d_name);
-		if (f == NULL || stat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
-			bool oom = f == NULL;
-			free(f);
-			if (oom) {
-				closedir(d);
-				return sl_err_nomem(err);
-			}
+		if (f == NULL) {
+			rc = sl_err_nomem(err);
+			break;
+		}
+		if (lstat(f, &st) != 0) {
+			free(f); /* vanished meanwhile */
 			continue;
 		}
-		if (sl_format_sv_push(out, f)) {
-			closedir(d);
-			return sl_err_nomem(err);
+		/* real directories only: a linked one could loop */
+		if (S_ISDIR(st.st_mode) && depth < 64) {
+			rc = list_dir(f, out, depth + 1, err);
+			free(f);
+			continue;
 		}
+		if (S_ISLNK(st.st_mode) && stat(f, &st) != 0) {
+			free(f);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			free(f);
+			continue;
+		}
+		if (sl_format_sv_push(out, f))
+			rc = sl_err_nomem(err);
 	}
 	closedir(d);
-	return 0;
+	return rc;
 }
 
 int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err)
@@ -314,7 +338,7 @@ int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err)
 		if (stat(meta, &st) == 0 && S_ISDIR(st.st_mode))
 			rc = sl_format_metalog_list(path, meta, &sv, err);
 		else
-			rc = list_dir(path, &sv, err);
+			rc = list_dir(path, &sv, 0, err);
 		free(meta);
 		if (rc != 0) {
 			sv_release(&sv);
@@ -659,13 +683,55 @@ static int write_success(const char *dir, sl_err *err)
 	return 0;
 }
 
+const char *sl_format_ext(const char *format, const sl_options *opts)
+{
+	return is_fmt(format, "text")	   ? "txt"
+	       : is_fmt(format, "json")	   ? "json"
+	       : is_fmt(format, "parquet") ? sl_parquet_ext(opts)
+					   : "csv";
+}
+
+/* partitionBy: one file per partition directory (formats/partition.h),
+ * each holding the rows of that directory without the partition columns;
+ * all named part-00000-<uuid>.c000.<ext>, as one Spark task names them. */
+static int write_parts(const char *format, const char *dir, const sl_batch *b,
+		       char *const *cols, int n, const sl_options *opts,
+		       sl_err *err)
+{
+	sl_part_group *g = NULL;
+	char uuid[37];
+	int ng = 0, rc;
+	if ((rc = sl_part_check(b->schema, cols, n, err)) != 0 ||
+	    (rc = sl_part_split(b, cols, n, &g, &ng, err)) != 0)
+		return rc;
+	sl_uuid_v4(uuid);
+	for (int k = 0; rc == 0 && k < ng; k++) {
+		char *sub = sl_format_join(dir, g[k].subdir), *path = NULL;
+		if (sub == NULL ||
+		    asprintf(&path, "%s/part-00000-%s.c000.%s", sub, uuid,
+			     sl_format_ext(format, opts)) < 0) {
+			free(sub);
+			rc = sl_err_nomem(err);
+			break;
+		}
+		rc = sl_fs_mkdirs(sub, err);
+		if (rc == 0)
+			rc = sl_format_write_file(format, path, g[k].data, opts,
+						  err);
+		free(sub);
+		free(path);
+	}
+	sl_part_groups_free(g, ng);
+	return rc;
+}
+
 int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 			const sl_batch *b, const sl_options *opts, sl_err *err)
 {
 	struct stat st;
 	save_mode m = SAVE_ERROR;
-	char name[80], uuid[37], *path;
-	int rc;
+	char name[80], uuid[37], *path, **pcols = NULL;
+	int rc, npcols = 0;
 	if (!sl_format_known(format))
 		return sl_err_set(err, SL_EINVAL, "unknown file format '%s'",
 				  format ? format : "(null)");
@@ -700,15 +766,19 @@ int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 	}
 	if ((rc = sl_fs_mkdirs(dir, err)) != 0)
 		return rc;
+	if ((rc = sl_part_cols_get(opts, &pcols, &npcols, err)) != 0)
+		return rc;
+	if (npcols > 0) {
+		rc = write_parts(format, dir, b, pcols, npcols, opts, err);
+		sl_part_cols_free(pcols, npcols);
+		return rc != 0 ? rc : write_success(dir, err);
+	}
 	if (b->nrows > 0 || is_fmt(format, "parquet")) {
 		/* Spark writes one part file for an empty DataFrame in Parquet:
 		 * its footer keeps the schema */
 		sl_uuid_v4(uuid);
 		snprintf(name, sizeof name, "part-00000-%s-c000.%s", uuid,
-			 is_fmt(format, "text")      ? "txt"
-			 : is_fmt(format, "json")    ? "json"
-			 : is_fmt(format, "parquet") ? sl_parquet_ext(opts)
-						     : "csv");
+			 sl_format_ext(format, opts));
 		path = sl_format_join(dir, name);
 		if (path == NULL)
 			return sl_err_nomem(err);

@@ -40,12 +40,16 @@
 /* True for json, csv, text. */
 bool sl_format_known(const char *format);
 
-/* List the data files of path: the file itself, or a directory's regular
- * files whose names do not start with '.' or '_', sorted by name; when the
+/* List the data files of path: the file itself, or every regular file
+ * below the directory (recursively, as Spark's InMemoryFileIndex) whose
+ * path has no name sl_format_hidden calls hidden, sorted; when the
  * directory has _spark_metadata/, only the files its log lists (exactly-once
  * file sink).  *files is a malloc'd array of malloc'd paths. */
 int sl_format_list(const char *path, char ***files, int *nfiles, sl_err *err);
 void sl_format_list_free(char **files, int nfiles);
+/* Spark's shouldFilterOutPathName: names starting with '.', or with '_'
+ * and holding no '=', and names ending in "._COPYING_". */
+bool sl_format_hidden(const char *name);
 /* The path of a file URI as the _spark_metadata log writes it
  * ("file:///a/b%20c", "file:/a" or a bare path; %XX decoded): malloc'd, or
  * NULL when out of memory. */
@@ -87,6 +91,12 @@ int sl_format_write_file(const char *format, const char *path,
  * "overwrite", "append", "ignore". */
 int sl_format_write_dir(const char *format, const char *dir, const char *mode,
 			const sl_batch *b, const sl_options *opts, sl_err *err);
+/* With the option partitionBy sets (formats/partition.h), write_dir writes
+ * one file per partition directory dir/a=1/b=x/, without the partition
+ * columns (Spark's checks first: "Partition column `x` not found in
+ * schema ..."). */
+/* The file name extension of format: txt, json, csv, or parquet's. */
+const char *sl_format_ext(const char *format, const sl_options *opts);
 
 /* ---- Internal to the fileformat module (json.c, csv.c, fileformat.c);
  * other modules use the functions above. ---- */

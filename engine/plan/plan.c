@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "formats/fileformat.h"
+#include "formats/partition.h"
 #include "expr/func.h"
 #include "core/timeutil.h"
 
@@ -202,16 +203,26 @@ sl_plan *sl_plan_local(sl_batch *data, sl_err *err)
 	return p;
 }
 
+/* Each file read with the data schema, its partition values added. */
 static int read_files(sl_plan *p, char **files, int nfiles,
-		      const sl_options *opts, sl_err *err)
+		      const sl_part_spec *ps, const sl_options *opts,
+		      sl_err *err)
 {
 	int i;
 	p->batches = calloc((size_t)(nfiles ? nfiles : 1), sizeof *p->batches);
 	if (p->batches == NULL)
 		return sl_err_nomem(err);
 	for (i = 0; i < nfiles; i++) {
-		p->batches[i] = sl_format_read_file(p->format, files[i],
-						    p->schema, opts, err);
+		sl_type *rs = sl_part_file_schema(ps, files[i], p->schema, err);
+		sl_batch *b = rs ? sl_format_read_file(p->format, files[i], rs,
+						       opts, err)
+				 : NULL;
+		sl_type_free(rs);
+		if (b == NULL)
+			return err ? err->code : SL_EIO;
+		p->batches[i] = sl_part_assemble(ps, files[i], b, p->schema,
+						 err);
+		sl_batch_free(b);
 		if (p->batches[i] == NULL)
 			return err ? err->code : SL_EIO;
 		p->nbatches++;
@@ -219,6 +230,9 @@ static int read_files(sl_plan *p, char **files, int nfiles,
 	return 0;
 }
 
+/* spark.read: list the files (recursively, or the sink's log), discover
+ * the partition columns (formats/partition.h), infer or take the data
+ * schema, read every file; the schema is data ++ partition columns. */
 sl_plan *sl_plan_read(const char *format, const char *path, sl_type *schema,
 		      const sl_options *opts, sl_err *err)
 {
@@ -226,6 +240,8 @@ sl_plan *sl_plan_read(const char *format, const char *path, sl_type *schema,
 	char **files = NULL;
 	int nfiles = 0;
 	sl_options none;
+	sl_part_spec *ps = NULL;
+	sl_type *data = NULL;
 	sl_options_init(&none);
 	if (opts == NULL)
 		opts = &none;
@@ -245,14 +261,28 @@ sl_plan *sl_plan_read(const char *format, const char *path, sl_type *schema,
 		sl_err_nomem(err);
 		goto fail;
 	}
-	p->schema = schema ? sl_type_ref(schema)
-			   : sl_format_infer(format, files, nfiles, opts, err);
-	if (p->schema == NULL || read_files(p, files, nfiles, opts, err) < 0)
+	ps = sl_part_discover(path, files, &nfiles, schema, opts, err);
+	if (ps == NULL)
+		goto fail;
+	data = schema ? sl_part_data_schema(ps, schema)
+		      : sl_format_infer(format, files, nfiles, opts, err);
+	if (data == NULL)
+		goto fail;
+	p->schema = sl_part_full_schema(data, sl_part_schema(ps));
+	if (p->schema == NULL) {
+		sl_err_nomem(err);
+		goto fail;
+	}
+	if (read_files(p, files, nfiles, ps, opts, err) < 0)
 		goto fail;
 	sl_format_list_free(files, nfiles);
+	sl_part_spec_free(ps);
+	sl_type_free(data);
 	return p;
 fail:
 	sl_format_list_free(files, nfiles);
+	sl_part_spec_free(ps);
+	sl_type_free(data);
 	sl_plan_free(p);
 	return NULL;
 }

@@ -58,6 +58,9 @@ struct sl_sink_ops {
 	 * crash can leave that output behind for a re-run to contradict.
 	 * (An armed crash point makes the writes durable first anyway.) */
 	bool in_process;
+	/* Optional: called by sl_sink_prepare with the output schema at
+	 * query start (the file sink checks partitionBy against it). */
+	int (*prepare)(sl_sink *s, sl_type *schema, sl_err *err);
 };
 
 struct sl_sink {
@@ -103,7 +106,8 @@ void sl_sink_close(sl_sink *s);
 /* Optional, once at query start when the output schema is known (borrowed):
  * the memory sink creates its table empty with that schema, as Spark's
  * start() registers an empty MemorySink view, so spark.table(name) works
- * before the first batch.  Other sinks ignore it. */
+ * before the first batch; a sink with a prepare op (the file sink: its
+ * partitionBy columns) checks the schema.  Other sinks ignore it. */
 int sl_sink_prepare(sl_sink *s, sl_type *schema, sl_err *err);
 
 /* True when format names a streaming sink (for the writer's early error:

@@ -47,6 +47,13 @@
  * on a manual clock) and a local directory is consistent, so the delay is
  * dropped: files are deleted as soon as the rule allows.
  *
+ * partitionBy (the option "__partition_columns", formats/partition.h):
+ * a batch's rows are split by the partition values and each group is
+ * written as part-00000-<query id>-<N>.c000.<ext> in its directory
+ * path/a=1/b=x/ without the partition columns; the entry lists every such
+ * file, so a reader of the log (ours, Spark's MetadataLogFileIndex) sees
+ * the batch whole, and discovers the partition columns from the paths.
+ *
  * Append mode only (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
  * Lesson: lessons/04 (exactly-once).  Semantics: SPARK-SEMANTICS.md 4.4.
  */
@@ -65,6 +72,7 @@
 #include "formats/fileformat.h"
 #include "core/fsutil.h"
 #include "formats/parquet.h"
+#include "formats/partition.h"
 #include "sinks/sink_int.h"
 
 typedef struct filesink {
@@ -79,6 +87,8 @@ typedef struct filesink {
 	int interval;         /* compactInterval; < 1: never compact */
 	int retain;           /* minBatchesToRetain (>= 1) */
 	bool deletion;        /* fileSink.log.deletion */
+	char **pcols;         /* partitionBy columns (npcols; none: 0) */
+	int npcols;
 } filesink;
 
 static int io_err(sl_err *err, const char *what, const char *path)
@@ -150,14 +160,16 @@ static void add_uri(sl_buf *b, const char *path)
 	}
 }
 
-/* Write the rows as the batch's part file and add its log line to log. */
-static int write_part(filesink *f, int64_t batch_id, const sl_batch *data,
-		      sl_buf *log, sl_crash *crash, sl_err *err)
+/* Write rows as the part file of batch N in directory sub (the sink's, or
+ * one of its partition directories) and add its log line to log. */
+static int write_one(filesink *f, const char *sub, int64_t batch_id,
+		     const sl_batch *data, sl_buf *log, sl_crash *crash,
+		     sl_err *err)
 {
 	char *part = NULL;
 	struct stat st;
 	int rc;
-	if (asprintf(&part, "%s/part-00000-%s-%lld.c000.%s", f->dir, f->qid,
+	if (asprintf(&part, "%s/part-00000-%s-%lld.c000.%s", sub, f->qid,
 		     (long long)batch_id, f->ext) < 0)
 		return sl_err_nomem(err);
 	/* left over by an aborted attempt of this batch: never logged, never
@@ -194,6 +206,36 @@ static int write_part(filesink *f, int64_t batch_id, const sl_batch *data,
 	    (long long)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
 out:
 	free(part);
+	return rc;
+}
+
+/* The batch's part files: one, or one per partition directory
+ * (partitionBy; Spark's FileStreamSink with partition columns), each
+ * logged with its path under the sink directory. */
+static int write_part(filesink *f, int64_t batch_id, const sl_batch *data,
+		      sl_buf *log, sl_crash *crash, sl_err *err)
+{
+	sl_part_group *g = NULL;
+	int ng = 0, rc;
+	if (f->npcols == 0)
+		return write_one(f, f->dir, batch_id, data, log, crash, err);
+	if ((rc = sl_part_check(data->schema, f->pcols, f->npcols, err)) !=
+		0 ||
+	    (rc = sl_part_split(data, f->pcols, f->npcols, &g, &ng, err)) != 0)
+		return rc;
+	for (int k = 0; rc == 0 && k < ng; k++) {
+		char *sub = NULL;
+		if (asprintf(&sub, "%s/%s", f->dir, g[k].subdir) < 0) {
+			rc = sl_err_nomem(err);
+			break;
+		}
+		rc = mkdirs(sub, err);
+		if (rc == 0)
+			rc = write_one(f, sub, batch_id, g[k].data, log, crash,
+				       err);
+		free(sub);
+	}
+	sl_part_groups_free(g, ng);
 	return rc;
 }
 
@@ -318,8 +360,18 @@ static void file_close(sl_sink *s)
 	free(f->dir);
 	free(f->meta);
 	free(f->qid);
+	sl_part_cols_free(f->pcols, f->npcols);
 	sl_options_release(&f->opts);
 	free(f);
+}
+
+/* At query start: Spark checks partitionBy against the output schema
+ * before the first batch. */
+static int file_prepare(sl_sink *s, sl_type *schema, sl_err *err)
+{
+	filesink *f = s->impl;
+	return f->npcols > 0 ? sl_part_check(schema, f->pcols, f->npcols, err)
+			     : 0;
 }
 
 static const struct sl_sink_ops file_ops = {
@@ -327,6 +379,7 @@ static const struct sl_sink_ops file_ops = {
 	.add_batch = file_add,
 	.describe = file_describe,
 	.close = file_close,
+	.prepare = file_prepare,
 };
 
 static const char *mode_lower(sl_outmode m)
@@ -394,7 +447,8 @@ sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 		sl_err_nomem(err);
 		goto fail;
 	}
-	if (open_dirs(f, path, err) != 0)
+	if (sl_part_cols_get(opts, &f->pcols, &f->npcols, err) != 0 ||
+	    open_dirs(f, path, err) != 0)
 		goto fail;
 	s = sl_sink_alloc(&file_ops, mode, f, err);
 	if (s != NULL)

@@ -154,8 +154,10 @@ int sl_sink_prepare(sl_sink *s, sl_type *schema, sl_err *err)
 	memsink *m;
 	sl_batch *b;
 	int rc;
-	if (s == NULL || s->ops != &memory_ops)
+	if (s == NULL)
 		return 0;
+	if (s->ops != &memory_ops)
+		return s->ops->prepare ? s->ops->prepare(s, schema, err) : 0;
 	m = s->impl;
 	b = sl_batch_empty(schema);
 	if (b == NULL)

@@ -27,6 +27,7 @@
 
 #include "core/fsutil.h"
 #include "formats/fileformat.h"
+#include "formats/partition.h"
 #include "sources/source_int.h"
 #include "core/timeutil.h"
 
@@ -37,6 +38,9 @@ struct sl_source_desc {
 	sl_type *schema; /* counted */
 	sl_options opts;
 	sl_memstream *ms; /* memory only, counted */
+	bool infer;       /* spark.sql.streaming.schemaInference */
+	sl_type *parts;   /* file formats: the partition columns found at
+			   * load() (formats/partition.h), counted */
 };
 
 /* ---- helpers shared by the sources ---- */
@@ -156,9 +160,50 @@ static sl_source_desc *desc_alloc(const char *format, sl_err *err)
 	return d;
 }
 
+/* Spark's sourceSchema from the files present now: the partition columns
+ * their directories give (typed by the user schema when it names them),
+ * the data schema (the user's minus those, "value STRING" for text, or
+ * inferred with schemaInference), dataSchema ++ partitionSchema. */
+static int source_schema(sl_source_desc *d, const char *path,
+			 sl_type *schema, sl_err *err)
+{
+	char **files = NULL;
+	int n = 0, rc = 0;
+	sl_part_spec *ps = NULL;
+	sl_type *data = NULL;
+	if (sl_format_list(path, &files, &n, err) != 0)
+		return err ? err->code : SL_EIO;
+	ps = sl_part_discover(path, files, &n, schema, &d->opts, err);
+	if (ps == NULL) {
+		rc = err ? err->code : SL_EINVAL;
+		goto out;
+	}
+	if (schema != NULL)
+		data = sl_part_data_schema(ps, schema);
+	else if (strcmp(d->format, "text") == 0)
+		data = sl_type_parse_ddl("value STRING", err);
+	else
+		data = sl_format_infer(d->format, files, n, &d->opts, err);
+	if (data == NULL) {
+		rc = err ? err->code : SL_EINVAL;
+		goto out;
+	}
+	d->schema = sl_part_full_schema(data, sl_part_schema(ps));
+	d->parts = sl_type_ref(sl_part_schema(ps));
+	if (d->schema == NULL)
+		rc = sl_err_nomem(err);
+out:
+	sl_type_free(data);
+	sl_part_spec_free(ps);
+	sl_format_list_free(files, n);
+	return rc;
+}
+
 /* Spark's DataSource.sourceSchema for file formats: the path must be
- * given and exist (no globs here); json/csv need a schema; text has
- * `value STRING` (a user schema must be that single string column). */
+ * given and exist (no globs here); json/csv/parquet need a schema unless
+ * spark.sql.streaming.schemaInference (d->infer); text has `value STRING`
+ * (a user schema must be that single string column); partition columns
+ * from the directories present are appended (source_schema). */
 static int desc_file(sl_source_desc *d, const char *path, sl_type *schema,
 		     sl_err *err)
 {
@@ -195,12 +240,7 @@ static int desc_file(sl_source_desc *d, const char *path, sl_type *schema,
 			    "Text data source supports only a single "
 			    "column, and you have %d columns.",
 			    schema->nfields);
-		if (schema == NULL) {
-			d->schema = sl_type_parse_ddl("value STRING", err);
-			if (d->schema == NULL)
-				return err ? err->code : SL_ENOMEM;
-		}
-	} else if (schema == NULL) {
+	} else if (schema == NULL && !d->infer) {
 		return sl_err_set(
 		    err, SL_EANALYSIS,
 		    "Schema must be specified when creating a streaming "
@@ -210,8 +250,8 @@ static int desc_file(sl_source_desc *d, const char *path, sl_type *schema,
 		    "with 'spark.read.load(directory)' and infer schema "
 		    "from it.");
 	}
-	if (d->schema == NULL)
-		d->schema = sl_type_ref(schema);
+	if (source_schema(d, path, schema, err) != 0)
+		return err ? err->code : SL_EINVAL;
 	if (sl_file_conf_parse(&d->opts, &conf, err) != 0)
 		return err ? err->code : SL_EINVAL;
 	abs = realpath(path, NULL);
@@ -278,6 +318,7 @@ static sl_source *open_file(const sl_source_desc *d, sl_clock *clock,
 	sl_file_conf conf;
 	if (sl_file_conf_parse(&d->opts, &conf, err) != 0)
 		return NULL;
+	conf.parts = d->parts;
 	return sl_source_file_open(d->format, d->path, d->schema, &d->opts,
 				   &conf, clock, metadir, err);
 }
@@ -348,6 +389,15 @@ sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 				   sl_type *schema, const sl_options *opts,
 				   sl_err *err)
 {
+	return sl_source_desc_new_infer(format, path, schema, opts, false,
+					err);
+}
+
+sl_source_desc *sl_source_desc_new_infer(const char *format, const char *path,
+					 sl_type *schema,
+					 const sl_options *opts, bool infer,
+					 sl_err *err)
+{
 	const struct source_format *f;
 	sl_source_desc *d;
 	int rc;
@@ -361,6 +411,7 @@ sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 		sl_source_desc_free(d);
 		return NULL;
 	}
+	d->infer = infer;
 	f = format_of(d->format);
 	if (f != NULL)
 		rc = f->check(d, path, schema, err);
@@ -400,6 +451,7 @@ void sl_source_desc_free(sl_source_desc *d)
 	free(d->format);
 	free(d->path);
 	sl_type_free(d->schema);
+	sl_type_free(d->parts);
 	sl_options_release(&d->opts);
 	sl_memstream_free(d->ms);
 	free(d);

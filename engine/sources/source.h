@@ -97,6 +97,14 @@ typedef struct sl_source_desc sl_source_desc;
 sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 				   sl_type *schema, const sl_options *opts,
 				   sl_err *err);
+/* The same with spark.sql.streaming.schemaInference: when infer is true a
+ * json, csv or parquet file source without a schema takes the one the
+ * files present now give (Spark's sourceSchema: the batch reader's
+ * inference; Parquet's footer), partition columns appended. */
+sl_source_desc *sl_source_desc_new_infer(const char *format, const char *path,
+					 sl_type *schema,
+					 const sl_options *opts, bool infer,
+					 sl_err *err);
 /* A description over a memory stream (takes a reference). */
 sl_source_desc *sl_source_desc_memory(sl_memstream *ms, sl_err *err);
 sl_source_desc *sl_source_desc_ref(sl_source_desc *d);

@@ -42,8 +42,23 @@
  * Ids below L come from the log, so replays read the same files.  A file
  * that disappeared is an error naming it.
  *
- * Not done: globs in the path, partition subdirectories, log compaction
- * (Spark's N.compact every 10 batches), cleanSource, maxBytesPerTrigger.
+ * Listing is recursive, as Spark's InMemoryFileIndex: files in
+ * subdirectories count, partition directories col=value/ give the
+ * partition columns fixed at load() (formats/partition.h; the values of
+ * each file come from its own path).  A directory a file sink writes
+ * (_spark_metadata/) is listed through the sink's log.
+ *
+ * cleanSource (archive with sourceArchiveDir, delete; off by default):
+ * after a batch commits, the files of the groups it read are moved to
+ * sourceArchiveDir + their absolute path, or deleted (Spark's
+ * FileStreamSourceCleaner; best effort, a failure leaves the file).  A
+ * crash between a batch's commit and its cleaning leaves that batch's
+ * files in place for good, as in Spark: a restart cleans only the batches
+ * it runs itself (their files are in the log, so they are never read
+ * twice).
+ *
+ * Not done: globs in the path, log compaction (Spark's N.compact every 10
+ * batches), maxBytesPerTrigger.
  * Never prints; never reads the time (mtimes come from the file system).
  */
 #include <dirent.h>
@@ -57,6 +72,7 @@
 #include <unistd.h>
 
 #include "formats/fileformat.h"
+#include "formats/partition.h"
 #include "core/fsutil.h"
 #include "sources/source_int.h"
 #include "core/timeutil.h"
@@ -87,6 +103,14 @@ typedef struct fsrc {
 	ffile *pend;
 	int npend, pendcap;
 	bool pend_valid;
+	/* partition columns (formats/partition.h): each file is read with
+	 * the schema minus the columns its directories give */
+	sl_part_spec *parts;
+	/* cleanSource: the groups up to `cleaned` are cleaned (-2: nothing
+	 * read yet in this run); archive the resolved sourceArchiveDir */
+	int64_t cleaned;
+	char *archive;
+	bool has_log; /* the directory is a file sink's (_spark_metadata) */
 } fsrc;
 
 /* ---- options ---- */
@@ -130,6 +154,25 @@ int sl_file_conf_parse(const sl_options *opts, sl_file_conf *conf, sl_err *err)
 	if (bool_opt(opts, "latestFirst", &conf->latest_first, err) != 0 ||
 	    bool_opt(opts, "fileNameOnly", &conf->name_only, err) != 0)
 		return SL_EINVAL;
+	{
+		const char *cs = sl_options_get(opts, "cleanSource");
+		conf->archive = sl_options_get(opts, "sourceArchiveDir");
+		conf->clean = SL_CLEAN_OFF;
+		if (cs != NULL && strcasecmp(cs, "archive") == 0)
+			conf->clean = SL_CLEAN_ARCHIVE;
+		else if (cs != NULL && strcasecmp(cs, "delete") == 0)
+			conf->clean = SL_CLEAN_DELETE;
+		else if (cs != NULL && strcasecmp(cs, "off") != 0)
+			return sl_err_set(err, SL_EINVAL,
+					  "Invalid mode for clean source "
+					  "option Some(%s). Must be one of "
+					  "ARCHIVE,DELETE,OFF",
+					  cs);
+		if (conf->clean == SL_CLEAN_ARCHIVE && conf->archive == NULL)
+			return sl_err_set(err, SL_EINVAL,
+					  "Archive mode must be used with "
+					  "'sourceArchiveDir' option.");
+	}
 	conf->max_age_us = 7 * SL_US_PER_DAY;
 	if (age != NULL &&
 	    (!sl_source_time_string(age, 1000, &conf->max_age_us) ||
@@ -266,40 +309,77 @@ static int cmp_new_first(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-static int list_dir(fsrc *fs, sl_err *err)
+static int consider(fsrc *fs, char *path, sl_err *err)
 {
-	DIR *d = opendir(fs->dir);
+	struct stat st;
+	ffile f;
+	f.path = path;
+	if (stat(f.path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		free(f.path); /* vanished meanwhile, or not a file */
+		return 0;
+	}
+	f.mtime_ms =
+	    (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+	if (!is_new(fs, &f)) {
+		free(f.path);
+		return 0;
+	}
+	return pend_add(fs, f.path, f.mtime_ms) != 0 ? sl_err_nomem(err) : 0;
+}
+
+/* Every file below dir, as Spark's InMemoryFileIndex lists leaf files
+ * (partition directories col=value/ included), hidden names skipped. */
+static int list_tree(fsrc *fs, const char *dir, int depth, sl_err *err)
+{
+	DIR *d = opendir(dir);
 	struct dirent *e;
-	pend_clear(fs);
+	int rc = 0;
 	if (d == NULL)
 		return sl_err_set(err, SL_EIO,
-				  "file source: cannot list '%s': %s", fs->dir,
+				  "file source: cannot list '%s': %s", dir,
 				  strerror(errno));
-	while ((e = readdir(d)) != NULL) {
+	while (rc == 0 && (e = readdir(d)) != NULL) {
 		struct stat st;
-		ffile f;
-		if (e->d_name[0] == '.' || e->d_name[0] == '_')
+		char *path;
+		if (sl_format_hidden(e->d_name))
 			continue;
-		if (asprintf(&f.path, "%s/%s", fs->dir, e->d_name) < 0) {
-			closedir(d);
-			return sl_err_nomem(err);
+		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0) {
+			rc = sl_err_nomem(err);
+			break;
 		}
-		if (stat(f.path, &st) != 0 || !S_ISREG(st.st_mode)) {
-			free(f.path); /* vanished meanwhile, or not a file */
-			continue;
-		}
-		f.mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
-			     st.st_mtim.tv_nsec / 1000000;
-		if (!is_new(fs, &f)) {
-			free(f.path);
+		/* real directories only: a linked one could loop */
+		if (depth < 64 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = list_tree(fs, path, depth + 1, err);
+			free(path);
 			continue;
 		}
-		if (pend_add(fs, f.path, f.mtime_ms) != 0) {
-			closedir(d);
-			return sl_err_nomem(err);
-		}
+		rc = consider(fs, path, err);
 	}
 	closedir(d);
+	return rc;
+}
+
+static int list_dir(fsrc *fs, sl_err *err)
+{
+	int rc;
+	pend_clear(fs);
+	if (fs->has_log) {
+		/* a file sink's output: the files its log lists (Spark's
+		 * MetadataLogFileIndex), never a part file not yet logged */
+		char **files = NULL;
+		int n = 0;
+		rc = sl_format_list(fs->dir, &files, &n, err);
+		for (int i = 0; i < n; i++)
+			if (rc == 0)
+				rc = consider(fs, files[i], err);
+			else
+				free(files[i]);
+		free(files);
+	} else {
+		rc = list_tree(fs, fs->dir, 0, err);
+	}
+	if (rc != 0)
+		return rc;
 	if (fs->npend > 1)
 		qsort(fs->pend, (size_t)fs->npend, sizeof *fs->pend,
 		      fs->conf.latest_first ? cmp_new_first : cmp_old_first);
@@ -653,10 +733,24 @@ static int read_group(sl_source *s, int64_t id, sl_batch_list *out, sl_err *err)
 					  "(logOffset %lld): %s",
 					  g->f[i].path, (long long)id,
 					  strerror(errno));
-		b = sl_format_read_file(fs->format, g->f[i].path, s->schema,
-					&fs->opts, err);
+		{
+			sl_type *rs = sl_part_file_schema(
+			    fs->parts, g->f[i].path, s->schema, err);
+			b = rs ? sl_format_read_file(fs->format, g->f[i].path,
+						     rs, &fs->opts, err)
+			       : NULL;
+			sl_type_free(rs);
+		}
 		if (b == NULL)
 			return err ? err->code : SL_EIO;
+		{
+			sl_batch *full = sl_part_assemble(
+			    fs->parts, g->f[i].path, b, s->schema, err);
+			sl_batch_free(b);
+			if (full == NULL)
+				return err ? err->code : SL_EIO;
+			b = full;
+		}
 		if (b->nrows == 0)
 			sl_batch_free(b);
 		else if (sl_batch_list_add(out, b) != 0)
@@ -676,6 +770,8 @@ static int file_read(sl_source *s, const char *start, const char *end,
 		return sl_err_set(err, SL_EINVAL,
 				  "file source: bad offset range (%s, %s]",
 				  start ? start : "null", end ? end : "null");
+	if (fs->cleaned == -2)
+		fs->cleaned = a;
 	for (int64_t id = a + 1; id <= b; id++) {
 		if (id > fs->last && assign(fs, id, err) != 0)
 			return err ? err->code : SL_EIO;
@@ -685,11 +781,50 @@ static int file_read(sl_source *s, const char *start, const char *end,
 	return 0;
 }
 
+/* Spark's SourceFileArchiver: the file moves to archive + its own
+ * absolute path ("/a/b/x.json" -> "<archive>/a/b/x.json"); an existing
+ * target, or a failure, leaves the file where it is (Spark logs a
+ * warning and skips it). */
+static void archive_file(const fsrc *fs, const char *path)
+{
+	char *to = NULL, *slash;
+	struct stat st;
+	sl_err e;
+	if (asprintf(&to, "%s%s", fs->archive, path) < 0)
+		return;
+	slash = strrchr(to, '/');
+	if (slash != NULL && slash != to) {
+		*slash = '\0';
+		(void)sl_fs_mkdirs(to, &e);
+		*slash = '/';
+	}
+	if (lstat(to, &st) != 0 && errno == ENOENT)
+		(void)rename(path, to);
+	free(to);
+}
+
+/* cleanSource after the batch ending at `end` committed (Spark's
+ * FileStreamSource.commit): the files of every group read in this run up
+ * to end are archived or deleted; best effort, never an error. */
 static void file_commit(sl_source *s, const char *end)
 {
-	/* The log keeps every id so replays and restarts can re-read. */
-	(void)s;
-	(void)end;
+	fsrc *fs = s->impl;
+	int64_t id;
+	if (fs->conf.clean == SL_CLEAN_OFF || end == NULL ||
+	    parse_off(end, &id, NULL) != 0)
+		return;
+	if (fs->cleaned < -1)
+		fs->cleaned = -1;
+	for (int64_t g = fs->cleaned + 1; g <= id && g <= fs->last; g++)
+		for (int i = 0; i < fs->groups[g].n; i++) {
+			const char *p = fs->groups[g].f[i].path;
+			if (fs->conf.clean == SL_CLEAN_DELETE)
+				(void)unlink(p);
+			else
+				archive_file(fs, p);
+		}
+	if (id > fs->cleaned)
+		fs->cleaned = id;
 }
 
 static void file_describe(const sl_source *s, sl_buf *out)
@@ -712,6 +847,8 @@ static void file_close(sl_source *s)
 		free(fs->seen[i]);
 	free(fs->seen);
 	sl_options_release(&fs->opts);
+	sl_part_spec_free(fs->parts);
+	free(fs->archive);
 	free(fs->format);
 	free(fs->dir);
 	free(fs->metadir);
@@ -729,6 +866,138 @@ static const struct sl_source_ops file_ops = {
 	.close = file_close,
 };
 
+/* The partition columns fixed at load() (conf.parts); each file's values
+ * come from its directories below the source path (or basePath), as
+ * Spark's inner DataSource with basePath = path, and so do those of a user
+ * column named like one of its directories. */
+static int open_parts(fsrc *fs, sl_err *err)
+{
+	sl_type *none = NULL;
+	const sl_type *pt = fs->conf.parts;
+	if (pt == NULL && (pt = none = sl_type_struct_new(0)) == NULL)
+		return sl_err_nomem(err);
+	fs->parts = sl_part_spec_new(fs->dir, &fs->opts, pt, err);
+	sl_type_free(none);
+	return fs->parts != NULL ? 0 : (err ? err->code : SL_ENOMEM);
+}
+
+/* A path made absolute without resolving links (Hadoop's makeQualified),
+ * "." and ".." segments folded. */
+static char *absolute(const char *p)
+{
+	char cwd[4096], *out, *w;
+	sl_buf b;
+	sl_buf_init(&b);
+	if (p[0] != '/' && getcwd(cwd, sizeof cwd) != NULL) {
+		sl_buf_adds(&b, cwd);
+		sl_buf_addc(&b, '/');
+	}
+	sl_buf_adds(&b, p);
+	if (sl_buf_failed(&b) || (out = malloc(b.len + 2)) == NULL) {
+		sl_buf_release(&b);
+		return NULL;
+	}
+	w = out;
+	for (const char *s = b.p; *s;) {
+		const char *e;
+		size_t n;
+		while (*s == '/')
+			s++;
+		e = s;
+		while (*e && *e != '/')
+			e++;
+		n = (size_t)(e - s);
+		if (n == 0 || (n == 1 && s[0] == '.')) {
+		} else if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (w > out && *--w != '/')
+				;
+		} else {
+			*w++ = '/';
+			memcpy(w, s, n);
+			w += n;
+		}
+		s = e;
+	}
+	if (w == out)
+		*w++ = '/';
+	*w = '\0';
+	sl_buf_release(&b);
+	return out;
+}
+
+/* Hadoop's Path.depth: the number of names. */
+static int depth_of(const char *p)
+{
+	int d = 0;
+	for (; *p; p++)
+		if (*p == '/' && p[1] != '\0')
+			d++;
+	return d;
+}
+
+/* The ancestor of p with depth d, as a length of p. */
+static size_t ancestor_len(const char *p, int d)
+{
+	size_t n = 0;
+	int seen = 0;
+	if (d == 0)
+		return 1;
+	for (; p[n]; n++)
+		if (p[n] == '/' && n > 0 && ++seen == d)
+			return n;
+	return n;
+}
+
+/* cleanSource's checks at query start (FileStreamSource and
+ * SourceFileArchiver): not over a file sink's output; the archive
+ * directory must not match the source path in depth (it can sit neither
+ * inside the source directory nor above it). */
+static int open_clean(fsrc *fs, sl_err *err)
+{
+	char *meta = NULL;
+	struct stat st;
+	if (asprintf(&meta, "%s/_spark_metadata", fs->dir) < 0)
+		return sl_err_nomem(err);
+	fs->has_log = stat(meta, &st) == 0 && S_ISDIR(st.st_mode);
+	free(meta);
+	if (fs->conf.clean == SL_CLEAN_OFF)
+		return 0;
+	if (fs->has_log)
+		return sl_err_set(err, SL_EINVAL,
+				  "Clean up source files is not supported "
+				  "when reading from the output directory of "
+				  "FileStreamSink.");
+	if (fs->conf.clean != SL_CLEAN_ARCHIVE)
+		return 0;
+	{
+		char *src = absolute(fs->dir);
+		int md;
+		size_t a, b;
+		bool matched;
+		fs->archive = absolute(fs->conf.archive);
+		if (src == NULL || fs->archive == NULL) {
+			free(src);
+			return sl_err_nomem(err);
+		}
+		md = depth_of(src) < depth_of(fs->archive)
+			 ? depth_of(src)
+			 : depth_of(fs->archive);
+		a = ancestor_len(src, md);
+		b = ancestor_len(fs->archive, md);
+		matched = a == b && strncmp(src, fs->archive, a) == 0;
+		free(src);
+		if (matched)
+			return sl_err_set(
+			    err, SL_EINVAL,
+			    "requirement failed: Base archive path cannot be "
+			    "set to the path where archived path can possibly "
+			    "match with source pattern. Ensure the base archive "
+			    "path doesn't match with source pattern in depth, "
+			    "where the depth is minimum of depth on both paths.");
+	}
+	return 0;
+}
+
 sl_source *sl_source_file_open(const char *format, const char *path,
 			       sl_type *schema, const sl_options *opts,
 			       const sl_file_conf *conf, sl_clock *clock,
@@ -744,6 +1013,7 @@ sl_source *sl_source_file_open(const char *format, const char *path,
 	sl_options_init(&fs->opts);
 	fs->conf = *conf;
 	fs->last = -1;
+	fs->cleaned = -2;
 	fs->latest_ts = INT64_MIN;
 	fs->purge_ts = INT64_MIN;
 	fs->max_age_ms = conf->latest_first && conf->max_files > 0
@@ -765,7 +1035,8 @@ sl_source *sl_source_file_open(const char *format, const char *path,
 		sl_source_close(s);
 		return NULL;
 	}
-	if ((metadir != NULL && sl_source_mkdirs(metadir, err) != 0) ||
+	if (open_parts(fs, err) != 0 || open_clean(fs, err) != 0 ||
+	    (metadir != NULL && sl_source_mkdirs(metadir, err) != 0) ||
 	    log_load(fs, err) != 0) {
 		sl_source_close(s);
 		return NULL;

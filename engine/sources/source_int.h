@@ -69,7 +69,11 @@ typedef struct sl_file_conf {
 	bool latest_first;
 	bool name_only;
 	int64_t max_age_us; /* default 7 days */
+	int clean;	    /* cleanSource: SL_CLEAN_OFF/ARCHIVE/DELETE */
+	const char *archive; /* sourceArchiveDir (borrowed from the options) */
+	sl_type *parts; /* the partition columns (borrowed; NULL: none) */
 } sl_file_conf;
+enum { SL_CLEAN_OFF, SL_CLEAN_ARCHIVE, SL_CLEAN_DELETE };
 int sl_file_conf_parse(const sl_options *opts, sl_file_conf *conf, sl_err *err);
 /* format json/csv/text; path the directory; opts the reader options
  * (copied). */

@@ -70,6 +70,9 @@ plain_is("error(setmetatable({}, {__tostring = function() return \"custom\" end}
 	like($out, qr/^Formats: parquet \(the default when none is named/m, ':help formats names parquet the default');
 	like($out, qr/spark\.read:parquet\(path\)/, ':help formats lists spark.read:parquet');
 	like($out, qr/df\.write:parquet\(path\)/, ':help formats lists df.write:parquet');
+	like($out, qr/partitionBy\("day", \.\.\.\) on df\.write and writeStream/, ':help formats names partitionBy');
+	like($out, qr/option cleanSource archive/, ':help formats names cleanSource');
+	like($out, qr/spark\.sql\.streaming\.schemaInference/, ':help formats names schemaInference');
 	unlike($out, qr/^1$/m, ':quit ends the session');
 	($out) = run_sl(":nope\n", '--plain');
 	is($out, "error: unknown command ':nope' (try :help; a method call continuing the line above is ':nope(...)')\n", 'unknown command');
