@@ -48,7 +48,117 @@ static bool digits(const char **p, const char *e, int n, int *out)
 	return true;
 }
 
+static bool leap(int64_t y)
+{
+	return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+}
+
+/* Days in month mo (1..12) of year y, proleptic Gregorian. */
+static int month_days(int64_t y, int mo)
+{
+	static const unsigned char md[13] = { 0,  31, 28, 31, 30, 31, 30,
+					      31, 31, 30, 31, 30, 31 };
+	return md[mo] + (mo == 2 && leap(y));
+}
+
+/* Two digits at p, or 100 when either is not a digit. */
+static inline unsigned dig2(const char *p)
+{
+	unsigned a = (unsigned)(unsigned char)p[0] - '0';
+	unsigned b = (unsigned)(unsigned char)p[1] - '0';
+	return a > 9 || b > 9 ? 100 : a * 10 + b;
+}
+
+/* Microseconds of a fraction's digits from s[*i] (after the '.') up to
+ * the first non-digit before n: the first six count, later ones are
+ * dropped (Spark keeps microseconds).  -1 if there is no digit. */
+static inline int64_t fraction(const char *s, size_t n, size_t *i)
+{
+	static const int64_t scale[6] = { 100000, 10000, 1000, 100, 10, 1 };
+	int64_t f = 0;
+	size_t k = 0, j = *i;
+	for (; j < n && (unsigned)(unsigned char)s[j] - '0' < 10; j++, k++)
+		if (k < 6)
+			f += (s[j] - '0') * scale[k];
+	*i = j;
+	return k == 0 ? -1 : f;
+}
+
+bool sl_ts_fixed_time(const char *s, size_t n, int64_t *tod)
+{
+	unsigned h, mi, sec;
+	int64_t frac = 0, off = 0;
+	size_t i = 19;
+	if (n < 19 || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' ||
+	    s[16] != ':')
+		return false;
+	h = dig2(s + 11);
+	mi = dig2(s + 14);
+	sec = dig2(s + 17);
+	if (h > 23 || mi > 59 || sec > 59)
+		return false;
+	if (i < n && s[i] == '.') {
+		i++;
+		if ((frac = fraction(s, n, &i)) < 0)
+			return false;
+	}
+	if (i < n) {
+		if (s[i] == 'Z') {
+			i++;
+		} else if ((s[i] == '+' || s[i] == '-') && n - i == 6 &&
+			   s[i + 3] == ':') {
+			/* the general parser's rule: any two digits each */
+			unsigned oh = dig2(s + i + 1), om = dig2(s + i + 4);
+			if (oh > 99 || om > 99)
+				return false;
+			off = ((int64_t)oh * 3600 + om * 60) * SL_US_PER_SEC;
+			if (s[i] == '-')
+				off = -off;
+			i = n;
+		}
+	}
+	if (i != n)
+		return false;
+	*tod = (int64_t)h * SL_US_PER_HOUR + (int64_t)mi * SL_US_PER_MIN +
+	       (int64_t)sec * SL_US_PER_SEC + frac - off;
+	return true;
+}
+
+bool sl_ts_fixed_date(const char *s, int64_t *days)
+{
+	unsigned y1, y2, mo, d;
+	int y;
+	if (s[4] != '-' || s[7] != '-')
+		return false;
+	y1 = dig2(s);
+	y2 = dig2(s + 2);
+	mo = dig2(s + 5);
+	d = dig2(s + 8);
+	if (y1 > 99 || y2 > 99 || mo < 1 || mo > 12 || d < 1)
+		return false;
+	y = (int)(y1 * 100 + y2);
+	if ((int)d > month_days(y, (int)mo))
+		return false;
+	*days = sl_days_from_civil(y, (int)mo, (int)d);
+	return true;
+}
+
+bool sl_ts_parse_fixed(const char *s, size_t n, int64_t *us)
+{
+	int64_t days, tod;
+	if (n < 19 || !sl_ts_fixed_date(s, &days) ||
+	    !sl_ts_fixed_time(s, n, &tod))
+		return false;
+	*us = days * SL_US_PER_DAY + tod;
+	return true;
+}
+
 bool sl_ts_parse(const char *s, size_t n, int64_t *us)
+{
+	return sl_ts_parse_fixed(s, n, us) || sl_ts_parse_general(s, n, us);
+}
+
+bool sl_ts_parse_general(const char *s, size_t n, int64_t *us)
 {
 	const char *p = s, *e = s + n;
 	int y, mo, d, h = 0, mi = 0, sec = 0, k;
@@ -76,7 +186,9 @@ bool sl_ts_parse(const char *s, size_t n, int64_t *us)
 	if (p >= e || *p++ != '-' || !digits(&p, e, 2, &mo) || p >= e ||
 	    *p++ != '-' || !digits(&p, e, 2, &d))
 		return false;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+	/* Feb 30 and friends are not dates (Spark: LocalDate.of throws,
+	 * stringToTimestamp gives None) */
+	if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo))
 		return false;
 	if (p < e && (*p == ' ' || *p == 'T')) {
 		p++;

@@ -127,7 +127,8 @@ bool sl_format_parse_i64(const char *s, size_t n, int64_t *out);
 bool sl_format_parse_double(const char *s, size_t n, double *out);
 bool sl_format_parse_bool(const char *s, size_t n, bool *out);
 /* Timestamp text as sl_ts_parse accepts it, with a fast path for the
- * common "yyyy-MM-dd[ T]HH:mm:ss[.fff][Z]" and a one-entry date cache
+ * fixed layouts (sl_ts_parse_fixed: "yyyy-MM-dd[ T]HH:mm:ss[.fff]" with
+ * "Z" or "+hh:mm" or none) and a one-entry date cache
  * (caller-owned, zero-initialised; one per reader, not shared). */
 typedef struct sl_format_tscache {
 	char date[10];
