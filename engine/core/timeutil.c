@@ -84,23 +84,67 @@ static inline int64_t fraction(const char *s, size_t n, size_t *i)
 	return k == 0 ? -1 : f;
 }
 
+/* Eight bytes at p as a little-endian word (byte k is bits 8k..8k+7). */
+static inline uint64_t le64(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+/* x: eight text bytes XOR a pattern holding '0' where a digit belongs and
+ * the separator elsewhere.  True if each digit byte was '0'..'9' (now
+ * 0..9) and each separator byte (0xff in sepm) matched (now 0). */
+static inline bool swar_ok(uint64_t x, uint64_t sepm)
+{
+	const uint64_t high = UINT64_C(0x8080808080808080);
+	return ((x | (x + UINT64_C(0x7676767676767676))) & high) == 0 &&
+	       (x & sepm) == 0;
+}
+
+#define BYTE(x, k) ((unsigned)((x) >> (8 * (k))) & 0xffu)
+/* "00:00:00", "0000-00-" and "0.000000" as little-endian words */
+#define TIME_PAT UINT64_C(0x30303a30303a3030)
+#define TIME_SEP UINT64_C(0x0000ff0000ff0000)
+#define DATE_PAT UINT64_C(0x2d30302d30303030)
+#define DATE_SEP UINT64_C(0xff0000ff00000000)
+#define FRAC_PAT UINT64_C(0x3030303030302e30)
+#define FRAC_SEP UINT64_C(0x000000000000ff00)
+
 bool sl_ts_fixed_time(const char *s, size_t n, int64_t *tod)
 {
 	unsigned h, mi, sec;
 	int64_t frac = 0, off = 0;
 	size_t i = 19;
-	if (n < 19 || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' ||
-	    s[16] != ':')
+	uint64_t x;
+	if (n < 19 || (s[10] != ' ' && s[10] != 'T') ||
+	    !swar_ok(x = le64(s + 11) ^ TIME_PAT, TIME_SEP))
 		return false;
-	h = dig2(s + 11);
-	mi = dig2(s + 14);
-	sec = dig2(s + 17);
+	h = BYTE(x, 0) * 10 + BYTE(x, 1);
+	mi = BYTE(x, 3) * 10 + BYTE(x, 4);
+	sec = BYTE(x, 6) * 10 + BYTE(x, 7);
 	if (h > 23 || mi > 59 || sec > 59)
 		return false;
 	if (i < n && s[i] == '.') {
-		i++;
-		if ((frac = fraction(s, n, &i)) < 0)
-			return false;
+		/* six digits at once (s[18] is a digit already), the rest
+		 * one by one; digits past six are dropped */
+		if (n - i >= 7 &&
+		    swar_ok(x = le64(s + i - 1) ^ FRAC_PAT, FRAC_SEP)) {
+			frac = (int64_t)BYTE(x, 2) * 100000 +
+			       BYTE(x, 3) * 10000 + BYTE(x, 4) * 1000 +
+			       BYTE(x, 5) * 100 + BYTE(x, 6) * 10 + BYTE(x, 7);
+			for (i += 7;
+			     i < n && (unsigned)(unsigned char)s[i] - '0' < 10;
+			     i++)
+				;
+		} else {
+			i++;
+			if ((frac = fraction(s, n, &i)) < 0)
+				return false;
+		}
 	}
 	if (i < n) {
 		if (s[i] == 'Z') {
@@ -126,18 +170,16 @@ bool sl_ts_fixed_time(const char *s, size_t n, int64_t *tod)
 
 bool sl_ts_fixed_date(const char *s, int64_t *days)
 {
-	unsigned y1, y2, mo, d;
+	unsigned mo, d;
 	int y;
-	if (s[4] != '-' || s[7] != '-')
+	uint64_t x;
+	if (!swar_ok(x = le64(s) ^ DATE_PAT, DATE_SEP))
 		return false;
-	y1 = dig2(s);
-	y2 = dig2(s + 2);
-	mo = dig2(s + 5);
+	y = (int)(BYTE(x, 0) * 1000 + BYTE(x, 1) * 100 + BYTE(x, 2) * 10 +
+		  BYTE(x, 3));
+	mo = BYTE(x, 5) * 10 + BYTE(x, 6);
 	d = dig2(s + 8);
-	if (y1 > 99 || y2 > 99 || mo < 1 || mo > 12 || d < 1)
-		return false;
-	y = (int)(y1 * 100 + y2);
-	if ((int)d > month_days(y, (int)mo))
+	if (mo < 1 || mo > 12 || d < 1 || (int)d > month_days(y, (int)mo))
 		return false;
 	*days = sl_days_from_civil(y, (int)mo, (int)d);
 	return true;
