@@ -105,6 +105,17 @@ static inline bool swar_ok(uint64_t x, uint64_t sepm)
 	       (x & sepm) == 0;
 }
 
+/* The number whose decimal digits are the bytes of x (values 0..9 or
+ * ASCII digits), byte 0 the most significant: three multiplies. */
+static inline uint32_t eight_digits(uint64_t x)
+{
+	x = ((x & UINT64_C(0x0f0f0f0f0f0f0f0f)) * 2561) >> 8;
+	x = ((x & UINT64_C(0x00ff00ff00ff00ff)) * 6553601) >> 16;
+	return (uint32_t)(((x & UINT64_C(0x0000ffff0000ffff)) *
+			   UINT64_C(42949672960001)) >>
+			  32);
+}
+
 #define BYTE(x, k) ((unsigned)((x) >> (8 * (k))) & 0xffu)
 /* "00:00:00", "0000-00-" and "0.000000" as little-endian words */
 #define TIME_PAT UINT64_C(0x30303a30303a3030)
@@ -133,9 +144,8 @@ bool sl_ts_fixed_time(const char *s, size_t n, int64_t *tod)
 		 * one by one; digits past six are dropped */
 		if (n - i >= 7 &&
 		    swar_ok(x = le64(s + i - 1) ^ FRAC_PAT, FRAC_SEP)) {
-			frac = (int64_t)BYTE(x, 2) * 100000 +
-			       BYTE(x, 3) * 10000 + BYTE(x, 4) * 1000 +
-			       BYTE(x, 5) * 100 + BYTE(x, 6) * 10 + BYTE(x, 7);
+			frac = (int64_t)eight_digits(
+			    x & UINT64_C(0xffffffffffff0000));
 			for (i += 7;
 			     i < n && (unsigned)(unsigned char)s[i] - '0' < 10;
 			     i++)
@@ -181,7 +191,16 @@ bool sl_ts_fixed_date(const char *s, int64_t *days)
 	d = dig2(s + 8);
 	if (mo < 1 || mo > 12 || d < 1 || (int)d > month_days(y, (int)mo))
 		return false;
-	*days = sl_days_from_civil(y, (int)mo, (int)d);
+	{
+		/* sl_days_from_civil for 0 <= y <= 9999, in unsigned
+		 * arithmetic: 400 years (146097 days) added keep y - 1 of
+		 * January and February of year 0 from going negative */
+		unsigned yy = (unsigned)y + 400 - (mo <= 2);
+		unsigned era = yy / 400, yoe = yy - era * 400;
+		unsigned doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+		unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+		*days = (int64_t)era * 146097 + doe - 719468 - 146097;
+	}
 	return true;
 }
 
