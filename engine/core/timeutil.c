@@ -197,7 +197,8 @@ bool sl_ts_fixed_date(const char *s, int64_t *days)
 		 * January and February of year 0 from going negative */
 		unsigned yy = (unsigned)y + 400 - (mo <= 2);
 		unsigned era = yy / 400, yoe = yy - era * 400;
-		unsigned doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+		unsigned doy =
+		    (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
 		unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 		*days = (int64_t)era * 146097 + doe - 719468 - 146097;
 	}

@@ -428,7 +428,7 @@ typedef struct cread {
 	int *map; /* map[k] = schema field of the k-th token column */
 	sl_col **cols;
 	sl_format_tscache tsc;
-	bool fast; /* option fastPath (default true) */
+	bool fast;    /* option fastPath (default true) */
 	bool ts_skip; /* fast_ts may take a timestamp token unscanned */
 	char why[200];
 } cread;
