@@ -48,7 +48,179 @@ static bool digits(const char **p, const char *e, int n, int *out)
 	return true;
 }
 
+static bool leap(int64_t y)
+{
+	return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+}
+
+/* Days in month mo (1..12) of year y, proleptic Gregorian. */
+static int month_days(int64_t y, int mo)
+{
+	static const unsigned char md[13] = { 0,  31, 28, 31, 30, 31, 30,
+					      31, 31, 30, 31, 30, 31 };
+	return md[mo] + (mo == 2 && leap(y));
+}
+
+/* Two digits at p, or 100 when either is not a digit. */
+static inline unsigned dig2(const char *p)
+{
+	unsigned a = (unsigned)(unsigned char)p[0] - '0';
+	unsigned b = (unsigned)(unsigned char)p[1] - '0';
+	return a > 9 || b > 9 ? 100 : a * 10 + b;
+}
+
+/* Microseconds of a fraction's digits from s[*i] (after the '.') up to
+ * the first non-digit before n: the first six count, later ones are
+ * dropped (Spark keeps microseconds).  -1 if there is no digit. */
+static inline int64_t fraction(const char *s, size_t n, size_t *i)
+{
+	static const int64_t scale[6] = { 100000, 10000, 1000, 100, 10, 1 };
+	int64_t f = 0;
+	size_t k = 0, j = *i;
+	for (; j < n && (unsigned)(unsigned char)s[j] - '0' < 10; j++, k++)
+		if (k < 6)
+			f += (s[j] - '0') * scale[k];
+	*i = j;
+	return k == 0 ? -1 : f;
+}
+
+/* Eight bytes at p as a little-endian word (byte k is bits 8k..8k+7). */
+static inline uint64_t le64(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+/* x: eight text bytes XOR a pattern holding '0' where a digit belongs and
+ * the separator elsewhere.  True if each digit byte was '0'..'9' (now
+ * 0..9) and each separator byte (0xff in sepm) matched (now 0). */
+static inline bool swar_ok(uint64_t x, uint64_t sepm)
+{
+	const uint64_t high = UINT64_C(0x8080808080808080);
+	return ((x | (x + UINT64_C(0x7676767676767676))) & high) == 0 &&
+	       (x & sepm) == 0;
+}
+
+/* The number whose decimal digits are the bytes of x (values 0..9 or
+ * ASCII digits), byte 0 the most significant: three multiplies. */
+static inline uint32_t eight_digits(uint64_t x)
+{
+	x = ((x & UINT64_C(0x0f0f0f0f0f0f0f0f)) * 2561) >> 8;
+	x = ((x & UINT64_C(0x00ff00ff00ff00ff)) * 6553601) >> 16;
+	return (uint32_t)(((x & UINT64_C(0x0000ffff0000ffff)) *
+			   UINT64_C(42949672960001)) >>
+			  32);
+}
+
+#define BYTE(x, k) ((unsigned)((x) >> (8 * (k))) & 0xffu)
+/* "00:00:00", "0000-00-" and "0.000000" as little-endian words */
+#define TIME_PAT UINT64_C(0x30303a30303a3030)
+#define TIME_SEP UINT64_C(0x0000ff0000ff0000)
+#define DATE_PAT UINT64_C(0x2d30302d30303030)
+#define DATE_SEP UINT64_C(0xff0000ff00000000)
+#define FRAC_PAT UINT64_C(0x3030303030302e30)
+#define FRAC_SEP UINT64_C(0x000000000000ff00)
+
+bool sl_ts_fixed_time(const char *s, size_t n, int64_t *tod)
+{
+	unsigned h, mi, sec;
+	int64_t frac = 0, off = 0;
+	size_t i = 19;
+	uint64_t x;
+	if (n < 19 || (s[10] != ' ' && s[10] != 'T') ||
+	    !swar_ok(x = le64(s + 11) ^ TIME_PAT, TIME_SEP))
+		return false;
+	h = BYTE(x, 0) * 10 + BYTE(x, 1);
+	mi = BYTE(x, 3) * 10 + BYTE(x, 4);
+	sec = BYTE(x, 6) * 10 + BYTE(x, 7);
+	if (h > 23 || mi > 59 || sec > 59)
+		return false;
+	if (i < n && s[i] == '.') {
+		/* six digits at once (s[18] is a digit already), the rest
+		 * one by one; digits past six are dropped */
+		if (n - i >= 7 &&
+		    swar_ok(x = le64(s + i - 1) ^ FRAC_PAT, FRAC_SEP)) {
+			frac = (int64_t)eight_digits(
+			    x & UINT64_C(0xffffffffffff0000));
+			for (i += 7;
+			     i < n && (unsigned)(unsigned char)s[i] - '0' < 10;
+			     i++)
+				;
+		} else {
+			i++;
+			if ((frac = fraction(s, n, &i)) < 0)
+				return false;
+		}
+	}
+	if (i < n) {
+		if (s[i] == 'Z') {
+			i++;
+		} else if ((s[i] == '+' || s[i] == '-') && n - i == 6 &&
+			   s[i + 3] == ':') {
+			/* the general parser's rule: any two digits each */
+			unsigned oh = dig2(s + i + 1), om = dig2(s + i + 4);
+			if (oh > 99 || om > 99)
+				return false;
+			off = ((int64_t)oh * 3600 + om * 60) * SL_US_PER_SEC;
+			if (s[i] == '-')
+				off = -off;
+			i = n;
+		}
+	}
+	if (i != n)
+		return false;
+	*tod = (int64_t)h * SL_US_PER_HOUR + (int64_t)mi * SL_US_PER_MIN +
+	       (int64_t)sec * SL_US_PER_SEC + frac - off;
+	return true;
+}
+
+bool sl_ts_fixed_date(const char *s, int64_t *days)
+{
+	unsigned mo, d;
+	int y;
+	uint64_t x;
+	if (!swar_ok(x = le64(s) ^ DATE_PAT, DATE_SEP))
+		return false;
+	y = (int)(BYTE(x, 0) * 1000 + BYTE(x, 1) * 100 + BYTE(x, 2) * 10 +
+		  BYTE(x, 3));
+	mo = BYTE(x, 5) * 10 + BYTE(x, 6);
+	d = dig2(s + 8);
+	if (mo < 1 || mo > 12 || d < 1 || (int)d > month_days(y, (int)mo))
+		return false;
+	{
+		/* sl_days_from_civil for 0 <= y <= 9999, in unsigned
+		 * arithmetic: 400 years (146097 days) added keep y - 1 of
+		 * January and February of year 0 from going negative */
+		unsigned yy = (unsigned)y + 400 - (mo <= 2);
+		unsigned era = yy / 400, yoe = yy - era * 400;
+		unsigned doy =
+		    (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+		unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+		*days = (int64_t)era * 146097 + doe - 719468 - 146097;
+	}
+	return true;
+}
+
+bool sl_ts_parse_fixed(const char *s, size_t n, int64_t *us)
+{
+	int64_t days, tod;
+	if (n < 19 || !sl_ts_fixed_date(s, &days) ||
+	    !sl_ts_fixed_time(s, n, &tod))
+		return false;
+	*us = days * SL_US_PER_DAY + tod;
+	return true;
+}
+
 bool sl_ts_parse(const char *s, size_t n, int64_t *us)
+{
+	return sl_ts_parse_fixed(s, n, us) || sl_ts_parse_general(s, n, us);
+}
+
+bool sl_ts_parse_general(const char *s, size_t n, int64_t *us)
 {
 	const char *p = s, *e = s + n;
 	int y, mo, d, h = 0, mi = 0, sec = 0, k;
@@ -76,7 +248,9 @@ bool sl_ts_parse(const char *s, size_t n, int64_t *us)
 	if (p >= e || *p++ != '-' || !digits(&p, e, 2, &mo) || p >= e ||
 	    *p++ != '-' || !digits(&p, e, 2, &d))
 		return false;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+	/* Feb 30 and friends are not dates (Spark: LocalDate.of throws,
+	 * stringToTimestamp gives None) */
+	if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo))
 		return false;
 	if (p < e && (*p == ' ' || *p == 'T')) {
 		p++;

@@ -25,6 +25,21 @@ void sl_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
  * "yyyy-MM-dd" (Spark's cast string -> timestamp).  Returns false if the
  * text is not a timestamp. */
 bool sl_ts_parse(const char *s, size_t n, int64_t *us);
+/* The fixed layouts, parsed without the general rules' loops:
+ * "yyyy-MM-dd[T| ]HH:mm:ss[.f...][Z|+hh:mm|-hh:mm]" (4-digit year, at
+ * least one fraction digit, microseconds kept).  True with the same value
+ * sl_ts_parse gives when the text is one of them and a valid time; false
+ * for any other text, which may still be a timestamp by the general rules
+ * (sl_ts_parse tries this first).  The parts, for callers that cache the
+ * date: sl_ts_fixed_date reads s[0..10) as "yyyy-MM-dd" into days since
+ * the epoch; sl_ts_fixed_time reads s[10..n) (n >= 19) into microseconds
+ * since that midnight, the offset subtracted. */
+bool sl_ts_parse_fixed(const char *s, size_t n, int64_t *us);
+bool sl_ts_fixed_date(const char *s, int64_t *days);
+bool sl_ts_fixed_time(const char *s, size_t n, int64_t *tod);
+/* The general rules alone (what sl_ts_parse falls back to; t411 checks
+ * the fixed layouts against it). */
+bool sl_ts_parse_general(const char *s, size_t n, int64_t *us);
 /* Spark's timestamp -> string: "2026-01-01 12:05:00", a fraction only when
  * nonzero with trailing zeros stripped ("12:05:00.5").  Appends. */
 void sl_ts_format(int64_t us, sl_buf *out);

@@ -428,7 +428,8 @@ typedef struct cread {
 	int *map; /* map[k] = schema field of the k-th token column */
 	sl_col **cols;
 	sl_format_tscache tsc;
-	bool fast; /* option fastPath (default true) */
+	bool fast;    /* option fastPath (default true) */
+	bool ts_skip; /* fast_ts may take a timestamp token unscanned */
 	char why[200];
 } cread;
 
@@ -595,6 +596,20 @@ static inline const char *tok_end(const char *p, const char *end, char sep)
 	return p;
 }
 
+/* A timestamp token of 19 bytes at p ending with stop (the separator, or
+ * '\n' for the last field), of the cached date, into row i, without the
+ * token scan: the stop byte after it, or NULL for the scan.
+ * Only when r->ts_skip: no separator or null value the 19 bytes could
+ * hold (sl_format_ts_cached takes digits, '-', ':', ' ' and 'T' only). */
+static inline const char *fast_ts(cread *r, sl_col *c, const char *p,
+				  const char *end, char stop, int64_t i)
+{
+	if (end - p > 19 && p[19] == stop &&
+	    sl_format_ts_cached(p, &sl_col_i64(c)[i], &r->tsc))
+		return p + 19;
+	return NULL;
+}
+
 /* One line at p into row i: the start of the next line, or NULL. */
 static const char *fast_line(cread *r, const char *p, const char *end,
 			     int64_t i)
@@ -604,6 +619,14 @@ static const char *fast_line(cread *r, const char *p, const char *end,
 	for (int k = 0; k < r->nf; k++) {
 		sl_col *c = r->cols[r->map[k]];
 		const char *s = p, *e;
+		if (r->ts_skip && c->type->kind == SL_TIMESTAMP &&
+		    (e = fast_ts(r, c, p, end, k == r->nf - 1 ? '\n' : sep,
+				 i)) != NULL) {
+			p = k == r->nf - 1 ? e : e + 1; /* the '\n' ends it */
+			if (c->nulls != NULL)
+				c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+			continue;
+		}
 		if (*p == o->quote && o->quote != '\0')
 			return NULL;
 		e = p = tok_end(p, end, sep);
@@ -760,6 +783,8 @@ sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 	     sl_options_bool(opts, "fastPath", true, &r.fast, err)))
 		return NULL;
 	r.corrupt = sl_format_corrupt_index(schema, opts);
+	r.ts_skip = r.o.nulln != 19 && r.o.sep != '\0' &&
+		    strchr("0123456789-: T", r.o.sep) == NULL;
 	tok_init(&t, &r.o, arena, data, len);
 	cap = sl_format_count_lines(data, len);
 	r.cols = calloc((size_t)nf + 1, sizeof *r.cols);

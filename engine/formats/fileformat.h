@@ -137,12 +137,17 @@ bool sl_format_parse_i64(const char *s, size_t n, int64_t *out);
 bool sl_format_parse_double(const char *s, size_t n, double *out);
 bool sl_format_parse_bool(const char *s, size_t n, bool *out);
 /* Timestamp text as sl_ts_parse accepts it, with a fast path for the
- * common "yyyy-MM-dd[ T]HH:mm:ss[.fff][Z]" and a one-entry date cache
+ * fixed layouts (sl_ts_parse_fixed: "yyyy-MM-dd[ T]HH:mm:ss[.fff]" with
+ * "Z" or "+hh:mm" or none) and a one-entry date cache
  * (caller-owned, zero-initialised; one per reader, not shared). */
 typedef struct sl_format_tscache {
 	char date[10];
 	int64_t days;
 	bool valid;
+	/* the last 19-byte text sl_format_ts_cached took, and its value */
+	bool last_ok;
+	char last[19];
+	int64_t last_us;
 } sl_format_tscache;
 bool sl_format_parse_ts(const char *s, size_t n, int64_t *us,
 			sl_format_tscache *cache);
@@ -150,20 +155,31 @@ bool sl_format_parse_ts(const char *s, size_t n, int64_t *us,
  * "yyyy-MM-dd[ T]HH:mm:ss" whose date is the cached one.  Same value as
  * sl_format_parse_ts; false (nothing stored) for anything else, also when
  * a byte is not a digit or separator, so a true also says s[0..19) holds
- * no quote or other special byte. */
+ * no quote or other special byte.  The same 19 bytes as the last text it
+ * took (timestamps repeat line after line) cost two word compares. */
 static inline int sl_format_d2_(const char *p)
 {
 	unsigned a = (unsigned)(p[0] - '0'), b = (unsigned)(p[1] - '0');
 	return a > 9 || b > 9 ? -1 : (int)(a * 10 + b);
 }
 static inline bool sl_format_ts_cached(const char *s, int64_t *us,
-				       const sl_format_tscache *c)
+				       sl_format_tscache *c)
 {
-	uint64_t a, b;
+	uint64_t a, b, l0, l1, l2, t0, t1, t2;
 	uint16_t x, y;
 	int h, mi, sec;
 	if (!c->valid)
 		return false;
+	memcpy(&t0, s, 8);
+	memcpy(&t1, s + 8, 8);
+	memcpy(&t2, s + 11, 8);
+	memcpy(&l0, c->last, 8);
+	memcpy(&l1, c->last + 8, 8);
+	memcpy(&l2, c->last + 11, 8);
+	if (c->last_ok && ((t0 ^ l0) | (t1 ^ l1) | (t2 ^ l2)) == 0) {
+		*us = c->last_us;
+		return true;
+	}
 	memcpy(&a, s, 8);
 	memcpy(&b, c->date, 8);
 	memcpy(&x, s + 8, 2);
@@ -178,6 +194,9 @@ static inline bool sl_format_ts_cached(const char *s, int64_t *us,
 		return false;
 	*us = c->days * SL_US_PER_DAY + (int64_t)h * SL_US_PER_HOUR +
 	      (int64_t)mi * SL_US_PER_MIN + (int64_t)sec * SL_US_PER_SEC;
+	memcpy(c->last, s, 19);
+	c->last_us = *us;
+	c->last_ok = true;
 	return true;
 }
 /* 1 + the number of '\n' bytes in p[0..len): an upper bound on the

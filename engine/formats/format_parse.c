@@ -106,61 +106,20 @@ bool sl_format_parse_bool(const char *s, size_t n, bool *out)
 	return false;
 }
 
-static inline int d2(const char *p)
-{
-	unsigned a = (unsigned)(p[0] - '0'), b = (unsigned)(p[1] - '0');
-	return a > 9 || b > 9 ? -1 : (int)(a * 10 + b);
-}
-
 bool sl_format_parse_ts(const char *s, size_t n, int64_t *us,
 			sl_format_tscache *c)
 {
-	int h, mi, sec, mo, d, y1, y2, k;
-	int64_t frac = 0, scale = 100000;
-	size_t i = 19;
-	if (n < 19 || s[4] != '-' || s[7] != '-' ||
-	    (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
-		return sl_ts_parse(s, n, us);
-	h = d2(s + 11);
-	mi = d2(s + 14);
-	sec = d2(s + 17);
-	if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
-		return sl_ts_parse(s, n, us);
-	if (i < n && s[i] == '.') {
-		for (i++, k = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++, k++)
-			if (k < 6) {
-				frac += (s[i] - '0') * scale;
-				scale /= 10;
-			}
-		if (k == 0)
-			return sl_ts_parse(s, n, us);
-	}
-	if (i < n && s[i] == 'Z')
-		i++;
-	if (i != n)
+	int64_t tod;
+	if (n < 19 || !sl_ts_fixed_time(s, n, &tod))
 		return sl_ts_parse(s, n, us);
 	if (!c->valid || memcmp(c->date, s, 10) != 0) {
-		y1 = d2(s);
-		y2 = d2(s + 2);
-		mo = d2(s + 5);
-		d = d2(s + 8);
-		if (y1 < 0 || y2 < 0 || mo < 1 || mo > 12 || d < 1 || d > 31)
+		int64_t days;
+		if (!sl_ts_fixed_date(s, &days))
 			return sl_ts_parse(s, n, us);
-		{
-			int64_t days, t2;
-			int yy;
-			int mo2, dd2;
-			days = sl_days_from_civil(y1 * 100 + y2, mo, d);
-			sl_civil_from_days(days, &t2, &mo2, &dd2);
-			yy = (int)t2;
-			if (yy != y1 * 100 + y2 || mo2 != mo || dd2 != d)
-				return false; /* Feb 30 and friends */
-			memcpy(c->date, s, 10);
-			c->days = days;
-			c->valid = true;
-		}
+		memcpy(c->date, s, 10);
+		c->days = days;
+		c->valid = true;
 	}
-	*us = c->days * SL_US_PER_DAY + (int64_t)h * SL_US_PER_HOUR +
-	      (int64_t)mi * SL_US_PER_MIN + (int64_t)sec * SL_US_PER_SEC + frac;
+	*us = c->days * SL_US_PER_DAY + tod;
 	return true;
 }

@@ -48,6 +48,13 @@ T.is(col1(df:select(F.date_format("ts", "HH:mm:ss"))), {"12:05:00", "12:17:30"},
 T.is(col1(df:select(F.to_timestamp(F.lit("2026-02-03 04:05:06"))):limit(1)), {"2026-02-03 04:05:06"},
   "to_timestamp")
 T.is(col1(df:select(F.unix_timestamp("ts"))), {1767269100, 1767269850}, "unix_timestamp")
+-- the fixed layouts and the general rules give Spark's cast (DateTimeUtils.
+-- stringToTimestamp): an offset is subtracted, a day the month lacks is null
+T.is(T.rows(df:selectExpr("CAST('2024-02-29T10:00:00.5+01:00' AS TIMESTAMP)",
+    "CAST('2026-02-30 00:00:00' AS TIMESTAMP)", "CAST('2026-02-30 00:00:00+01:00' AS TIMESTAMP)",
+    "CAST(' 2026-01-01 00:00 ' AS TIMESTAMP)"):limit(1)),
+  {{"2024-02-29 09:00:00.5", nil, nil, "2026-01-01 00:00:00"}},
+  "CAST string AS TIMESTAMP: offsets, Feb 30 null, the general rules' forms")
 
 -- windows: the duration strings are literals
 local w = df:groupBy(F.window("ts", "10 minutes")):count():orderBy("window")

@@ -110,17 +110,51 @@ static const char *const pieces[] = {
 	"\"z\":\"unknown\"",
 };
 
-/* One record: a few pieces in random order, sometimes with spaces. */
-static void gen_line(sl_buf *out)
+/* Values at the edges: timestamps in and out of the fixed layouts (leap
+ * days, Feb 30, offsets, fractions past six digits, 24:00), numbers at
+ * the limits of each type, raw and escaped UTF-8, keys in any order. */
+static const char *const edges[] = {
+	"\"ts\":\"2024-02-29 00:00:00\"", "\"ts\":\"2023-02-29 00:00:00\"",
+	"\"ts\":\"2026-02-30T10:00:00\"", "\"ts\":\"2000-02-29T23:59:59.999999Z\"",
+	"\"ts\":\"1900-02-29 12:00:00\"", "\"ts\":\"2026-01-01T00:00:00+01:00\"",
+	"\"ts\":\"2026-01-01T00:00:00-02:30\"", "\"ts\":\"2026-01-01 00:00:00.1234567\"",
+	"\"ts\":\"2026-01-01 00:00:00.123+05:45\"", "\"ts\":\"2026-01-01 00:00:00.\"",
+	"\"ts\":\"2026-01-01 24:00:00\"", "\"ts\":\"2026-12-31 23:59:60\"",
+	"\"ts\":\"2026-01-01T00:00:00+0100\"", "\"ts\":\"2026-01-01T00:00:00z\"",
+	"\"ts\":\"2026-1-01 00:00:00\"", "\"ts\":\" 2026-01-01 00:00:00\"",
+	"\"ts\":\"2026-01-01 00:00\"", "\"ts\":\"2026-01-01\"",
+	"\"ts\":\"12026-01-01 00:00:00\"", "\"ts\":\"2026-01-01 00:00:00+01:00:00\"",
+	"\"ts\":\"2026-01-01T00:00:00\\u002b01:00\"", "\"ts\":\"1969-12-31 23:59:59.5\"",
+	"\"s\":\"caf\xc3\xa9\"", "\"s\":\"\xf0\x9f\x98\x80\"", "\"s\":\"\\u00e9\"",
+	"\"s\":\"\\ud83d\\ude00\"", "\"s\":\"\xe2\x82\xac 1\"", "\"s\":\"a\\/b\"",
+	"\"i\":2147483647", "\"i\":-2147483648", "\"i\":2147483648",
+	"\"i\":-2147483649", "\"i\":-0", "\"i\":01", "\"i\":1.0", "\"i\":-",
+	"\"l\":9223372036854775807", "\"l\":-9223372036854775808",
+	"\"l\":9223372036854775808", "\"l\":999999999999999999",
+	"\"l\":1000000000000000000", "\"l\":-999999999999999999",
+	"\"d\":1e308", "\"d\":1e309", "\"d\":4.9e-324", "\"d\":-0.0",
+	"\"d\":0.1", "\"d\":123456789012345678", "\"d\":1234567890123456789",
+	"\"d\":9007199254740993", "\"d\":0.30000000000000004", "\"d\":1.",
+	"\"b\":true", "\"b\":false", "\"b\":TRUE",
+};
+
+/* One record: a few pieces of p[0..np) in random order, sometimes with
+ * spaces. */
+static void gen_from(sl_buf *out, const char *const *p, unsigned np)
 {
 	int n = 1 + (int)rnd(7);
 	sl_buf_addc(out, '{');
 	for (int k = 0; k < n; k++) {
 		if (k > 0)
 			sl_buf_adds(out, rnd(10) == 0 ? ", " : ",");
-		sl_buf_adds(out, pieces[rnd(sizeof pieces / sizeof pieces[0])]);
+		sl_buf_adds(out, p[rnd(np)]);
 	}
 	sl_buf_adds(out, "}");
+}
+
+static void gen_line(sl_buf *out)
+{
+	gen_from(out, pieces, sizeof pieces / sizeof pieces[0]);
 }
 
 /* Damage the line in [start, len): flip, delete, insert or duplicate. */
@@ -172,6 +206,37 @@ static void test_differential(void)
 	}
 	for (int m = 0; m < 3; m++)
 		is_int(bad[m], 0, "differential, %s: 60 buffers of 200 lines",
+		       modes[m]);
+}
+
+/* The edge values, alone and mixed with the common ones: one buffer
+ * mostly of plain lines (the fast path's run) with edges among them. */
+static void test_edges(void)
+{
+	char why[512];
+	int bad[3] = { 0, 0, 0 }, round;
+	for (round = 0; round < 60; round++) {
+		sl_buf b;
+		sl_buf_init(&b);
+		for (int k = 0; k < 200; k++) {
+			size_t start = b.len;
+			if (rnd(3) == 0)
+				gen_line(&b);
+			else
+				gen_from(&b, edges,
+					 sizeof edges / sizeof edges[0]);
+			if (rnd(10) == 0)
+				mutate(&b, start);
+			sl_buf_addc(&b, '\n');
+		}
+		for (int m = 0; m < 3; m++)
+			if (!same(b.p, b.len, ALL, modes[m], why, sizeof why) &&
+			    bad[m]++ == 0)
+				printf("#   round %d %s: %s\n", round, modes[m], why);
+		sl_buf_release(&b);
+	}
+	for (int m = 0; m < 3; m++)
+		is_int(bad[m], 0, "differential, edge values, %s: 60 x 200 lines",
 		       modes[m]);
 }
 
@@ -327,6 +392,7 @@ int main(void)
 	test_values();
 	test_grow();
 	test_differential();
+	test_edges();
 	test_shaped();
 	return done_testing();
 }

@@ -12,7 +12,7 @@
 #include "formats/fileformat.h"
 #include "tap.h"
 
-static const char *opt_header, *opt_null, *opt_comment;
+static const char *opt_header, *opt_null, *opt_comment, *opt_sep;
 
 #define FP_FORMAT "csv"
 #define FP_FILE	  "data/f.csv"
@@ -24,6 +24,8 @@ static void fp_options(sl_options *o)
 		sl_options_set(o, "nullValue", opt_null);
 	if (opt_comment)
 		sl_options_set(o, "comment", opt_comment);
+	if (opt_sep)
+		sl_options_set(o, "sep", opt_sep);
 }
 #include "fastpath.h"
 
@@ -47,6 +49,39 @@ static void all_opts(const char *text, const char *ddl, const char *name)
 	opt_comment = "#";
 	both(text, ddl, name);
 	opt_comment = NULL;
+}
+
+/* Timestamp tokens the fast path takes without scanning them (19 bytes
+ * of the cached date before the separator): separators a timestamp holds
+ * (' ', ':', '-', 'T'), a 19-byte nullValue equal to one, '\r\n' after the
+ * last field, a repeated text after a different one. */
+static void test_ts_tokens(void)
+{
+	static const char *const seps[] = { ",", " ", ":", "-", "T", ";" };
+	const char *text =
+	    "2026-01-01 12:00:03,p17,12\n2026-01-01 12:00:03,p18,13\n"
+	    "2026-01-01 12:00:04,p18,13\n2026-01-01 12:00:03,p1,1\n"
+	    "2026-01-01 12:00:03\n2026-01-01 12:00:035,p,1\n"
+	    "2026-01-01T12:00:03,p,2\n2026-01-02 00:00:00,q,3\n";
+	for (size_t k = 0; k < sizeof seps / sizeof seps[0]; k++) {
+		char t[512];
+		size_t n = 0;
+		for (const char *c = text; *c; c++)
+			t[n++] = *c == ',' ? seps[k][0] : *c;
+		t[n] = '\0';
+		opt_sep = seps[k];
+		all_opts(t, W2, "timestamp first, sep");
+	}
+	opt_sep = NULL;
+	opt_null = "2026-01-01 12:00:03";
+	both("2026-01-01 12:00:03,p17,12\n2026-01-01 12:00:03,p18,13\n",
+	     W2, "a nullValue of 19 bytes");
+	opt_null = NULL;
+	all_opts("p17,12,2026-01-01 12:00:03\np18,13,2026-01-01 12:00:03\r\n"
+		 "p19,14,2026-01-01 12:00:03\n p,1,2026-01-01 12:00:03\n"
+		 "p20,15,2026-01-01 12:00:03,\n",
+		 "product_id STRING, amount INT, ts TIMESTAMP",
+		 "timestamp last");
 }
 
 static void test_cases(void)
@@ -167,6 +202,7 @@ static void test_differential(void)
 
 int main(void)
 {
+	test_ts_tokens();
 	test_cases();
 	test_differential();
 	return done_testing();
