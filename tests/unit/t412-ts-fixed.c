@@ -1,5 +1,5 @@
 /*
- * t411-ts-fixed: the fixed-layout timestamp parser (sl_ts_parse_fixed,
+ * t412-ts-fixed: the fixed-layout timestamp parser (sl_ts_parse_fixed,
  * and the readers' cached form sl_format_parse_ts / sl_format_ts_cached)
  * against the general rules (sl_ts_parse_general) and against libc's
  * timegm as an independent oracle: known cases (leap days, offsets,
