@@ -432,6 +432,7 @@ static const struct pyfn {
 	{ "coalesce", 1, 64, 0 },
 	{ "to_json", 1, 1, 0 },
 	{ "timestamp_seconds", 1, 1, 0 },
+	{ "window_time", 1, 1, 0 },
 	{ "current_timestamp", 0, 0, 0 },
 	{ "to_timestamp", 1, 2, 2 },
 	{ "date_format", 2, 2, 2 },

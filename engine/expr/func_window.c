@@ -1,6 +1,8 @@
 /*
  * func_window: window() and session_window(): event-time windows as struct
- * columns (the planner rewrites sliding windows, plan/plan_window.c).
+ * columns (the planner rewrites sliding windows, plan/plan_window.c), and
+ * window_time(w), the time a window column stands for (end - 1 us), which
+ * window() over a window column uses (chained window aggregations).
  * Rows of the function registry (func.c).
  */
 #include "expr/func_int.h"
@@ -76,13 +78,86 @@ int sl_window_params(const sl_expr *e, int64_t *size, int64_t *slide,
 	return 0;
 }
 
+/* ----------------------------------------------------------- window_time */
+
+/* A window struct: struct<start: timestamp, end: timestamp> (the column
+ * window() and session_window() make). */
+static bool window_struct(const sl_type *t)
+{
+	return t != NULL && t->kind == SL_STRUCT && t->nfields == 2 &&
+	       t->fields[0].type->kind == SL_TIMESTAMP &&
+	       t->fields[1].type->kind == SL_TIMESTAMP &&
+	       strcmp(t->fields[0].name, "start") == 0 &&
+	       strcmp(t->fields[1].name, "end") == 0;
+}
+
+static int res_window_time(sl_expr *call, sl_err *err)
+{
+	sl_buf a, t;
+	if (!window_struct(call->args[0]->rtype)) {
+		sl_buf_init(&a);
+		sl_buf_init(&t);
+		sl_expr_sql(call->args[0], &a);
+		sl_type_sql(call->args[0]->rtype, &t);
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "window_time: argument 1 requires a window column (struct<start: timestamp, end: timestamp>), however, '%s' is of %s type",
+		    sl_buf_cstr(&a), sl_buf_cstr(&t));
+		sl_buf_release(&a);
+		sl_buf_release(&t);
+		return SL_EANALYSIS;
+	}
+	call->rtype = sl_type_ref(sl_type_prim(SL_TIMESTAMP));
+	call->nullable = call->args[0]->nullable;
+	return 0;
+}
+
+/* Spark's window_time: the window's end - 1 microsecond, the latest time
+ * inside the half-open window (so a window of a window holds it). */
+static sl_col *ev_window_time(const sl_expr *call, sl_col *const *args,
+			      int64_t n, sl_err *err)
+{
+	const sl_col *w = args[0], *end = w->child[1];
+	sl_col *o;
+	int64_t i;
+	(void)call;
+	if ((o = sl_col_new(sl_type_prim(SL_TIMESTAMP), n)) == NULL)
+		return sl_func_oom(NULL, err);
+	for (i = 0; i < n; i++) {
+		if (sl_col_isnull(w, i) || sl_col_isnull(end, i)) {
+			if (sl_col_set_null(o, i) < 0)
+				return sl_func_oom(o, err);
+			continue;
+		}
+		sl_col_i64(o)[i] = sl_col_i64(end)[i] - 1;
+	}
+	return o;
+}
+
+/* window(w, ...) over a window column w: Spark 3.4+ (TimeWindowing) takes
+ * window_time(w) as the time, so windows chain (MultiStatefulOperators).
+ * Replaces call->args[0] by a resolved window_time(args[0]) node. */
+static int window_of_window(sl_expr *call, sl_err *err)
+{
+	sl_expr *a = call->args[0], *w;
+	if (!window_struct(a->rtype))
+		return 0;
+	if ((w = sl_expr_call("window_time", &a, 1)) == NULL)
+		return sl_err_nomem(err);
+	w->fn = sl_func_lookup("window_time");
+	w->pos = a->pos;
+	call->args[0] = w;
+	return res_window_time(w, err);
+}
+
 static int res_window(sl_expr *call, sl_err *err)
 {
 	int64_t d[3];
 	sl_type *st;
 	sl_buf a, b;
 	bool good = false;
-	if (sl_expr_arg_kind(call, 0, SL_TIMESTAMP, err) < 0 ||
+	if (window_of_window(call, err) < 0 ||
+	    sl_expr_arg_kind(call, 0, SL_TIMESTAMP, err) < 0 ||
 	    window_all(call, d, err) < 0)
 		return SL_EANALYSIS;
 	sl_buf_init(&a);
@@ -262,6 +337,7 @@ int sl_session_gap(const sl_expr *resolved_call, int64_t *gap, sl_err *err)
 
 const sl_func sl_func_window_rows[] = {
 	{ "window", 2, 4, SL_FN_SCALAR, res_window, ev_window },
+	{ "window_time", 1, 1, SL_FN_SCALAR, res_window_time, ev_window_time },
 };
 const int sl_func_window_nrows =
     (int)(sizeof sl_func_window_rows / sizeof sl_func_window_rows[0]);
