@@ -810,7 +810,7 @@ static sl_col *eval_call(const sl_expr *e, const sl_batch *b, sl_err *err)
 		return NULL;
 	}
 	for (k = 0; k < e->nargs; k++)
-		if (!sl_func_const_arg(e->fn, k) &&
+		if (!sl_func_const_arg(e, k) &&
 		    (av[k] = eval(e->args[k], b, err)) == NULL)
 			goto done;
 	o = e->fn->eval(e, av, b->nrows, err);
