@@ -465,6 +465,44 @@ static int setup_trigger(sl_query *q, sl_err *err)
 	return 0;
 }
 
+/* spark.sql.streaming.noDataProgressEventInterval (a time conf: "10000"
+ * is milliseconds, "100ms", "10s", or "10 seconds"); default 10 s. */
+static int noexec_interval(sl_query *q, sl_err *err)
+{
+	const char *v = sl_session_conf_get(
+	    q->sess, "spark.sql.streaming.noDataProgressEventInterval");
+	static const struct {
+		const char *suffix;
+		int64_t us;
+	} units[] = { { "ms", 1000 }, { "s", 1000000 }, { "m", 60000000 },
+		      { "min", 60000000 }, { "h", 3600000000LL } };
+	char *end;
+	long long n;
+	size_t i;
+	q->noexec_interval_us = 10000000;
+	if (v == NULL)
+		return 0;
+	n = strtoll(v, &end, 10);
+	if (end != v && n >= 0) {
+		if (*end == '\0') {
+			q->noexec_interval_us = (int64_t)n * 1000;
+			return 0;
+		}
+		for (i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (strcmp(end, units[i].suffix) == 0) {
+				q->noexec_interval_us = (int64_t)n * units[i].us;
+				return 0;
+			}
+	}
+	if (sl_duration_parse(v, &q->noexec_interval_us, NULL) == 0 &&
+	    q->noexec_interval_us >= 0)
+		return 0;
+	return sl_err_set(err, SL_EINVAL,
+			  "spark.sql.streaming.noDataProgressEventInterval: "
+			  "bad time '%s' (use milliseconds, '100ms' or '10s')",
+			  v);
+}
+
 static int recent_setup(sl_query *q, sl_err *err)
 {
 	const char *v = sl_session_conf_get(
@@ -510,6 +548,7 @@ static sl_query *query_new(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 	q->feed = sl_feed_new(FEED_EVENTS);
 	q->last_batch_id = -1;
 	q->last_trigger = -1;
+	q->last_noexec_us = INT64_MIN;
 	sl_buf_init(&q->status_buf);
 	sl_query_set_status(q, "Initializing sources");
 	q->ctx.batch_id = -1;
@@ -546,6 +585,7 @@ static int open_run(sl_query *q, const sl_query_opts *opts, void **fe_ud,
 	if (q->root == NULL)
 		return err ? err->code : SL_EINTERNAL;
 	if ((rc = sl_query_wm_init(q, err)) < 0 ||
+	    (rc = noexec_interval(q, err)) < 0 ||
 	    (rc = sl_query_ckpt_restore(q, err)) < 0 ||
 	    (rc = setup_trigger(q, err)) < 0 ||
 	    (rc = sl_query_ckpt_started(q, err)) < 0)

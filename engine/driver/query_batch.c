@@ -411,11 +411,71 @@ static void report(sl_query *q, mbatch *m)
 		return;
 	}
 	keep_progress(q, json);
+	q->last_noexec_us = sl_query_now(q); /* Spark resets it on a batch */
+	q->idle_nstate = m->nstate < 16 ? m->nstate : 16;
+	for (i = 0; i < q->idle_nstate; i++) {
+		q->idle_st[i] = m->st[i];
+		q->idle_st[i].rows_updated = 0;
+		q->idle_st[i].rows_dropped = 0;
+	}
 	sl_buf_printf(&b, "batch %lld: %lld rows in, %lld rows out, %lld ms",
 		      (long long)m->id, (long long)m->in_rows,
 		      (long long)m->out_rows, (long long)(p.us_trigger / 1000));
 	sl_query_event(q, SL_EV_BATCH_END, m->id, sl_buf_cstr(&b), json);
 	sl_buf_release(&b);
+	sl_session_notify(q->sess, SL_LISTEN_PROGRESS, q, json);
+}
+
+/* Spark's finishTrigger(hasExecuted = false): a trigger that ran no batch
+ * still reports a progress once noDataProgressEventInterval has passed
+ * since the last one (a batch's or an idle one): the next batch id,
+ * numInputRows 0, the sources where they are, the state operators'
+ * totals with nothing updated or dropped (SPARK-19378), the watermark.
+ * It goes to lastProgress/recentProgress and the listeners; not to the
+ * feed (the panes show batches). */
+static void idle_report(sl_query *q, mbatch *m)
+{
+	sl_progress_source ps[64];
+	sl_progress p;
+	sl_buf b;
+	char *json;
+	int64_t now = sl_query_now(q);
+	int i;
+	if (q->nsrc > 64 || (q->last_noexec_us != INT64_MIN &&
+			     now - q->noexec_interval_us < q->last_noexec_us))
+		return;
+	q->last_noexec_us = now;
+	for (i = 0; i < q->nsrc; i++) {
+		ps[i].description = q->desc[i];
+		ps[i].start = q->start[i];
+		ps[i].end = q->start[i];
+		ps[i].latest = m->latest[i];
+		ps[i].rows = 0;
+	}
+	memset(&p, 0, sizeof p);
+	p.id = q->id;
+	p.run_id = q->run_id;
+	p.name = q->name;
+	p.trigger_us = m->t0;
+	p.prev_trigger_us = m->prev_trigger;
+	p.batch_id = q->last_batch_id + 1;
+	p.us_latest = m->us_latest;
+	p.us_trigger = now - m->t0;
+	p.nsrc = q->nsrc;
+	p.src = ps;
+	p.nstate = q->idle_nstate;
+	p.states = q->idle_st;
+	p.sink_desc = q->sink_desc;
+	p.has_wm = q->wm.n > 0;
+	p.wm_ms = q->meta.watermark_ms;
+	p.idle = true;
+	sl_buf_init(&b);
+	sl_progress_json(&p, &b);
+	if (sl_buf_failed(&b) || (json = sl_buf_detach(&b)) == NULL) {
+		sl_buf_release(&b);
+		return;
+	}
+	keep_progress(q, json);
 	sl_session_notify(q->sess, SL_LISTEN_PROGRESS, q, json);
 }
 
@@ -612,8 +672,10 @@ static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
 		if (!sl_query_same_offset(q->start[i], m->end[i]))
 			moved = true;
 	q->data_available = moved;
-	if (!replay && !moved && !no_data_due(q))
+	if (!replay && !moved && !no_data_due(q)) {
+		idle_report(q, m);
 		return 0;
+	}
 	m->no_data = !moved;
 	q->wm.no_data_pending = false;
 	sl_query_set_status(q, moved ? "Processing new data"
