@@ -165,7 +165,10 @@ static void test_map_query(void)
 		  "\"processedRowsPerSecond\":2000.0"), "batch 1 progress and rates");
 	ok(has(j, "\"startOffset\":0,\"endOffset\":2,\"latestOffset\":2"),
 	   "batch 1 reads (0, 2]");
-	is_int(sl_query_recent_count(q), 2, "recentProgress has 2");
+	/* 3: the idle progress of the trigger at start (no data yet, and
+	 * Spark's lastNoExecutionProgressEventTime starts at Long.MinValue),
+	 * batch 0, batch 1 */
+	is_int(sl_query_recent_count(q), 3, "recentProgress has 3");
 	ok(has(sl_query_recent_json(q, 0), "\"batchId\":0"), "recentProgress oldest first");
 	sl_buf_clear(&b);
 	sl_query_explain(q, false, &b);
@@ -266,16 +269,22 @@ static void test_processing_time(void)
 	is_str(table(s, "pt"), "1,2026-01-01 12:00:10;2,2026-01-01 12:00:20",
 	       "the batch ran at its due instant, not at the end of the advance");
 	is_int(sl_clock_now(sl_session_clock(s)), T0 + 37 * SL_US_PER_SEC, "clock at 12:00:37");
-	ok(has(sl_query_last_progress_json(q), "\"timestamp\":\"2026-01-01T12:00:20.000Z\""),
-	   "progress timestamp is the trigger time");
+	/* the empty tick at :30 is 10 s after the batch at :20: an idle
+	 * progress (noDataProgressEventInterval) for the next batch id */
+	ok(has(sl_query_last_progress_json(q),
+	       "\"timestamp\":\"2026-01-01T12:00:30.000Z\",\"batchId\":2,"
+	       "\"batchDuration\":0,\"numInputRows\":0"),
+	   "the empty tick at :30 reports an idle progress");
 	is_int(sl_query_next_due(q), T0 + 40 * SL_US_PER_SEC, "next due 12:00:40");
 	add(ms, "{\"value\":3}\n");
 	is_int(sl_session_tick(s, &err), 0, "tick before due runs nothing");
 	is_int(sl_query_process_all_available(q, &err), 0, "processAllAvailable runs it now");
 	is_int(sl_query_last_batch_id(q), 2, "batch 2");
-	is_str(heard, "started ts;progress 0;progress 1;progress 2;", "one progress per batch");
+	is_str(heard, "started ts;progress 0;progress 1;progress 2;progress 2;",
+	       "one progress per batch, and the idle one at :30 (batch id 2)");
 	sl_query_stop(q);
-	is_str(heard, "started ts;progress 0;progress 1;progress 2;terminated null};",
+	is_str(heard,
+	       "started ts;progress 0;progress 1;progress 2;progress 2;terminated null};",
 	       "onQueryTerminated without exception");
 	sl_query_free(q);
 out:
@@ -328,7 +337,9 @@ static void test_once_available_now(void)
 	ok(q != NULL, "Once with no data starts");
 	is_int(sl_session_tick(s, &err), 0, "tick: no batch");
 	ok(q && !sl_query_is_active(q), "Once with no data stops without a batch");
-	ok(q && sl_query_last_progress_json(q) == NULL, "and reports no progress");
+	ok(q && has(sl_query_last_progress_json(q), "\"batchId\":0,\"batchDuration\":0,"
+		    "\"numInputRows\":0"),
+	   "and reports one idle progress, as Spark's finishTrigger");
 	sl_query_free(q);
 
 	add(ms, "{\"value\":1}\n");
