@@ -21,9 +21,11 @@
  */
 #include "driver/query.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "exec/exec_stream.h"
 #include "driver/query_int.h"
@@ -308,6 +310,9 @@ int64_t sl_query_next_due(const sl_query *q)
 
 /* ------------------------------------------------------------ start */
 
+static int stop_active_run(sl_session *s, const sl_query_opts *o,
+			   sl_err *err);
+
 static int check_start(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 		       sl_err *err)
 {
@@ -338,6 +343,45 @@ static int check_start(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 				    "in this SparkSession",
 				    o->name);
 		}
+	return stop_active_run(s, o, err);
+}
+
+/* Spark 3.5's StreamingQueryManager: a start on a checkpoint an active
+ * query uses (the same query id) stops that run first, with Spark's log
+ * line, unless spark.sql.streaming.stopActiveRunOnRestart is false (then
+ * Spark's error).  Without this the checkpoint's lock refuses the start. */
+static int stop_active_run(sl_session *s, const sl_query_opts *o, sl_err *err)
+{
+	char want[PATH_MAX], have[PATH_MAX];
+	const char *conf;
+	sl_query *old = NULL;
+	sl_buf b;
+	int i;
+	if (o->checkpoint == NULL || realpath(o->checkpoint, want) == NULL)
+		return 0;
+	for (i = 0; i < sl_session_active_count(s) && old == NULL; i++) {
+		sl_query *a = sl_session_active(s, i);
+		if (a->active && a->ckdir != NULL && !a->ck_temp &&
+		    realpath(a->ckdir, have) != NULL && strcmp(have, want) == 0)
+			old = a;
+	}
+	if (old == NULL)
+		return 0;
+	conf = sl_session_conf_get(
+	    s, "spark.sql.streaming.stopActiveRunOnRestart");
+	if (conf != NULL && strcasecmp(conf, "false") == 0)
+		return sl_err_set(
+		    err, SL_ESTATE,
+		    "Cannot start query with id %s as another query with same id is already active. Perhaps you are attempting to restart a query from checkpoint that is already active. You may stop the old query by setting the SQL configuration: spark.conf.set(\"spark.sql.streaming.stopActiveRunOnRestart\", true) and retry.",
+		    old->id);
+	sl_buf_init(&b);
+	sl_buf_printf(&b,
+		      "Stopping existing streaming query [id=%s, runId=%s], "
+		      "as a new run is being started.",
+		      old->id, old->run_id);
+	sl_query_event(old, SL_EV_LOG, -1, sl_buf_cstr(&b), NULL);
+	sl_buf_release(&b);
+	sl_query_stop(old);
 	return 0;
 }
 
