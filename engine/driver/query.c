@@ -954,6 +954,19 @@ static int not_runnable(const sl_query *q, const char *what, sl_err *err)
 
 static int step_trigger(sl_query *q, bool *ran, sl_err *err);
 
+/* A batch the caller asked for (processAllAvailable, step) ran in a
+ * ProcessingTime slot that was due (the first trigger after a start, say
+ * a re-run batch after a restart): that slot is taken, the next is
+ * Spark's ProcessingTimeExecutor's now / interval * interval + interval,
+ * not the same instant again. */
+static void slot_taken(sl_query *q)
+{
+	int64_t now = sl_query_now(q);
+	if (q->trigger.kind == SL_TRIGGER_PROCESSING && q->active &&
+	    q->last_trigger >= 0 && q->next_due <= now)
+		q->next_due = next_multiple(now, q->trigger.interval_us);
+}
+
 int sl_query_step(sl_query *q, bool *ran, sl_err *err)
 {
 	bool r = false;
@@ -969,6 +982,8 @@ int sl_query_step(sl_query *q, bool *ran, sl_err *err)
 				  q->name ? q->name : q->id);
 	q->asked = true;
 	rc = step_trigger(q, ran, err);
+	if (*ran)
+		slot_taken(q);
 	q->asked = false;
 	return rc;
 }
@@ -1009,6 +1024,7 @@ int sl_query_process_all_available(sl_query *q, sl_err *err)
 		rc = run_available(q, NULL, NULL, err);
 		break;
 	}
+	slot_taken(q);
 	q->asked = false;
 	if (rc == 0 && q->active)
 		rc = sl_query_sync(q, err);
