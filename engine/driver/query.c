@@ -173,6 +173,7 @@ static void destroy(sl_query *q)
 	free(q->format);
 	sl_options_release(&q->sink_opts);
 	free(q->src);
+	free(q->leaf_src);
 	if (q->desc != NULL)
 		for (i = 0; i < q->nsrc; i++)
 			free(q->desc[i]);
@@ -414,11 +415,25 @@ static int open_sources(sl_query *q, sl_err *err)
 	q->src = calloc((size_t)(n ? n : 1), sizeof *q->src);
 	q->desc = calloc((size_t)(n ? n : 1), sizeof *q->desc);
 	q->start = calloc((size_t)(n ? n : 1), sizeof *q->start);
-	if (q->src == NULL || q->desc == NULL || q->start == NULL) {
+	q->leaf_src = calloc((size_t)(n ? n : 1), sizeof *q->leaf_src);
+	if (q->src == NULL || q->desc == NULL || q->start == NULL ||
+	    q->leaf_src == NULL) {
 		free(d);
 		return sl_err_nomem(err);
 	}
-	q->nsrc = n;
+	/* the unique sources first (d[] is compacted in place) */
+	q->nleaf = n;
+	q->nsrc = 0;
+	for (i = 0; i < n; i++) {
+		int k;
+		for (k = 0; k < q->nsrc; k++)
+			if (sl_source_desc_same(d[k], d[i]))
+				break;
+		if (k == q->nsrc)
+			d[q->nsrc++] = d[i];
+		q->leaf_src[i] = k;
+	}
+	n = q->nsrc;
 	for (i = 0; i < n; i++) {
 		char meta[4200];
 		q->src[i] = sl_source_open(

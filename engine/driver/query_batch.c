@@ -171,7 +171,7 @@ static void offsets_events(sl_query *q, const mbatch *m)
 static int read_sources(sl_query *q, mbatch *m, sl_err *err)
 {
 	sl_buf t, j;
-	int i, k, rc = 0;
+	int i, k, scans, rc = 0;
 	int64_t t0 = sl_query_now(q);
 	sl_buf_init(&t);
 	sl_buf_init(&j);
@@ -186,6 +186,10 @@ static int read_sources(sl_query *q, mbatch *m, sl_err *err)
 		}
 		for (k = 0; k < m->in[i].n; k++)
 			m->rows[i] += m->in[i].b[k]->nrows;
+		/* Spark sums the scans of a source (self-union: twice) */
+		for (k = 0, scans = 0; k < q->nleaf; k++)
+			scans += q->leaf_src[k] == i;
+		m->rows[i] *= scans > 0 ? scans : 1;
 		m->in_rows += m->rows[i];
 		sl_buf_clear(&t);
 		sl_buf_clear(&j);
@@ -208,13 +212,15 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 {
 	sl_batch *out;
 	sl_buf t, j;
-	int i, k, rc;
+	int i, k, l, rc;
 	int64_t t0 = sl_query_now(q), t1, c0;
-	for (i = 0; i < q->nsrc; i++)
+	for (l = 0; l < q->nleaf; l++) {
+		i = q->leaf_src[l];
 		for (k = 0; k < m->in[i].n; k++)
-			if ((rc = sl_exec_stream_push(q->root, i, m->in[i].b[k],
+			if ((rc = sl_exec_stream_push(q->root, l, m->in[i].b[k],
 						      err)) < 0)
 				return rc;
+	}
 	if ((rc = sl_exec_stream_end(q->root, err)) < 0)
 		return rc;
 	/* state version N+1 is durable before the sink sees the batch */

@@ -114,6 +114,10 @@ struct sl_query {
 
 	int nsrc;
 	sl_source **src;
+	/* the plan's stream leaves: leaf l reads source leaf_src[l] (a
+	 * source several leaves read is opened, logged and reported once) */
+	int nleaf;
+	int *leaf_src;
 	char **desc;   /* progress descriptions */
 	char **start;  /* committed offsets; NULL = nothing read yet */
 	char **target; /* AvailableNow: the offsets fixed at start */

@@ -434,6 +434,11 @@ void sl_source_desc_free(sl_source_desc *d)
 	free(d);
 }
 
+bool sl_source_desc_same(const sl_source_desc *a, const sl_source_desc *b)
+{
+	return a == b || (a != NULL && b != NULL && a->ms != NULL && a->ms == b->ms);
+}
+
 sl_type *sl_source_desc_schema(const sl_source_desc *d)
 {
 	return d->schema;

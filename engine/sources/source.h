@@ -108,6 +108,10 @@ sl_source_desc *sl_source_desc_new(const char *format, const char *path,
 sl_source_desc *sl_source_desc_memory(sl_memstream *ms, sl_err *err);
 sl_source_desc *sl_source_desc_ref(sl_source_desc *d);
 void sl_source_desc_free(sl_source_desc *d);
+/* One source read by several stream leaves (a self-union or self-join:
+ * the same description, or the same memory stream): Spark reports it once,
+ * with the rows of every scan. */
+bool sl_source_desc_same(const sl_source_desc *a, const sl_source_desc *b);
 /* Output schema (borrowed). */
 sl_type *sl_source_desc_schema(const sl_source_desc *d);
 const char *sl_source_desc_format(const sl_source_desc *d);
