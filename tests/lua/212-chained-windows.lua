@@ -60,6 +60,36 @@ T.is(r.total, {0, 1}, "state rows Seq(0, 1)")
 T.is(r.dropped, {0, 0}, "nothing dropped")
 s.q:stop()
 
+-- The same steps with a stop and a restart from the checkpoint between
+-- them: both aggregations' state comes back (StreamTest's
+-- StopStream/StartStream)
+do
+  local dir = T.tempdir()
+  local inp = spark.memoryStream("value INT")
+  local df2 = inp:toDF()
+    :withColumn("eventTime", F.timestamp_seconds("value"))
+    :withWatermark("eventTime", "0 seconds")
+    :groupBy(F.window("eventTime", "5 seconds"):alias("window"))
+    :agg(F.count("*"):alias("count"))
+    :groupBy(F.window("window", "10 seconds"))
+    :agg(F.count("*"):alias("count"), F.sum("count"):alias("sum"))
+    :select(F.col("window"):getField("start"):cast("long"), "count", "sum")
+  local got = {}
+  local function run(block)
+    local q = df2.writeStream:option("checkpointLocation", dir)
+      :foreachBatch(function(d) for _, r in ipairs(T.rows(d)) do got[#got + 1] = r end end):start()
+    inp:addData(block)
+    q:processAllAvailable()
+    q:stop()
+    local out = T.sorted(got)
+    got = {}
+    return out
+  end
+  T.is(run(range(10, 21)), {{10, 2, 10}}, "restarts: 10..21 gives [10, 20) (2, 10)")
+  T.is(run(range(10, 29)), {}, "restarts: 10..29 gives nothing")
+  T.is(run({{30}, {31}}), {{20, 2, 12}}, "restarts: 30, 31 give [20, 30) (2, 12): op2's state came back")
+end
+
 -- MultiStatefulOperatorsSuite "agg -> agg -> agg, append mode"
 input = spark.memoryStream("value INT")
 stream = input:toDF()

@@ -77,4 +77,38 @@ T.like(s.q:toPySpark(), 'F%.session_window%("eventTime", F%.expr%("CASE WHEN %(s
   "toPySpark writes the gap Column")
 s.q:stop()
 
+-- the same steps with a stop and a restart from the checkpoint after each
+-- (the sessions' ends, made of per-row gaps, come back from the state)
+do
+  local dir = T.tempdir()
+  local inp = spark.memoryStream("value STRING, timestamp BIGINT")
+  local q2 = inp:toDF()
+    :withColumn("eventTime", F.col("timestamp"):cast("timestamp"))
+    :withWatermark("eventTime", "30 seconds")
+    :selectExpr("explode(split(value, ' ')) AS sessionId", "eventTime")
+    :groupBy(F.session_window("eventTime", udf):alias("session"), "sessionId")
+    :agg(F.count("*"):alias("numEvents"))
+    :selectExpr("sessionId", "CAST(session.start AS LONG)", "CAST(session.end AS LONG)",
+                "CAST(session.end AS LONG) - CAST(session.start AS LONG) AS durationMs", "numEvents")
+  local got = {}
+  local function run(block)
+    local q = q2.writeStream:option("checkpointLocation", dir)
+      :foreachBatch(function(d) for _, r in ipairs(T.rows(d)) do got[#got + 1] = r end end):start()
+    inp:addData(block)
+    q:processAllAvailable()
+    q:stop()
+    local out = T.sorted(got)
+    got = {}
+    return out
+  end
+  run({{"hello world spark streaming", 40}, {"world hello structured streaming", 41}})
+  run({{"spark streaming", 25}})
+  run({{"spark streaming", 0}})
+  run({{"spark streaming", 30}})
+  run({{"hello apache spark", 60}})
+  T.is(run({{"structured streaming", 90}}),
+    T.sorted{{"spark", 25, 50, 25, 3}, {"streaming", 25, 51, 26, 4}, {"hello", 40, 42, 2, 2}},
+    "restarted after every step: the same three sessions at watermark 60")
+end
+
 T.done()
