@@ -681,6 +681,7 @@ static const fspec ftab[] = {
 	/* time */
 	{ "window", "window", "cl", 2, 4, 0 },
 	{ "session_window", "session_window", "cl", 2, 2, 0 },
+	{ "window_time", "window_time", "c", 1, 1, 0 },
 	{ "to_timestamp", "to_timestamp", "cl", 1, 2, 0 },
 	{ "timestamp_seconds", "timestamp_seconds", "c", 1, 1, 0 },
 	{ "current_timestamp", "current_timestamp", "c", 0, 0, 0 },

@@ -63,6 +63,7 @@ typedef struct l_swriter {
 	sl_trigger trigger;
 	sl_options opts;
 	int fe_ref; /* foreachBatch function, or LUA_NOREF */
+	bool continuous; /* trigger{continuous = ...}: refused by start() */
 } l_swriter;
 
 typedef struct l_memstream {
@@ -607,11 +608,11 @@ static int l_swriter_trigger(lua_State *L)
 					      s);
 		w->trigger.kind = SL_TRIGGER_PROCESSING;
 		w->trigger.interval_us = us;
+		w->continuous = false;
 	} else if (which == 2) {
-		return sl_lerr_raisef(
-		    L, SL_EINVAL, "use processingTime, once or availableNow",
-		    "trigger: continuous processing is not "
-		    "supported by streamlab");
+		/* start() refuses it, with Spark's sentence for foreachBatch
+		 * (DataStreamWriter checks the sink first) */
+		w->continuous = true;
 	} else {
 		if (lua_type(L, -1) != LUA_TBOOLEAN || !lua_toboolean(L, -1))
 			return sl_lerr_raisef(
@@ -623,6 +624,7 @@ static int l_swriter_trigger(lua_State *L)
 		w->trigger.kind =
 		    which == 1 ? SL_TRIGGER_ONCE : SL_TRIGGER_AVAILABLE_NOW;
 		w->trigger.interval_us = 0;
+		w->continuous = false;
 	}
 	lua_settop(L, 1);
 	return 1;
@@ -632,6 +634,9 @@ static int l_swriter_foreachbatch(lua_State *L)
 {
 	l_swriter *w = sl_lerr_checkself(L, SL_MT_SWRITER, "foreachBatch");
 	char got[96];
+	if (lua_isnoneornil(L, 2)) /* Spark's DataStreamWriter.foreachBatch */
+		return sl_lerr_raisef(L, SL_EINVAL, NULL,
+				      "foreachBatch function cannot be null");
 	if (lua_type(L, 2) != LUA_TFUNCTION) {
 		sl_lerr_describe(L, 2, got, sizeof got);
 		return sl_lerr_argerror(
@@ -677,6 +682,15 @@ static int l_swriter_start(lua_State *L)
 		sl_lopt_set(L, &w->opts, 3, 2, "start");
 	}
 	lua_settop(L, 1);
+	if (w->continuous && w->fe_ref != LUA_NOREF)
+		return sl_lerr_raisef(
+		    L, SL_EANALYSIS, NULL,
+		    "'foreachBatch' is not supported with continuous trigger");
+	if (w->continuous)
+		return sl_lerr_raisef(
+		    L, SL_EINVAL, "use processingTime, once or availableNow",
+		    "trigger: continuous processing is not "
+		    "supported by streamlab");
 	memset(&o, 0, sizeof o);
 	o.name = w->name;
 	o.mode = w->mode;

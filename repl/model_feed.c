@@ -266,7 +266,7 @@ static const char *source_short(const char *text)
 	} names[] = {
 		{ "MemoryStream", "mem" },  { "FileStream", "file" },
 		{ "KafkaV2", "kafka" },     { "RateStream", "rate" },
-		{ "TextSocket", "socket" },
+		{ "TextSocket", "socket" }, { "RatePerMicroBatch", "ratemb" },
 	};
 
 	for (size_t i = 0; text && i < sizeof names / sizeof names[0]; i++)

@@ -119,6 +119,13 @@ sl_col *sl_col_concat(sl_col *const *cols, int n);
 /* A fresh private copy (refs 1) that may be mutated. */
 sl_col *sl_col_copy(const sl_col *c);
 
+/* Order of rows c[i] and d[j] (columns of one type): <0, 0 or >0, as
+ * Spark's interpreted ordering (ascending: NULL first, NaN above every
+ * double, strings bytewise, structs field by field, arrays element by
+ * element then by length).  sl_col_cmp_value assumes both rows non-null. */
+int sl_col_cmp(const sl_col *c, int64_t i, const sl_col *d, int64_t j);
+int sl_col_cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j);
+
 /* Bytes used by the column (data, bitmap, strings): memory accounting. */
 size_t sl_col_bytes(const sl_col *c);
 

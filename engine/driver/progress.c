@@ -69,6 +69,14 @@ static void rates(sl_buf *b, const sl_progress *p, int64_t rows)
 
 static void durations(sl_buf *b, const sl_progress *p)
 {
+	if (p->idle) { /* a trigger that ran no batch times only these */
+		sl_buf_printf(b,
+			      "\"durationMs\":{\"latestOffset\":%lld,"
+			      "\"triggerExecution\":%lld}",
+			      (long long)(p->us_latest / 1000),
+			      (long long)(p->us_trigger / 1000));
+		return;
+	}
 	sl_buf_printf(
 	    b,
 	    "\"durationMs\":{\"addBatch\":%lld,\"getBatch\":%lld,"

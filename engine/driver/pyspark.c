@@ -433,6 +433,10 @@ static const struct pyfn {
 	{ "coalesce", 1, 64, 0 },
 	{ "to_json", 1, 1, 0 },
 	{ "timestamp_seconds", 1, 1, 0 },
+	{ "window_time", 1, 1, 0 },
+	{ "array", 1, 64, 0 },
+	{ "size", 1, 1, 0 },
+	{ "element_at", 2, 2, 0 },
 	{ "current_timestamp", 0, 0, 0 },
 	{ "to_timestamp", 1, 2, 2 },
 	{ "date_format", 2, 2, 2 },
@@ -480,17 +484,21 @@ static bool py_scalar(const xctx *x, const sl_expr *e, sl_buf *o)
 static bool py_call(const xctx *x, const sl_expr *e, sl_buf *o)
 {
 	int64_t size, slide, start, gap;
+	int rc;
 	if (strcmp(e->name, "window") == 0 && e->nargs >= 2 &&
 	    sl_window_params(e, &size, &slide, &start, NULL) == 0) {
 		py_window(x, e->args[0], size, slide, start, o);
 		return true;
 	}
 	if (strcmp(e->name, "session_window") == 0 && e->nargs == 2 &&
-	    sl_session_gap(e, &gap, NULL) == 0) {
+	    (rc = sl_session_gap(e, &gap, NULL)) >= 0) {
 		sl_buf_adds(o, "F.session_window(");
 		pyarg(x, e->args[0], o);
 		sl_buf_adds(o, ", ");
-		py_dur(o, gap);
+		if (rc > 0) /* a gap per row (SPARK-36465): a Column */
+			pycol(x, e->args[1], o);
+		else
+			py_dur(o, gap);
 		sl_buf_addc(o, ')');
 		return true;
 	}

@@ -21,9 +21,11 @@
  */
 #include "driver/query.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "exec/exec_stream.h"
 #include "driver/query_int.h"
@@ -171,6 +173,7 @@ static void destroy(sl_query *q)
 	free(q->format);
 	sl_options_release(&q->sink_opts);
 	free(q->src);
+	free(q->leaf_src);
 	if (q->desc != NULL)
 		for (i = 0; i < q->nsrc; i++)
 			free(q->desc[i]);
@@ -308,6 +311,9 @@ int64_t sl_query_next_due(const sl_query *q)
 
 /* ------------------------------------------------------------ start */
 
+static int stop_active_run(sl_session *s, const sl_query_opts *o,
+			   sl_err *err);
+
 static int check_start(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 		       sl_err *err)
 {
@@ -338,6 +344,45 @@ static int check_start(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 				    "in this SparkSession",
 				    o->name);
 		}
+	return stop_active_run(s, o, err);
+}
+
+/* Spark 3.5's StreamingQueryManager: a start on a checkpoint an active
+ * query uses (the same query id) stops that run first, with Spark's log
+ * line, unless spark.sql.streaming.stopActiveRunOnRestart is false (then
+ * Spark's error).  Without this the checkpoint's lock refuses the start. */
+static int stop_active_run(sl_session *s, const sl_query_opts *o, sl_err *err)
+{
+	char want[PATH_MAX], have[PATH_MAX];
+	const char *conf;
+	sl_query *old = NULL;
+	sl_buf b;
+	int i;
+	if (o->checkpoint == NULL || realpath(o->checkpoint, want) == NULL)
+		return 0;
+	for (i = 0; i < sl_session_active_count(s) && old == NULL; i++) {
+		sl_query *a = sl_session_active(s, i);
+		if (a->active && a->ckdir != NULL && !a->ck_temp &&
+		    realpath(a->ckdir, have) != NULL && strcmp(have, want) == 0)
+			old = a;
+	}
+	if (old == NULL)
+		return 0;
+	conf = sl_session_conf_get(
+	    s, "spark.sql.streaming.stopActiveRunOnRestart");
+	if (conf != NULL && strcasecmp(conf, "false") == 0)
+		return sl_err_set(
+		    err, SL_ESTATE,
+		    "Cannot start query with id %s as another query with same id is already active. Perhaps you are attempting to restart a query from checkpoint that is already active. You may stop the old query by setting the SQL configuration: spark.conf.set(\"spark.sql.streaming.stopActiveRunOnRestart\", true) and retry.",
+		    old->id);
+	sl_buf_init(&b);
+	sl_buf_printf(&b,
+		      "Stopping existing streaming query [id=%s, runId=%s], "
+		      "as a new run is being started.",
+		      old->id, old->run_id);
+	sl_query_event(old, SL_EV_LOG, -1, sl_buf_cstr(&b), NULL);
+	sl_buf_release(&b);
+	sl_query_stop(old);
 	return 0;
 }
 
@@ -370,11 +415,25 @@ static int open_sources(sl_query *q, sl_err *err)
 	q->src = calloc((size_t)(n ? n : 1), sizeof *q->src);
 	q->desc = calloc((size_t)(n ? n : 1), sizeof *q->desc);
 	q->start = calloc((size_t)(n ? n : 1), sizeof *q->start);
-	if (q->src == NULL || q->desc == NULL || q->start == NULL) {
+	q->leaf_src = calloc((size_t)(n ? n : 1), sizeof *q->leaf_src);
+	if (q->src == NULL || q->desc == NULL || q->start == NULL ||
+	    q->leaf_src == NULL) {
 		free(d);
 		return sl_err_nomem(err);
 	}
-	q->nsrc = n;
+	/* the unique sources first (d[] is compacted in place) */
+	q->nleaf = n;
+	q->nsrc = 0;
+	for (i = 0; i < n; i++) {
+		int k;
+		for (k = 0; k < q->nsrc; k++)
+			if (sl_source_desc_same(d[k], d[i]))
+				break;
+		if (k == q->nsrc)
+			d[q->nsrc++] = d[i];
+		q->leaf_src[i] = k;
+	}
+	n = q->nsrc;
 	for (i = 0; i < n; i++) {
 		char meta[4200];
 		q->src[i] = sl_source_open(
@@ -465,6 +524,44 @@ static int setup_trigger(sl_query *q, sl_err *err)
 	return 0;
 }
 
+/* spark.sql.streaming.noDataProgressEventInterval (a time conf: "10000"
+ * is milliseconds, "100ms", "10s", or "10 seconds"); default 10 s. */
+static int noexec_interval(sl_query *q, sl_err *err)
+{
+	const char *v = sl_session_conf_get(
+	    q->sess, "spark.sql.streaming.noDataProgressEventInterval");
+	static const struct {
+		const char *suffix;
+		int64_t us;
+	} units[] = { { "ms", 1000 }, { "s", 1000000 }, { "m", 60000000 },
+		      { "min", 60000000 }, { "h", 3600000000LL } };
+	char *end;
+	long long n;
+	size_t i;
+	q->noexec_interval_us = 10000000;
+	if (v == NULL)
+		return 0;
+	n = strtoll(v, &end, 10);
+	if (end != v && n >= 0) {
+		if (*end == '\0') {
+			q->noexec_interval_us = (int64_t)n * 1000;
+			return 0;
+		}
+		for (i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (strcmp(end, units[i].suffix) == 0) {
+				q->noexec_interval_us = (int64_t)n * units[i].us;
+				return 0;
+			}
+	}
+	if (sl_duration_parse(v, &q->noexec_interval_us, NULL) == 0 &&
+	    q->noexec_interval_us >= 0)
+		return 0;
+	return sl_err_set(err, SL_EINVAL,
+			  "spark.sql.streaming.noDataProgressEventInterval: "
+			  "bad time '%s' (use milliseconds, '100ms' or '10s')",
+			  v);
+}
+
 static int recent_setup(sl_query *q, sl_err *err)
 {
 	const char *v = sl_session_conf_get(
@@ -510,6 +607,7 @@ static sl_query *query_new(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 	q->feed = sl_feed_new(FEED_EVENTS);
 	q->last_batch_id = -1;
 	q->last_trigger = -1;
+	q->last_noexec_us = INT64_MIN;
 	sl_buf_init(&q->status_buf);
 	sl_query_set_status(q, "Initializing sources");
 	q->ctx.batch_id = -1;
@@ -546,6 +644,7 @@ static int open_run(sl_query *q, const sl_query_opts *opts, void **fe_ud,
 	if (q->root == NULL)
 		return err ? err->code : SL_EINTERNAL;
 	if ((rc = sl_query_wm_init(q, err)) < 0 ||
+	    (rc = noexec_interval(q, err)) < 0 ||
 	    (rc = sl_query_ckpt_restore(q, err)) < 0 ||
 	    (rc = setup_trigger(q, err)) < 0 ||
 	    (rc = sl_query_ckpt_started(q, err)) < 0)
@@ -870,6 +969,19 @@ static int not_runnable(const sl_query *q, const char *what, sl_err *err)
 
 static int step_trigger(sl_query *q, bool *ran, sl_err *err);
 
+/* A batch the caller asked for (processAllAvailable, step) ran in a
+ * ProcessingTime slot that was due (the first trigger after a start, say
+ * a re-run batch after a restart): that slot is taken, the next is
+ * Spark's ProcessingTimeExecutor's now / interval * interval + interval,
+ * not the same instant again. */
+static void slot_taken(sl_query *q)
+{
+	int64_t now = sl_query_now(q);
+	if (q->trigger.kind == SL_TRIGGER_PROCESSING && q->active &&
+	    q->last_trigger >= 0 && q->next_due <= now)
+		q->next_due = next_multiple(now, q->trigger.interval_us);
+}
+
 int sl_query_step(sl_query *q, bool *ran, sl_err *err)
 {
 	bool r = false;
@@ -885,6 +997,8 @@ int sl_query_step(sl_query *q, bool *ran, sl_err *err)
 				  q->name ? q->name : q->id);
 	q->asked = true;
 	rc = step_trigger(q, ran, err);
+	if (*ran)
+		slot_taken(q);
 	q->asked = false;
 	return rc;
 }
@@ -925,6 +1039,7 @@ int sl_query_process_all_available(sl_query *q, sl_err *err)
 		rc = run_available(q, NULL, NULL, err);
 		break;
 	}
+	slot_taken(q);
 	q->asked = false;
 	if (rc == 0 && q->active)
 		rc = sl_query_sync(q, err);

@@ -171,7 +171,7 @@ static void offsets_events(sl_query *q, const mbatch *m)
 static int read_sources(sl_query *q, mbatch *m, sl_err *err)
 {
 	sl_buf t, j;
-	int i, k, rc = 0;
+	int i, k, scans, rc = 0;
 	int64_t t0 = sl_query_now(q);
 	sl_buf_init(&t);
 	sl_buf_init(&j);
@@ -186,6 +186,10 @@ static int read_sources(sl_query *q, mbatch *m, sl_err *err)
 		}
 		for (k = 0; k < m->in[i].n; k++)
 			m->rows[i] += m->in[i].b[k]->nrows;
+		/* Spark sums the scans of a source (self-union: twice) */
+		for (k = 0, scans = 0; k < q->nleaf; k++)
+			scans += q->leaf_src[k] == i;
+		m->rows[i] *= scans > 0 ? scans : 1;
 		m->in_rows += m->rows[i];
 		sl_buf_clear(&t);
 		sl_buf_clear(&j);
@@ -208,13 +212,15 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 {
 	sl_batch *out;
 	sl_buf t, j;
-	int i, k, rc;
+	int i, k, l, rc;
 	int64_t t0 = sl_query_now(q), t1, c0;
-	for (i = 0; i < q->nsrc; i++)
+	for (l = 0; l < q->nleaf; l++) {
+		i = q->leaf_src[l];
 		for (k = 0; k < m->in[i].n; k++)
-			if ((rc = sl_exec_stream_push(q->root, i, m->in[i].b[k],
+			if ((rc = sl_exec_stream_push(q->root, l, m->in[i].b[k],
 						      err)) < 0)
 				return rc;
+	}
 	if ((rc = sl_exec_stream_end(q->root, err)) < 0)
 		return rc;
 	/* state version N+1 is durable before the sink sees the batch */
@@ -411,11 +417,71 @@ static void report(sl_query *q, mbatch *m)
 		return;
 	}
 	keep_progress(q, json);
+	q->last_noexec_us = sl_query_now(q); /* Spark resets it on a batch */
+	q->idle_nstate = m->nstate < 16 ? m->nstate : 16;
+	for (i = 0; i < q->idle_nstate; i++) {
+		q->idle_st[i] = m->st[i];
+		q->idle_st[i].rows_updated = 0;
+		q->idle_st[i].rows_dropped = 0;
+	}
 	sl_buf_printf(&b, "batch %lld: %lld rows in, %lld rows out, %lld ms",
 		      (long long)m->id, (long long)m->in_rows,
 		      (long long)m->out_rows, (long long)(p.us_trigger / 1000));
 	sl_query_event(q, SL_EV_BATCH_END, m->id, sl_buf_cstr(&b), json);
 	sl_buf_release(&b);
+	sl_session_notify(q->sess, SL_LISTEN_PROGRESS, q, json);
+}
+
+/* Spark's finishTrigger(hasExecuted = false): a trigger that ran no batch
+ * still reports a progress once noDataProgressEventInterval has passed
+ * since the last one (a batch's or an idle one): the next batch id,
+ * numInputRows 0, the sources where they are, the state operators'
+ * totals with nothing updated or dropped (SPARK-19378), the watermark.
+ * It goes to lastProgress/recentProgress and the listeners; not to the
+ * feed (the panes show batches). */
+static void idle_report(sl_query *q, mbatch *m)
+{
+	sl_progress_source ps[64];
+	sl_progress p;
+	sl_buf b;
+	char *json;
+	int64_t now = sl_query_now(q);
+	int i;
+	if (q->nsrc > 64 || (q->last_noexec_us != INT64_MIN &&
+			     now - q->noexec_interval_us < q->last_noexec_us))
+		return;
+	q->last_noexec_us = now;
+	for (i = 0; i < q->nsrc; i++) {
+		ps[i].description = q->desc[i];
+		ps[i].start = q->start[i];
+		ps[i].end = q->start[i];
+		ps[i].latest = m->latest[i];
+		ps[i].rows = 0;
+	}
+	memset(&p, 0, sizeof p);
+	p.id = q->id;
+	p.run_id = q->run_id;
+	p.name = q->name;
+	p.trigger_us = m->t0;
+	p.prev_trigger_us = m->prev_trigger;
+	p.batch_id = q->last_batch_id + 1;
+	p.us_latest = m->us_latest;
+	p.us_trigger = now - m->t0;
+	p.nsrc = q->nsrc;
+	p.src = ps;
+	p.nstate = q->idle_nstate;
+	p.states = q->idle_st;
+	p.sink_desc = q->sink_desc;
+	p.has_wm = q->wm.n > 0;
+	p.wm_ms = q->meta.watermark_ms;
+	p.idle = true;
+	sl_buf_init(&b);
+	sl_progress_json(&p, &b);
+	if (sl_buf_failed(&b) || (json = sl_buf_detach(&b)) == NULL) {
+		sl_buf_release(&b);
+		return;
+	}
+	keep_progress(q, json);
 	sl_session_notify(q->sess, SL_LISTEN_PROGRESS, q, json);
 }
 
@@ -612,8 +678,10 @@ static int run_batch_locked(sl_query *q, mbatch *m, char *const *cap,
 		if (!sl_query_same_offset(q->start[i], m->end[i]))
 			moved = true;
 	q->data_available = moved;
-	if (!replay && !moved && !no_data_due(q))
+	if (!replay && !moved && !no_data_due(q)) {
+		idle_report(q, m);
 		return 0;
+	}
 	m->no_data = !moved;
 	q->wm.no_data_pending = false;
 	sl_query_set_status(q, moved ? "Processing new data"

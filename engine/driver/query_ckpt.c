@@ -334,6 +334,8 @@ static int take_offsets(sl_query *q, sl_ckpt_offsets *o, int64_t id,
 		free(q->start[i]);
 		q->start[i] = o->src[i];
 		o->src[i] = NULL;
+		if (q->src[i]->ops->resume != NULL)
+			q->src[i]->ops->resume(q->src[i], q->start[i]);
 	}
 	return 0;
 }

@@ -56,6 +56,9 @@ typedef struct sl_progress {
 	int64_t wm_ms;    /* the watermark this batch used */
 	int64_t et_count; /* rows with an event time (first node) */
 	int64_t et_min_ms, et_max_ms, et_avg_ms;
+	/* an idle trigger's progress (no batch ran): durationMs has only
+	 * latestOffset and triggerExecution, as Spark's */
+	bool idle;
 } sl_progress;
 
 /* Spark's StreamingQueryProgress JSON (compact, Spark's field order;
@@ -111,6 +114,10 @@ struct sl_query {
 
 	int nsrc;
 	sl_source **src;
+	/* the plan's stream leaves: leaf l reads source leaf_src[l] (a
+	 * source several leaves read is opened, logged and reported once) */
+	int nleaf;
+	int *leaf_src;
 	char **desc;   /* progress descriptions */
 	char **start;  /* committed offsets; NULL = nothing read yet */
 	char **target; /* AvailableNow: the offsets fixed at start */
@@ -132,6 +139,12 @@ struct sl_query {
 	int64_t last_batch_id;
 	int64_t next_due;     /* ProcessingTime/Once/AvailableNow */
 	int64_t last_trigger; /* start of the previous trigger, -1 */
+	/* Spark's lastNoExecutionProgressEventTime (INT64_MIN: never) and
+	 * noDataProgressEventInterval; the last batch's state operators,
+	 * which an idle progress repeats with nothing updated */
+	int64_t last_noexec_us, noexec_interval_us;
+	sl_progress_state idle_st[16];
+	int idle_nstate;
 	char *exception;
 	int exc_code;
 

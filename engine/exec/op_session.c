@@ -3,7 +3,9 @@
  * DataFrames and streaming queries alike (Spark's MergingSessionsExec +
  * SessionWindowStateStoreSaveExec).
  *
- * Each event is [ts, ts + gap).  Per value of the other grouping keys,
+ * Each event is [ts, ts + gap), the gap a literal or, per row, an
+ * expression (SPARK-36465: a row whose gap is NULL, not a duration or <= 0
+ * has no session and is dropped).  Per value of the other grouping keys,
  * sessions merge while the next start <= the current end (touching
  * sessions merge): a session is [first ts, max(ts + gap)).  A new event
  * can bridge two stored sessions: both leave the store and the merged one
@@ -180,9 +182,13 @@ static const sl_expr *unalias(const sl_expr *e)
 	return e;
 }
 
-/* Rows kept: event time not null, and in a stream not late (logged). */
-static sl_batch *keep_rows(sl_op *op, sl_batch *b, sl_col *ts, sl_err *err)
+/* Rows kept: a session (the event time not null, and a dynamic gap a
+ * duration > 0), and in a stream not late (logged).  sw: the evaluated
+ * session_window column, [ts, ts + the row's gap). */
+static sl_batch *keep_rows(sl_op *op, sl_batch *b, const sl_col *sw,
+			   sl_err *err)
 {
+	const sl_col *ts = sw->child[0], *te = sw->child[1];
 	sess *st = op->state;
 	uint8_t *sel = malloc((size_t)b->nrows + 1);
 	int64_t i, n = 0,
@@ -198,10 +204,10 @@ static sl_batch *keep_rows(sl_op *op, sl_batch *b, sl_col *ts, sl_err *err)
 	sl_buf_init(&row);
 	for (i = 0; i < b->nrows; i++) {
 		int64_t t = sl_col_i64(ts)[i];
-		sel[i] = !sl_col_isnull(ts, i) &&
-			 (wm == INT64_MIN || t + st->gap > wm);
+		bool none = sl_col_isnull(sw, i) || sl_col_isnull(ts, i);
+		sel[i] = !none && (wm == INT64_MIN || sl_col_i64(te)[i] > wm);
 		n += sel[i];
-		if (!sl_col_isnull(ts, i) && !sel[i]) {
+		if (!none && !sel[i]) {
 			int k;
 			st->sf.dropped++; /* Spark: per row for sessions */
 			sl_buf_clear(&row);
@@ -248,6 +254,7 @@ typedef struct srun {
 	sl_op *op;
 	sl_batch *b; /* kept rows */
 	sl_col *ts;
+	sl_col *sw; /* their session_window column: [ts, ts + gap) */
 	sl_col **ok; /* other key columns (nkeys - 1) */
 	sl_buf keys; /* other-key bytes per row */
 	int64_t *koff;
@@ -295,7 +302,7 @@ static int sweep_key(srun *r, const rowkey *rk, int64_t lo, int64_t hi,
 		return sl_err_nomem(err);
 	for (j = lo; j < hi; j++) {
 		it[m].s = rk[j].ts;
-		it[m].e = rk[j].ts + st->gap;
+		it[m].e = sl_col_i64(r->sw->child[1])[rk[j].row];
 		it[m++].row = rk[j].row;
 	}
 	sl_buf_init(&sk);
@@ -706,6 +713,7 @@ static void srun_release(srun *r, int naggs, int nok)
 	int i;
 	sl_batch_free(r->b);
 	sl_col_free(r->ts);
+	sl_col_free(r->sw);
 	for (i = 0; r->ok != NULL && i < nok; i++)
 		sl_col_free(r->ok[i]);
 	free(r->ok);
@@ -723,20 +731,21 @@ static void srun_release(srun *r, int naggs, int nok)
 static int run_rows(sl_op *op, srun *r, sl_err *err)
 {
 	sess *st = op->state;
-	const sl_expr *tsx = unalias(op->plan->keys[st->skey])->args[0];
+	const sl_expr *swx = unalias(op->plan->keys[st->skey]);
 	sl_batch *all;
-	sl_col *ts;
+	sl_col *sw;
 	int rc;
 	if (st->nin == 0)
 		return 0;
 	all = sl_batch_concat(st->in, st->nin, NULL, err);
 	if (all == NULL)
 		return err ? err->code : SL_ENOMEM;
-	ts = sl_expr_eval(tsx, all, err);
-	r->b = ts ? keep_rows(op, all, ts, err) : NULL;
-	sl_col_free(ts);
+	sw = sl_expr_eval(swx, all, err);
+	r->b = sw ? keep_rows(op, all, sw, err) : NULL;
+	sl_col_free(sw);
 	sl_batch_free(all);
-	if (r->b == NULL || (r->ts = sl_expr_eval(tsx, r->b, err)) == NULL)
+	if (r->b == NULL || (r->sw = sl_expr_eval(swx, r->b, err)) == NULL ||
+	    (r->ts = sl_col_ref(r->sw->child[0])) == NULL)
 		return err ? err->code : SL_ENOMEM;
 	if ((rc = sweep(r, err)) < 0 || (rc = aggregate(r, err)) < 0)
 		return rc;

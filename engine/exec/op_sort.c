@@ -12,66 +12,12 @@
  */
 #include "exec/exec.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int cmp_i64(int64_t a, int64_t b)
 {
 	return (a > b) - (a < b);
-}
-
-static int cmp_dbl(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return isnan(a) - isnan(b);
-	return (a > b) - (a < b);
-}
-
-/* Compare non-null values c[i] and d[j] of the same type. */
-static int cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j);
-
-static int cmp_nullable(const sl_col *c, int64_t i, const sl_col *d, int64_t j)
-{
-	bool a = sl_col_isnull(c, i), b = sl_col_isnull(d, j);
-	if (a || b)
-		return b - a; /* NULL first, as ascending */
-	return cmp_value(c, i, d, j);
-}
-
-static int cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j)
-{
-	int k, r;
-	switch (c->type->kind) {
-	case SL_BOOLEAN: return (int)sl_col_u8(c)[i] - (int)sl_col_u8(d)[j];
-	case SL_INT: return cmp_i64(sl_col_i32(c)[i], sl_col_i32(d)[j]);
-	case SL_BIGINT:
-	case SL_TIMESTAMP: return cmp_i64(sl_col_i64(c)[i], sl_col_i64(d)[j]);
-	case SL_DOUBLE: return cmp_dbl(sl_col_f64(c)[i], sl_col_f64(d)[j]);
-	case SL_STRING:
-	case SL_BINARY: {
-		sl_str x = sl_col_str(c)[i], y = sl_col_str(d)[j];
-		size_t m = x.len < y.len ? x.len : y.len;
-		r = m ? memcmp(x.p, y.p, m) : 0;
-		return r != 0 ? (r > 0) - (r < 0)
-			      : (x.len > y.len) - (x.len < y.len);
-	}
-	case SL_STRUCT:
-		for (k = 0; k < c->nchild; k++)
-			if ((r = cmp_nullable(c->child[k], i, d->child[k], j)))
-				return r;
-		return 0;
-	case SL_ARRAY: {
-		int64_t a = c->offsets[i], an = c->offsets[i + 1] - a;
-		int64_t b = d->offsets[j], bn = d->offsets[j + 1] - b, e;
-		for (e = 0; e < an && e < bn; e++)
-			if ((r = cmp_nullable(c->child[0], a + e, d->child[0],
-					      b + e)))
-				return r;
-		return cmp_i64(an, bn);
-	}
-	default: return 0;
-	}
 }
 
 typedef struct sortctx {
@@ -95,7 +41,7 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 			r = na ? -1 : 1;
 			return fl & SL_SORT_NULLS_LAST ? -r : r;
 		}
-		r = cmp_value(c, a, c, b);
+		r = sl_col_cmp_value(c, a, c, b);
 		if (r != 0)
 			return fl & SL_SORT_DESC ? -r : r;
 	}

@@ -117,10 +117,11 @@ static int64_t row_times(const saggst *st, const sl_batch *in, int64_t wm,
 	const sl_agg_et *et = &st->et;
 	const sl_col *c = in->cols[et->col];
 	int64_t i, n = in->nrows, nlate = 0;
-	if (et->kind == SL_ET_WCOL)
+	bool wstruct = et->kind == SL_ET_WCOL || et->wend;
+	if (wstruct)
 		c = c->child[1];
 	for (i = 0; i < n; i++) {
-		int64_t t = sl_col_i64(c)[i];
+		int64_t t = sl_col_i64(c)[i] - (et->wend ? 1 : 0);
 		if (et->kind == SL_ET_WCALL)
 			t = sl_window_first_start(t, et->slide, et->start) +
 			    et->size;
@@ -128,7 +129,7 @@ static int64_t row_times(const saggst *st, const sl_batch *in, int64_t wm,
 		late[i] = t <= wm;
 	}
 	if (c->nulls != NULL ||
-	    (et->kind == SL_ET_WCOL && in->cols[et->col]->nulls != NULL))
+	    (wstruct && in->cols[et->col]->nulls != NULL))
 		for (i = 0; i < n; i++)
 			if (sl_col_isnull(c, i) ||
 			    sl_col_isnull(in->cols[et->col], i))
@@ -150,7 +151,9 @@ static int64_t row_event_time(const sl_op *op, const sl_batch *in, int64_t i,
 		     ? c->win_ts
 		     : -1;
 	if (ts >= 0 && ts < in->ncols && !sl_col_isnull(in->cols[ts], i))
-		return sl_col_i64(in->cols[ts])[i];
+		return st->et.wend /* window_time of the input window */
+			   ? sl_col_i64(in->cols[ts]->child[1])[i] - 1
+			   : sl_col_i64(in->cols[ts])[i];
 	return v;
 }
 
@@ -281,7 +284,7 @@ static int64_t min_time(const saggst *st, const sl_batch *in)
 	const sl_col *c = in->cols[st->et.col];
 	const int64_t *v;
 	int64_t i, n = in->nrows, mn = INT64_MAX;
-	if (st->et.kind == SL_ET_WCOL) {
+	if (st->et.kind == SL_ET_WCOL || st->et.wend) {
 		if (c->nulls != NULL)
 			return INT64_MIN; /* let row_times look */
 		c = c->child[1];
@@ -296,7 +299,8 @@ static int64_t min_time(const saggst *st, const sl_batch *in)
 				mn = v[i];
 	}
 	if (mn != INT64_MAX && st->et.kind == SL_ET_WCALL)
-		mn = sl_window_first_start(mn, st->et.slide, st->et.start) +
+		mn = sl_window_first_start(mn - (st->et.wend ? 1 : 0),
+					   st->et.slide, st->et.start) +
 		     st->et.size;
 	return mn;
 }

@@ -181,7 +181,10 @@ void sl_func_set_now(int64_t us);
 int sl_window_params(const sl_expr *resolved_window_call, int64_t *size,
 		     int64_t *slide, int64_t *start, sl_err *err);
 /* The gap of a resolved session_window(timeCol, gap) call, microseconds
- * (func.c; for op_session.c). */
+ * (func.c; for op_session.c): 0, or 1 when the gap is an expression over
+ * the row (SPARK-36465, *gap = 0: each row's session end is in the
+ * evaluated session_window column, NULL for a gap that is NULL, not a
+ * duration, or <= 0: Spark drops those rows). */
 int sl_session_gap(const sl_expr *resolved_session_call, int64_t *gap,
 		   sl_err *err);
 

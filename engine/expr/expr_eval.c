@@ -474,9 +474,59 @@ static int null_safe_fix(sl_col *o, const struct operand *x,
 	return 0;
 }
 
+/* Structs and arrays: row by row with Spark's ordering, where NULL fields
+ * equal each other (struct(1, NULL) = struct(1, NULL) is true); a NULL
+ * struct itself is NULL (or, for <=>, equal only to a NULL). */
+static bool nested(const sl_col *c)
+{
+	return c->type->kind == SL_STRUCT || c->type->kind == SL_ARRAY;
+}
+
+static sl_col *compare_nested(int op, const struct operand *x,
+			      const struct operand *y, int64_t n, sl_err *err)
+{
+	sl_col *o = sl_col_new(sl_type_prim(SL_BOOLEAN), n);
+	int64_t i;
+	if (o == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		int64_t a = x->scalar ? 0 : i, b = y->scalar ? 0 : i;
+		bool xn = sl_col_isnull(x->c, a), yn = sl_col_isnull(y->c, b);
+		int c;
+		bool v;
+		if (xn || yn) {
+			if (op == SL_OP_EQNS)
+				sl_col_u8(o)[i] = xn && yn;
+			else if (sl_col_set_null(o, i) < 0)
+				goto nomem;
+			continue;
+		}
+		c = sl_col_cmp_value(x->c, a, y->c, b);
+		switch (op) {
+		case SL_OP_EQ:
+		case SL_OP_EQNS: v = c == 0; break;
+		case SL_OP_NE: v = c != 0; break;
+		case SL_OP_LT: v = c < 0; break;
+		case SL_OP_LE: v = c <= 0; break;
+		case SL_OP_GT: v = c > 0; break;
+		default: v = c >= 0; break;
+		}
+		sl_col_u8(o)[i] = v;
+	}
+	return o;
+nomem:
+	sl_col_free(o);
+	sl_err_nomem(err);
+	return NULL;
+}
+
 static sl_col *compare(int op, struct operand *x, struct operand *y, int64_t n,
 		       sl_err *err)
 {
+	if (nested(x->c) && nested(y->c))
+		return compare_nested(op, x, y, n, err);
 	sl_col *o, *ins[2];
 	bool xnull = x->scalar && x->v.null, ynull = y->scalar && y->v.null;
 	if ((xnull || ynull) && op != SL_OP_EQNS)
@@ -760,7 +810,7 @@ static sl_col *eval_call(const sl_expr *e, const sl_batch *b, sl_err *err)
 		return NULL;
 	}
 	for (k = 0; k < e->nargs; k++)
-		if (!sl_func_const_arg(e->fn, k) &&
+		if (!sl_func_const_arg(e, k) &&
 		    (av[k] = eval(e->args[k], b, err)) == NULL)
 			goto done;
 	o = e->fn->eval(e, av, b->nrows, err);

@@ -398,8 +398,11 @@ static int resolve_binop(sl_expr *r, sl_err *err)
 		r->fn = sl_func_lookup("concat"); /* a || b is concat(a, b) */
 		return set_rtype(r, t, nul);
 	default:
+		/* structs and arrays of one type compare field by field
+		 * (Spark's interpreted ordering, col.h sl_col_cmp); a NULL
+		 * literal on either side is cast to the other's type */
 		t = cmp_type(r->args[0]->rtype, r->args[1]->rtype);
-		if (t == NULL || t->kind == SL_STRUCT || t->kind == SL_ARRAY)
+		if (t == NULL)
 			return differing(r, err);
 		if (cast_arg(r, 0, t, err) < 0 || cast_arg(r, 1, t, err) < 0)
 			return SL_ENOMEM;

@@ -174,6 +174,7 @@ static const struct {
 	{ sl_func_window_rows, &sl_func_window_nrows },
 	{ sl_func_math_rows, &sl_func_math_nrows },
 	{ sl_func_session_rows, &sl_func_session_nrows },
+	{ sl_func_array_rows, &sl_func_array_nrows },
 };
 
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))

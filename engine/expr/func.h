@@ -47,11 +47,12 @@ struct sl_func {
 const sl_func *sl_func_lookup(const char *name);
 /* Nearest registered name (for "did you mean"), or NULL. */
 const char *sl_func_nearest(const char *name);
-/* True when f's eval hook reads argument i from the call node (a literal
- * checked at resolve time, e.g. window()'s durations) and never from its
- * column: the evaluator passes NULL for it instead of materialising n
- * copies of the literal every batch. */
-bool sl_func_const_arg(const sl_func *f, int i);
+/* True when the resolved call's eval hook reads argument i from the call
+ * node (a literal checked at resolve time, e.g. window()'s durations, a
+ * session_window() gap that reads no column) and never from its column:
+ * the evaluator passes NULL for it instead of materialising n copies of
+ * the literal every batch. */
+bool sl_func_const_arg(const sl_expr *call, int i);
 
 /* ---- shared internals (expr.c, expr_resolve.c, expr_eval.c) ---- */
 /* A new node of kind with a copy of name and room for nargs children

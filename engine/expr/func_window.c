@@ -1,6 +1,8 @@
 /*
  * func_window: window() and session_window(): event-time windows as struct
- * columns (the planner rewrites sliding windows, plan/plan_window.c).
+ * columns (the planner rewrites sliding windows, plan/plan_window.c), and
+ * window_time(w), the time a window column stands for (end - 1 us), which
+ * window() over a window column uses (chained window aggregations).
  * Rows of the function registry (func.c).
  */
 #include "expr/func_int.h"
@@ -76,13 +78,86 @@ int sl_window_params(const sl_expr *e, int64_t *size, int64_t *slide,
 	return 0;
 }
 
+/* ----------------------------------------------------------- window_time */
+
+/* A window struct: struct<start: timestamp, end: timestamp> (the column
+ * window() and session_window() make). */
+static bool window_struct(const sl_type *t)
+{
+	return t != NULL && t->kind == SL_STRUCT && t->nfields == 2 &&
+	       t->fields[0].type->kind == SL_TIMESTAMP &&
+	       t->fields[1].type->kind == SL_TIMESTAMP &&
+	       strcmp(t->fields[0].name, "start") == 0 &&
+	       strcmp(t->fields[1].name, "end") == 0;
+}
+
+static int res_window_time(sl_expr *call, sl_err *err)
+{
+	sl_buf a, t;
+	if (!window_struct(call->args[0]->rtype)) {
+		sl_buf_init(&a);
+		sl_buf_init(&t);
+		sl_expr_sql(call->args[0], &a);
+		sl_type_sql(call->args[0]->rtype, &t);
+		sl_err_set(
+		    err, SL_EANALYSIS,
+		    "window_time: argument 1 requires a window column (struct<start: timestamp, end: timestamp>), however, '%s' is of %s type",
+		    sl_buf_cstr(&a), sl_buf_cstr(&t));
+		sl_buf_release(&a);
+		sl_buf_release(&t);
+		return SL_EANALYSIS;
+	}
+	call->rtype = sl_type_ref(sl_type_prim(SL_TIMESTAMP));
+	call->nullable = call->args[0]->nullable;
+	return 0;
+}
+
+/* Spark's window_time: the window's end - 1 microsecond, the latest time
+ * inside the half-open window (so a window of a window holds it). */
+static sl_col *ev_window_time(const sl_expr *call, sl_col *const *args,
+			      int64_t n, sl_err *err)
+{
+	const sl_col *w = args[0], *end = w->child[1];
+	sl_col *o;
+	int64_t i;
+	(void)call;
+	if ((o = sl_col_new(sl_type_prim(SL_TIMESTAMP), n)) == NULL)
+		return sl_func_oom(NULL, err);
+	for (i = 0; i < n; i++) {
+		if (sl_col_isnull(w, i) || sl_col_isnull(end, i)) {
+			if (sl_col_set_null(o, i) < 0)
+				return sl_func_oom(o, err);
+			continue;
+		}
+		sl_col_i64(o)[i] = sl_col_i64(end)[i] - 1;
+	}
+	return o;
+}
+
+/* window(w, ...) over a window column w: Spark 3.4+ (TimeWindowing) takes
+ * window_time(w) as the time, so windows chain (MultiStatefulOperators).
+ * Replaces call->args[0] by a resolved window_time(args[0]) node. */
+static int window_of_window(sl_expr *call, sl_err *err)
+{
+	sl_expr *a = call->args[0], *w;
+	if (!window_struct(a->rtype))
+		return 0;
+	if ((w = sl_expr_call("window_time", &a, 1)) == NULL)
+		return sl_err_nomem(err);
+	w->fn = sl_func_lookup("window_time");
+	w->pos = a->pos;
+	call->args[0] = w;
+	return res_window_time(w, err);
+}
+
 static int res_window(sl_expr *call, sl_err *err)
 {
 	int64_t d[3];
 	sl_type *st;
 	sl_buf a, b;
 	bool good = false;
-	if (sl_expr_arg_kind(call, 0, SL_TIMESTAMP, err) < 0 ||
+	if (window_of_window(call, err) < 0 ||
+	    sl_expr_arg_kind(call, 0, SL_TIMESTAMP, err) < 0 ||
 	    window_all(call, d, err) < 0)
 		return SL_EANALYSIS;
 	sl_buf_init(&a);
@@ -181,13 +256,53 @@ static sl_col *ev_window(const sl_expr *call, sl_col *const *args, int64_t n,
 
 /* ------------------------------------------------------- session_window */
 
-/* session_window(ts, gap): the gap is a literal duration string; a row's
- * own session is [ts, ts + gap) (op_session.c merges them per key). */
+/* Does e read a column (or is it otherwise not a constant)? */
+static bool reads_row(const sl_expr *e)
+{
+	int i;
+	if (e->kind == SL_X_COL || e->kind == SL_X_STAR)
+		return true;
+	for (i = 0; i < e->nargs; i++)
+		if (reads_row(e->args[i]))
+			return true;
+	return false;
+}
+
+/* Spark's DataType name of a kind, as its messages print it. */
+static const char *spark_type_name(sl_kind k)
+{
+	switch (k) {
+	case SL_BOOLEAN: return "BooleanType";
+	case SL_INT: return "IntegerType";
+	case SL_BIGINT: return "LongType";
+	case SL_DOUBLE: return "DoubleType";
+	case SL_TIMESTAMP: return "TimestampType";
+	case SL_BINARY: return "BinaryType";
+	case SL_ARRAY: return "ArrayType";
+	case SL_STRUCT: return "StructType";
+	default: return "StringType";
+	}
+}
+
+/* session_window(ts, gap): the gap is a literal duration string (checked
+ * here), or an expression over the row giving a duration string per row
+ * (SPARK-36465: 1 returned, *gap = 0).  A row's own session is [ts, ts +
+ * gap) (op_session.c merges them per key). */
 static int session_gap(const sl_expr *call, int64_t *gap, sl_err *err)
 {
 	sl_value v;
 	sl_err e2;
 	int rc;
+	*gap = 0;
+	if (reads_row(call->args[1])) {
+		sl_kind k = call->args[1]->rtype->kind;
+		if (k != SL_STRING && k != SL_NULLTYPE)
+			return sl_err_set(
+			    err, SL_EANALYSIS,
+			    "Gap duration expression used in session window must be CalendarIntervalType, but got %s",
+			    spark_type_name(k));
+		return 1;
+	}
 	memset(&v, 0, sizeof v);
 	sl_err_clear(&e2);
 	if (sl_expr_eval_const(call->args[1], &v, &e2) < 0 || v.null ||
@@ -195,7 +310,7 @@ static int session_gap(const sl_expr *call, int64_t *gap, sl_err *err)
 		sl_value_release(&v);
 		return sl_err_set(
 		    err, SL_EANALYSIS,
-		    "session_window: the gap duration must be a literal string such as '5 minutes'");
+		    "session_window: the gap duration must be a literal string such as '5 minutes' or a string Column");
 	}
 	rc = sl_duration_parse(v.s, gap, &e2);
 	sl_value_release(&v);
@@ -214,8 +329,9 @@ static int res_session_window(sl_expr *call, sl_err *err)
 {
 	int64_t gap;
 	sl_type *st;
+	int dyn;
 	if (sl_expr_arg_kind(call, 0, SL_TIMESTAMP, err) < 0 ||
-	    session_gap(call, &gap, err) < 0)
+	    (dyn = session_gap(call, &gap, err)) < 0)
 		return SL_EANALYSIS;
 	st = sl_type_struct_new(2);
 	if (st == NULL ||
@@ -227,8 +343,26 @@ static int res_session_window(sl_expr *call, sl_err *err)
 		return sl_err_nomem(err);
 	}
 	call->rtype = st;
-	call->nullable = call->args[0]->nullable;
+	call->nullable = call->args[0]->nullable || dyn > 0;
 	return 0;
+}
+
+/* Row i's gap from the gap column g (a duration string): false when it is
+ * NULL, not a duration, or <= 0 (Spark drops the row, SPARK-36465). */
+static bool row_gap(const sl_col *g, int64_t i, int64_t *gap)
+{
+	char buf[128];
+	sl_str v;
+	sl_err e2;
+	if (g->type->kind != SL_STRING || sl_col_isnull(g, i))
+		return false;
+	v = sl_col_str(g)[i];
+	if (v.len >= sizeof buf)
+		return false;
+	memcpy(buf, v.p, v.len);
+	buf[v.len] = '\0';
+	sl_err_clear(&e2);
+	return sl_duration_parse(buf, gap, &e2) == 0 && *gap > 0;
 }
 
 static sl_col *ev_session_window(const sl_expr *call, sl_col *const *args,
@@ -236,20 +370,20 @@ static sl_col *ev_session_window(const sl_expr *call, sl_col *const *args,
 {
 	int64_t gap, i;
 	sl_col *o;
-	if (session_gap(call, &gap, err) < 0 ||
-	    (o = sl_func_out(call, n, err)) == NULL)
+	int dyn = session_gap(call, &gap, err);
+	if (dyn < 0 || (o = sl_func_out(call, n, err)) == NULL)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		int64_t ts = sl_col_i64(args[0])[i];
-		sl_col_i64(o->child[0])[i] = ts;
-		sl_col_i64(o->child[1])[i] = ts + gap;
-	}
-	for (i = 0; args[0]->nulls != NULL && i < n; i++)
-		if (sl_col_isnull(args[0], i) &&
-		    (sl_col_set_null(o, i) < 0 ||
-		     sl_col_set_null(o->child[0], i) < 0 ||
-		     sl_col_set_null(o->child[1], i) < 0))
+		int64_t ts = sl_col_i64(args[0])[i], g = gap;
+		bool ok = !sl_col_isnull(args[0], i) &&
+			  (dyn == 0 || row_gap(args[1], i, &g));
+		sl_col_i64(o->child[0])[i] = ok ? ts : 0;
+		sl_col_i64(o->child[1])[i] = ok ? ts + g : 0;
+		if (!ok && (sl_col_set_null(o, i) < 0 ||
+			    sl_col_set_null(o->child[0], i) < 0 ||
+			    sl_col_set_null(o->child[1], i) < 0))
 			return sl_func_oom(o, err);
+	}
 	return o;
 }
 
@@ -262,6 +396,7 @@ int sl_session_gap(const sl_expr *resolved_call, int64_t *gap, sl_err *err)
 
 const sl_func sl_func_window_rows[] = {
 	{ "window", 2, 4, SL_FN_SCALAR, res_window, ev_window },
+	{ "window_time", 1, 1, SL_FN_SCALAR, res_window_time, ev_window_time },
 };
 const int sl_func_window_nrows =
     (int)(sizeof sl_func_window_rows / sizeof sl_func_window_rows[0]);
@@ -273,8 +408,12 @@ const sl_func sl_func_session_rows[] = {
 const int sl_func_session_nrows =
     (int)(sizeof sl_func_session_rows / sizeof sl_func_session_rows[0]);
 
-/* window() and session_window() read their durations from the call node. */
-bool sl_func_const_arg(const sl_func *f, int i)
+/* window() and session_window() read their durations from the call node
+ * (a dynamic session gap is a column). */
+bool sl_func_const_arg(const sl_expr *call, int i)
 {
-	return (f->eval == ev_window || f->eval == ev_session_window) && i > 0;
+	const sl_func *f = call->fn;
+	if (f->eval == ev_session_window)
+		return i > 0 && !reads_row(call->args[i]);
+	return f->eval == ev_window && i > 0;
 }

@@ -225,7 +225,9 @@ int sl_plan_split_and(const sl_expr *e, const sl_expr ***a, int *n);
  * row: key `key` is the event-time column itself (RAW: compare the value),
  * a window struct column (WCOL: compare its end), a window() call over
  * the event time (WCALL: end = start + size), or a session_window() call
- * (SESSION).  `col` is the input column (the timestamp, or the struct). */
+ * (SESSION).  `col` is the input column (the timestamp, or the struct).
+ * `wend`: a WCALL over window_time(col) (a window of windows): col is a
+ * window struct and the time is its end - 1 microsecond. */
 typedef enum sl_et_kind {
 	SL_ET_NONE = 0,
 	SL_ET_RAW,
@@ -238,6 +240,7 @@ typedef struct sl_agg_et {
 	int key;
 	int col;
 	int64_t size, slide, start; /* WCALL */
+	bool wend;                  /* WCALL over window_time(col) */
 	int64_t gap_us;             /* SESSION */
 } sl_agg_et;
 /* Fill *et for an AGGREGATE node (kind SL_ET_NONE: not watermarked). */

@@ -158,10 +158,26 @@ static int et_add(sl_plan_et *out, int n, int max, int col, bool window,
 	return n + 1;
 }
 
+/* window_time(c) over a window event-time column c: the et index of c,
+ * else -1.  (Spark: window_time keeps the event-time metadata.) */
+static int window_time_et(const sl_expr *a, const sl_plan_et *et, int n)
+{
+	int i;
+	if (a->kind != SL_X_CALL || a->nargs != 1 ||
+	    strcmp(a->name, "window_time") != 0)
+		return -1;
+	a = unalias(a->args[0]);
+	if (a->kind == SL_X_COL && (i = et_find(et, n, a->idx)) >= 0 &&
+	    et[i].window)
+		return i;
+	return -1;
+}
+
 /* The event time an expression over a child with metadata et[0..n)
- * carries: a plain reference keeps it, window()/session_window() over a
- * raw event-time column makes a window.  Returns the et index or -1;
- * *window tells which. */
+ * carries: a plain reference keeps it, window_time(window) is a raw time,
+ * window()/session_window() over a raw event-time column (or over
+ * window_time(window): chained windows) makes a window.  Returns the et
+ * index or -1; *window tells which. */
 static int expr_et(const sl_expr *e, const sl_plan_et *et, int n, bool *window)
 {
 	int i;
@@ -174,12 +190,17 @@ static int expr_et(const sl_expr *e, const sl_plan_et *et, int n, bool *window)
 			*window = et[i].window;
 		return i;
 	}
+	if ((i = window_time_et(e, et, n)) >= 0) {
+		*window = false;
+		return i;
+	}
 	if (e->kind == SL_X_CALL && e->nargs >= 2 &&
 	    (strcmp(e->name, "window") == 0 ||
 	     strcmp(e->name, "session_window") == 0)) {
 		const sl_expr *a = unalias(e->args[0]);
-		if (a->kind == SL_X_COL && (i = et_find(et, n, a->idx)) >= 0 &&
-		    !et[i].window) {
+		if ((a->kind == SL_X_COL && (i = et_find(et, n, a->idx)) >= 0 &&
+		     !et[i].window) ||
+		    (i = window_time_et(a, et, n)) >= 0) {
 			*window = true;
 			return i;
 		}
@@ -309,7 +330,9 @@ int sl_plan_event_time(const sl_plan *p, sl_plan_et *out, int max)
 		for (i = 0; i < nc; i++)
 			n = et_add(out, n, max, c[i].col, c[i].window,
 				   c[i].delay_us);
-		if ((i = et_find(c, nc, p->win_ts)) >= 0 && !c[i].window)
+		if (((i = et_find(c, nc, p->win_ts)) >= 0 && !c[i].window) ||
+		    (p->win_ts < 0 && p->nexprs > 0 &&
+		     (i = window_time_et(unalias(p->exprs[0]), c, nc)) >= 0))
 			n = et_add(out, n, max, p->schema->nfields - 1, true,
 				   c[i].delay_us);
 		return n;
@@ -378,6 +401,16 @@ static bool key_event_time(const sl_plan *p, int k, const sl_plan_et *c, int nc,
 			return false;
 		et->kind = c[i].window ? SL_ET_WCOL : SL_ET_RAW;
 		et->col = e->idx;
+	} else if (e->kind == SL_X_CALL && e->nargs >= 2 &&
+		   strcmp(e->name, "window") == 0 &&
+		   window_time_et(unalias(e->args[0]), c, nc) >= 0) {
+		/* window(window_time(w), ...): a window of windows */
+		et->col = unalias(unalias(e->args[0])->args[0])->idx;
+		et->wend = true;
+		if (sl_window_params(e, &et->size, &et->slide, &et->start,
+				     NULL) < 0)
+			return false;
+		et->kind = SL_ET_WCALL;
 	} else if (e->kind == SL_X_CALL && e->nargs >= 2 &&
 		   unalias(e->args[0])->kind == SL_X_COL &&
 		   (i = et_find(c, nc, unalias(e->args[0])->idx)) >= 0 &&

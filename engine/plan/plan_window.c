@@ -34,6 +34,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/timeutil.h"
 
@@ -113,8 +114,14 @@ static sl_plan *expand_node(sl_plan *in, const sl_expr *w, sl_err *err)
 	p->nexprs = 1;
 	p->win_ts = w->args[0]->kind == SL_X_COL ? w->args[0]->idx : -1;
 	p->schema = t;
+	/* A window of windows (window(window, ...), sliding): the input's
+	 * own `window` column is hidden under another name, so `window`
+	 * above names the new one (Spark tells them apart by exprId). */
 	for (i = 0; i < st->nfields; i++)
-		if (sl_type_set_field(t, i, st->fields[i].name,
+		if (sl_type_set_field(t, i,
+				      strcasecmp(st->fields[i].name, "window")
+					      ? st->fields[i].name
+					      : "__input_window",
 				      sl_type_ref(st->fields[i].type),
 				      st->fields[i].nullable) < 0)
 			goto oom;

@@ -147,6 +147,14 @@ static int strategy_value(const kconf *c, sl_err *err)
 	if (c->strategy == ST_ASSIGN) {
 		sl_kafka_tpmap m;
 		int rc;
+		/* Spark's KafkaSourceProvider: not starting with '{' (an empty
+		 * value too) is this sentence before any JSON parse */
+		if (v[strspn(v, " \t\r\n")] != '{')
+			return sl_err_set(err, SL_EINVAL,
+					  "No topicpartitions to assign as "
+					  "specified value for option 'assign' "
+					  "is '%s'",
+					  v);
 		sl_kafka_tpmap_init(&m);
 		rc = sl_kafka_tpmap_parse(&m, v, true, "assign", err);
 		if (rc == 0 && m.n == 0)

@@ -278,6 +278,21 @@ static int desc_rate(sl_source_desc *d, const char *path, sl_type *schema,
 	return d->schema ? 0 : SL_ENOMEM;
 }
 
+static int desc_rate_batch(sl_source_desc *d, const char *path,
+			   sl_type *schema, sl_err *err)
+{
+	(void)path;
+	sl_rate_batch_conf conf;
+	if (schema != NULL) /* Spark's _LEGACY_ERROR_TEMP_2242 */
+		return sl_err_set(err, SL_EANALYSIS,
+				  "RatePerMicroBatchProvider source does not "
+				  "support user-specified schema.");
+	if (sl_rate_batch_conf_parse(&d->opts, &conf, err) != 0)
+		return err ? err->code : SL_EINVAL;
+	d->schema = sl_rate_schema(err);
+	return d->schema ? 0 : SL_ENOMEM;
+}
+
 static int desc_socket(sl_source_desc *d, const char *path, sl_type *schema,
 		       sl_err *err)
 {
@@ -332,6 +347,17 @@ static sl_source *open_rate(const sl_source_desc *d, sl_clock *clock,
 	return sl_source_rate_open(&conf, clock, metadir, err);
 }
 
+static sl_source *open_rate_batch(const sl_source_desc *d, sl_clock *clock,
+				  const char *metadir, sl_err *err)
+{
+	sl_rate_batch_conf conf;
+	(void)clock;
+	(void)metadir;
+	if (sl_rate_batch_conf_parse(&d->opts, &conf, err) != 0)
+		return NULL;
+	return sl_source_rate_batch_open(&conf, err);
+}
+
 static sl_source *open_socket(const sl_source_desc *d, sl_clock *clock,
 			      const char *metadir, sl_err *err)
 {
@@ -367,6 +393,9 @@ static const struct source_format {
 			   const char *metadir, sl_err *err);
 } formats[] = {
 	{ .name = "rate", .check = desc_rate, .open = open_rate },
+	{ .name = "rate-micro-batch",
+	  .check = desc_rate_batch,
+	  .open = open_rate_batch },
 	{ .name = "socket", .check = desc_socket, .open = open_socket },
 	{ .name = "json", .check = desc_file, .open = open_file },
 	{ .name = "csv", .check = desc_file, .open = open_file },
@@ -419,7 +448,7 @@ sl_source_desc *sl_source_desc_new_infer(const char *format, const char *path,
 		rc =
 		    sl_err_set(err, SL_EINVAL,
 			       "readStream: unknown source format '%s' (known: "
-			       "rate, socket, json, csv, text, kafka)",
+			       "rate, rate-micro-batch, socket, json, csv, text, kafka)",
 			       format);
 	if (rc != 0) {
 		sl_source_desc_free(d);
@@ -455,6 +484,11 @@ void sl_source_desc_free(sl_source_desc *d)
 	sl_options_release(&d->opts);
 	sl_memstream_free(d->ms);
 	free(d);
+}
+
+bool sl_source_desc_same(const sl_source_desc *a, const sl_source_desc *b)
+{
+	return a == b || (a != NULL && b != NULL && a->ms != NULL && a->ms == b->ms);
 }
 
 sl_type *sl_source_desc_schema(const sl_source_desc *d)

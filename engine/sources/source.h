@@ -4,7 +4,8 @@
  *
  * Offsets are JSON text, exactly what Spark writes for the source in the
  * offset log and in progress: memory -> "2" (index of the last block: "0"
- * after the first addData), rate -> seconds since start, socket -> index
+ * after the first addData), rate -> seconds since start, rate-micro-batch
+ * -> {"offset":10,"timestamp":1050}, socket -> index
  * of the last line received (as Spark's TextSocketMicroBatchStream), file
  * -> {"logOffset":N},
  * kafka -> {"topic":{"0":23}}.  A batch reads (start, end]: everything after
@@ -67,6 +68,12 @@ struct sl_source_ops {
 	 * NULL hook = nothing to say.  The query shows it in its idle status
 	 * message. */
 	void (*status)(const sl_source *s, sl_buf *out);
+	/* A restarted query continues after `start` (the end offset of its
+	 * last planned batch, from the checkpoint; NULL: from the
+	 * beginning), which the source may not have read in this run.  For
+	 * sources whose `latest` depends on where they are (rate-micro-batch).
+	 * NULL hook = nothing to do. */
+	void (*resume)(sl_source *s, const char *start);
 };
 
 struct sl_source {
@@ -109,6 +116,10 @@ sl_source_desc *sl_source_desc_new_infer(const char *format, const char *path,
 sl_source_desc *sl_source_desc_memory(sl_memstream *ms, sl_err *err);
 sl_source_desc *sl_source_desc_ref(sl_source_desc *d);
 void sl_source_desc_free(sl_source_desc *d);
+/* One source read by several stream leaves (a self-union or self-join:
+ * the same description, or the same memory stream): Spark reports it once,
+ * with the rows of every scan. */
+bool sl_source_desc_same(const sl_source_desc *a, const sl_source_desc *b);
 /* Output schema (borrowed). */
 sl_type *sl_source_desc_schema(const sl_source_desc *d);
 const char *sl_source_desc_format(const sl_source_desc *d);

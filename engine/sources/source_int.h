@@ -50,6 +50,20 @@ sl_source *sl_source_rate_open(const sl_rate_conf *conf, sl_clock *clock,
 int64_t sl_rate_value_at(int64_t sec, int64_t rows_per_sec,
 			 int64_t ramp_up_sec);
 
+/* ---- rate-micro-batch (source_rate_batch.c) ---- */
+typedef struct sl_rate_batch_conf {
+	int64_t rows_per_batch;
+	int64_t num_partitions;
+	int64_t start_ms;
+	int64_t advance_ms;
+} sl_rate_batch_conf;
+/* Spark's checks and sentences ("Invalid value '0'. The option
+ * 'rowsPerBatch' must be positive"). */
+int sl_rate_batch_conf_parse(const sl_options *opts, sl_rate_batch_conf *conf,
+			     sl_err *err);
+sl_source *sl_source_rate_batch_open(const sl_rate_batch_conf *conf,
+				     sl_err *err);
+
 /* ---- socket (source_socket.c) ---- */
 typedef struct sl_socket_conf {
 	const char *host; /* borrowed from the description's options */

@@ -20,17 +20,17 @@ T.is(q.lastProgress and q.lastProgress.timestamp, "2026-01-01T12:01:00.000Z", "t
 T.is(T.rows(spark.table("pt")), {{1, "2026-01-01 12:01:00"}, {2, "2026-01-01 12:01:00"}},
   "current_timestamp() is the batch timestamp")
 spark.clock:advance("1 minute")
-T.is(#q.recentProgress, 1, "a tick without new data runs no batch")
+T.is(#T.ran(q), 1, "a tick without new data runs no batch")
 ms:addData{3}
 spark.clock:advance("59 seconds")
-T.is(#q.recentProgress, 1, "new data waits for the next multiple of the interval")
+T.is(#T.ran(q), 1, "new data waits for the next multiple of the interval")
 spark.clock:advance("1 second")
-T.is(#q.recentProgress, 2, "and runs at 12:03:00")
-T.is(q.lastProgress.timestamp, "2026-01-01T12:03:00.000Z", "batch timestamp 12:03:00")
+T.is(#T.ran(q), 2, "and runs at 12:03:00")
+T.is(T.ran(q)[2].timestamp, "2026-01-01T12:03:00.000Z", "batch timestamp 12:03:00")
 ms:addData{4}
 spark.clock:advance("5 minutes")
-T.is(#q.recentProgress, 3, "advancing over several intervals runs the one batch that has data")
-T.is(q.lastProgress.timestamp, "2026-01-01T12:04:00.000Z", "at the first due instant")
+T.is(#T.ran(q), 3, "advancing over several intervals runs the one batch that has data")
+T.is(T.ran(q)[3].timestamp, "2026-01-01T12:04:00.000Z", "at the first due instant")
 T.is(q:awaitTermination(1), false, "awaitTermination(timeout) on a running query: false")
 q:stop()
 

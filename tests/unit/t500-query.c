@@ -165,7 +165,10 @@ static void test_map_query(void)
 		  "\"processedRowsPerSecond\":2000.0"), "batch 1 progress and rates");
 	ok(has(j, "\"startOffset\":0,\"endOffset\":2,\"latestOffset\":2"),
 	   "batch 1 reads (0, 2]");
-	is_int(sl_query_recent_count(q), 2, "recentProgress has 2");
+	/* 3: the idle progress of the trigger at start (no data yet, and
+	 * Spark's lastNoExecutionProgressEventTime starts at Long.MinValue),
+	 * batch 0, batch 1 */
+	is_int(sl_query_recent_count(q), 3, "recentProgress has 3");
 	ok(has(sl_query_recent_json(q, 0), "\"batchId\":0"), "recentProgress oldest first");
 	sl_buf_clear(&b);
 	sl_query_explain(q, false, &b);
@@ -266,16 +269,22 @@ static void test_processing_time(void)
 	is_str(table(s, "pt"), "1,2026-01-01 12:00:10;2,2026-01-01 12:00:20",
 	       "the batch ran at its due instant, not at the end of the advance");
 	is_int(sl_clock_now(sl_session_clock(s)), T0 + 37 * SL_US_PER_SEC, "clock at 12:00:37");
-	ok(has(sl_query_last_progress_json(q), "\"timestamp\":\"2026-01-01T12:00:20.000Z\""),
-	   "progress timestamp is the trigger time");
+	/* the empty tick at :30 is 10 s after the batch at :20: an idle
+	 * progress (noDataProgressEventInterval) for the next batch id */
+	ok(has(sl_query_last_progress_json(q),
+	       "\"timestamp\":\"2026-01-01T12:00:30.000Z\",\"batchId\":2,"
+	       "\"batchDuration\":0,\"numInputRows\":0"),
+	   "the empty tick at :30 reports an idle progress");
 	is_int(sl_query_next_due(q), T0 + 40 * SL_US_PER_SEC, "next due 12:00:40");
 	add(ms, "{\"value\":3}\n");
 	is_int(sl_session_tick(s, &err), 0, "tick before due runs nothing");
 	is_int(sl_query_process_all_available(q, &err), 0, "processAllAvailable runs it now");
 	is_int(sl_query_last_batch_id(q), 2, "batch 2");
-	is_str(heard, "started ts;progress 0;progress 1;progress 2;", "one progress per batch");
+	is_str(heard, "started ts;progress 0;progress 1;progress 2;progress 2;",
+	       "one progress per batch, and the idle one at :30 (batch id 2)");
 	sl_query_stop(q);
-	is_str(heard, "started ts;progress 0;progress 1;progress 2;terminated null};",
+	is_str(heard,
+	       "started ts;progress 0;progress 1;progress 2;progress 2;terminated null};",
 	       "onQueryTerminated without exception");
 	sl_query_free(q);
 out:
@@ -328,7 +337,9 @@ static void test_once_available_now(void)
 	ok(q != NULL, "Once with no data starts");
 	is_int(sl_session_tick(s, &err), 0, "tick: no batch");
 	ok(q && !sl_query_is_active(q), "Once with no data stops without a batch");
-	ok(q && sl_query_last_progress_json(q) == NULL, "and reports no progress");
+	ok(q && has(sl_query_last_progress_json(q), "\"batchId\":0,\"batchDuration\":0,"
+		    "\"numInputRows\":0"),
+	   "and reports one idle progress, as Spark's finishTrigger");
 	sl_query_free(q);
 
 	add(ms, "{\"value\":1}\n");
@@ -683,6 +694,75 @@ out:
 	sl_session_free(s);
 }
 
+/* spark.sql.streaming.stopActiveRunOnRestart (Spark 3.5,
+ * StreamingQueryManager.startQuery): a start on the checkpoint of an
+ * active query stops the old run, with Spark's log line on its feed;
+ * false refuses with Spark's sentence. */
+static const char *log_with(sl_query *q, const char *part)
+{
+	uint64_t first, last, i;
+	sl_feed_range(sl_query_feed(q), &first, &last);
+	for (i = first; i && i <= last; i++) {
+		const sl_event *e = sl_feed_get(sl_query_feed(q), i);
+		if (e->kind == SL_EV_LOG && strstr(e->text, part) != NULL)
+			return e->text;
+	}
+	return NULL;
+}
+
+static void test_stop_active_run(void)
+{
+	sl_session *s = new_session();
+	sl_type *t = sl_type_parse_ddl("value INT", &err);
+	sl_memstream *ms = sl_memstream_new(t, &err);
+	sl_plan *p = stream_plan(ms, NULL, NULL);
+	sl_query_opts o = memory_opts(NULL);
+	char dir[] = "/tmp/t500-ckXXXXXX", want[512], cmd[600];
+	sl_query *q1, *q2, *q3;
+	ok(mkdtemp(dir) != NULL, "a checkpoint directory");
+	o.format = "noop";
+	o.checkpoint = dir;
+	q1 = sl_query_start(s, p, &o, &err);
+	ok(q1 != NULL, "the first run starts");
+	add(ms, "{\"value\":1}\n");
+	is_int(sl_query_process_all_available(q1, &err), 0, "and runs a batch");
+	q2 = sl_query_start(s, p, &o, &err);
+	ok(q2 != NULL, "a second start on the checkpoint in use starts: %s",
+	   q2 ? "" : err.msg);
+	ok(q1 && !sl_query_is_active(q1), "the old run is stopped");
+	ok(q2 && sl_query_is_active(q2), "the new run is active");
+	ok(q1 && q2 && strcmp(sl_query_id(q1), sl_query_id(q2)) == 0 &&
+	       strcmp(sl_query_run_id(q1), sl_query_run_id(q2)) != 0,
+	   "the same query id (the checkpoint's), a new run id");
+	snprintf(want, sizeof want,
+		 "Stopping existing streaming query [id=%s, runId=%s], as a new run is being started.",
+		 q1 ? sl_query_id(q1) : "", q1 ? sl_query_run_id(q1) : "");
+	is_str(q1 ? log_with(q1, "Stopping existing") : NULL, want,
+	       "Spark's log line on the old run's feed");
+	is_int(sl_session_conf_set(s, "spark.sql.streaming.stopActiveRunOnRestart",
+				   "false", &err),
+	       0, "stopActiveRunOnRestart = false");
+	q3 = sl_query_start(s, p, &o, &err);
+	ok(q3 == NULL && strstr(err.msg, "Cannot start query with id ") != NULL &&
+	       strstr(err.msg, "as another query with same id is already active. "
+			       "Perhaps you are attempting to restart a query from "
+			       "checkpoint that is already active. You may stop the old "
+			       "query by setting the SQL configuration: spark.conf.set("
+			       "\"spark.sql.streaming.stopActiveRunOnRestart\", true) "
+			       "and retry.") != NULL,
+	   "then the start is refused with Spark's sentence: %s", err.msg);
+	ok(q2 && sl_query_is_active(q2), "and the running query goes on");
+	sl_query_stop(q2);
+	sl_query_free(q1);
+	sl_query_free(q2);
+	sl_plan_free(p);
+	sl_memstream_free(ms);
+	sl_type_free(t);
+	sl_session_free(s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ok(system(cmd) == 0, "the checkpoint is removed");
+}
+
 int main(void)
 {
 	T0 = 1767268800LL * SL_US_PER_SEC; /* 2026-01-01 12:00:00 UTC */
@@ -695,5 +775,6 @@ int main(void)
 	test_start_errors();
 	test_rate_limited();
 	test_stateful_progress();
+	test_stop_active_run();
 	return done_testing();
 }

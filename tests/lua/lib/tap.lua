@@ -315,6 +315,17 @@ function T.progress_with_data(q)
   return found
 end
 
+-- The progresses of the batches that ran: recentProgress without the idle
+-- ones a trigger with nothing to do reports every
+-- noDataProgressEventInterval (their durationMs has no addBatch).
+function T.ran(q)
+  local out = {}
+  for _, p in ipairs(q.recentProgress) do
+    if p.durationMs and p.durationMs.addBatch ~= nil then out[#out + 1] = p end
+  end
+  return out
+end
+
 -- StateStoreMetricsTest.assertNumStateRows: numRowsTotal of the last
 -- progress; numRowsUpdated, numRowsDroppedByWatermark and numRowsRemoved
 -- summed over the progresses since the previous check.  Returns a function
