@@ -470,10 +470,13 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
 	for (i = 0; vmax == 0 && i < p->naggs; i++)
 		if ((rc = sl_agg_save(aggs[i], g, &st->vb, err)) < 0)
 			return rc;
-	if (old == NULL && st->evicts && st->ix.valid &&
+	if (old == NULL && st->scan_evict && st->ix.valid &&
+	    sl_sagg_entry_time(op, key, klen, &t) && t < st->tmin)
+		st->tmin = t;
+	if (old == NULL && st->evicts && !st->scan_evict && st->ix.valid &&
 	    (rc = key_cols(op, err)) < 0)
 		return rc;
-	if (old == NULL && st->evicts && st->ix.valid &&
+	if (old == NULL && st->evicts && !st->scan_evict && st->ix.valid &&
 	    sl_sagg_key_time(st, st->kc, g, &t) &&
 	    (rc = sl_win_index_push(&st->ix, t, key, klen, err)) < 0)
 		return rc;
@@ -929,6 +932,8 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 		     st->et.kind != SL_ET_SESSION &&
 		     ctx->mode != SL_MODE_COMPLETE;
 	st->last_evict_us = INT64_MIN;
+	st->scan_evict = st->evicts && sl_sagg_can_scan(st, p);
+	st->tmin = INT64_MAX;
 	sl_win_index_init(&st->ix); /* invalid: built from the store */
 	sl_buf_init(&st->kb);
 	sl_buf_init(&st->vb);
