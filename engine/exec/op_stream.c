@@ -36,9 +36,11 @@
  * windows), not O(rows x windows)), and everything below goes on over
  * those window groups as before.  Late rows are found by their slice's end
  * (their earliest window's) and logged once, with all their windows.
- * At the end of the batch entries <= ctx->wm_evict_us leave the store; an
- * sl_win_index (window.h) finds them without scanning the store
- * (op_stream_evict.c).
+ * At the end of the batch entries <= ctx->wm_evict_us leave the store
+ * (op_stream_evict.c): for windowed keys, one pass over the store once the
+ * watermark passes the smallest live window end (read from the key bytes;
+ * a window's groups all leave at once, so the passes are rare), else an
+ * sl_win_index (window.h) finds them without scanning the store.
  * The store's pending version is made permanent by sl_exec_stream_commit
  * after the sink took the rows, or thrown away by sl_exec_stream_abort:
  * a failed batch re-runs exactly on the totals it started from.
@@ -471,8 +473,8 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
 		if ((rc = sl_agg_save(aggs[i], g, &st->vb, err)) < 0)
 			return rc;
 	if (old == NULL && st->scan_evict && st->ix.valid &&
-	    sl_sagg_entry_time(op, key, klen, &t) && t < st->tmin)
-		st->tmin = t;
+	    sl_sagg_entry_time(op, key, klen, &t))
+		sl_sagg_note_end(st, t);
 	if (old == NULL && st->evicts && !st->scan_evict && st->ix.valid &&
 	    (rc = key_cols(op, err)) < 0)
 		return rc;
@@ -933,7 +935,7 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 		     ctx->mode != SL_MODE_COMPLETE;
 	st->last_evict_us = INT64_MIN;
 	st->scan_evict = st->evicts && sl_sagg_can_scan(st, p);
-	st->tmin = INT64_MAX;
+	st->nends = 0;
 	sl_win_index_init(&st->ix); /* invalid: built from the store */
 	sl_buf_init(&st->kb);
 	sl_buf_init(&st->vb);

@@ -123,8 +123,32 @@ bool sl_sagg_entry_time(const sl_op *op, const void *key, size_t klen,
 	return true;
 }
 
-/* The smallest entry time of the store (scan_evict's rebuild). */
-static int min_entry(void *ud, const void *key, size_t klen, const void *val,
+void sl_sagg_note_end(saggst *st, int64_t t)
+{
+	int i;
+	for (i = 0; i < st->nends; i++)
+		if (st->ends[i] == t)
+			return;
+	if (st->nends < SCAN_ENDS) {
+		st->ends[st->nends++] = t;
+		return;
+	}
+	st->scan_evict = false; /* too many open windows: the index */
+	st->ix.valid = false;
+}
+
+static int64_t min_end(const saggst *st)
+{
+	int64_t m = INT64_MAX;
+	int i;
+	for (i = 0; i < st->nends; i++)
+		m = st->ends[i] < m ? st->ends[i] : m;
+	return m;
+}
+
+/* The distinct entry times of the store (scan_evict's rebuild); stops
+ * when there are too many. */
+static int end_entry(void *ud, const void *key, size_t klen, const void *val,
 		     size_t vlen)
 {
 	sl_op *op = ud;
@@ -132,9 +156,9 @@ static int min_entry(void *ud, const void *key, size_t klen, const void *val,
 	int64_t t;
 	(void)val;
 	(void)vlen;
-	if (sl_sagg_entry_time(op, key, klen, &t) && t < st->tmin)
-		st->tmin = t;
-	return 0;
+	if (sl_sagg_entry_time(op, key, klen, &t))
+		sl_sagg_note_end(st, t);
+	return !st->scan_evict;
 }
 
 typedef struct rebuild {
@@ -182,11 +206,12 @@ int sl_sagg_rebuild_index(sl_op *op, sl_err *err)
 	saggst *st = op->state;
 	rebuild r;
 	if (st->scan_evict) {
-		sl_win_index_clear(&st->ix); /* valid: tmin is known */
-		st->tmin = INT64_MAX;
-		sl_state_foreach(st->sf.store, min_entry, op);
-		return 0;
-	}
+		sl_win_index_clear(&st->ix); /* valid: the ends are known */
+		st->nends = 0;
+		sl_state_foreach(st->sf.store, end_entry, op);
+		if (st->scan_evict)
+			return 0;
+	} /* else (or too many ends) the index of every key */
 	memset(&r, 0, sizeof r);
 	r.op = op;
 	r.err = err;
@@ -283,7 +308,7 @@ static int remove_due(saggst *st, const kents *due, bool want, kents *l,
  * listed in l by offset (.g: the key's, the value follows it). */
 typedef struct scan {
 	sl_op *op;
-	int64_t lim, tmin;
+	int64_t lim;
 	bool want;
 	kents *l;
 	sl_buf *vals;
@@ -301,8 +326,7 @@ static int scan_due(void *ud, const void *key, size_t klen, const void *val,
 		return 0;
 	if (t <= sc->lim)
 		return 1;
-	if (t < sc->tmin)
-		sc->tmin = t;
+	sl_sagg_note_end(sc->op->state, t); /* a subset of the ends before */
 	return 0;
 }
 
@@ -331,7 +355,7 @@ static int evict_scan(sl_op *op, int64_t lim, bool want, kents *l,
 	memset(&sc, 0, sizeof sc);
 	sc.op = op;
 	sc.lim = lim;
-	sc.tmin = INT64_MAX;
+	st->nends = 0; /* found again by the pass over what stays */
 	sc.want = want;
 	sc.l = l;
 	sc.vals = vals;
@@ -341,7 +365,6 @@ static int evict_scan(sl_op *op, int64_t lim, bool want, kents *l,
 		return (int)n;
 	if (sc.rc < 0 || sl_buf_failed(vals))
 		return SL_ENOMEM;
-	st->tmin = sc.tmin;
 	for (i = 0; i < l->n; i++) { /* offsets -> pointers */
 		l->e[i].k = (const unsigned char *)vals->p + l->e[i].g;
 		l->e[i].v = l->e[i].k + l->e[i].klen;
@@ -366,7 +389,7 @@ int sl_sagg_evict(sl_op *op, sl_batch **out, sl_err *err)
 	if (!st->ix.valid && (rc = sl_sagg_rebuild_index(op, err)) < 0)
 		return rc;
 	st->last_evict_us = lim;
-	if ((st->scan_evict ? st->tmin : sl_win_index_min(&st->ix)) > lim)
+	if ((st->scan_evict ? min_end(st) : sl_win_index_min(&st->ix)) > lim)
 		return 0;
 	memset(&l, 0, sizeof l);
 	memset(&due, 0, sizeof due);

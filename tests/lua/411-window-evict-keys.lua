@@ -52,4 +52,24 @@ T.is(q.lastProgress.stateOperators[1].numRowsTotal, 1, "watermark 35 s: only [40
 T.is(T.rows(spark.table("u"):where("w = 10"):orderBy("s")), {{"x", 1.0, 1, 10, 1, 16}, {"y", 1.0, 1, 10, 1, 11}},
   "update mode emitted window [10, 20)'s groups with their counts")
 q:stop()
+
+-- 1-second windows under a 30-second delay: 40 windows open at once, more
+-- than the pass over the store is for (SCAN_ENDS), so the operator goes
+-- over to the event-time index mid-batch; the answer is the same
+local ms2 = spark.memoryStream("k INT, sec BIGINT")
+local s2 = T.stream(ms2:toDF():withColumn("t", F.timestamp_seconds("sec")):withWatermark("t", "30 seconds")
+  :groupBy("k", F.window("t", "1 second")):agg(F.count("*"):alias("n"))
+  :select("k", F.col("window"):getField("start"):cast("long"):alias("w"), "n"))
+local rows, want = {}, {}
+for sec = 0, 39 do
+  rows[#rows + 1] = {sec % 2, sec}
+  want[#want + 1] = {sec % 2, sec, 1}
+end
+s2:add(ms2, rows)
+local first = s2:new()
+T.is(first, T.sorted({table.unpack(want, 1, 9)}), "watermark 9 s: the nine windows ending by then, each once")
+s2:add(ms2, {{0, 100}})
+T.is(s2:new(), T.sorted({table.unpack(want, 10, 40)}), "watermark 70 s: the other 31")
+T.is(s2.q.lastProgress.stateOperators[1].numRowsTotal, 1, "only the window of 100 s is left")
+s2.q:stop()
 T.done()
