@@ -2,9 +2,12 @@
 -- withWatermark 5 s -> 60 s window count + sum(amount) -> noop sink, on the
 -- manual clock.  Prints events/s of process CPU, peak live groups and RSS.
 --   streamlab run bench/state_w1.lua [keys] [triggers] [rows_per_s]
+-- Env: TRACE=1 prints batch id, state rows, state bytes and RSS (KiB) per
+-- trigger; SNAP=n sets minDeltasForSnapshot (default 10).
 local keys = tonumber(arg and arg[1]) or 1000
 local nb = tonumber(arg and arg[2]) or 100
 local rps = tonumber(arg and arg[3]) or 100000
+spark.conf:set("spark.sql.streaming.stateStore.minDeltasForSnapshot", os.getenv("SNAP") or "10")
 spark.clock:manual("2026-01-01 12:00:00")
 local df = spark.readStream:format("rate"):option("rowsPerSecond", rps):load()
   :selectExpr("timestamp AS event_time", "value % " .. keys .. " AS product_id",
@@ -29,6 +32,7 @@ for _ = 1, nb do
   local so = p.stateOperators and p.stateOperators[1]
   if so and so.numRowsTotal > peak_groups then peak_groups = so.numRowsTotal end
   local r = rss(); if r > peak_rss then peak_rss = r end
+  if os.getenv("TRACE") then print(p.batchId, so and so.numRowsTotal, so and so.memoryUsedBytes, r) end
 end
 local cpu = os.clock() - t0
 events = rps * nb -- the rate source's rows up to the clock (no-data batches hide them in lastProgress)
