@@ -180,6 +180,43 @@ sl_batch *sl_batch_concat(sl_batch *const *bs, int n, sl_type *schema,
 	return o;
 }
 
+/* The shortest round-trip digits of a (> 0) without printf when it is a
+ * short decimal in [1e-3, 1e7) with at most 8 fractional digits (sums
+ * and prices, the common case; printf + strtod per tried precision was
+ * a fifth of W1's instructions through the feed's state rows): the
+ * smallest k for which r = round(a * 10^k) gives back a as r / 10^k
+ * (both exact, the division correctly rounded: strtod's result).  For
+ * |a| < 1e7 and k <= 8, 10^k ulp(a) < 0.2, so r is the only integer near
+ * a 10^k, it is the correctly rounded decimal printf would give, and no
+ * shorter decimal round-trips (it would have been found at a smaller k).
+ * digs[0..*nd) and *exp10 as the printf path leaves them (trailing zeros
+ * may remain).  False: use the printf path (its precisions bisected:
+ * 5 tries, not up to 17). */
+static bool short_digits(double a, char *digs, int *nd, int *exp10)
+{
+	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4,
+				     1e5, 1e6, 1e7, 1e8};
+	char t[24];
+	int k, n;
+	if (!(a >= 1e-3 && a < 1e7))
+		return false;
+	for (k = 0; k <= 8; k++) {
+		double r = nearbyint(a * p10[k]);
+		uint64_t u;
+		int j;
+		if (r / p10[k] != a)
+			continue;
+		for (n = 0, u = (uint64_t)r; u > 0; u /= 10)
+			t[n++] = (char)('0' + u % 10);
+		for (j = 0; j < n; j++)
+			digs[j] = t[n - 1 - j];
+		*nd = n;
+		*exp10 = n - 1 - k;
+		return true;
+	}
+	return false;
+}
+
 /* Java's Double.toString: shortest round-trip digits; plain notation for
  * 1e-3 <= |d| < 1e7, else d.dddE<n>. */
 void sl_fmt_double(double d, sl_buf *out)
@@ -199,20 +236,30 @@ void sl_fmt_double(double d, sl_buf *out)
 		sl_buf_adds(out, signbit(d) ? "-0.0" : "0.0");
 		return;
 	}
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
-		if (strtod(tmp, NULL) == d)
-			break;
-	}
-	p = tmp;
-	if (*p == '-') {
+	if (signbit(d))
 		sl_buf_addc(out, '-');
-		p++;
+	if (!short_digits(fabs(d), digs, &nd, &exp10)) {
+		/* the fewest digits that round-trip, by bisection: a
+		 * correctly rounded p-digit decimal that round-trips
+		 * stays one with more digits (17 always does) */
+		int lo = 1, hi = 17, in_tmp = 0; /* tmp's precision */
+		while (lo < hi) {
+			prec = (lo + hi) / 2;
+			snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+			in_tmp = prec;
+			if (strtod(tmp, NULL) == d)
+				hi = prec;
+			else
+				lo = prec + 1;
+		}
+		if (in_tmp != hi)
+			snprintf(tmp, sizeof tmp, "%.*e", hi - 1, d);
+		p = tmp + (*tmp == '-');
+		for (; *p && *p != 'e'; p++)
+			if (*p >= '0' && *p <= '9')
+				digs[nd++] = *p;
+		exp10 = atoi(p + 1);
 	}
-	for (; *p && *p != 'e'; p++)
-		if (*p >= '0' && *p <= '9')
-			digs[nd++] = *p;
-	exp10 = atoi(p + 1);
 	while (nd > 1 && digs[nd - 1] == '0')
 		nd--;
 	if (fabs(d) >= 1e-3 && fabs(d) < 1e7) {

@@ -1304,10 +1304,25 @@ int sl_agg_merge_raw(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 		*used = at;
 		return (int)raw_uvar_short(out, (uint64_t)a->cnt[g]);
 	}
-	if (a->fn != SL_AGGFN_SUM || a->vk != SL_BIGINT)
+	if (a->fn != SL_AGGFN_SUM)
 		return merge_raw_slow(a, g, p, n, used, out, err);
 	if (n == 0)
 		return merge_err(a, SL_EINTERNAL, err);
+	if (a->vk != SL_BIGINT) { /* a DOUBLE sum: has byte [+ double] */
+		double d;
+		if (p[0] && n < 9)
+			return merge_err(a, SL_EINTERNAL, err);
+		if (p[0]) {
+			memcpy(&d, p + 1, 8);
+			a->dsum[g] += d; /* as merge_core: current + saved */
+			a->has[g] = 1;
+		}
+		*used = p[0] ? 9 : 1;
+		out[0] = a->has[g];
+		if (a->has[g])
+			memcpy(out + 1, &a->dsum[g], 8);
+		return a->has[g] ? 9 : 1;
+	}
 	if (p[at++]) {
 		if (uvar_at(p, n, &at, &u) < 0)
 			return merge_err(a, SL_EINTERNAL, err);

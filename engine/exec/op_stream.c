@@ -36,9 +36,11 @@
  * windows), not O(rows x windows)), and everything below goes on over
  * those window groups as before.  Late rows are found by their slice's end
  * (their earliest window's) and logged once, with all their windows.
- * At the end of the batch entries <= ctx->wm_evict_us leave the store; an
- * sl_win_index (window.h) finds them without scanning the store
- * (op_stream_evict.c).
+ * At the end of the batch entries <= ctx->wm_evict_us leave the store
+ * (op_stream_evict.c): for windowed keys, one pass over the store once the
+ * watermark passes the smallest live window end (read from the key bytes;
+ * a window's groups all leave at once, so the passes are rare), else an
+ * sl_win_index (window.h) finds them without scanning the store.
  * The store's pending version is made permanent by sl_exec_stream_commit
  * after the sink took the rows, or thrown away by sl_exec_stream_abort:
  * a failed batch re-runs exactly on the totals it started from.
@@ -474,10 +476,13 @@ static int merge_group(sl_op *op, sl_agg **aggs, int64_t g, size_t vmax,
 	for (i = 0; vmax == 0 && i < p->naggs; i++)
 		if ((rc = sl_agg_save(aggs[i], g, &st->vb, err)) < 0)
 			return rc;
-	if (old == NULL && st->evicts && st->ix.valid &&
+	if (old == NULL && st->scan_evict && st->ix.valid &&
+	    sl_sagg_entry_time(op, key, klen, &t))
+		sl_sagg_note_end(st, t);
+	if (old == NULL && st->evicts && !st->scan_evict && st->ix.valid &&
 	    (rc = key_cols(op, err)) < 0)
 		return rc;
-	if (old == NULL && st->evicts && st->ix.valid &&
+	if (old == NULL && st->evicts && !st->scan_evict && st->ix.valid &&
 	    sl_sagg_key_time(st, st->kc, g, &t) &&
 	    (rc = sl_win_index_push(&st->ix, t, key, klen, err)) < 0)
 		return rc;
@@ -526,26 +531,40 @@ static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 	const sl_plan *p = op->plan;
 	saggst *st = op->state;
 	sl_agg **aggs = sl_op_agg_states(st->part);
-	sl_col **ac = calloc((size_t)p->naggs + 1, sizeof *ac);
+	sl_hash_groups *t = sl_op_agg_table(st->part);
+	sl_col **ac = calloc((size_t)p->naggs + 1, sizeof *ac), **kc = st->kc,
+	       **own = NULL;
 	sl_buf k, v;
-	int64_t g, shown = 0;
+	int64_t g, m, shown = 0;
 	int i, rc = 0;
 	if (ac == NULL)
 		return sl_err_nomem(err);
+	/* The ring keeps a few hundred events: formatting 100k rows a batch to
+	 * keep 200 of them was most of W1-100k's time.  Show the first ones:
+	 * groups [0, m), whose results (and keys, unless the merge made them
+	 * all) are the only ones made. */
+	for (m = 0; m < n && shown < SL_FEED_ROWS_PER_BATCH; m++)
+		shown += !st->glate[m];
 	for (i = 0; i < p->naggs && rc == 0; i++)
-		if ((ac[i] = sl_agg_result(aggs[i], 0, n, err)) == NULL)
+		if ((ac[i] = sl_agg_result(aggs[i], 0, m, err)) == NULL)
 			rc = err ? err->code : SL_ENOMEM;
+	if (rc == 0 && kc == NULL) {
+		kc = own = calloc((size_t)p->nkeys + 1, sizeof *own);
+		if (own == NULL)
+			rc = sl_err_nomem(err);
+		for (i = 0; rc == 0 && i < p->nkeys; i++)
+			if ((own[i] = sl_hash_groups_key(t, i, 0, m, err)) ==
+			    NULL)
+				rc = err ? err->code : SL_ENOMEM;
+	}
 	sl_buf_init(&k);
 	sl_buf_init(&v);
-	/* The ring keeps a few hundred events: formatting 100k rows a batch to
-	 * keep 200 of them was most of W1-100k's time.  Show the first ones. */
-	for (g = 0; g < n && shown < SL_FEED_ROWS_PER_BATCH && rc == 0; g++) {
+	for (g = 0; g < m && rc == 0; g++) {
 		if (st->glate[g])
 			continue;
-		shown++;
 		sl_buf_clear(&k);
 		sl_buf_clear(&v);
-		sl_stream_row_text(st->kc, p->nkeys, g, &k);
+		sl_stream_row_text(kc, p->nkeys, g, &k);
 		sl_stream_row_text(ac, p->naggs, g, &v);
 		sl_stream_state_event(
 		    st->ctx, st->sf.name, sl_buf_cstr(&k), sl_buf_cstr(&v),
@@ -554,6 +573,7 @@ static int feed_groups(sl_op *op, int64_t n, sl_err *err)
 	sl_buf_release(&k);
 	sl_buf_release(&v);
 	sl_sagg_free_cols(ac, p->naggs);
+	sl_sagg_free_cols(own, own ? p->nkeys : 0);
 	return rc;
 }
 
@@ -770,8 +790,7 @@ static int sagg_merge_all(sl_op *op, int64_t *ngroups, sl_err *err)
 	n = *ngroups = sl_op_agg_ngroups(st->part);
 	if ((rc = encode_keys(op, n, err)) < 0)
 		return rc;
-	if ((st->late_rows || sl_stream_wants_rows(st->ctx)) &&
-	    (rc = key_cols(op, err)) < 0)
+	if (st->late_rows && (rc = key_cols(op, err)) < 0)
 		return rc;
 	st->nlate = mark_late(st, n);
 	st->sf.dropped += st->nlate;
@@ -919,6 +938,8 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 		     st->et.kind != SL_ET_SESSION &&
 		     ctx->mode != SL_MODE_COMPLETE;
 	st->last_evict_us = INT64_MIN;
+	st->scan_evict = st->evicts && sl_sagg_can_scan(st, p);
+	st->nends = 0;
 	sl_win_index_init(&st->ix); /* invalid: built from the store */
 	sl_buf_init(&st->kb);
 	sl_buf_init(&st->vb);

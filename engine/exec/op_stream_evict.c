@@ -3,7 +3,9 @@
  * the end of a micro-batch the entries whose compared value (window end,
  * event time) is <= ctx->wm_evict_us leave the store; the event-time index
  * st->ix (window.h) finds them without scanning the store, and is rebuilt
- * from the store after a restore or an abort.  In append mode the evicted
+ * from the store after a restore or an abort; windowed keys keep only the
+ * smallest window end instead and remove what is due in one pass over
+ * the store (scan_evict, op_stream_int.h).  In append mode the evicted
  * groups are the output, once, in key order.
  */
 #include "exec/op_stream_int.h"
@@ -14,6 +16,150 @@
 #include "core/feed.h"
 #include "exec/hash.h"
 #include "exec/stream_int.h"
+
+/* ---- entry times from key bytes (scan_evict) ---- */
+
+/* Whether values of t can be skipped in an encoded key (skip_value). */
+static bool skippable(const sl_type *t)
+{
+	int k;
+	switch (t->kind) {
+	case SL_BOOLEAN:
+	case SL_INT:
+	case SL_BIGINT:
+	case SL_TIMESTAMP:
+	case SL_DOUBLE:
+	case SL_STRING:
+	case SL_BINARY:
+	case SL_NULLTYPE: return true;
+	case SL_STRUCT:
+		for (k = 0; k < t->nfields; k++)
+			if (!skippable(t->fields[k].type))
+				return false;
+		return true;
+	default: return false;
+	}
+}
+
+/* Step *at over one encoded value of type t (sl_hash_key_encode's
+ * layout: a flag byte, 0 for NULL, then the value: fixed widths, a
+ * string's bytes up to 00 01 with 00 escaped as 00 FF, a struct's
+ * fields).  False when the bytes end first. */
+static bool skip_value(const sl_type *t, const unsigned char *p, size_t n,
+		       size_t *at)
+{
+	int k;
+	if (*at >= n)
+		return false;
+	if (p[(*at)++] == 0)
+		return true;
+	switch (t->kind) {
+	case SL_BOOLEAN: *at += 1; break;
+	case SL_INT: *at += 4; break;
+	case SL_BIGINT:
+	case SL_TIMESTAMP:
+	case SL_DOUBLE: *at += 8; break;
+	case SL_STRING:
+	case SL_BINARY:
+		for (;;) {
+			if (*at + 1 >= n)
+				return false;
+			if (p[*at] == 0 && p[*at + 1] == 1) {
+				*at += 2;
+				break;
+			}
+			*at += p[*at] == 0 ? 2 : 1;
+		}
+		break;
+	case SL_STRUCT:
+		for (k = 0; k < t->nfields; k++)
+			if (!skip_value(t->fields[k].type, p, n, at))
+				return false;
+		break;
+	default: return false;
+	}
+	return *at <= n;
+}
+
+bool sl_sagg_can_scan(const saggst *st, const sl_plan *p)
+{
+	const sl_type *w;
+	int k;
+	if (st->et.kind != SL_ET_WCOL && st->et.kind != SL_ET_WCALL)
+		return false;
+	if (st->et.key < 0 || st->et.key >= p->nkeys)
+		return false;
+	for (k = 0; k < st->et.key; k++)
+		if (!skippable(p->keys[k]->rtype))
+			return false;
+	w = p->keys[st->et.key]->rtype;
+	return w->kind == SL_STRUCT && w->nfields == 2 &&
+	       skippable(w->fields[0].type) &&
+	       w->fields[1].type->kind == SL_TIMESTAMP;
+}
+
+bool sl_sagg_entry_time(const sl_op *op, const void *key, size_t klen,
+			int64_t *t)
+{
+	const saggst *st = op->state;
+	const sl_plan *p = op->plan;
+	const unsigned char *b = key;
+	const sl_type *w = p->keys[st->et.key]->rtype;
+	size_t at = 0;
+	uint64_t v = 0;
+	int k;
+	for (k = 0; k < st->et.key; k++)
+		if (!skip_value(p->keys[k]->rtype, b, klen, &at))
+			return false;
+	if (at >= klen || b[at++] == 0) /* a NULL window */
+		return false;
+	if (!skip_value(w->fields[0].type, b, klen, &at))
+		return false;
+	if (at + 9 > klen || b[at++] == 0) /* a NULL end */
+		return false;
+	for (k = 0; k < 8; k++)
+		v = v << 8 | b[at + (size_t)k];
+	*t = (int64_t)(v ^ (UINT64_C(1) << 63));
+	return true;
+}
+
+void sl_sagg_note_end(saggst *st, int64_t t)
+{
+	int i;
+	for (i = 0; i < st->nends; i++)
+		if (st->ends[i] == t)
+			return;
+	if (st->nends < SCAN_ENDS) {
+		st->ends[st->nends++] = t;
+		return;
+	}
+	st->scan_evict = false; /* too many open windows: the index */
+	st->ix.valid = false;
+}
+
+static int64_t min_end(const saggst *st)
+{
+	int64_t m = INT64_MAX;
+	int i;
+	for (i = 0; i < st->nends; i++)
+		m = st->ends[i] < m ? st->ends[i] : m;
+	return m;
+}
+
+/* The distinct entry times of the store (scan_evict's rebuild); stops
+ * when there are too many. */
+static int end_entry(void *ud, const void *key, size_t klen, const void *val,
+		     size_t vlen)
+{
+	sl_op *op = ud;
+	saggst *st = op->state;
+	int64_t t;
+	(void)val;
+	(void)vlen;
+	if (sl_sagg_entry_time(op, key, klen, &t))
+		sl_sagg_note_end(st, t);
+	return !st->scan_evict;
+}
 
 typedef struct rebuild {
 	sl_op *op;
@@ -59,6 +205,13 @@ int sl_sagg_rebuild_index(sl_op *op, sl_err *err)
 {
 	saggst *st = op->state;
 	rebuild r;
+	if (st->scan_evict) {
+		sl_win_index_clear(&st->ix); /* valid: the ends are known */
+		st->nends = 0;
+		sl_state_foreach(st->sf.store, end_entry, op);
+		if (st->scan_evict)
+			return 0;
+	} /* else (or too many ends) the index of every key */
 	memset(&r, 0, sizeof r);
 	r.op = op;
 	r.err = err;
@@ -149,6 +302,76 @@ static int remove_due(saggst *st, const kents *due, bool want, kents *l,
 	return rc < 0 ? rc : 0;
 }
 
+/* scan_evict: one pass over the store removes the entries due (pred)
+ * and finds the smallest time of the others; with want, the removed keys
+ * and values are copied to vals (the store's bytes go with the entry) and
+ * listed in l by offset (.g: the key's, the value follows it). */
+typedef struct scan {
+	sl_op *op;
+	int64_t lim;
+	bool want;
+	kents *l;
+	sl_buf *vals;
+	int rc;
+} scan;
+
+static int scan_due(void *ud, const void *key, size_t klen, const void *val,
+		    size_t vlen)
+{
+	scan *sc = ud;
+	int64_t t;
+	(void)val;
+	(void)vlen;
+	if (!sl_sagg_entry_time(sc->op, key, klen, &t))
+		return 0;
+	if (t <= sc->lim)
+		return 1;
+	sl_sagg_note_end(sc->op->state, t); /* a subset of the ends before */
+	return 0;
+}
+
+static int scan_removed(void *ud, const void *key, size_t klen,
+			const void *val, size_t vlen)
+{
+	scan *sc = ud;
+	if (!sc->want || sc->rc < 0)
+		return 0;
+	if (sl_sagg_kents_add(sc->l, NULL, klen, NULL, vlen) < 0) {
+		sc->rc = SL_ENOMEM;
+		return 0;
+	}
+	sc->l->e[sc->l->n - 1].g = (int64_t)sc->vals->len;
+	sl_buf_add(sc->vals, key, klen);
+	sl_buf_add(sc->vals, val, vlen);
+	return 0;
+}
+
+static int evict_scan(sl_op *op, int64_t lim, bool want, kents *l,
+		      sl_buf *vals, sl_err *err)
+{
+	saggst *st = op->state;
+	scan sc;
+	int64_t i, n;
+	memset(&sc, 0, sizeof sc);
+	sc.op = op;
+	sc.lim = lim;
+	st->nends = 0; /* found again by the pass over what stays */
+	sc.want = want;
+	sc.l = l;
+	sc.vals = vals;
+	n = sl_state_remove_if(st->sf.store, scan_due, &sc, scan_removed, &sc,
+			       err);
+	if (n < 0)
+		return (int)n;
+	if (sc.rc < 0 || sl_buf_failed(vals))
+		return SL_ENOMEM;
+	for (i = 0; i < l->n; i++) { /* offsets -> pointers */
+		l->e[i].k = (const unsigned char *)vals->p + l->e[i].g;
+		l->e[i].v = l->e[i].k + l->e[i].klen;
+	}
+	return 0;
+}
+
 /* Remove every entry whose compared value <= the eviction watermark;
  * *out (when out != NULL: Append) gets them as output rows, in key
  * order.  Each entry leaves the store once, so it is emitted once. */
@@ -166,19 +389,23 @@ int sl_sagg_evict(sl_op *op, sl_batch **out, sl_err *err)
 	if (!st->ix.valid && (rc = sl_sagg_rebuild_index(op, err)) < 0)
 		return rc;
 	st->last_evict_us = lim;
-	if (sl_win_index_min(&st->ix) > lim)
+	if ((st->scan_evict ? min_end(st) : sl_win_index_min(&st->ix)) > lim)
 		return 0;
 	memset(&l, 0, sizeof l);
 	memset(&due, 0, sizeof due);
 	sl_buf_init(&vals);
-	rc = pop_due(st, lim, &due);
-	if (rc == 0)
-		rc = remove_due(st, &due, want, &l, &vals);
+	if (st->scan_evict) {
+		rc = evict_scan(op, lim, want, &l, &vals, err);
+	} else {
+		rc = pop_due(st, lim, &due);
+		if (rc == 0)
+			rc = remove_due(st, &due, want, &l, &vals);
+		if (rc == 0 && sl_buf_failed(&vals))
+			rc = SL_ENOMEM;
+		for (i = 0; rc == 0 && i < l.n; i++) /* offsets -> pointers */
+			l.e[i].v = (const unsigned char *)vals.p + l.e[i].g;
+	}
 	free(due.e);
-	if (rc == 0 && sl_buf_failed(&vals))
-		rc = SL_ENOMEM;
-	for (i = 0; rc == 0 && i < l.n; i++) /* offsets -> pointers */
-		l.e[i].v = (const unsigned char *)vals.p + l.e[i].g;
 	if (rc == 0 && l.n > 0) {
 		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
 		if ((o = sl_sagg_decode_rows(op, l.e, l.n, err)) == NULL)

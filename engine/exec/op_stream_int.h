@@ -32,6 +32,18 @@ typedef struct saggst {
 	int64_t nlate;         /* late groups of the batch (glate) */
 	int64_t logged;        /* late rows logged this batch */
 	sl_win_index ix;       /* compared value -> key, for eviction */
+	/* Windows (WCOL/WCALL keys) evict by a scan of the store instead:
+	 * a window's groups share one end, so only the distinct ends of the
+	 * live entries are kept (ends; ix.valid says whether they are
+	 * known), and the batch that passes the smallest removes every entry
+	 * due in one pass (sl_state_remove_if).  The index's copy of every
+	 * key (24 + key bytes per group, doubling arrays) was a fifth of
+	 * W1-1M's RSS.  With more than SCAN_ENDS open windows (short windows
+	 * under a long delay) a pass would read many entries per one removed:
+	 * the operator goes over to the index for good (sl_sagg_note_end). */
+	bool scan_evict;
+	int nends;
+	int64_t ends[16];
 	int64_t last_evict_us; /* the watermark of the last eviction */
 	uint8_t *isnew; /* group g was not in the store before the merge */
 	uint8_t *glate; /* group g is late: dropped, not merged */
@@ -79,6 +91,17 @@ bool sl_sagg_key_time(const saggst *st, sl_col *const *kc, int64_t r,
 sl_batch *sl_sagg_decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err);
 
 /* ---- op_stream_evict.c ---- */
+#define SCAN_ENDS 16
+/* Note a live entry's window end t in st->ends; past SCAN_ENDS distinct
+ * ends scan_evict is turned off and the index marked for a rebuild. */
+void sl_sagg_note_end(saggst *st, int64_t t);
+/* Whether the plan's keys allow scan_evict (entry times read from the
+ * key bytes: fixed-width or string keys before a window struct). */
+bool sl_sagg_can_scan(const saggst *st, const sl_plan *p);
+/* The compared value (window end) of an encoded key, or false (NULL
+ * window or end). */
+bool sl_sagg_entry_time(const sl_op *op, const void *key, size_t klen,
+			int64_t *t);
 /* Build st->ix from the store (after a restore or an abort). */
 int sl_sagg_rebuild_index(sl_op *op, sl_err *err);
 /* Remove the entries the eviction watermark closes; with out (append

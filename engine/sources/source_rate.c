@@ -181,8 +181,9 @@ static sl_batch *rate_chunk(sl_type *schema, int64_t v0, int64_t step,
 {
 	sl_col *cols[2];
 	int64_t *ts, *val;
-	cols[0] = sl_col_new(schema->fields[0].type, n);
-	cols[1] = sl_col_new(schema->fields[1].type, n);
+	/* not zeroed: the loop below writes every row */
+	cols[0] = sl_col_new_raw(schema->fields[0].type, n);
+	cols[1] = sl_col_new_raw(schema->fields[1].type, n);
 	if (cols[0] == NULL || cols[1] == NULL) {
 		sl_col_free(cols[0]);
 		sl_col_free(cols[1]);

@@ -1,4 +1,8 @@
 /* t000-core: types, DDL, columns, batches, show(), timestamps, durations. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "core/batch.h"
@@ -76,6 +80,141 @@ static void test_double(void)
 	is_str(dbl(0.0001), "1.0E-4", "double 1e-4");
 	is_str(dbl(-3.25), "-3.25", "double negative");
 	is_str(dbl(1.0 / 3), "0.3333333333333333", "double 1/3");
+}
+
+/* The printf + strtod search sl_fmt_double had before its short-decimal
+ * fast path: the reference the fast path must agree with on every value. */
+static void ref_fmt_double(double d, sl_buf *out)
+{
+	char tmp[40], digs[24];
+	int prec, exp10, nd = 0, k;
+	const char *p;
+	if (isnan(d)) {
+		sl_buf_adds(out, "NaN");
+		return;
+	}
+	if (isinf(d)) {
+		sl_buf_adds(out, d < 0 ? "-Infinity" : "Infinity");
+		return;
+	}
+	if (d == 0) {
+		sl_buf_adds(out, signbit(d) ? "-0.0" : "0.0");
+		return;
+	}
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	p = tmp;
+	if (*p == '-') {
+		sl_buf_addc(out, '-');
+		p++;
+	}
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9')
+			digs[nd++] = *p;
+	exp10 = atoi(p + 1);
+	while (nd > 1 && digs[nd - 1] == '0')
+		nd--;
+	if (fabs(d) >= 1e-3 && fabs(d) < 1e7) {
+		if (exp10 >= 0) {
+			for (k = 0; k <= exp10; k++)
+				sl_buf_addc(out, k < nd ? digs[k] : '0');
+			sl_buf_addc(out, '.');
+			if (nd > exp10 + 1)
+				sl_buf_add(out, digs + exp10 + 1,
+					   (size_t)(nd - exp10 - 1));
+			else
+				sl_buf_addc(out, '0');
+		} else {
+			sl_buf_adds(out, "0.");
+			for (k = 0; k < -exp10 - 1; k++)
+				sl_buf_addc(out, '0');
+			sl_buf_add(out, digs, (size_t)nd);
+		}
+	} else {
+		sl_buf_addc(out, digs[0]);
+		sl_buf_addc(out, '.');
+		if (nd > 1)
+			sl_buf_add(out, digs + 1, (size_t)(nd - 1));
+		else
+			sl_buf_addc(out, '0');
+		sl_buf_printf(out, "E%d", exp10);
+	}
+}
+
+static uint64_t rnd_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The fast path against the reference: short decimals (sums of amounts,
+ * n / 10^k), decimals of every digit count, random bit patterns in and around [1e-3, 1e7), neighbours of
+ * the range's edges and of powers of ten, negatives. */
+static void test_double_fast(void)
+{
+	static const double edges[] = {1e-3, 1e7, 1.0, 10.0, 0.01, 9999999.5,
+				       0.1 + 0.2, 1e6, 123456.78, 0.00125};
+	uint64_t seed = 88172645463325252ull;
+	sl_buf a, b;
+	long i, bad = 0, n = 0;
+	char first[160] = "";
+	sl_buf_init(&a);
+	sl_buf_init(&b);
+	for (i = 0; i < 200000; i++) {
+		uint64_t r = rnd_next(&seed);
+		double d;
+		int k = (int)(r % 10);
+		static const double p10[] = {1,   1e1, 1e2, 1e3, 1e4,
+					     1e5, 1e6, 1e7, 1e8, 1e9};
+		switch (i % 5) {
+		case 4: { /* a decimal of 1..17 random digits, any exponent */
+			char txt[40];
+			int nd = 1 + (int)(r % 17), j;
+			for (j = 0; j < nd; j++)
+				txt[j] = (char)('0' + rnd_next(&seed) % 10);
+			snprintf(txt + nd, sizeof txt - (size_t)nd, "e%d",
+				 (int)(rnd_next(&seed) % 40) - 25);
+			d = strtod(txt, NULL);
+			break;
+		}
+		case 0: d = (double)(r >> 20 & 0xffffffffff) / p10[k]; break;
+		case 1: d = (double)(rnd_next(&seed) % 1000000000) / 100.0;
+			for (k = 0; k < (int)(r % 50); k++)
+				d += (double)(rnd_next(&seed) % 10000) / 100.0;
+			break;
+		case 2: {
+			uint64_t bits = (r & 0x000fffffffffffffull) |
+					((uint64_t)(1013 + r % 34) << 52);
+			memcpy(&d, &bits, sizeof d);
+			break;
+		}
+		default:
+			d = nextafter(edges[r % 10], (r >> 8) & 1 ? 0 : 1e300);
+			for (k = 0; k < (int)(r >> 9 & 3); k++)
+				d = nextafter(d, (r >> 8) & 1 ? 0 : 1e300);
+			if (r >> 11 & 1)
+				d = edges[r % 10];
+		}
+		if (r >> 63)
+			d = -d;
+		sl_buf_clear(&a);
+		sl_buf_clear(&b);
+		sl_fmt_double(d, &a);
+		ref_fmt_double(d, &b);
+		n++;
+		if (strcmp(sl_buf_cstr(&a), sl_buf_cstr(&b)) != 0 && bad++ == 0)
+			snprintf(first, sizeof first, "%.17g: %s vs %s", d,
+				 sl_buf_cstr(&a), sl_buf_cstr(&b));
+	}
+	is_int(bad, 0, "sl_fmt_double = the printf search on %ld values %s",
+	       n, first);
+	sl_buf_release(&a);
+	sl_buf_release(&b);
 }
 
 static void test_time(void)
@@ -194,6 +333,7 @@ int main(void)
 	test_ddl();
 	test_tree();
 	test_double();
+	test_double_fast();
 	test_time();
 	test_show();
 	return done_testing();
