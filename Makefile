@@ -109,7 +109,9 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libengine.a $(PKG_LIBS) $(LDLIBS)
 
-units: $(BUILD)/.deps-ok
+# After streamlab: two sub-makes at once (make -j2 streamlab units) would
+# both rebuild libengine.a, one removing it while the other links.
+units: $(BUILD)/.deps-ok streamlab
 	@$(MAKE) --no-print-directory DEPS_READY=yes $(UNIT_BIN) $(REPLAY_BIN) $(TOOL_BIN)
 
 # DuckDB, the independent Parquet reader and writer of the tests: npm's
