@@ -179,7 +179,9 @@ static int read_sources(sl_query *q, mbatch *m, sl_err *err)
 		sl_source *s = q->src[i];
 		if (sl_query_same_offset(q->start[i], m->end[i]))
 			continue;
+		sl_source_bad_begin(s, m->id);
 		rc = s->ops->read(s, q->start[i], m->end[i], &m->in[i], err);
+		sl_source_bad_end(s);
 		if (rc < 0) {
 			sl_err_prefix(err, q->desc[i]);
 			break;

@@ -212,8 +212,8 @@ static int build_node(sl_parquet_file *f, int k, int *at, int depth, int def,
 	/* a footer without the (required) name field reads as "": found by
 	 * tests/fuzz/fuzz_parquet.c (strndup of NULL) */
 	n->name = e->name.p != NULL
-			  ? strndup((const char *)e->name.p, e->name.len)
-			  : strdup("");
+		      ? strndup((const char *)e->name.p, e->name.len)
+		      : strdup("");
 	if (n->name == NULL)
 		return sl_err_nomem(err);
 	(*at)++;
@@ -1452,6 +1452,13 @@ static bool ignore_corrupt(const sl_options *opts, int rc)
 sl_batch *sl_parquet_read_file(const char *path, sl_type *schema,
 			       const sl_options *opts, sl_err *err)
 {
+	return sl_parquet_read_file_bad(path, schema, opts, NULL, err);
+}
+
+sl_batch *sl_parquet_read_file_bad(const char *path, sl_type *schema,
+				   const sl_options *opts,
+				   const sl_format_bad *bad, sl_err *err)
+{
 	sl_err mine;
 	sl_parquet_file *f;
 	sl_batch *b = NULL;
@@ -1463,6 +1470,7 @@ sl_batch *sl_parquet_read_file(const char *path, sl_type *schema,
 		sl_parquet_file_free(f);
 	}
 	if (b == NULL && schema != NULL && ignore_corrupt(opts, err->code)) {
+		sl_format_bad_report(bad, path, 0, "corrupt_file", err->msg);
 		b = sl_batch_empty(schema);
 		if (b == NULL)
 			sl_err_nomem(err);

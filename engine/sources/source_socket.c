@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -346,6 +347,16 @@ static int sock_read(sl_source *s, const char *start, const char *end,
 	}
 	if (b == a)
 		return 0;
+	for (int64_t i = a + 1; i <= b; i++)
+		if (k->null[i - k->base]) {
+			char file[600], why[64];
+			snprintf(file, sizeof file, "socket %s:%s", k->host,
+				 k->port);
+			snprintf(why, sizeof why,
+				 "line longer than maxLineBytes (%zu)",
+				 k->max_line);
+			sl_source_bad_report(s, file, i + 1, "too_long", why);
+		}
 	bt = lines_batch(s, a + 1 - k->base, b - a, err);
 	if (bt == NULL)
 		return err ? err->code : SL_ENOMEM;
