@@ -58,6 +58,10 @@ struct sl_sink_ops {
 	 * crash can leave that output behind for a re-run to contradict.
 	 * (An armed crash point makes the writes durable first anyway.) */
 	bool in_process;
+	/* It ignores the rows (noop): the driver keeps only their count, so
+	 * a batch of any size costs no more memory than its largest chunk
+	 * (add_batch gets an empty batch of the plan's schema). */
+	bool discards;
 };
 
 struct sl_sink {
