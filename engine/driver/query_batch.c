@@ -10,8 +10,11 @@
  *             at the trigger (current_timestamp() returns it).
  *   [offsets/N written: checkpoint milestone]
  *   read      (start, end] per source, pushed into the incremental
- *             operators; end of the micro-batch (stateful operators emit
- *             by output mode into the collector).
+ *             operators chunk by chunk as the source makes them (the
+ *             batch list as a pipe, core/batch.h: memory bounded by the
+ *             chunk; a noop sink's rows only counted); end of the
+ *             micro-batch (stateful operators emit by output mode into
+ *             the collector).
  *   [state version N+1 written: checkpoint milestone]
  *   sink      add_batch(N, output) (a sink may skip a committed N).
  *   commit    in-memory state; [commits/N: checkpoint milestone];
