@@ -86,4 +86,38 @@ T.is(seen, { { 0, 0 }, { 1, 100000, 100000 * 99999 // 2 }, { 1, 100000, 100000 *
   "batch 0 (no rows yet), then batch 1 re-runs after the crash with the same 100,000 rows (2 chunks)")
 q:stop()
 
+-- the socket source hands 65,536 lines at a time: 150,000 lines, one batch
+if os.execute("command -v python3 >/dev/null 2>&1") then
+  local d = T.tempdir()
+  local f = assert(io.open(d .. "/w.py", "w"))
+  f:write([[
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True)
+c, _ = s.accept()
+c.sendall(b"".join(b"%d\n" % i for i in range(150000)))
+c.close()
+]])
+  f:close()
+  local srv = assert(io.popen("python3 " .. d .. "/w.py"))
+  local port = srv:read("l")
+  local n, sum, batches = 0, 0, 0
+  q = spark.readStream:format("socket"):options{ host = "127.0.0.1", port = port }:load()
+    .writeStream:foreachBatch(function(df)
+      local r = T.rows(df:agg(F.count("*"), F.sum(F.col("value"):cast("BIGINT"))))[1]
+      n, sum, batches = n + r[1], sum + (r[2] or 0), batches + 1
+    end):start()
+  local t0 = os.time()
+  while n < 150000 and os.time() - t0 < 60 do
+    q:processAllAvailable()
+    os.execute("sleep 0.05")
+  end
+  q:stop()
+  srv:close()
+  T.is({ n, sum }, { 150000, 149999 * 150000 // 2 }, "socket: 150,000 lines (3 chunks per full batch) read once each, in "
+    .. batches .. " batches")
+else
+  T.diag("no python3: socket part skipped")
+end
+
 T.done()
