@@ -204,9 +204,17 @@ static sl_type *leaf_type(rnode *n, const char **why)
 static int build_node(sl_parquet_file *f, int k, int *at, int depth, int def,
 		      sl_err *err)
 {
-	rnode *n = &f->nodes[k];
-	const pq_schema_el *e = &f->m.schema[*at];
+	rnode *n;
+	const pq_schema_el *e;
 	int i;
+	/* nested counts can claim more elements than the footer has, though
+	 * each one fits what follows it (fuzz_parquet: a write past the
+	 * nodes); node k is element *at, so this bounds both */
+	if (*at >= f->m.nschema || k >= f->m.nschema)
+		return ferr(f, err, "schema tree runs past its %d elements",
+			    f->m.nschema);
+	n = &f->nodes[k];
+	e = &f->m.schema[*at];
 	n->el = e;
 	n->leaf = -1;
 	/* a footer without the (required) name field reads as "": found by
