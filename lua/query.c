@@ -456,30 +456,26 @@ static int l_query_explain(lua_State *L)
 	return 0;
 }
 
-/* q:lateRows(n?): the newest n rows dropped as late (all the log holds when
- * n is absent), newest first, each the table of its late-row event:
- * {row=, eventTime=, windows={{start=, end=}...}, watermark=, batchId=,
- * operator=}. */
-static int l_query_laterows(lua_State *L)
+/* The newest n events of kind in feed f (all it holds when n is absent),
+ * newest first, each the table of its json. */
+static int push_events(lua_State *L, sl_feed *f, sl_event_kind kind,
+		       const char *fn)
 {
-	sl_query *q = qself(L, "lateRows");
 	lua_Integer n = LUA_MAXINTEGER, k = 0;
 	uint64_t first, last;
-	sl_feed *f;
 	if (!lua_isnoneornil(L, 2)) {
 		if (!lua_isinteger(L, 2) || lua_tointeger(L, 2) < 0)
 			return sl_lerr_argerror(
-			    L, 2, "lateRows", "non-negative integer expected");
+			    L, 2, fn, "non-negative integer expected");
 		n = lua_tointeger(L, 2);
 	}
 	lua_newtable(L);
-	f = sl_query_late(q);
 	if (f == NULL)
 		return 1;
 	sl_feed_range(f, &first, &last);
 	for (uint64_t seq = last; seq != 0 && seq >= first && k < n; seq--) {
 		const sl_event *e = sl_feed_get(f, seq);
-		if (e == NULL || e->kind != SL_EV_LATE_ROW || e->json == NULL)
+		if (e == NULL || e->kind != kind || e->json == NULL)
 			continue;
 		if (!sl_ljson_push(L, e->json)) {
 			lua_pop(L, 1);
@@ -488,6 +484,27 @@ static int l_query_laterows(lua_State *L)
 		lua_rawseti(L, -2, ++k);
 	}
 	return 1;
+}
+
+/* q:lateRows(n?): the newest n rows dropped as late (all the log holds when
+ * n is absent), newest first, each the table of its late-row event:
+ * {row=, eventTime=, windows={{start=, end=}...}, watermark=, batchId=,
+ * operator=}. */
+static int l_query_laterows(lua_State *L)
+{
+	sl_query *q = qself(L, "lateRows");
+	return push_events(L, sl_query_late(q), SL_EV_LATE_ROW, "lateRows");
+}
+
+/* q:badRecords(n?): the newest n malformed input records the query's
+ * event feed still holds (what the workbench's bad records pane shows),
+ * newest first: {reason=, file=, line=, count=, batchId=} (reason
+ * malformed, too_long, utf8, corrupt_file; "more" with the count of a
+ * busy batch's records not listed one by one; source.h). */
+static int l_query_badrecords(lua_State *L)
+{
+	sl_query *q = qself(L, "badRecords");
+	return push_events(L, sl_query_feed(q), SL_EV_BAD_RECORD, "badRecords");
 }
 
 /* ---- checkpoint and crash (ext) ---- */
@@ -545,6 +562,7 @@ static const luaL_Reg query_methods[] = {
 	{ "explain", l_query_explain },
 	{ "step", l_query_step },
 	{ "lateRows", l_query_laterows },
+	{ "badRecords", l_query_badrecords },
 	{ "toPySpark", sl_lpyspark_query },
 	{ "crash", l_query_crash },
 	{ "restart", l_query_restart },

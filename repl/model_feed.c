@@ -541,7 +541,9 @@ static void on_bad(model_query *q, const sl_event *ev)
 	l->event_us = MODEL_NONE;
 	l->text = dup0(ev->text);
 	l->row = dup0(ev->json);
-	q->bad_total++;
+	/* "count": one record, or the ones a busy batch did not list */
+	q->bad_total += (int64_t)mjson_num(
+	    mjson_get(ev->json ? ev->json : "{}", "count"), 1);
 }
 
 /* ---- SINK / BATCH_END / WATERMARK ---- */

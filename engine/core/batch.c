@@ -602,10 +602,25 @@ void sl_batch_list_init(sl_batch_list *l)
 	l->n = 0;
 	l->cap = 0;
 	l->b = NULL;
+	l->push = NULL;
+	l->ctx = NULL;
+	l->push_err = NULL;
+	l->push_rc = 0;
 }
 
 int sl_batch_list_add(sl_batch_list *l, sl_batch *b)
 {
+	if (l->push != NULL) {
+		int rc;
+		if (l->push_rc < 0) {
+			sl_batch_free(b);
+			return l->push_rc;
+		}
+		rc = l->push(l->ctx, b, l->push_err);
+		if (rc < 0)
+			l->push_rc = rc;
+		return rc < 0 ? rc : 0;
+	}
 	if (l->n == l->cap) {
 		int cap = l->cap ? 2 * l->cap : 8;
 		sl_batch **nb = realloc(l->b, (size_t)cap * sizeof *nb);

@@ -65,13 +65,26 @@ void sl_fmt_double(double d, sl_buf *out);
 size_t sl_batch_bytes(const sl_batch *b);
 
 /* A growable list of batches (sources append, the driver consumes; the
- * batch collector keeps a query's output in one). */
+ * batch collector keeps a query's output in one).
+ *
+ * Or a pipe: with push set, each batch added goes to push(ctx, b, err)
+ * at once (push takes b) and the list stays empty, so a source's batch
+ * reaches the operators chunk by chunk and its memory is bounded by the
+ * chunk, not by the batch (the driver's reads).  The first failed push
+ * is kept in push_rc (its message in *push_err); the add returns it and
+ * every later add frees its batch and returns it too, so the source
+ * stops. */
 typedef struct sl_batch_list {
 	int n, cap;
 	sl_batch **b;
+	int (*push)(void *ctx, sl_batch *b, sl_err *err);
+	void *ctx;
+	sl_err *push_err;
+	int push_rc;
 } sl_batch_list;
 void sl_batch_list_init(sl_batch_list *l);
-/* Takes ownership of b (freed on failure: SL_ENOMEM). */
+/* Takes ownership of b (freed on failure: SL_ENOMEM, or the push's
+ * error). */
 int sl_batch_list_add(sl_batch_list *l, sl_batch *b);
 /* Frees the batches and the array. */
 void sl_batch_list_release(sl_batch_list *l);

@@ -4,6 +4,7 @@
 #include "core/utf8.h"
 
 #include <stdint.h>
+#include <string.h>
 
 size_t sl_utf8_charlen(const char *s, size_t n)
 {
@@ -92,6 +93,69 @@ size_t sl_utf8_count(const char *s, size_t n)
 		c++;
 	}
 	return c;
+}
+
+size_t sl_utf8_valid(const char *s, size_t n, size_t *bad)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, k, dummy;
+	if (bad == NULL)
+		bad = &dummy;
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] < 0xc2 || u[0] > 0xf4) { /* continuation, overlong, > 10FFFF */
+		*bad = 1;
+		return 0;
+	}
+	if (u[0] < 0xe0) {
+		len = 2;
+	} else if (u[0] < 0xf0) {
+		len = 3;
+		if (u[0] == 0xe0)
+			lo = 0xa0; /* overlong */
+		else if (u[0] == 0xed)
+			hi = 0x9f; /* surrogates */
+	} else {
+		len = 4;
+		if (u[0] == 0xf0)
+			lo = 0x90; /* overlong */
+		else if (u[0] == 0xf4)
+			hi = 0x8f; /* past U+10FFFF */
+	}
+	for (k = 1; k < len; k++) {
+		if (k >= n || u[k] < lo || u[k] > hi) {
+			*bad = k;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+size_t sl_utf8_check(const char *s, size_t n)
+{
+	size_t i = 0, l;
+	uint64_t w;
+	while (i < n) {
+		while (i + 8 <= n) {
+			memcpy(&w, s + i, 8);
+			if (w & UINT64_C(0x8080808080808080))
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
+		if ((unsigned char)s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((l = sl_utf8_valid(s + i, n - i, NULL)) == 0)
+			return i;
+		i += l;
+	}
+	return n;
 }
 
 int sl_hex_digit(char c)

@@ -17,6 +17,15 @@ size_t sl_utf8_prefix(const char *s, size_t n, size_t cols);
 size_t sl_utf8_charlen(const char *s, size_t n);
 /* Number of characters (code points) in s[0..n) (Spark's length()). */
 size_t sl_utf8_count(const char *s, size_t n);
+/* Length of the well-formed UTF-8 character at s[0..n) (n >= 1): 1..4 (no
+ * overlong form, no surrogate, nothing past U+10FFFF), or 0 when s starts
+ * an ill-formed sequence; then *bad (may be NULL) is the length of its
+ * maximal subpart, the bytes one U+FFFD replaces (Unicode's "substitution
+ * of maximal subparts", what Java's UTF-8 decoder does). */
+size_t sl_utf8_valid(const char *s, size_t n, size_t *bad);
+/* Offset of the first ill-formed sequence in s[0..n), or n when all of it
+ * is well-formed UTF-8 (ASCII 8 bytes at a time). */
+size_t sl_utf8_check(const char *s, size_t n);
 /* The value of hex digit c (0-9, a-f, A-F), or -1. */
 int sl_hex_digit(char c);
 

@@ -640,6 +640,7 @@ static int open_run(sl_query *q, const sl_query_opts *opts, void **fe_ud,
 		return rc;
 	if ((q->collect = sl_exec_collector_new(err)) == NULL)
 		return err ? err->code : SL_ENOMEM;
+	sl_exec_collector_discard(q->collect, q->sink->ops->discards);
 	q->root = sl_exec_stream_compile(q->plan, q->collect, &q->ctx, err);
 	if (q->root == NULL)
 		return err ? err->code : SL_EINTERNAL;

@@ -10,8 +10,11 @@
  *             at the trigger (current_timestamp() returns it).
  *   [offsets/N written: checkpoint milestone]
  *   read      (start, end] per source, pushed into the incremental
- *             operators; end of the micro-batch (stateful operators emit
- *             by output mode into the collector).
+ *             operators chunk by chunk as the source makes them (the
+ *             batch list as a pipe, core/batch.h: memory bounded by the
+ *             chunk; a noop sink's rows only counted); end of the
+ *             micro-batch (stateful operators emit by output mode into
+ *             the collector).
  *   [state version N+1 written: checkpoint milestone]
  *   sink      add_batch(N, output) (a sink may skip a committed N).
  *   commit    in-memory state; [commits/N: checkpoint milestone];
@@ -167,29 +170,73 @@ static void offsets_events(sl_query *q, const mbatch *m)
 	sl_buf_release(&j);
 }
 
-/* getBatch: rows in (start, end] of every source that moved. */
+/* One chunk of source i, straight to the operators (the list's pipe,
+ * batch.h): the source's batch never lives in memory whole. */
+typedef struct chunk_pipe {
+	sl_query *q;
+	int src;
+	int64_t rows, us; /* rows pushed; query-clock us spent pushing */
+} chunk_pipe;
+
+static int push_chunk(void *ctx, sl_batch *b, sl_err *err)
+{
+	chunk_pipe *cp = ctx;
+	int64_t t = sl_query_now(cp->q);
+	int rc;
+	int l;
+	cp->rows += b->nrows;
+	/* every leaf that reads this source (a self-union reads it twice) */
+	for (l = 0, rc = 0; l < cp->q->nleaf && rc >= 0; l++)
+		if (cp->q->leaf_src[l] == cp->src)
+			rc = sl_exec_stream_push(cp->q->root, l, b, err);
+	sl_batch_free(b);
+	cp->us += sl_query_now(cp->q) - t;
+	return rc < 0 ? rc : 0;
+}
+
+/* getBatch and the operators' pushes: rows in (start, end] of every source
+ * that moved, each chunk pushed as the source makes it (sources, plan
+ * order; within a source, the order it gives them), as run_operators
+ * pushed the whole lists before.  Offsets are what plan_offsets chose:
+ * chunking changes when rows reach the operators, never which.  The time
+ * spent pushing counts as addBatch, not getBatch. */
 static int read_sources(sl_query *q, mbatch *m, sl_err *err)
 {
 	sl_buf t, j;
 	int i, k, scans, rc = 0;
-	int64_t t0 = sl_query_now(q);
+	int64_t t0 = sl_query_now(q), pushing = 0;
 	sl_buf_init(&t);
 	sl_buf_init(&j);
 	for (i = 0; i < q->nsrc && rc == 0; i++) {
 		sl_source *s = q->src[i];
+		chunk_pipe cp = { q, i, 0, 0 };
+		sl_err perr;
 		if (sl_query_same_offset(q->start[i], m->end[i]))
 			continue;
+		memset(&perr, 0, sizeof perr);
+		m->in[i].push = push_chunk;
+		m->in[i].ctx = &cp;
+		m->in[i].push_err = &perr;
+		m->in[i].push_rc = 0;
+		sl_source_bad_begin(s, m->id);
 		rc = s->ops->read(s, q->start[i], m->end[i], &m->in[i], err);
+		sl_source_bad_end(s);
+		pushing += cp.us;
+		if (m->in[i].push_rc < 0) { /* an operator failed: its error */
+			rc = m->in[i].push_rc;
+			if (err != NULL)
+				*err = perr;
+			break;
+		}
+		m->in[i].push = NULL;
 		if (rc < 0) {
 			sl_err_prefix(err, q->desc[i]);
 			break;
 		}
-		for (k = 0; k < m->in[i].n; k++)
-			m->rows[i] += m->in[i].b[k]->nrows;
 		/* Spark sums the scans of a source (self-union: twice) */
 		for (k = 0, scans = 0; k < q->nleaf; k++)
 			scans += q->leaf_src[k] == i;
-		m->rows[i] *= scans > 0 ? scans : 1;
+		m->rows[i] = cp.rows * (scans > 0 ? scans : 1);
 		m->in_rows += m->rows[i];
 		sl_buf_clear(&t);
 		sl_buf_clear(&j);
@@ -202,7 +249,8 @@ static int read_sources(sl_query *q, mbatch *m, sl_err *err)
 	}
 	sl_buf_release(&t);
 	sl_buf_release(&j);
-	m->us_get = sl_query_now(q) - t0;
+	m->us_get = sl_query_now(q) - t0 - pushing;
+	m->us_add = pushing;
 	return rc;
 }
 
@@ -212,15 +260,9 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 {
 	sl_batch *out;
 	sl_buf t, j;
-	int i, k, l, rc;
+	int rc;
 	int64_t t0 = sl_query_now(q), t1, c0;
-	for (l = 0; l < q->nleaf; l++) {
-		i = q->leaf_src[l];
-		for (k = 0; k < m->in[i].n; k++)
-			if ((rc = sl_exec_stream_push(q->root, l, m->in[i].b[k],
-						      err)) < 0)
-				return rc;
-	}
+	/* the sources' rows are in: read_sources pushed them */
 	if ((rc = sl_exec_stream_end(q->root, err)) < 0)
 		return rc;
 	/* state version N+1 is durable before the sink sees the batch */
@@ -248,10 +290,10 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 	m->ck_mono += sl_clock_monotonic_us() - c0;
 	if (rc < 0)
 		return rc;
+	m->out_rows = sl_exec_collector_rows(q->collect);
 	out = sl_exec_collector_take(q->collect, sl_plan_schema(q->plan), err);
 	if (out == NULL)
 		return err ? err->code : SL_ENOMEM;
-	m->out_rows = out->nrows;
 	rc = q->sink->ops->add_batch(q->sink, m->id, out, &m->skipped, err);
 	sl_batch_free(out);
 	if (rc <
@@ -275,7 +317,7 @@ static int run_operators(sl_query *q, mbatch *m, sl_err *err)
 	if ((rc = sl_query_crash_at(q, "mid-sink", m->id, err)) < 0 ||
 	    (rc = sl_query_crash_at(q, "after-sink", m->id, err)) < 0)
 		return rc;
-	m->us_add = sl_query_now(q) - t0 - m->us_state;
+	m->us_add += sl_query_now(q) - t0 - m->us_state;
 	return 0;
 }
 

@@ -116,12 +116,17 @@ sl_op *sl_op_scan_new(const sl_plan *p, sl_err *err)
 
 typedef struct collector {
 	sl_batch_list list;
+	int64_t rows; /* rows pushed since the last take or clear */
+	bool discard; /* count them, keep nothing */
 } collector;
 
 static int coll_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 {
 	collector *c = op->state;
 	(void)side;
+	c->rows += in->nrows;
+	if (c->discard)
+		return 0;
 	if (sl_batch_list_add(&c->list, sl_batch_ref(in)) != 0)
 		return sl_err_nomem(err);
 	return 0;
@@ -169,6 +174,11 @@ sl_batch *sl_exec_collector_result(sl_op *sink, sl_type *schema, sl_err *err)
 {
 	collector *c = sink->state;
 	sl_batch *b;
+	if (c->discard) {
+		if ((b = sl_batch_empty(schema)) == NULL)
+			sl_err_nomem(err);
+		return b;
+	}
 	if (c->list.n == 1 && c->list.b[0]->schema == schema)
 		return sl_batch_ref(c->list.b[0]);
 	b = sl_batch_concat(c->list.b, c->list.n, schema, err);
@@ -192,6 +202,17 @@ void sl_exec_collector_clear(sl_op *sink)
 	collector *c = sink->state;
 	sl_batch_list_release(&c->list);
 	sl_batch_list_init(&c->list);
+	c->rows = 0;
+}
+
+void sl_exec_collector_discard(sl_op *sink, bool on)
+{
+	((collector *)sink->state)->discard = on;
+}
+
+int64_t sl_exec_collector_rows(const sl_op *sink)
+{
+	return ((const collector *)sink->state)->rows;
 }
 
 sl_batch *sl_exec_collector_take(sl_op *sink, sl_type *schema, sl_err *err)

@@ -100,6 +100,11 @@ sl_batch *sl_exec_collector_result(sl_op *sink, sl_type *schema, sl_err *err);
 sl_batch *sl_exec_collector_take(sl_op *sink, sl_type *schema, sl_err *err);
 /* Drop what was collected (an interrupted micro-batch). */
 void sl_exec_collector_clear(sl_op *sink);
+/* Discard mode (a sink that ignores rows, noop): the collector counts the
+ * rows and keeps none; result and take give an empty batch. */
+void sl_exec_collector_discard(sl_op *sink, bool on);
+/* Rows pushed since the last take or clear (kept or not). */
+int64_t sl_exec_collector_rows(const sl_op *sink);
 
 /* A bare operator with ops and plan set (the constructors below fill
  * state).  Operator constructors, one file each, read the plan node. */

@@ -431,6 +431,7 @@ typedef struct cread {
 	bool fast;    /* option fastPath (default true) */
 	bool ts_skip; /* fast_ts may take a timestamp token unscanned */
 	char why[200];
+	const sl_format_bad *bad; /* hears of malformed records, or NULL */
 } cread;
 
 static bool is_null_tok(const csvopt *o, sl_str s)
@@ -703,6 +704,11 @@ static int read_records(cread *r, const sl_type *schema, csvtok *t,
 				    "longer than maxLineBytes (%zu)",
 				    r->name, (long long)t->rec_line,
 				    r->o.maxline);
+			snprintf(r->why, sizeof r->why,
+				 "line longer than maxLineBytes (%zu)",
+				 r->o.maxline);
+			sl_format_bad_report(r->bad, r->name, t->rec_line,
+					     "too_long", r->why);
 			if (r->o.mode == SL_MODE_DROPMALFORMED)
 				continue;
 			for (int k = 0; k < r->nf; k++)
@@ -720,6 +726,8 @@ static int read_records(cread *r, const sl_type *schema, csvtok *t,
 				    err, SL_EDATA,
 				    "csv: malformed record at %s:%lld: %s",
 				    r->name, (long long)t->rec_line, r->why);
+			sl_format_bad_report(r->bad, r->name, t->rec_line,
+					     "malformed", r->why);
 			if (r->o.mode == SL_MODE_DROPMALFORMED)
 				continue;
 		}
@@ -768,7 +776,7 @@ static int check_types(const sl_type *schema, sl_err *err)
 
 sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 		      size_t len, sl_type *schema, const sl_options *opts,
-		      sl_err *err)
+		      const sl_format_bad *bad, sl_err *err)
 {
 	cread r;
 	csvtok t;
@@ -777,6 +785,7 @@ sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 	sl_batch *b = NULL;
 	memset(&r, 0, sizeof r);
 	r.name = name;
+	r.bad = bad;
 	r.fast = true;
 	if (csvopt_get(opts, &r.o, err) || check_types(schema, err) ||
 	    (opts != NULL &&

@@ -423,7 +423,7 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
  * corrupt-record column), DROPMALFORMED drops it, FAILFAST fails. */
 static sl_batch *text_read(const char *name, sl_arena *arena, const char *data,
 			   size_t len, sl_type *schema, const sl_options *opts,
-			   sl_err *err)
+			   const sl_format_bad *bad, sl_err *err)
 {
 	const char *p = data, *e = data + len, *nl, *le;
 	int64_t n = 0, cap = 1, lineno = 0;
@@ -431,6 +431,7 @@ static sl_batch *text_read(const char *name, sl_arena *arena, const char *data,
 	size_t max;
 	sl_col *c, *cols[1];
 	sl_batch *b;
+	char why[64];
 	if (sl_format_mode_get(opts, &mode, err) ||
 	    sl_format_max_line_get(opts, &max, err))
 		return NULL;
@@ -461,6 +462,10 @@ static sl_batch *text_read(const char *name, sl_arena *arena, const char *data,
 				    name, (long long)lineno, max);
 				return NULL;
 			}
+			snprintf(why, sizeof why,
+				 "line longer than maxLineBytes (%zu)", max);
+			sl_format_bad_report(bad, name, lineno, "too_long",
+					     why);
 			if (mode == SL_MODE_DROPMALFORMED)
 				continue;
 			if (sl_col_set_null(c, n) != 0) {
@@ -486,7 +491,7 @@ static sl_batch *text_read(const char *name, sl_arena *arena, const char *data,
 static sl_batch *read_arena(const char *format, const char *name,
 			    sl_arena *arena, const char *data, size_t len,
 			    sl_type *schema, const sl_options *opts,
-			    sl_err *err)
+			    const sl_format_bad *bad, sl_err *err)
 {
 	sl_batch *b;
 	if (!sl_format_known(format)) {
@@ -494,6 +499,8 @@ static sl_batch *read_arena(const char *format, const char *name,
 			   format ? format : "(null)");
 		return NULL;
 	}
+	if (sl_format_utf8_repair(name, arena, &data, &len, bad, err) != 0)
+		return NULL;
 	if (is_fmt(format, "text")) {
 		sl_type *own = NULL;
 		if (schema == NULL && (schema = own = text_schema(err)) == NULL)
@@ -505,7 +512,7 @@ static sl_batch *read_arena(const char *format, const char *name,
 				   "column, and it must be of type string");
 			return NULL;
 		}
-		b = text_read(name, arena, data, len, schema, opts, err);
+		b = text_read(name, arena, data, len, schema, opts, bad, err);
 		sl_type_free(own);
 		return b;
 	}
@@ -516,28 +523,36 @@ static sl_batch *read_arena(const char *format, const char *name,
 		return NULL;
 	}
 	if (is_fmt(format, "json"))
-		return sl_json_read(name, arena, data, len, schema, opts, err);
-	return sl_csv_read(name, arena, data, len, schema, opts, err);
+		return sl_json_read(name, arena, data, len, schema, opts, bad,
+				    err);
+	return sl_csv_read(name, arena, data, len, schema, opts, bad, err);
 }
 
 sl_batch *sl_format_read_file(const char *format, const char *file,
 			      sl_type *schema, const sl_options *opts,
 			      sl_err *err)
 {
-	sl_arena *a = sl_arena_new();
+	return sl_format_read_file_bad(format, file, schema, opts, NULL, err);
+}
+
+sl_batch *sl_format_read_file_bad(const char *format, const char *file,
+				  sl_type *schema, const sl_options *opts,
+				  const sl_format_bad *bad, sl_err *err)
+{
+	sl_arena *a;
 	sl_batch *b = NULL;
 	char *data;
 	size_t len;
-	if (format != NULL && is_fmt(format, "parquet")) {
-		sl_arena_free(a);
-		return sl_parquet_read_file(file, schema, opts, err);
-	}
+	if (format != NULL && is_fmt(format, "parquet"))
+		return sl_parquet_read_file_bad(file, schema, opts, bad, err);
+	a = sl_arena_new();
 	if (a == NULL) {
 		sl_err_nomem(err);
 		return NULL;
 	}
 	if (sl_format_slurp(file, a, &data, &len, err) == 0)
-		b = read_arena(format, file, a, data, len, schema, opts, err);
+		b = read_arena(format, file, a, data, len, schema, opts, bad,
+			       err);
 	sl_arena_free(a);
 	return b;
 }
@@ -565,7 +580,7 @@ sl_batch *sl_format_read_buf(const char *format, const char *name,
 	if (len > 0)
 		memcpy(copy, data, len);
 	copy[len] = '\0';
-	b = read_arena(format, name, a, copy, len, schema, opts, err);
+	b = read_arena(format, name, a, copy, len, schema, opts, NULL, err);
 	sl_arena_free(a);
 	return b;
 }

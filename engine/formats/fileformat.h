@@ -16,7 +16,8 @@
  * (false: one record per line, as Spark; true: quoted fields span lines).
  * text: one row per line, column "value" STRING; options mode and
  * maxLineBytes (for over-long lines only).
- * json, csv and text: maxLineBytes (1048576; see sl_format_max_line_get).
+ * json, csv and text: maxLineBytes (1048576; see sl_format_max_line_get);
+ * ill-formed UTF-8 is read as U+FFFD, the record kept (badrec.h).
  * json and csv also take fastPath (true): false parses every record with
  * the general parser instead of first offering it to the fast path for
  * plain records (tests and measurements; the results are the same).
@@ -36,6 +37,7 @@
 #include "core/options.h"
 #include "core/timeutil.h"
 #include "core/type.h"
+#include "formats/badrec.h"
 
 /* True for json, csv, text. */
 bool sl_format_known(const char *format);
@@ -67,6 +69,13 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
 sl_batch *sl_format_read_file(const char *format, const char *file,
 			      sl_type *schema, const sl_options *opts,
 			      sl_err *err);
+/* The same, telling bad (may be NULL) about every malformed record
+ * (badrec.h: reasons malformed, too_long, utf8, corrupt_file).  json, csv
+ * and text validate UTF-8 either way (badrec.h: ill-formed sequences are
+ * read as U+FFFD). */
+sl_batch *sl_format_read_file_bad(const char *format, const char *file,
+				  sl_type *schema, const sl_options *opts,
+				  const sl_format_bad *bad, sl_err *err);
 /* Parse a buffer of text (file contents, a Kafka value) the same way; name
  * is used in error messages. */
 sl_batch *sl_format_read_buf(const char *format, const char *name,
@@ -207,13 +216,14 @@ double sl_format_strtod(const char *s, char **end);
 
 /* Readers over data that lives in `arena` (borrowed; the result's string
  * columns take references to it and point into it, so no bytes are copied).
- * name is used in error messages. */
+ * name is used in error messages; bad (may be NULL) hears of every
+ * malformed record (badrec.h). */
 sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 		       size_t len, sl_type *schema, const sl_options *opts,
-		       sl_err *err);
+		       const sl_format_bad *bad, sl_err *err);
 sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 		      size_t len, sl_type *schema, const sl_options *opts,
-		      sl_err *err);
+		      const sl_format_bad *bad, sl_err *err);
 
 /* Schema inference accumulators: _add once per file, then _finish gives
  * the schema (new reference) and frees the accumulator; _free drops one

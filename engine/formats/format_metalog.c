@@ -4,7 +4,8 @@
  * MetadataLogFileIndex): every batch file N or N.compact holds a version
  * line then one JSON object per file ({"path":"file:///...","action":
  * "add"|"delete",...}); the files listed are the union of the adds minus
- * the deletes, the last entry of a path deciding.  The writer is
+ * the deletes in the latest N.compact and the batches after it (Spark's
+ * CompactibleFileStreamLog.allFiles), the last entry of a path deciding.  The writer is
  * sinks/sink_file.c.
  */
 #include "formats/fileformat_int.h"
@@ -119,7 +120,8 @@ static bool inside(const char *root, const char *path)
 	size_t n = strlen(root);
 	const char *p;
 	for (p = path; (p = strstr(p, "..")) != NULL; p += 2)
-		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+		if ((p == path || p[-1] == '/') &&
+		    (p[2] == '/' || p[2] == '\0'))
 			return false;
 	return strncmp(path, root, n) == 0 && (path[n] == '/' || n == 1);
 }
@@ -265,7 +267,15 @@ again:
 		rc = err ? err->code : SL_ENOMEM;
 		goto out;
 	}
-	for (k = 0; k < nb && rc == 0; k++)
+	/* as Spark's reader: the latest compact and what follows it (a
+	 * compact holds every entry before it that the sink's retention
+	 * option kept; the older files may still be there for a while) */
+	for (k = nb - 1; k > 0; k--) {
+		size_t ln = strlen(bs[k].name);
+		if (ln > 8 && strcmp(bs[k].name + ln - 8, ".compact") == 0)
+			break;
+	}
+	for (; k < nb && rc == 0; k++)
 		rc = log_read(ev.root, bs[k].name, schema, &ev, err);
 	/* a listed file gone by now: the sink's cleanup deleted it after a
 	 * later compact took its entries (sink_file.c); list again */

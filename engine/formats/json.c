@@ -30,7 +30,9 @@
  *  - a scalar, object or array read into a STRING field keeps its JSON text
  *    (compacted; floats as Java prints doubles), as Jackson's copy does;
  *  - a top-level array of objects is NOT expanded into rows (Spark does):
- *    such a line is malformed here.  UTF-8 is not validated;
+ *    such a line is malformed here;
+ *  - ill-formed UTF-8 reads as U+FFFD, the line kept, reason utf8
+ *    (badrec.h; Jackson would call the record malformed);
  *  - not Spark: a line longer than maxLineBytes (default 1 MiB) is
  *    malformed with "line longer than maxLineBytes (N)": a row of nulls
  *    with the first N bytes as _corrupt_record (fileformat.h).
@@ -651,8 +653,9 @@ typedef struct jread {
 	int corrupt;
 	sl_col **cols;
 	jnode root;
-	sl_jsonscan *scan; /* the fast path, or NULL */
-	int64_t cap;       /* rows the columns have room for */
+	sl_jsonscan *scan;        /* the fast path, or NULL */
+	int64_t cap;              /* rows the columns have room for */
+	const sl_format_bad *bad; /* hears of malformed records, or NULL */
 	jp j;
 } jread;
 
@@ -681,16 +684,18 @@ static int grow_rows(jread *r, int64_t row, sl_err *err)
 	return 0;
 }
 
-/* A malformed record at row i: what the mode says.  Returns 1 to keep the
- * row, 0 to drop it, or an error. */
+/* A malformed record at row i (reason: malformed or too_long): what the
+ * mode says.  Returns 1 to keep the row, 0 to drop it, or an error. */
 static int on_malformed(jread *r, int syntax, int64_t i, int64_t lineno,
-			const char *ls, const char *le, sl_err *err)
+			const char *ls, const char *le, const char *reason,
+			sl_err *err)
 {
 	int k;
 	if (r->mode == SL_MODE_FAILFAST)
 		return sl_err_set(err, SL_EDATA,
 				  "json: malformed record at %s:%lld: %s",
 				  r->name, (long long)lineno, r->j.why);
+	sl_format_bad_report(r->bad, r->name, lineno, reason, r->j.why);
 	if (r->mode == SL_MODE_DROPMALFORMED)
 		return 0;
 	if (syntax)
@@ -745,7 +750,7 @@ static int read_lines(jread *r, const char *data, size_t len, int64_t *nrows,
 				 "line longer than maxLineBytes (%zu)",
 				 r->maxline);
 			rc = on_malformed(r, 1, row, lineno, p, p + r->maxline,
-					  err);
+					  "too_long", err);
 			if (rc < 0)
 				return rc;
 			row += rc;
@@ -770,7 +775,8 @@ static int read_lines(jread *r, const char *data, size_t len, int64_t *nrows,
 			row++;
 			continue;
 		}
-		rc = on_malformed(r, rc != 0, row, lineno, p, le, err);
+		rc = on_malformed(r, rc != 0, row, lineno, p, le, "malformed",
+				  err);
 		if (rc < 0)
 			return rc;
 		row += rc;
@@ -781,7 +787,7 @@ static int read_lines(jread *r, const char *data, size_t len, int64_t *nrows,
 
 sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 		       size_t len, sl_type *schema, const sl_options *opts,
-		       sl_err *err)
+		       const sl_format_bad *bad, sl_err *err)
 {
 	jread r;
 	int64_t cap, nrows = 0;
@@ -790,6 +796,7 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 	sl_batch *b = NULL;
 	memset(&r, 0, sizeof r);
 	r.name = name;
+	r.bad = bad;
 	if (sl_format_mode_get(opts, &r.mode, err) ||
 	    sl_format_max_line_get(opts, &r.maxline, err) ||
 	    (opts != NULL &&

@@ -57,6 +57,7 @@
 #include "core/err.h"
 #include "core/options.h"
 #include "core/type.h"
+#include "formats/badrec.h"
 
 /* ---- writing ---- */
 
@@ -132,6 +133,11 @@ sl_batch *sl_parquet_read_all(sl_parquet_file *f, sl_type *schema, sl_err *err);
  * good file).  A missing file is an error either way. */
 sl_batch *sl_parquet_read_file(const char *path, sl_type *schema,
 			       const sl_options *opts, sl_err *err);
+/* The same, telling bad (may be NULL) of a file skipped as corrupt
+ * (reason corrupt_file, line 0, why: the reader's error; badrec.h). */
+sl_batch *sl_parquet_read_file_bad(const char *path, sl_type *schema,
+				   const sl_options *opts,
+				   const sl_format_bad *bad, sl_err *err);
 sl_type *sl_parquet_infer(char *const *files, int nfiles,
 			  const sl_options *opts, sl_err *err);
 

@@ -204,16 +204,24 @@ static sl_type *leaf_type(rnode *n, const char **why)
 static int build_node(sl_parquet_file *f, int k, int *at, int depth, int def,
 		      sl_err *err)
 {
-	rnode *n = &f->nodes[k];
-	const pq_schema_el *e = &f->m.schema[*at];
+	rnode *n;
+	const pq_schema_el *e;
 	int i;
+	/* nested counts can claim more elements than the footer has, though
+	 * each one fits what follows it (fuzz_parquet: a write past the
+	 * nodes); node k is element *at, so this bounds both */
+	if (*at >= f->m.nschema || k >= f->m.nschema)
+		return ferr(f, err, "schema tree runs past its %d elements",
+			    f->m.nschema);
+	n = &f->nodes[k];
+	e = &f->m.schema[*at];
 	n->el = e;
 	n->leaf = -1;
 	/* a footer without the (required) name field reads as "": found by
 	 * tests/fuzz/fuzz_parquet.c (strndup of NULL) */
 	n->name = e->name.p != NULL
-			  ? strndup((const char *)e->name.p, e->name.len)
-			  : strdup("");
+		      ? strndup((const char *)e->name.p, e->name.len)
+		      : strdup("");
 	if (n->name == NULL)
 		return sl_err_nomem(err);
 	(*at)++;
@@ -549,6 +557,7 @@ typedef struct rd {
 	sl_col *col;
 	uint8_t *defs;
 	int64_t nrows, done;
+	int64_t cap; /* rows col and defs have room for (rd_room) */
 	/* dictionary: physical values */
 	void *dict;
 	int64_t ndict;
@@ -1075,6 +1084,47 @@ static int dict_page(rd *r, const pq_page_header *h, const uint8_t *src,
 			    r->dict, err);
 }
 
+/* Room for rows [0, upto) in r->col and r->defs.  They grow with the
+ * pages (doubling, never past the row group's count): the footer's row
+ * count is only a claim, so nothing proportional to it is allocated
+ * before pages back it up (a 2 KB file claiming 800 million rows asked
+ * for 6 GB at once; fuzz_parquet). */
+static int rd_room(rd *r, int64_t upto, sl_err *err)
+{
+	sl_col *c = r->col;
+	size_t w = (size_t)sl_type_width(c->type);
+	int64_t cap = r->cap > 0 ? r->cap : 4096;
+	void *d;
+	uint8_t *lv;
+	if (upto <= r->cap)
+		return 0;
+	while (cap < upto)
+		cap *= 2;
+	if (cap > r->nrows)
+		cap = r->nrows;
+	if ((d = realloc(c->data, (size_t)cap * w + 1)) == NULL)
+		return sl_err_nomem(err);
+	c->data = d;
+	if (c->type->kind == SL_STRING || c->type->kind == SL_BINARY)
+		memset((char *)d + (size_t)r->cap * w, 0,
+		       (size_t)(cap - r->cap) * w); /* as sl_col_new */
+	if (c->nulls != NULL) {
+		size_t ob = (size_t)(r->cap + 7) / 8 + 1;
+		size_t nb = (size_t)(cap + 7) / 8 + 1;
+		uint8_t *nl = realloc(c->nulls, nb);
+		if (nl == NULL)
+			return sl_err_nomem(err);
+		memset(nl + ob, 0, nb - ob);
+		c->nulls = nl;
+	}
+	if ((lv = realloc(r->defs, (size_t)cap + 1)) == NULL)
+		return sl_err_nomem(err);
+	r->defs = lv;
+	r->cap = cap;
+	c->len = cap;
+	return 0;
+}
+
 static int data_page(rd *r, const pq_page_header *h, const uint8_t *src,
 		     sl_err *err)
 {
@@ -1088,6 +1138,8 @@ static int data_page(rd *r, const pq_page_header *h, const uint8_t *src,
 			    "column '%s' has more values than the row group's "
 			    "%lld rows",
 			    r->cname, (long long)r->nrows);
+	if ((rc = rd_room(r, r->done + num, err)) != 0)
+		return rc;
 	if (h->type == PQ_DATA_PAGE) {
 		bool keep = str && (h->encoding == PQ_PLAIN ||
 				    h->encoding == PQ_DELTA_LENGTH_BYTE_ARRAY);
@@ -1264,16 +1316,18 @@ static int read_leaf(sl_parquet_file *f, int g, int k, int64_t nrows,
 			    "column '%s' is %s in its chunk, %s in the schema",
 			    n->name, ptype_name(cc->meta.type),
 			    ptype_name(n->el->type));
-	r.col = sl_col_new_raw(n->type, nrows);
-	r.defs = malloc((size_t)nrows + 1);
+	/* no rows yet: rd_room makes room as the pages come; not zeroed:
+	 * every row is written (a value or a null) before the column is
+	 * handed out */
+	r.col = sl_col_new_raw(n->type, 0);
+	r.defs = malloc(1);
 	if (r.col == NULL || r.defs == NULL) {
 		rc = sl_err_nomem(err);
 		goto out;
 	}
-	/* not zeroed: every row is written (a value or a null) before the
-	 * column is handed out, and nothing proportional to the footer's
-	 * claimed row count is touched before the pages back it up */
 	rc = read_pages(&r, err);
+	if (rc == 0)
+		r.col->len = nrows;
 out:
 	free(r.dict);
 	free(r.page);
@@ -1452,6 +1506,13 @@ static bool ignore_corrupt(const sl_options *opts, int rc)
 sl_batch *sl_parquet_read_file(const char *path, sl_type *schema,
 			       const sl_options *opts, sl_err *err)
 {
+	return sl_parquet_read_file_bad(path, schema, opts, NULL, err);
+}
+
+sl_batch *sl_parquet_read_file_bad(const char *path, sl_type *schema,
+				   const sl_options *opts,
+				   const sl_format_bad *bad, sl_err *err)
+{
 	sl_err mine;
 	sl_parquet_file *f;
 	sl_batch *b = NULL;
@@ -1463,6 +1524,7 @@ sl_batch *sl_parquet_read_file(const char *path, sl_type *schema,
 		sl_parquet_file_free(f);
 	}
 	if (b == NULL && schema != NULL && ignore_corrupt(opts, err->code)) {
+		sl_format_bad_report(bad, path, 0, "corrupt_file", err->msg);
 		b = sl_batch_empty(schema);
 		if (b == NULL)
 			sl_err_nomem(err);

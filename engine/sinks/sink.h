@@ -61,6 +61,10 @@ struct sl_sink_ops {
 	/* Optional: called by sl_sink_prepare with the output schema at
 	 * query start (the file sink checks partitionBy against it). */
 	int (*prepare)(sl_sink *s, sl_type *schema, sl_err *err);
+	/* It ignores the rows (noop): the driver keeps only their count, so
+	 * a batch of any size costs no more memory than its largest chunk
+	 * (add_batch gets an empty batch of the plan's schema). */
+	bool discards;
 };
 
 struct sl_sink {

@@ -40,7 +40,13 @@
  * failed unlink is retried after the next batch, never an error.  The log
  * stays bounded in files (at most minBatchesToRetain + compactInterval + 1);
  * its bytes still grow with the batches, as Spark's, because every compact
- * holds every entry so far.
+ * holds every entry so far: ~200 bytes per part file (the file's URI,
+ * size, mtime and Spark's fixed fields), so after 10,000 batches with rows
+ * the latest compact alone is ~2 MB, and the ~11 compacts the rule keeps
+ * ~20 MB.  Spark's format cannot do better; what bounds the bytes is
+ * Spark's sink option retention (a TTL, e.g. "1h"): a compact leaves out
+ * the files older than that (FileStreamSinkLog.shouldRetain; readers no
+ * longer see them), so the log holds the files of one retention period.
  * Deviation: Spark deletes a file only when its modification time is older
  * than fileSink.log.cleanupDelay (10 minutes of wall clock, for S3's
  * eventual consistency).  The engine never reads the wall clock (tests run
@@ -89,6 +95,7 @@ typedef struct filesink {
 	bool deletion;        /* fileSink.log.deletion */
 	char **pcols;         /* partitionBy columns (npcols; none: 0) */
 	int npcols;
+	int64_t retention_ms; /* option retention; -1: keep every entry */
 } filesink;
 
 static int io_err(sl_err *err, const char *what, const char *path)
@@ -246,7 +253,8 @@ static bool is_compact(const filesink *f, int64_t id)
 
 /* A compaction batch's entry starts with every earlier one since the
  * latest compact (its lines and those of the plain entries after it, in
- * order; Spark's sink log only adds, so nothing is dropped). */
+ * order; Spark's sink log only adds, so nothing is dropped but what the
+ * retention option drops, see retain_recent). */
 static int add_earlier(filesink *f, int64_t upto, sl_buf *log, sl_err *err)
 {
 	int64_t c = f->last_compact, k; /* < upto: upto is not logged yet */
@@ -272,6 +280,62 @@ static int add_earlier(filesink *f, int64_t upto, sl_buf *log, sl_err *err)
 		free(data);
 	}
 	return sl_buf_failed(log) ? sl_err_nomem(err) : 0;
+}
+
+/* The "modificationTime" of a log line, or -1. */
+static int64_t line_mtime(const char *p, const char *e)
+{
+	static const char key[] = "\"modificationTime\":";
+	const char *k = memmem(p, (size_t)(e - p), key, sizeof key - 1);
+	int64_t v = 0;
+	if (k == NULL)
+		return -1;
+	for (k += sizeof key - 1; k < e && *k >= '0' && *k <= '9'; k++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (*k - '0');
+	}
+	return v;
+}
+
+/* Option retention (Spark's FileStreamSinkLog.shouldRetain, applied when a
+ * compact is written): the lines of log from byte `from` on whose file is
+ * older than retention_ms are dropped.  Spark compares with the wall
+ * clock; the engine reads no wall clock, so "now" is the newest
+ * modificationTime among the compact's entries and `own` (the batch's own
+ * line, may be empty): the time of the latest part file written, never
+ * later than Spark's now, so this keeps at least what Spark keeps. */
+static void retain_recent(const filesink *f, sl_buf *log, size_t from,
+			  const sl_buf *own)
+{
+	int64_t now = -1, t;
+	const char *p, *e = log->p + log->len, *nl;
+	size_t w = from;
+	if (f->retention_ms < 0 || log->len <= from)
+		return;
+	for (p = log->p + from; p < e; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(e - p));
+		if (nl == NULL)
+			nl = e - 1;
+		if ((t = line_mtime(p, nl)) > now)
+			now = t;
+	}
+	if (own->len > 0 && (t = line_mtime(own->p, own->p + own->len)) > now)
+		now = t;
+	for (p = log->p + from; p < e; p = nl + 1) {
+		size_t n;
+		nl = memchr(p, '\n', (size_t)(e - p));
+		if (nl == NULL)
+			nl = e - 1;
+		n = (size_t)(nl + 1 - p);
+		t = line_mtime(p, nl);
+		if (t >= 0 && now - t > f->retention_ms)
+			continue;
+		memmove(log->p + w, p, n);
+		w += n;
+	}
+	log->len = w;
+	log->p[w] = '\0';
 }
 
 /* Spark's deleteExpiredLog after batch `current` is durable: the log
@@ -305,7 +369,7 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 {
 	filesink *f = s->impl;
 	char *entry = NULL;
-	sl_buf log;
+	sl_buf log, own;
 	int rc = 0;
 	*skipped = false;
 	if (batch_id <= f->last_id) {
@@ -313,12 +377,18 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 		return 0;
 	}
 	sl_buf_init(&log);
+	sl_buf_init(&own);
 	sl_buf_adds(&log, "v1\n");
-	if (is_compact(f, batch_id))
+	if (data != NULL && data->nrows > 0)
+		rc = write_part(f, batch_id, data, &own, s->crash, err);
+	if (rc == 0 && is_compact(f, batch_id)) {
 		rc = add_earlier(f, batch_id, &log, err);
-	if (rc == 0 && data != NULL && data->nrows > 0)
-		rc = write_part(f, batch_id, data, &log, s->crash, err);
-	if (rc == 0 && sl_buf_failed(&log))
+		if (rc == 0 && !sl_buf_failed(&log))
+			retain_recent(f, &log, 3, &own);
+	}
+	if (rc == 0)
+		sl_buf_add(&log, own.p, own.len);
+	if (rc == 0 && (sl_buf_failed(&log) || sl_buf_failed(&own)))
 		rc = sl_err_nomem(err);
 	/* "mid-sink" with no part file: the process dies before the log */
 	if (rc == 0)
@@ -342,6 +412,7 @@ static int file_add(sl_sink *s, int64_t batch_id, sl_batch *data, bool *skipped,
 		delete_expired(f, batch_id);
 	free(entry);
 	sl_buf_release(&log);
+	sl_buf_release(&own);
 	return rc;
 }
 
@@ -407,6 +478,53 @@ static int open_dirs(filesink *f, const char *path, sl_err *err)
 	return latest_logged(f->meta, &f->last_id, &f->last_compact, err);
 }
 
+/* Spark's Utils.timeStringAsMs: an integer with an optional unit us, ms
+ * (the default), s, m or min, h, d. */
+static int parse_retention(const char *v, int64_t *ms, sl_err *err)
+{
+	static const struct {
+		const char *unit;
+		int64_t us;
+	} units[] = { { "us", 1 },
+		      { "ms", 1000 },
+		      { "s", 1000000 },
+		      { "m", 60000000 },
+		      { "min", 60000000 },
+		      { "h", INT64_C(3600000000) },
+		      { "d", INT64_C(86400000000) } };
+	const char *p = v;
+	int64_t n = 0, mul = 1000;
+	size_t k;
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (INT64_MAX - 9) / 10)
+			goto bad;
+		n = n * 10 + (*p - '0');
+	}
+	if (*p != '\0' && *p != ' ') {
+		for (k = 0; k < sizeof units / sizeof units[0]; k++)
+			if (strcasecmp(p, units[k].unit) == 0)
+				break;
+		if (k == sizeof units / sizeof units[0])
+			goto bad;
+		mul = units[k].us;
+	}
+	if (n > INT64_MAX / mul)
+		goto bad;
+	*ms = n * mul / 1000;
+	return 0;
+bad:
+	return sl_err_set(err, SL_EINVAL,
+			  "file sink: option 'retention': Time must be "
+			  "specified as seconds (s), milliseconds (ms), "
+			  "microseconds (us), minutes (m or min), hour (h), or "
+			  "day (d). E.g. 50s, 100ms, or 250us. Got '%s'",
+			  v);
+}
+
 sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 			  sl_outmode mode, const char *query_id,
 			  int compact_interval, int min_retain,
@@ -435,6 +553,13 @@ sl_sink *sl_sink_file_new(const char *format, const sl_options *opts,
 	}
 	sl_options_init(&f->opts);
 	f->interval = compact_interval;
+	f->retention_ms = -1;
+	if (sl_options_get(opts, "retention") != NULL &&
+	    parse_retention(sl_options_get(opts, "retention"), &f->retention_ms,
+			    err) != 0) {
+		free(f);
+		return NULL;
+	}
 	f->retain = min_retain < 1 ? 1 : min_retain;
 	f->deletion = log_deletion;
 	f->ext = strcasecmp(format, "csv") == 0       ? "csv"

@@ -29,6 +29,7 @@ static const struct sl_sink_ops noop_ops = {
 	.describe = noop_describe,
 	.close = NULL,
 	.in_process = true,
+	.discards = true,
 };
 
 sl_sink *sl_sink_noop_new(sl_outmode mode, sl_err *err)

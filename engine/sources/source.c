@@ -25,6 +25,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/feed.h"
 #include "core/fsutil.h"
 #include "formats/fileformat.h"
 #include "formats/partition.h"
@@ -523,7 +524,72 @@ sl_source *sl_source_open(const sl_source_desc *d, sl_clock *clock,
 			   d->format);
 		return NULL;
 	}
-	return f->open(d, clock, metadir, err);
+	sl_source *s = f->open(d, clock, metadir, err);
+	if (s != NULL) {
+		s->clock = clock;
+		s->batch_id = -1;
+	}
+	return s;
+}
+
+/* ---- bad records ---- */
+
+void sl_source_bad_report(sl_source *s, const char *file, int64_t line,
+			  const char *reason, const char *why)
+{
+	sl_buf t, j;
+	if (s->feed == NULL || !sl_feed_wants(s->feed, SL_EV_BAD_RECORD))
+		return;
+	if (s->bad_seen++ >= SL_FEED_ROWS_PER_BATCH)
+		return; /* counted by sl_source_bad_end */
+	sl_buf_init(&t);
+	sl_buf_init(&j);
+	sl_buf_adds(&t, file);
+	if (line > 0)
+		sl_buf_printf(&t, ":%lld", (long long)line);
+	sl_buf_printf(&t, ": %s: %s", reason, why);
+	sl_buf_printf(&j, "{\"reason\":\"%s\",\"file\":", reason);
+	sl_buf_json_str(&j, file, strlen(file));
+	sl_buf_printf(&j, ",\"line\":%lld,\"count\":1,\"batchId\":%lld}",
+		      (long long)line, (long long)s->batch_id);
+	if (!sl_buf_failed(&t) && !sl_buf_failed(&j))
+		sl_feed_add(s->feed, SL_EV_BAD_RECORD, s->batch_id,
+			    s->clock ? sl_clock_now(s->clock) : 0,
+			    sl_buf_cstr(&t), sl_buf_cstr(&j));
+	sl_buf_release(&t);
+	sl_buf_release(&j);
+}
+
+static void bad_fn(void *ctx, const char *file, int64_t line,
+		   const char *reason, const char *why)
+{
+	sl_source_bad_report(ctx, file, line, reason, why);
+}
+
+sl_format_bad sl_source_bad(sl_source *s)
+{
+	return (sl_format_bad){ bad_fn, s };
+}
+
+void sl_source_bad_begin(sl_source *s, int64_t batch_id)
+{
+	s->batch_id = batch_id;
+	s->bad_seen = 0;
+}
+
+void sl_source_bad_end(sl_source *s)
+{
+	char t[96], j[96];
+	int64_t more = s->bad_seen - SL_FEED_ROWS_PER_BATCH;
+	if (more <= 0 || s->feed == NULL)
+		return;
+	snprintf(t, sizeof t, "%lld more bad records in this batch, not listed",
+		 (long long)more);
+	snprintf(j, sizeof j,
+		 "{\"reason\":\"more\",\"count\":%lld,\"batchId\":%lld}",
+		 (long long)more, (long long)s->batch_id);
+	sl_feed_add(s->feed, SL_EV_BAD_RECORD, s->batch_id,
+		    s->clock ? sl_clock_now(s->clock) : 0, t, j);
 }
 
 void sl_source_close(sl_source *s)

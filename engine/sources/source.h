@@ -37,6 +37,7 @@
 #include "core/err.h"
 #include "core/options.h"
 #include "core/type.h"
+#include "formats/badrec.h"
 
 typedef struct sl_source sl_source;
 typedef struct sl_memstream sl_memstream;
@@ -52,7 +53,11 @@ struct sl_source_ops {
 	int (*limit)(sl_source *s, const char *start, const char *latest,
 		     char **end, sl_err *err);
 	/* Rows in (start, end], appended to out as one or more batches of the
-	 * source schema. */
+	 * source schema.  out is usually a pipe (core/batch.h): each batch
+	 * added goes straight to the operators, so a source that appends in
+	 * chunks (rate and kafka: 65,536 rows; file: a file) keeps a batch's
+	 * memory to one chunk.  An add that fails ends the read with an
+	 * error (the driver reports the pipe's own). */
 	int (*read)(sl_source *s, const char *start, const char *end,
 		    sl_batch_list *out, sl_err *err);
 	/* Everything up to end is committed (may be discarded). */
@@ -86,7 +91,29 @@ struct sl_source {
 	 * librdkafka logs, data loss, brokers unavailable) add SL_EV_LOG
 	 * events to it. */
 	struct sl_feed *feed;
+	/* Set by the driver before each read: the batch being read (-1
+	 * before the first), so the source's events name it. */
+	int64_t batch_id;
+	sl_clock *clock;  /* the query clock (borrowed; sl_source_open) */
+	int64_t bad_seen; /* bad records reported in the current read */
 };
+
+/* ---- bad records (SL_EV_BAD_RECORD) ---- */
+/* A reporter (formats/badrec.h) that turns every bad record the source's
+ * reader meets into an SL_EV_BAD_RECORD event of batch s->batch_id on
+ * s->feed: text "FILE:LINE: REASON: WHY" (no ":LINE" for line 0), json
+ * {"reason":"utf8","file":"..","line":3,"count":1,"batchId":B}.  At most
+ * SL_FEED_ROWS_PER_BATCH are listed per read; sl_source_bad_end then adds
+ * one event {"reason":"more","count":N,"batchId":B} for the rest, so a count of the
+ * events' "count" members is the number of bad records.  Nothing when the
+ * feed is NULL or its detail is off. */
+sl_format_bad sl_source_bad(sl_source *s);
+void sl_source_bad_report(sl_source *s, const char *file, int64_t line,
+			  const char *reason, const char *why);
+/* Before a read (the driver): sets batch_id, the count starts over. */
+void sl_source_bad_begin(sl_source *s, int64_t batch_id);
+/* After a read (the driver): the summary event, if any were not listed. */
+void sl_source_bad_end(sl_source *s);
 
 /* ---- descriptions (what a DataStreamReader builds) ---- */
 typedef struct sl_source_desc sl_source_desc;

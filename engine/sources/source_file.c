@@ -606,12 +606,13 @@ static int log_load(fsrc *fs, sl_err *err)
 		errno = 0;
 		id = strtoll(e->d_name, &end, 10);
 		if (errno == ERANGE || id >= n) {
-			rc = sl_err_set(err, SL_ECHECKPOINT,
-					"file source log '%s/%s': not an entry id "
-					"(the log has %lld files, so its ids run "
-					"0..%lld)",
-					fs->metadir, e->d_name, (long long)n,
-					(long long)n - 1);
+			rc = sl_err_set(
+			    err, SL_ECHECKPOINT,
+			    "file source log '%s/%s': not an entry id "
+			    "(the log has %lld files, so its ids run "
+			    "0..%lld)",
+			    fs->metadir, e->d_name, (long long)n,
+			    (long long)n - 1);
 			break;
 		}
 		if (groups_reserve(fs, id) != 0) {
@@ -724,6 +725,7 @@ static int read_group(sl_source *s, int64_t id, sl_batch_list *out, sl_err *err)
 {
 	fsrc *fs = s->impl;
 	const fgroup *g = &fs->groups[id];
+	sl_format_bad bad = sl_source_bad(s);
 	for (int i = 0; i < g->n; i++) {
 		struct stat st;
 		sl_batch *b;
@@ -736,8 +738,9 @@ static int read_group(sl_source *s, int64_t id, sl_batch_list *out, sl_err *err)
 		{
 			sl_type *rs = sl_part_file_schema(
 			    fs->parts, g->f[i].path, s->schema, err);
-			b = rs ? sl_format_read_file(fs->format, g->f[i].path,
-						     rs, &fs->opts, err)
+			b = rs ? sl_format_read_file_bad(fs->format,
+							 g->f[i].path, rs,
+							 &fs->opts, &bad, err)
 			       : NULL;
 			sl_type_free(rs);
 		}

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -39,6 +40,8 @@
 #include "sources/source_int.h"
 #include "core/timeutil.h"
 #include "formats/fileformat.h"
+
+#define SOCK_CHUNK 65536 /* lines per batch handed to the operators */
 
 typedef struct sock {
 	char *host, *port;
@@ -346,10 +349,27 @@ static int sock_read(sl_source *s, const char *start, const char *end,
 	}
 	if (b == a)
 		return 0;
-	bt = lines_batch(s, a + 1 - k->base, b - a, err);
-	if (bt == NULL)
-		return err ? err->code : SL_ENOMEM;
-	return sl_batch_list_add(out, bt) == 0 ? 0 : sl_err_nomem(err);
+	for (int64_t i = a + 1; i <= b; i++)
+		if (k->null[i - k->base]) {
+			char file[600], why[64];
+			snprintf(file, sizeof file, "socket %s:%s", k->host,
+				 k->port);
+			snprintf(why, sizeof why,
+				 "line longer than maxLineBytes (%zu)",
+				 k->max_line);
+			sl_source_bad_report(s, file, i + 1, "too_long", why);
+		}
+	/* chunks of SOCK_CHUNK lines: a batch's copy of the lines never
+	 * lives whole (the driver's pipe, core/batch.h) */
+	for (int64_t i = a + 1; i <= b; i += SOCK_CHUNK) {
+		int64_t n = b + 1 - i < SOCK_CHUNK ? b + 1 - i : SOCK_CHUNK;
+		bt = lines_batch(s, i - k->base, n, err);
+		if (bt == NULL)
+			return err ? err->code : SL_ENOMEM;
+		if (sl_batch_list_add(out, bt) != 0)
+			return sl_err_nomem(err);
+	}
+	return 0;
 }
 
 /* Drop lines up to end: the socket cannot give them back anyway. */

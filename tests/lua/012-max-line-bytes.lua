@@ -117,6 +117,9 @@ if os.execute("command -v python3 >/dev/null 2>&1") then
   srv:close()
   T.is(table.concat(got, ","), "before,<null>,after", "socket: the 50 MB line reads as one null value")
   T.ok(peak - before < 20 * 1024, ("socket: RSS grew %d kB (the line is 51200 kB)"):format(peak - before))
+  local br = q:badRecords()
+  T.is(#br == 1 and { br[1].reason, br[1].file, br[1].line } or br,
+    { "too_long", "socket 127.0.0.1:" .. port, 2 }, "socket: the long line is a too_long bad record (line 2)")
 else
   T.diag("no python3: socket part skipped")
 end

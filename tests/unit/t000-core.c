@@ -2,13 +2,15 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/batch.h"
 #include "tap.h"
 #include "core/timeutil.h"
 #include "core/type.h"
+#include "core/utf8.h"
+#include "formats/badrec.h"
 
 static const char *ddl_of(const char *src)
 {
@@ -328,8 +330,68 @@ static void test_show(void)
 	sl_type_free(t);
 }
 
+/* Repairs s as the readers do, "?" for each U+FFFD; *nrep reports. */
+static int nrep;
+static void count_rep(void *ctx, const char *file, int64_t line,
+		      const char *reason, const char *why)
+{
+	(void)ctx;
+	(void)file;
+	(void)why;
+	nrep += strcmp(reason, "utf8") == 0 ? (int)line * 100 + 1 : 0;
+}
+
+static const char *repaired(const char *s)
+{
+	static char out[256];
+	sl_arena *a = sl_arena_new();
+	const char *d = s;
+	size_t n = strlen(s), k, o = 0;
+	sl_format_bad bad = { count_rep, NULL };
+	nrep = 0;
+	if (sl_format_utf8_repair("x", a, &d, &n, &bad, NULL) != 0)
+		snprintf(out, sizeof out, "ERR");
+	else {
+		for (k = 0; k < n && o + 1 < sizeof out; k++) {
+			if (k + 2 < n && memcmp(d + k, "\xef\xbf\xbd", 3) == 0) {
+				out[o++] = '?';
+				k += 2;
+			} else {
+				out[o++] = d[k];
+			}
+		}
+		out[o] = '\0';
+	}
+	sl_arena_free(a);
+	return out;
+}
+
+/* Unicode 15, 3.9 Table 3-8 and the W3C examples: one U+FFFD per maximal
+ * subpart, as Java's decoder gives them. */
+static void test_utf8(void)
+{
+	size_t bad = 0;
+	is_int((long long)sl_utf8_valid("\xc3\xa9", 2, &bad), 2, "utf8: e-acute is 2 bytes");
+	is_int((long long)sl_utf8_valid("\xf0\x9f\x98\x80", 4, &bad), 4, "utf8: an emoji is 4");
+	is_int((long long)sl_utf8_valid("\xe2\x82", 2, &bad), 0, "utf8: cut short is ill-formed");
+	is_int((long long)bad, 2, "utf8: its maximal subpart is both bytes");
+	is_int((long long)sl_utf8_valid("\xc0\xaf", 2, &bad), 0, "utf8: C0 never starts a character");
+	is_int((long long)bad, 1, "utf8: C0 alone");
+	is_int((long long)sl_utf8_check("abcdefghij\xffk", 12), 10, "utf8: check finds the first bad byte past 8-byte words");
+	is_int((long long)sl_utf8_check("abc\xc3\xa9", 5), 5, "utf8: check: all well-formed");
+	is_str(repaired("\x61\xf1\x80\x80\xe1\x80\xc2\x62\x80\x63\x80\xbf\x64"),
+	       "a???b?c??d", "utf8: Table 3-8's example");
+	is_str(repaired("\xed\xa0\x80|\xf4\x90\x80\x80|\xe0\x80\xaf|\xf0\x80\x80\xaf"),
+	       "???|????|???|????", "utf8: surrogate, past U+10FFFF, overlong: one per byte");
+	is_str(repaired("ok\xc3\xa9"), "ok\xc3\xa9", "utf8: well-formed text is left as is");
+	is_int(nrep, 0, "utf8: and not reported");
+	is_str(repaired("a\n\xff\xfe\nb\n\x80"), "a\n??\nb\n?", "utf8: over lines");
+	is_int(nrep, 201 + 401, "utf8: one report per line (lines 2 and 4)");
+}
+
 int main(void)
 {
+	test_utf8();
 	test_ddl();
 	test_tree();
 	test_double();

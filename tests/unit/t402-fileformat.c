@@ -118,16 +118,30 @@ static void test_list(void)
 			 "\"blockSize\":1,\"action\":\"add\"}\n"
 			 "{\"path\":\"file:%s/sink/part-1.json\",\"action\":\"add\"}\n",
 			 root, root);
+		/* a compact holds the entries before it (the reader, as
+		 * Spark's allFiles, starts at the latest compact) */
 		snprintf(log1, sizeof log1,
-			 "v1\n{\"path\":\"%s/sink/part-2.json\",\"action\":\"add\"}\n"
+			 "v1\n{\"path\":\"file:%s/sink/part-1.json\",\"action\":\"add\"}\n"
+			 "{\"path\":\"%s/sink/part-2.json\",\"action\":\"add\"}\n"
 			 "{\"path\":\"%s/sink/part-0.json\",\"action\":\"delete\"}\n",
-			 root, root);
+			 root, root, root);
 		put("sink/_spark_metadata/0", log0);
 		put("sink/_spark_metadata/1.compact", log1);
 		put("sink/_spark_metadata/.1.tmp", "garbage");
 	}
 	is_str(ls("sink", &err), "sink/part-1.json sink/part-2.json",
 	       "_spark_metadata: adds minus deletes, orphan files invisible");
+	{
+		/* a compact that left part-1 out (the sink's retention
+		 * option): the plain entry before it is not read */
+		char log1[600];
+		snprintf(log1, sizeof log1,
+			 "v1\n{\"path\":\"%s/sink/part-2.json\",\"action\":\"add\"}\n",
+			 root);
+		put("sink/_spark_metadata/1.compact", log1);
+	}
+	is_str(ls("sink", &err), "sink/part-2.json",
+	       "_spark_metadata: the latest compact and what follows, as Spark's allFiles");
 	put("sink/_spark_metadata/2", "v7\n");
 	is_str(strncmp(ls("sink", &err), "ERR file sink log", 17) == 0 ? "ok" : ls("sink", &err),
 	       "ok", "unsupported log version is an error");
