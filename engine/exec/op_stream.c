@@ -606,7 +606,8 @@ static sl_batch *update_rows(sl_op *op, int64_t n, sl_err *err)
 		e[m].klen = (size_t)(st->koff[g + 1] - st->koff[g]);
 		e[m++].g = g;
 	}
-	qsort(e, (size_t)m, sizeof *e, sl_sagg_kent_cmp);
+	if (m > 0)
+		qsort(e, (size_t)m, sizeof *e, sl_sagg_kent_cmp);
 	for (g = 0; g < m; g++)
 		idx[g] = e[g].g;
 	all = sl_op_agg_output(op->plan, st->kc, sl_op_agg_states(st->part), n,
@@ -718,7 +719,8 @@ static sl_batch *complete_rows(sl_op *op, sl_err *err)
 		sl_err_nomem(err);
 		return NULL;
 	}
-	qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
+	if (l.n > 0) /* an empty store: l.e is NULL, which qsort may not get */
+		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
 	o = sl_sagg_decode_rows(op, l.e, l.n, err);
 	free(l.e);
 	return o;
