@@ -29,12 +29,13 @@ static int64_t line_at(const char *data, size_t off, size_t *from,
 	return *line;
 }
 
-int sl_format_utf8_repair(const char *name, sl_arena *arena, const char **data,
-			  size_t *len, const sl_format_bad *bad, sl_err *err)
+int sl_format_utf8_repair(const char *name, int64_t line0, sl_arena *arena,
+			  const char **data, size_t *len,
+			  const sl_format_bad *bad, sl_err *err)
 {
 	const char *s = *data;
 	size_t n = *len, first = sl_utf8_check(s, n), i, out, l, sub, from = 0;
-	int64_t line = 1, last = 0;
+	int64_t line = 1 + line0, last = 0;
 	char *copy, why[96];
 	if (first == n)
 		return 0;

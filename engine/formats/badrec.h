@@ -45,7 +45,8 @@ void sl_format_bad_report(const sl_format_bad *bad, const char *file,
  * (before the parse, so these reports come ahead of the file's other
  * ones).  Well-formed text (the common case: one pass, ASCII 8 bytes at a
  * time) is left where it is.  Returns 0 or SL_ENOMEM. */
-int sl_format_utf8_repair(const char *name, sl_arena *arena, const char **data,
-			  size_t *len, const sl_format_bad *bad, sl_err *err);
+int sl_format_utf8_repair(const char *name, int64_t line0, sl_arena *arena,
+			  const char **data, size_t *len,
+			  const sl_format_bad *bad, sl_err *err);
 
 #endif

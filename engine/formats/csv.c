@@ -778,6 +778,15 @@ sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 		      size_t len, sl_type *schema, const sl_options *opts,
 		      const sl_format_bad *bad, sl_err *err)
 {
+	return sl_csv_read_at(name, 0, arena, data, len, schema, opts, bad,
+			      err);
+}
+
+sl_batch *sl_csv_read_at(const char *name, int64_t line0, sl_arena *arena,
+			 const char *data, size_t len, sl_type *schema,
+			 const sl_options *opts, const sl_format_bad *bad,
+			 sl_err *err)
+{
 	cread r;
 	csvtok t;
 	int64_t cap, nrows = 0;
@@ -795,6 +804,7 @@ sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 	r.ts_skip = r.o.nulln != 19 && r.o.sep != '\0' &&
 		    strchr("0123456789-: T", r.o.sep) == NULL;
 	tok_init(&t, &r.o, arena, data, len);
+	t.line += line0;
 	cap = sl_format_count_lines(data, len);
 	r.cols = calloc((size_t)nf + 1, sizeof *r.cols);
 	r.map = calloc((size_t)nf + 1, sizeof *r.map);

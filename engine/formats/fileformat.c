@@ -421,12 +421,13 @@ sl_type *sl_format_infer(const char *format, char *const *files, int nfiles,
  * than maxLineBytes (checked where the line is found, no extra pass) is
  * malformed, reason too_long: PERMISSIVE gives a null value (text has no
  * corrupt-record column), DROPMALFORMED drops it, FAILFAST fails. */
-static sl_batch *text_read(const char *name, sl_arena *arena, const char *data,
-			   size_t len, sl_type *schema, const sl_options *opts,
-			   const sl_format_bad *bad, sl_err *err)
+static sl_batch *text_read(const char *name, int64_t line0, sl_arena *arena,
+			   const char *data, size_t len, sl_type *schema,
+			   const sl_options *opts, const sl_format_bad *bad,
+			   sl_err *err)
 {
 	const char *p = data, *e = data + len, *nl, *le;
-	int64_t n = 0, cap = 1, lineno = 0;
+	int64_t n = 0, cap = 1, lineno = line0;
 	sl_format_mode mode;
 	size_t max;
 	sl_col *c, *cols[1];
@@ -488,10 +489,12 @@ static sl_batch *text_read(const char *name, sl_arena *arena, const char *data,
 	return b;
 }
 
+/* data (NUL-terminated, in arena) starts after line0 lines of name */
 static sl_batch *read_arena(const char *format, const char *name,
-			    sl_arena *arena, const char *data, size_t len,
-			    sl_type *schema, const sl_options *opts,
-			    const sl_format_bad *bad, sl_err *err)
+			    int64_t line0, sl_arena *arena, const char *data,
+			    size_t len, sl_type *schema,
+			    const sl_options *opts, const sl_format_bad *bad,
+			    sl_err *err)
 {
 	sl_batch *b;
 	if (!sl_format_known(format)) {
@@ -499,7 +502,8 @@ static sl_batch *read_arena(const char *format, const char *name,
 			   format ? format : "(null)");
 		return NULL;
 	}
-	if (sl_format_utf8_repair(name, arena, &data, &len, bad, err) != 0)
+	if (sl_format_utf8_repair(name, line0, arena, &data, &len, bad, err) !=
+	    0)
 		return NULL;
 	if (is_fmt(format, "text")) {
 		sl_type *own = NULL;
@@ -512,7 +516,8 @@ static sl_batch *read_arena(const char *format, const char *name,
 				   "column, and it must be of type string");
 			return NULL;
 		}
-		b = text_read(name, arena, data, len, schema, opts, bad, err);
+		b = text_read(name, line0, arena, data, len, schema, opts, bad,
+			      err);
 		sl_type_free(own);
 		return b;
 	}
@@ -523,9 +528,10 @@ static sl_batch *read_arena(const char *format, const char *name,
 		return NULL;
 	}
 	if (is_fmt(format, "json"))
-		return sl_json_read(name, arena, data, len, schema, opts, bad,
-				    err);
-	return sl_csv_read(name, arena, data, len, schema, opts, bad, err);
+		return sl_json_read_at(name, line0, arena, data, len, schema,
+				       opts, bad, err);
+	return sl_csv_read_at(name, line0, arena, data, len, schema, opts, bad,
+			      err);
 }
 
 sl_batch *sl_format_read_file(const char *format, const char *file,
@@ -551,10 +557,160 @@ sl_batch *sl_format_read_file_bad(const char *format, const char *file,
 		return NULL;
 	}
 	if (sl_format_slurp(file, a, &data, &len, err) == 0)
-		b = read_arena(format, file, a, data, len, schema, opts, bad,
+		b = read_arena(format, file, 0, a, data, len, schema, opts, bad,
 			       err);
 	sl_arena_free(a);
 	return b;
+}
+
+/* One chunk: buf[0..len) (whole lines, after line0 lines) parsed into a
+ * batch handed to emit. */
+static int chunk_emit(const char *format, const char *file, int64_t line0,
+		      const char *buf, size_t len, sl_type *schema,
+		      const sl_options *opts, const sl_format_bad *bad,
+		      int (*emit)(void *ctx, sl_batch *b, sl_err *err),
+		      void *ctx, sl_err *err)
+{
+	sl_arena *a = sl_arena_new();
+	char *copy = a ? sl_arena_alloc(a, len + 1) : NULL;
+	sl_batch *b;
+	if (copy == NULL) {
+		sl_arena_free(a);
+		return sl_err_nomem(err);
+	}
+	if (len > 0)
+		memcpy(copy, buf, len);
+	copy[len] = '\0';
+	b = read_arena(format, file, line0, a, copy, len, schema, opts, bad,
+		       err);
+	sl_arena_free(a);
+	if (b == NULL)
+		return err && err->code ? err->code : SL_EIO;
+	return emit(ctx, b, err);
+}
+
+static int whole_emit(const char *format, const char *file, sl_type *schema,
+		      const sl_options *opts, const sl_format_bad *bad,
+		      int (*emit)(void *ctx, sl_batch *b, sl_err *err),
+		      void *ctx, sl_err *err)
+{
+	sl_batch *b =
+	    sl_format_read_file_bad(format, file, schema, opts, bad, err);
+	if (b == NULL)
+		return err && err->code ? err->code : SL_EIO;
+	return emit(ctx, b, err);
+}
+
+/* Bytes a chunk may grow to before it is cut at its last whole line
+ * (fewer than max_lines lines of long records). */
+#define CHUNK_BYTES ((size_t)64 << 20)
+#define READ_BYTES ((size_t)1 << 20)
+
+int sl_format_read_file_chunks(const char *format, const char *file,
+			       sl_type *schema, const sl_options *opts,
+			       const sl_format_bad *bad, int64_t max_lines,
+			       int (*emit)(void *ctx, sl_batch *b, sl_err *err),
+			       void *ctx, sl_err *err)
+{
+	bool multi = false;
+	sl_options later;
+	const sl_options *o = opts;
+	char *buf = NULL;
+	size_t cap = 0, have = 0, scanned = 0, cut = 0;
+	int64_t lines = 0, line0 = 0;
+	bool eof = false;
+	struct stat st;
+	int fd, rc = 0;
+	if (format != NULL && is_fmt(format, "parquet"))
+		return whole_emit(format, file, schema, opts, bad, emit, ctx,
+				  err);
+	if (opts != NULL &&
+	    sl_options_bool(opts, "multiLine", false, &multi, err) != 0)
+		return SL_EINVAL;
+	if (multi || max_lines <= 0 || !sl_format_known(format) ||
+	    (!is_fmt(format, "text") && !is_fmt(format, "json") &&
+	     !is_fmt(format, "csv")))
+		return whole_emit(format, file, schema, opts, bad, emit, ctx,
+				  err);
+	/* a csv header is the file's first line: later chunks have none */
+	sl_options_init(&later);
+	if ((opts != NULL && sl_options_copy(&later, opts) < 0) ||
+	    sl_options_set(&later, "header", "false") < 0) {
+		sl_options_release(&later);
+		return sl_err_nomem(err);
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		sl_options_release(&later);
+		return sl_format_io_err(err, "read", file);
+	}
+	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			errno = EISDIR;
+		rc = sl_format_io_err(err, "read", file);
+		goto out;
+	}
+	while (rc == 0) {
+		/* cut after the max_lines-th '\n', or at the last whole line
+		 * once CHUNK_BYTES are held, or at the end of the file */
+		const char *nl;
+		while (scanned < have &&
+		       (nl = memchr(buf + scanned, '\n', have - scanned)) !=
+			   NULL) {
+			scanned = (size_t)(nl - buf) + 1;
+			cut = scanned;
+			if (++lines == max_lines)
+				break;
+		}
+		if (scanned < have && lines < max_lines)
+			scanned = have;
+		if (lines == max_lines || (cut > 0 && have >= CHUNK_BYTES) ||
+		    (eof && have > 0)) {
+			size_t n = lines == max_lines || !eof ? cut : have;
+			rc = chunk_emit(format, file, line0, buf, n, schema, o,
+					bad, emit, ctx, err);
+			o = &later;
+			line0 += lines;
+			memmove(buf, buf + n, have - n);
+			have -= n;
+			scanned = cut = 0;
+			lines = 0;
+			continue;
+		}
+		if (eof)
+			break;
+		if (cap - have < READ_BYTES) {
+			size_t nc = cap ? cap * 2 : 2 * READ_BYTES;
+			char *nb = realloc(buf, nc);
+			if (nb == NULL) {
+				rc = sl_err_nomem(err);
+				break;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		{
+			ssize_t r = read(fd, buf + have, cap - have);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				rc = sl_format_io_err(err, "read", file);
+				break;
+			}
+			if (r == 0)
+				eof = true;
+			have += (size_t)r;
+		}
+	}
+	/* an empty file: one empty batch, as the whole-file read gives */
+	if (rc == 0 && o == opts)
+		rc = chunk_emit(format, file, 0, "", 0, schema, opts, bad, emit,
+				ctx, err);
+out:
+	free(buf);
+	close(fd);
+	sl_options_release(&later);
+	return rc;
 }
 
 sl_batch *sl_format_read_buf(const char *format, const char *name,
@@ -580,7 +736,7 @@ sl_batch *sl_format_read_buf(const char *format, const char *name,
 	if (len > 0)
 		memcpy(copy, data, len);
 	copy[len] = '\0';
-	b = read_arena(format, name, a, copy, len, schema, opts, NULL, err);
+	b = read_arena(format, name, 0, a, copy, len, schema, opts, NULL, err);
 	sl_arena_free(a);
 	return b;
 }

@@ -76,6 +76,19 @@ sl_batch *sl_format_read_file(const char *format, const char *file,
 sl_batch *sl_format_read_file_bad(const char *format, const char *file,
 				  sl_type *schema, const sl_options *opts,
 				  const sl_format_bad *bad, sl_err *err);
+/* The same, a chunk at a time: json (lines), csv (multiLine=false) and text
+ * files are parsed max_lines whole lines at a time (fewer when 64 MB of
+ * lines are held), each chunk's batch handed to emit (which takes it; a
+ * nonzero return ends the read with that code).  Rows, their order and
+ * line numbers in messages are those of the whole file; a csv header is
+ * the first chunk's.  Parquet, multiLine and max_lines <= 0 read the
+ * whole file as one batch.  An empty file gives one empty batch.  Memory
+ * is one chunk, not the file.  Returns 0 or the error code. */
+int sl_format_read_file_chunks(const char *format, const char *file,
+			       sl_type *schema, const sl_options *opts,
+			       const sl_format_bad *bad, int64_t max_lines,
+			       int (*emit)(void *ctx, sl_batch *b, sl_err *err),
+			       void *ctx, sl_err *err);
 /* Parse a buffer of text (file contents, a Kafka value) the same way; name
  * is used in error messages. */
 sl_batch *sl_format_read_buf(const char *format, const char *name,
@@ -224,6 +237,16 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 sl_batch *sl_csv_read(const char *name, sl_arena *arena, const char *data,
 		      size_t len, sl_type *schema, const sl_options *opts,
 		      const sl_format_bad *bad, sl_err *err);
+/* The same for a later chunk of a file: data starts after line0 lines
+ * (error messages and bad records count lines from the file's start). */
+sl_batch *sl_json_read_at(const char *name, int64_t line0, sl_arena *arena,
+			  const char *data, size_t len, sl_type *schema,
+			  const sl_options *opts, const sl_format_bad *bad,
+			  sl_err *err);
+sl_batch *sl_csv_read_at(const char *name, int64_t line0, sl_arena *arena,
+			 const char *data, size_t len, sl_type *schema,
+			 const sl_options *opts, const sl_format_bad *bad,
+			 sl_err *err);
 
 /* Schema inference accumulators: _add once per file, then _finish gives
  * the schema (new reference) and frees the accumulator; _free drops one

@@ -656,6 +656,7 @@ typedef struct jread {
 	sl_jsonscan *scan;        /* the fast path, or NULL */
 	int64_t cap;              /* rows the columns have room for */
 	const sl_format_bad *bad; /* hears of malformed records, or NULL */
+	int64_t line0;		  /* lines before data (a file's later chunk) */
 	jp j;
 } jread;
 
@@ -717,7 +718,7 @@ static int read_lines(jread *r, const char *data, size_t len, int64_t *nrows,
 	const char *p = data, *e = data + len, *eol, *le;
 	/* the fast path scans only lines that end with '\n' */
 	const char *safe = len ? memrchr(data, '\n', len) : NULL;
-	int64_t row = 0, lineno = 0, n;
+	int64_t row = 0, lineno = r->line0, n;
 	int rc;
 	safe = safe != NULL ? safe + 1 : data;
 	for (; p < e; p = eol + 1) {
@@ -789,6 +790,15 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 		       size_t len, sl_type *schema, const sl_options *opts,
 		       const sl_format_bad *bad, sl_err *err)
 {
+	return sl_json_read_at(name, 0, arena, data, len, schema, opts, bad,
+			       err);
+}
+
+sl_batch *sl_json_read_at(const char *name, int64_t line0, sl_arena *arena,
+			  const char *data, size_t len, sl_type *schema,
+			  const sl_options *opts, const sl_format_bad *bad,
+			  sl_err *err)
+{
 	jread r;
 	int64_t cap, nrows = 0;
 	int k, nf = schema->nfields, rc;
@@ -797,6 +807,7 @@ sl_batch *sl_json_read(const char *name, sl_arena *arena, const char *data,
 	memset(&r, 0, sizeof r);
 	r.name = name;
 	r.bad = bad;
+	r.line0 = line0;
 	if (sl_format_mode_get(opts, &r.mode, err) ||
 	    sl_format_max_line_get(opts, &r.maxline, err) ||
 	    (opts != NULL &&

@@ -349,7 +349,7 @@ static const char *repaired(const char *s)
 	size_t n = strlen(s), k, o = 0;
 	sl_format_bad bad = { count_rep, NULL };
 	nrep = 0;
-	if (sl_format_utf8_repair("x", a, &d, &n, &bad, NULL) != 0)
+	if (sl_format_utf8_repair("x", 0, a, &d, &n, &bad, NULL) != 0)
 		snprintf(out, sizeof out, "ERR");
 	else {
 		for (k = 0; k < n && o + 1 < sizeof out; k++) {
