@@ -484,8 +484,122 @@ static sl_expr *timestamp_lit(struct parser *p, int start)
 	return at(sl_expr_lit_timestamp(us), start);
 }
 
-/* INTERVAL 10 MINUTES, INTERVAL '10 minutes', INTERVAL 1 HOUR 30 MINUTES:
- * a BIGINT literal of microseconds, marked (op 1) as an interval. */
+/* Spark's day-time unit-to-unit forms (IntervalUtils.fromDayTimeString,
+ * ANSI): the fields after the leading one are bounded (hour 0-23, minute
+ * and second 0-59), seconds take up to 9 fraction digits (microseconds
+ * kept).  Units: 0 day, 1 hour, 2 minute, 3 second. */
+static const struct dt_form {
+	int from, to;
+	const char *pattern;
+} dt_forms[] = {
+	{ 0, 1, "[+|-]d h" },	    { 0, 2, "[+|-]d h:m" },
+	{ 0, 3, "[+|-]d h:m:s.n" }, { 1, 2, "[+|-]h:m" },
+	{ 1, 3, "[+|-]h:m:s.n" },   { 2, 3, "[+|-]m:s.n" },
+};
+
+static const char *const dt_units[] = { "DAY", "HOUR", "MINUTE", "SECOND" };
+
+static int dt_unit(const struct tok *t)
+{
+	size_t n;
+	if (t->kind != T_IDENT)
+		return -1;
+	n = strlen(t->text);
+	for (int k = 0; k < 4; k++) {
+		size_t u = strlen(dt_units[k]);
+		if ((n == u || (n == u + 1 && (t->text[u] | 0x20) == 's')) &&
+		    strncasecmp(t->text, dt_units[k], u) == 0)
+			return k;
+	}
+	return -1;
+}
+
+/* s as the form f: *us, or false when it does not match */
+static bool dt_parse(const char *s, const struct dt_form *f, int64_t *us)
+{
+	static const int64_t unit_us[] = { 86400000000LL, 3600000000LL,
+					   60000000LL, 1000000LL };
+	static const int64_t bound[] = { 0, 24, 60, 60 };
+	bool neg = false;
+	int64_t total = 0;
+	while (*s == ' ')
+		s++;
+	if (*s == '+' || *s == '-')
+		neg = *s++ == '-';
+	for (int u = f->from; u <= f->to; u++) {
+		int64_t v = 0;
+		int nd = 0;
+		if (u > f->from && *s++ != (u == 1 ? ' ' : ':'))
+			return false;
+		for (; *s >= '0' && *s <= '9'; s++, nd++) {
+			if (v > (INT64_MAX / unit_us[u] - 9) / 10)
+				return false;
+			v = v * 10 + (*s - '0');
+		}
+		if (nd == 0 || (u > f->from && (nd > 2 || v >= bound[u])))
+			return false;
+		if (total > INT64_MAX - v * unit_us[u])
+			return false;
+		total += v * unit_us[u];
+	}
+	if (f->to == 3 && *s == '.') {
+		int64_t frac = 0, scale = 100000;
+		int nd = 0;
+		for (s++; *s >= '0' && *s <= '9'; s++, nd++) {
+			if (nd < 6) {
+				frac += (*s - '0') * scale;
+				scale /= 10;
+			}
+		}
+		if (nd == 0 || nd > 9 || total > INT64_MAX - frac)
+			return false;
+		total += frac;
+	}
+	while (*s == ' ')
+		s++;
+	if (*s != '\0')
+		return false;
+	*us = neg ? -total : total;
+	return true;
+}
+
+/* INTERVAL '3:30' MINUTE TO SECOND (cur: the string; neg: a '-' before
+ * it): the literal's microseconds in *us, or false with an error. */
+static bool interval_to(struct parser *p, bool neg, int start, int64_t *us)
+{
+	struct tok *t = cur(p);
+	int from = dt_unit(&p->t[p->i + 1]), to = dt_unit(&p->t[p->i + 3]);
+	const struct dt_form *f = NULL;
+	for (size_t k = 0; k < sizeof dt_forms / sizeof *dt_forms; k++)
+		if (dt_forms[k].from == from && dt_forms[k].to == to)
+			f = &dt_forms[k];
+	if (f == NULL) {
+		sl_err_set(p->err, SL_EPARSE,
+			   "interval: %s TO %s is not a supported unit range "
+			   "(DAY TO HOUR|MINUTE|SECOND, HOUR TO MINUTE|SECOND, "
+			   "MINUTE TO SECOND) at col %d",
+			   p->t[p->i + 1].text, p->t[p->i + 3].text, start + 1);
+		p->failed = true;
+		return false;
+	}
+	if (!dt_parse(t->text, f, us)) {
+		sl_err_set(p->err, SL_EPARSE,
+			   "interval: '%s' does not match the day-time format "
+			   "`%s` of INTERVAL %s TO %s at col %d",
+			   t->text, f->pattern, dt_units[from], dt_units[to],
+			   start + 1);
+		p->failed = true;
+		return false;
+	}
+	if (neg)
+		*us = -*us;
+	p->i += 4;
+	return true;
+}
+
+/* INTERVAL 10 MINUTES, INTERVAL '10 minutes', INTERVAL 1 HOUR 30 MINUTES,
+ * INTERVAL '1 2:03' DAY TO MINUTE: a BIGINT literal of microseconds,
+ * marked (op 1) as an interval. */
 static sl_expr *interval_lit(struct parser *p, int start)
 {
 	sl_buf b;
@@ -494,6 +608,19 @@ static sl_expr *interval_lit(struct parser *p, int start)
 	sl_expr *e;
 	int first = p->i;
 	sl_buf_init(&b);
+	{
+		int save = p->i;
+		bool neg = accept_op(p, "-");
+		if (cur(p)->kind == T_STRING && p->i + 3 < p->n &&
+		    peek_kw(p, 2, "to") && p->t[p->i + 1].kind == T_IDENT &&
+		    p->t[p->i + 3].kind == T_IDENT) {
+			sl_buf_release(&b);
+			if (!interval_to(p, neg, start, &us))
+				return NULL;
+			goto made;
+		}
+		p->i = save;
+	}
 	for (;;) {
 		int save = p->i;
 		bool neg = accept_op(p, "-");
@@ -523,6 +650,7 @@ static sl_expr *interval_lit(struct parser *p, int start)
 		return NULL;
 	}
 	sl_buf_release(&b);
+made:
 	e = sl_expr_lit_bigint(us);
 	if (e == NULL)
 		return nomem(p);

@@ -97,4 +97,31 @@ spark.clock:advance("1 day")
 T.is(col1(now), {"2026-03-05 05:06:07.25", "2026-03-05 05:06:07.25", "2026-03-05 05:06:07.25"},
   "the next action reads the clock again")
 
+-- INTERVAL 'x' unit TO unit: Spark's day-time forms (IntervalUtils
+-- fromDayTimeString; ExpressionParserSuite "intervals", literals.sql)
+local t0 = spark.createDataFrame({{"2026-01-01 00:00:00"}}, "ts TIMESTAMP")
+local function iv(e) return col1(t0:selectExpr("cast(ts + " .. e .. " as string)"))[1] end
+T.is(iv("INTERVAL '3:30' MINUTE TO SECOND"), "2026-01-01 00:03:30", "INTERVAL '3:30' MINUTE TO SECOND")
+T.is(iv("INTERVAL '100:05.5' MINUTE TO SECOND"), "2026-01-01 01:40:05.5", "the leading field is unbounded; a fraction")
+T.is(iv("INTERVAL '1 2:03:04.123456789' DAY TO SECOND"), "2026-01-02 02:03:04.123456",
+  "DAY TO SECOND: nanoseconds truncate to microseconds")
+T.is(iv("INTERVAL '1 2:03' DAY TO MINUTE"), "2026-01-02 02:03:00", "DAY TO MINUTE")
+T.is(iv("INTERVAL '-1 2' DAY TO HOUR"), "2025-12-30 22:00:00", "DAY TO HOUR, negative: -(1 day 2 hours)")
+T.is(iv("interval '2:30' hours to minutes"), "2026-01-01 02:30:00", "HOUR TO MINUTE, lower case, plural units")
+T.is(iv("INTERVAL '+2:30:15' HOUR TO SECOND"), "2026-01-01 02:30:15", "HOUR TO SECOND with a '+'")
+T.is(iv("INTERVAL '3' HOUR"), "2026-01-01 03:00:00", "a single unit still reads as before")
+T.is(col1(t0:selectExpr("INTERVAL '1:30' HOUR TO MINUTE = INTERVAL 90 MINUTES")), {true},
+  "the same microseconds as INTERVAL 90 MINUTES")
+T.errors(function() iv("INTERVAL '3:60' MINUTE TO SECOND") end,
+  "interval: '3:60' does not match the day%-time format `%[%+|%-%]m:s%.n` of INTERVAL MINUTE TO SECOND at col 11",
+  "second 60 is outside [0, 59]: an error naming the format and the column")
+T.errors(function() iv("INTERVAL '1 24' DAY TO HOUR") end, "`%[%+|%-%]d h` of INTERVAL DAY TO HOUR",
+  "hour 24 is outside [0, 23]")
+T.errors(function() iv("INTERVAL '1:2:3' HOUR TO MINUTE") end, "`%[%+|%-%]h:m` of INTERVAL HOUR TO MINUTE",
+  "too many fields")
+T.errors(function() iv("INTERVAL '1-2' YEAR TO MONTH") end,
+  "interval: YEAR TO MONTH is not a supported unit range", "year-month intervals are not supported: said so")
+T.errors(function() iv("INTERVAL '1' SECOND TO MINUTE") end, "SECOND TO MINUTE is not a supported unit range",
+  "a backwards range")
+
 T.done()
