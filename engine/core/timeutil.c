@@ -161,9 +161,10 @@ bool sl_ts_fixed_time(const char *s, size_t n, int64_t *tod)
 			i++;
 		} else if ((s[i] == '+' || s[i] == '-') && n - i == 6 &&
 			   s[i + 3] == ':') {
-			/* the general parser's rule: any two digits each */
+			/* the general parser's rule: java.time.ZoneOffset's
+			 * range, minutes 0-59 and at most 18:00 either way */
 			unsigned oh = dig2(s + i + 1), om = dig2(s + i + 4);
-			if (oh > 99 || om > 99)
+			if (oh > 99 || om > 59 || oh * 60 + om > 18 * 60)
 				return false;
 			off = ((int64_t)oh * 3600 + om * 60) * SL_US_PER_SEC;
 			if (s[i] == '-')
@@ -289,6 +290,10 @@ bool sl_ts_parse_general(const char *s, size_t n, int64_t *us)
 			if (p < e && *p == ':')
 				p++;
 			if (p < e && !digits(&p, e, 2, &om))
+				return false;
+			/* java.time.ZoneOffset: minutes 0-59, at most 18:00
+			 * either way ("+19:00", "+01:99": null, as Spark) */
+			if (om > 59 || oh * 60 + om > 18 * 60)
 				return false;
 			off = sign * ((int64_t)oh * 3600 + om * 60) *
 			      SL_US_PER_SEC;

@@ -124,4 +124,11 @@ T.errors(function() iv("INTERVAL '1-2' YEAR TO MONTH") end,
 T.errors(function() iv("INTERVAL '1' SECOND TO MINUTE") end, "SECOND TO MINUTE is not a supported unit range",
   "a backwards range")
 
+-- zone offsets past java.time.ZoneOffset's range are null (Spark's
+-- stringToTimestamp: getZoneId throws, the cast gives null)
+T.is(T.rows(t0:selectExpr("cast(cast('2026-01-01 00:00:00+18:00' as timestamp) as string)",
+  "cast('2026-01-01 00:00:00+19:00' as timestamp) is null", "cast('2026-01-01 00:00:00+01:99' as timestamp) is null",
+  "cast('2026-01-01T00:00:00-1801' as timestamp) is null")),
+  { { "2025-12-31 06:00:00", true, true, true } }, "+18:00 is the last offset; +19:00, +01:99, -1801 are null")
+
 T.done()

@@ -107,6 +107,18 @@ static void known(void)
 		{ "9999-12-31 23:59:59.999999", 1, "9999-12-31 23:59:59.999999" },
 		{ "1970-01-01 00:00:00.000000", 1, "1970-01-01 00:00:00" },
 		{ "1600-02-29 00:00:00", 1, "1600-02-29 00:00:00" },
+		/* java.time.ZoneOffset's range, as Spark's getZoneId: minutes
+		 * 0-59, at most 18:00 either way; past it null */
+		{ "2026-01-01 00:00:00+18:00", 1, "2025-12-31 06:00:00" },
+		{ "2026-01-01 00:00:00-18:00", 1, "2026-01-01 18:00:00" },
+		{ "2026-01-01 00:00:00+18:01", 0, NULL },
+		{ "2026-01-01 00:00:00+19:00", 0, NULL },
+		{ "2026-01-01 00:00:00-19:00", 0, NULL },
+		{ "2026-01-01 00:00:00+01:99", 0, NULL },
+		{ "2026-01-01 00:00:00+01:60", 0, NULL },
+		{ "2026-01-01T00:00:00+0199", 0, NULL },
+		{ "2026-01-01T00:00:00+1900", 0, NULL },
+		{ "2026-01-01T00:00:00+99", 0, NULL },
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		sl_format_tscache c = { 0 };
@@ -136,7 +148,8 @@ static size_t gen(char *out, size_t cap, int *exp_ok, int64_t *exp_us)
 {
 	int y = pick(2) ? 1900 + pick(300) : pick(10000), mo = pick(14), d = pick(33), h = pick(25),
 	    mi = pick(61), s = pick(61), nf = pick(4) ? 0 : 1 + pick(9);
-	int zone = pick(4), oh = pick(15), om = pick(60);
+	/* offsets past java.time.ZoneOffset's range too (19:xx, mm >= 60) */
+	int zone = pick(4), oh = pick(20), om = pick(5) ? pick(60) : 60 + pick(40);
 	char frac[16] = "", z[16] = "";
 	int64_t fus = 0;
 	struct tm tm;
@@ -175,7 +188,8 @@ static size_t gen(char *out, size_t cap, int *exp_ok, int64_t *exp_us)
 		time_t t = timegm(&tm);
 		bool valid = mo >= 1 && mo <= 12 && d >= 1 && h <= 23 &&
 			     mi <= 59 && s <= 59 && tm.tm_mday == d &&
-			     tm.tm_mon == mo - 1;
+			     tm.tm_mon == mo - 1 &&
+			     (zone < 2 || (om <= 59 && oh * 60 + om <= 18 * 60));
 		int64_t off = (zone >= 2 ? (oh * 3600 + om * 60) : 0) *
 			      (zone == 3 ? -1 : 1);
 		*exp_ok = valid;
