@@ -184,7 +184,9 @@ int sl_window_params(const sl_expr *resolved_window_call, int64_t *size,
  * (func.c; for op_session.c): 0, or 1 when the gap is an expression over
  * the row (SPARK-36465, *gap = 0: each row's session end is in the
  * evaluated session_window column, NULL for a gap that is NULL, not a
- * duration, or <= 0: Spark drops those rows). */
+ * duration, or <= 0: Spark drops those rows), or 2 when the gap is such a
+ * constant (*gap = 0: every row's session_window is NULL, no row has a
+ * session, as Spark).  < 0: an analysis error (a gap not a string). */
 int sl_session_gap(const sl_expr *resolved_session_call, int64_t *gap,
 		   sl_err *err);
 

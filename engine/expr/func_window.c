@@ -284,44 +284,48 @@ static const char *spark_type_name(sl_kind k)
 	}
 }
 
-/* session_window(ts, gap): the gap is a literal duration string (checked
- * here), or an expression over the row giving a duration string per row
- * (SPARK-36465: 1 returned, *gap = 0).  A row's own session is [ts, ts +
- * gap) (op_session.c merges them per key). */
+/* session_window(ts, gap): the gap is a literal duration string (0), an
+ * expression over the row giving a duration string per row (SPARK-36465:
+ * 1, *gap = 0), or a constant that is NULL, not a duration or <= 0 (2,
+ * *gap = 0): Spark casts it to an interval (NULL when it does not parse)
+ * and its SessionWindowing filter (session end > start) drops every row,
+ * so no row has a session.  A row's own session is [ts, ts + gap)
+ * (op_session.c merges them per key).  A gap that is not a string is an
+ * analysis error, as Spark's sessionWindowGapDurationDataTypeError. */
 static int session_gap(const sl_expr *call, int64_t *gap, sl_err *err)
 {
 	sl_value v;
 	sl_err e2;
 	int rc;
+	sl_kind k = call->args[1]->rtype ? call->args[1]->rtype->kind
+					 : SL_NULLTYPE;
 	*gap = 0;
-	if (reads_row(call->args[1])) {
-		sl_kind k = call->args[1]->rtype->kind;
-		if (k != SL_STRING && k != SL_NULLTYPE)
-			return sl_err_set(
-			    err, SL_EANALYSIS,
-			    "Gap duration expression used in session window must be CalendarIntervalType, but got %s",
-			    spark_type_name(k));
+	if (k != SL_STRING && k != SL_NULLTYPE)
+		return sl_err_set(
+		    err, SL_EANALYSIS,
+		    "Gap duration expression used in session window must be CalendarIntervalType, but got %s",
+		    spark_type_name(k));
+	if (reads_row(call->args[1]))
 		return 1;
-	}
 	memset(&v, 0, sizeof v);
 	sl_err_clear(&e2);
-	if (sl_expr_eval_const(call->args[1], &v, &e2) < 0 || v.null ||
-	    v.s == NULL) {
+	if (sl_expr_eval_const(call->args[1], &v, &e2) < 0) {
 		sl_value_release(&v);
 		return sl_err_set(
 		    err, SL_EANALYSIS,
-		    "session_window: the gap duration must be a literal string such as '5 minutes' or a string Column");
+		    "session_window: the gap duration must be a literal string such as '5 minutes' or a string Column: %s",
+		    e2.msg);
+	}
+	if (v.null || v.s == NULL) {
+		sl_value_release(&v);
+		return 2;
 	}
 	rc = sl_duration_parse(v.s, gap, &e2);
 	sl_value_release(&v);
-	if (rc < 0)
-		return sl_err_set(err, SL_EANALYSIS,
-				  "session_window: bad gap duration: %s",
-				  e2.msg);
-	if (*gap <= 0)
-		return sl_err_set(
-		    err, SL_EANALYSIS,
-		    "session_window: the gap duration must be greater than 0");
+	if (rc < 0 || *gap <= 0) {
+		*gap = 0;
+		return 2;
+	}
 	return 0;
 }
 
@@ -375,7 +379,7 @@ static sl_col *ev_session_window(const sl_expr *call, sl_col *const *args,
 		return NULL;
 	for (i = 0; i < n; i++) {
 		int64_t ts = sl_col_i64(args[0])[i], g = gap;
-		bool ok = !sl_col_isnull(args[0], i) &&
+		bool ok = !sl_col_isnull(args[0], i) && dyn != 2 &&
 			  (dyn == 0 || row_gap(args[1], i, &g));
 		sl_col_i64(o->child[0])[i] = ok ? ts : 0;
 		sl_col_i64(o->child[1])[i] = ok ? ts + g : 0;

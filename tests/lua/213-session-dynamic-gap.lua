@@ -111,4 +111,32 @@ do
     "restarted after every step: the same three sessions at watermark 60")
 end
 
+-- a constant gap that is not a duration, <= 0 or NULL: Spark casts it to an
+-- interval (NULL when it does not parse) and SessionWindowing's filter
+-- (session end > start, "filter out events with negative or zero or
+-- invalid gap duration") drops every row: no rows, no analysis error
+for _, g in ipairs({ "bogus", "0 seconds", "-5 seconds" }) do
+  T.check(function() return T.rows(tbl:groupBy(F.session_window("time", g)):agg(F.count("*"))) end, {},
+    ("a constant gap '%s': every row dropped"):format(g))
+end
+T.check(function() return T.rows(tbl:select(F.session_window("time", F.lit("ten seconds")):alias("s"), "value")
+  :where("s IS NULL"):select("value"):orderBy("value")) end, { { 1 }, { 2 }, { 4 } },
+  "select: session_window of an unparsable constant gap is NULL for every row")
+T.check(function() return T.rows(tbl:selectExpr("session_window(time, CAST(NULL AS STRING)) IS NULL AS n"):limit(1)) end,
+  { { true } }, "a NULL constant gap: NULL")
+T.errors(function() return tbl:select(F.session_window("time", F.lit(5))):collect() end,
+  "Gap duration expression used in session window must be CalendarIntervalType, but got IntegerType",
+  "a constant that is not a string stays an analysis error, as Spark")
+do
+  local inp = spark.memoryStream("value STRING, timestamp BIGINT")
+  local st = T.stream(inp:toDF():withColumn("eventTime", F.col("timestamp"):cast("timestamp"))
+    :withWatermark("eventTime", "10 seconds")
+    :groupBy(F.session_window("eventTime", "nonsense"), "value"):agg(F.count("*"):alias("n")))
+  st:add(inp, { { "a", 1 }, { "b", 2 } })
+  T.is(st:new(), {}, "a stream with an unparsable constant gap starts and drops its rows")
+  st:add(inp, { { "a", 100 } })
+  T.is(st:new(), {}, "no session ever closes")
+  st.q:stop()
+end
+
 T.done()
