@@ -194,14 +194,15 @@ static void on_batch_start(model_query *q, const sl_event *ev)
 static void kafka_lanes(model_query *q, const char *start, const char *end,
 			int64_t batch)
 {
-	char topic[64], part[16], name[96];
+	/* a Kafka topic name is at most 249 characters: kept whole */
+	char topic[256], part[16], name[280];
 	const char *t, *v;
 
 	/* {"topic":{"0":5,"1":7}}: topics, then partitions */
 	for (int i = 0; (t = mjson_member_at(end, i, topic, sizeof topic)); i++)
 		for (int k = 0; (v = mjson_member_at(t, k, part, sizeof part));
 		     k++) {
-			char path[100];
+			char path[280];
 			model_lane *l = NULL;
 			int64_t from;
 

@@ -18,7 +18,8 @@
  *           Without withWatermark there is no event time: the pane says so.
  *  state    state rows per batch as bars, the watermark under each.
  *  kafka    one lane per topic/partition: end offset and the rows the
- *           last batch read from it.
+ *           last batch read from it; names whole (a table while every
+ *           lane fits a row, else each lane flowed by pane_flow).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -296,27 +297,65 @@ void pane_state(ui_rect r, model_query *q)
 	    in.w);
 }
 
+/* One lane's text: "end N", "+rows", "bN" */
+typedef struct lane_text {
+	char end[32], rows[32], batch[32];
+} lane_text;
+
+static void lane_fmt(const model_lane *l, lane_text *t)
+{
+	snprintf(t->end, sizeof t->end, "end %lld", (long long)l->end);
+	snprintf(t->rows, sizeof t->rows, "+%lld", (long long)l->rows);
+	snprintf(t->batch, sizeof t->batch, "b%lld", (long long)l->batch);
+}
+
+static int max_i(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* A lane per topic/partition: its name whole (a table when every lane's
+ * line fits one row, else flowed over rows as pane_flow lays it), then its
+ * bar in what is left of the row. */
 void pane_kafka(ui_rect r, model_query *q)
 {
 	ui_rect in = pane_inner(r);
 	int64_t max = 1;
+	int pad[4] = { 0, 12, 7, 5 }, total = 0, y = 0;
 
 	ui_box(r, "kafka partitions");
 	if (q == NULL || q->nlanes == 0) {
 		pane_empty(in, "(no data yet: no Kafka source in this query)");
 		return;
 	}
-	for (int i = 0; i < q->nlanes; i++)
+	for (int i = 0; i < q->nlanes; i++) {
+		lane_text t;
+		lane_fmt(&q->lanes[i], &t);
 		if (q->lanes[i].end > max)
 			max = q->lanes[i].end;
-	for (int i = 0; i < q->nlanes && i < in.h; i++) {
+		pad[0] = max_i(pad[0], ui_width(q->lanes[i].name, -1));
+		pad[1] = max_i(pad[1], ui_width(t.end, -1));
+		pad[2] = max_i(pad[2], ui_width(t.rows, -1));
+		pad[3] = max_i(pad[3], ui_width(t.batch, -1));
+	}
+	for (int k = 0; k < 4; k++)
+		total += (k ? 1 : 0) + pad[k];
+	for (int i = 0; i < q->nlanes && y < in.h; i++) {
 		const model_lane *l = &q->lanes[i];
-		int bar = (int)(l->end * (in.w - 50) / max);
-		int x = ui_printf(in.y + i, in.x, UI_NORMAL, in.w,
-				  "%-20.20s end %-8lld +%-6lld b%-4lld ",
-				  l->name, (long long)l->end,
-				  (long long)l->rows, (long long)l->batch);
-		ui_hline(in.y + i, in.x + x, l->rows ? UI_GOOD : UI_DIM, "#",
-			 bar);
+		lane_text t;
+		pane_seg seg[4];
+		int rows;
+
+		lane_fmt(l, &t);
+		seg[0] = (pane_seg){ l->name, UI_NORMAL, pad[0] };
+		seg[1] = (pane_seg){ t.end, UI_NORMAL, pad[1] };
+		seg[2] = (pane_seg){ t.rows, UI_NORMAL, pad[2] };
+		seg[3] = (pane_seg){ t.batch, UI_NORMAL, pad[3] };
+		rows = pane_flow(in, in.y + y, 2, seg, 4, true, NULL);
+		if (rows == 1 && total + 1 < in.w)
+			ui_hline(in.y + y, in.x + total + 1,
+				 l->rows ? UI_GOOD : UI_DIM, "#",
+				 (int)(l->end * (in.w - total - 1) / max));
+		y += rows;
 	}
 }
