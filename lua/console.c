@@ -1016,5 +1016,7 @@ int sl_console_run_file(sl_console *c, int argc, char **argv, int script)
 	}
 	for (int i = script + 1; i < argc; i++)
 		lua_pushstring(L, argv[i]);
-	return docall(c, nargs, 0);
+	status = docall(c, nargs, 0);
+	sl_lua_sync(L); /* the script's last batches are on disk at exit */
+	return status;
 }
