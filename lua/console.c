@@ -757,6 +757,9 @@ int sl_console_run_input(sl_console *c, int narg, bool keep, int *ref,
 	int status = docall(c, narg, LUA_MULTRET);
 	int nres;
 
+	/* back at the prompt: what the line's batches wrote is on disk
+	 * before the learner looks at (or kills) it */
+	sl_lua_sync(L);
 	*ref = LUA_NOREF;
 	*ran = status == SL_CONSOLE_OK;
 	if (status != SL_CONSOLE_OK)
@@ -1013,5 +1016,7 @@ int sl_console_run_file(sl_console *c, int argc, char **argv, int script)
 	}
 	for (int i = script + 1; i < argc; i++)
 		lua_pushstring(L, argv[i]);
-	return docall(c, nargs, 0);
+	status = docall(c, nargs, 0);
+	sl_lua_sync(L); /* the script's last batches are on disk at exit */
+	return status;
 }

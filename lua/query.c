@@ -247,6 +247,7 @@ static void tick(lua_State *L, l_sess *x)
 	lua_State *prev = sl_lsess_enter(x, L);
 	sl_err err;
 	sl_session_tick(x->s, &err);
+	sl_session_sync(x->s); /* a real-clock wait: not the hot path */
 	sl_lsess_leave(x, prev);
 }
 

@@ -621,6 +621,13 @@ static void open_session(lua_State *L)
 		luaL_error(L, "spark: out of memory creating the session");
 }
 
+void sl_lua_sync(lua_State *L)
+{
+	l_sess *x = sl_lsess_of(L);
+	if (x != NULL && x->s != NULL)
+		sl_session_sync(x->s);
+}
+
 int sl_lua_tick(lua_State *L)
 {
 	l_sess *x = sl_lsess_of(L);
@@ -631,6 +638,8 @@ int sl_lua_tick(lua_State *L)
 		return 0;
 	prev = sl_lsess_enter(x, L);
 	n = sl_session_tick(x->s, &err);
+	/* the screen's idle tick: what it draws next is on disk */
+	sl_session_sync(x->s);
 	sl_lsess_leave(x, prev);
 	return n < 0 ? 0 : n;
 }

@@ -91,5 +91,8 @@ size_t sl_lua_memory_limit(lua_State *L);
  * error only when the state is closing. */
 struct sl_session;
 struct sl_session *sl_lua_session(lua_State *L);
+/* Back at the prompt (or idle): every active query's checkpoint writes
+ * are durable when it returns (sl_session_sync).  Never raises. */
+void sl_lua_sync(lua_State *L);
 
 #endif

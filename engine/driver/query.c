@@ -929,12 +929,12 @@ int sl_query_tick(sl_query *q, int *batches, sl_err *err)
 	*batches = 0;
 	if (!q->active || q->running || q->held)
 		return 0;
-	/* a failure is recorded as the query's exception, not tick's */
+	/* a failure is recorded as the query's exception, not tick's.  No
+	 * wait for the checkpoint writer here: a clock advanced batch after
+	 * batch (W4) overlaps the writes of batch N with batch N+1's work
+	 * (query_batch.c, "what waits"); whoever looks at the checkpoint
+	 * syncs first (sl_session_sync, sl_query_checkpoint_json, stop) */
 	(void)trigger_due(q, batches, err);
-	/* idle again: what the batches wrote is durable before the caller
-	 * (the screen, a lesson) looks at the checkpoint */
-	if (q->active && !q->running)
-		(void)sl_query_sync(q, NULL);
 	return 0;
 }
 

@@ -105,7 +105,9 @@ void sl_query_explain(const sl_query *q, bool extended, sl_buf *out);
 int sl_query_step(sl_query *q, bool *ran, sl_err *err);
 /* Run what the trigger makes due at the clock's now (sl_session_tick).
  * A held query (an armed crash, an interrupted batch: sl_query_held) runs
- * nothing here: its next batch is the one the learner asks for. */
+ * nothing here: its next batch is the one the learner asks for.  Like
+ * step, it does not wait for the batches' checkpoint writes
+ * (sl_query_sync, sl_session_sync). */
 int sl_query_tick(sl_query *q, int *batches, sl_err *err);
 /* Held: the background trigger waits until a batch runs on request
  * (sl_query_step, sl_query_process_all_available) or sl_query_resume. */

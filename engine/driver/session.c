@@ -462,6 +462,14 @@ int sl_session_tick(sl_session *s, sl_err *err)
 	return total;
 }
 
+void sl_session_sync(sl_session *s)
+{
+	int i;
+	for (i = 0; i < s->nq; i++)
+		if (sl_query_is_active(s->q[i]))
+			(void)sl_query_sync(s->q[i], NULL);
+}
+
 static int64_t next_due(const sl_session *s)
 {
 	int64_t due = INT64_MAX, d;

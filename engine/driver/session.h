@@ -69,6 +69,12 @@ int sl_session_tick(sl_session *s, sl_err *err);
 /* Manual clock: move forward by us, stopping at every instant a trigger
  * falls due to run it there.  Real clock: just tick.  Returns batches run. */
 int sl_session_advance(sl_session *s, int64_t us, sl_err *err);
+/* Wait until every active query's checkpoint writes so far are durable
+ * (tick and advance do not wait: the writer runs behind the batches, at
+ * most a batch behind).  The console calls it when it is back at the
+ * prompt, so what a learner looks at (or kills) is on disk.  A failed
+ * write becomes that query's exception. */
+void sl_session_sync(sl_session *s);
 
 /* Listener events, as StreamingQueryListener. */
 enum {
