@@ -77,8 +77,8 @@ static const char *kind_name(sl_kind k)
 {
 	static const char *const names[] = { "NULL",   "BOOLEAN",   "INT",
 					     "BIGINT", "DOUBLE",    "STRING",
-					     "BINARY", "TIMESTAMP", "STRUCT",
-					     "ARRAY" };
+					     "BINARY", "TIMESTAMP", "DATE",
+					     "STRUCT", "ARRAY" };
 	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
