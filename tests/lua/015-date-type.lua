@@ -75,4 +75,17 @@ T.errors(function() return df:select(F.expr("DATE '2026-13-01'")):collect() end,
   "invalid date literal '2026%-13%-01'", "a bad DATE literal")
 T.errors(function() return df:select(F.col("k"):cast("date")):collect() end,
   "cannot cast int to date", "int -> date is refused")
+
+-- Parquet (step 2): DATE is INT32 with the DATE logical type, as Spark's
+-- ParquetSchemaConverter writes DateType; read back as a DATE.
+local dir = T.tempdir()
+df.write:parquet(dir .. "/p")
+local back = spark.read:parquet(dir .. "/p")
+T.is(T.capture(function() back:printSchema() end), [[
+root
+ |-- d: date (nullable = true)
+ |-- k: integer (nullable = true)
+]], "parquet: a DATE column reads back as date")
+T.check(function() return T.rows(back:orderBy("k")) end,
+  {{"2026-01-31", 1}, {"1969-12-31", 2}, {nil, 3}}, "parquet: DATE values and NULL round-trip")
 T.done()
