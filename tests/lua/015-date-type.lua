@@ -88,4 +88,26 @@ root
 ]], "parquet: a DATE column reads back as date")
 T.check(function() return T.rows(back:orderBy("k")) end,
   {{"2026-01-31", 1}, {"1969-12-31", 2}, {nil, 3}}, "parquet: DATE values and NULL round-trip")
+
+-- json/csv (step 3): a field declared DATE parses Spark's default
+-- dateFormat (yyyy-MM-dd, with stringToDate's forms); writing formats it
+-- the same way.  Inference never gives DATE (Spark 3.5's inferDate and
+-- prefersDate are off by default).
+local jd, cd = T.tempdir(), T.tempdir()
+T.put(jd, "a.json", '{"d":"2026-02-03","k":1}\n{"d":"2026-2-3 10:00","k":2}\n{"d":null,"k":3}\n')
+T.check(function() return T.rows(spark.read:schema("d DATE, k INT"):json(jd):orderBy("k")) end,
+  {{"2026-02-03", 1}, {"2026-02-03", 2}, {nil, 3}}, "json: a DATE field parses yyyy-MM-dd")
+T.put(cd, "a.csv", "d,k\n2026-02-03,1\n,2\n")
+T.check(function() return T.rows(spark.read:option("header", true):schema("d DATE, k INT"):csv(cd):orderBy("k")) end,
+  {{"2026-02-03", 1}, {nil, 2}}, "csv: a DATE field parses yyyy-MM-dd")
+T.check(function() return spark.read:option("header", true):option("inferSchema", true):csv(cd).schema end,
+  "d TIMESTAMP, k INT", "csv inferSchema never infers DATE (inferDate off); Spark 3.5's default timestamp parser takes the text")
+T.check(function() return spark.read:json(jd).schema end,
+  "d STRING, k BIGINT", "json inference keeps dates strings")
+df.write:json(dir .. "/jo")
+T.check(function() return T.rows(spark.read:schema("d DATE, k INT"):json(dir .. "/jo"):orderBy("k")) end,
+  {{"2026-01-31", 1}, {"1969-12-31", 2}, {nil, 3}}, "json: DATE written as \"yyyy-MM-dd\" reads back")
+df.write:option("header", true):csv(dir .. "/co")
+T.check(function() return T.rows(spark.read:option("header", true):csv(dir .. "/co"):orderBy("k")) end,
+  {{"2026-01-31", "1"}, {"1969-12-31", "2"}, {nil, "3"}}, "csv: DATE written as yyyy-MM-dd")
 T.done()
