@@ -110,4 +110,16 @@ T.check(function() return T.rows(spark.read:schema("d DATE, k INT"):json(dir .. 
 df.write:option("header", true):csv(dir .. "/co")
 T.check(function() return T.rows(spark.read:option("header", true):csv(dir .. "/co"):orderBy("k")) end,
   {{"2026-01-31", "1"}, {"1969-12-31", "2"}, {nil, "3"}}, "csv: DATE written as yyyy-MM-dd")
+
+-- q:toPySpark() (step 5): dates in local rows are datetime.date, the
+-- date functions keep their PySpark names
+local qp = spark.memoryStream("k INT"):toDF():join(df, "k")
+  :select("k", F.date_add("d", 1):alias("n"), F.expr("d > DATE '2026-01-01'"):alias("late"))
+  .writeStream:format("memory"):queryName("dates"):start()
+local py = qp:toPySpark()
+qp:stop()
+T.like(py, "%(datetime%.date%(2026, 1, 31%), 1%)", "toPySpark: a DATE row value is datetime.date(...)")
+T.like(py, "import datetime", "toPySpark imports datetime for it")
+T.like(py, "date_add%(d, 1%)", "toPySpark: date_add")
+T.like(py, "DATE '2026%-01%-01'", "toPySpark: a DATE literal")
 T.done()
