@@ -69,6 +69,10 @@ T.check(function() return T.rows(df:groupBy("d"):count():orderBy("d")) end,
   {{nil, 1}, {"1969-12-31", 1}, {"2026-01-31", 1}}, "a date as a group key")
 T.check(function() return T.rows(df:orderBy("k"):select(F.year("d"), F.month("d"), F.dayofmonth("d"))) end,
   {{2026, 1, 31}, {1969, 12, 31}, {nil, nil, nil}}, "year/month/dayofmonth of a date")
+T.check(function() return T.rows(df:agg(F.min("d"), F.max("d"))) end, {{"1969-12-31", "2026-01-31"}},
+  "min/max of a date column")
+T.check(function() return T.rows(df:orderBy("k"):select(F.greatest("d", F.expr("DATE '2000-01-01'")))) end,
+  {{"2026-01-31"}, {"2000-01-01"}, {"2000-01-01"}}, "greatest of dates skips NULL")
 T.errors(function() return spark.createDataFrame({{"2026-02-30"}}, "d DATE"):collect() end,
   "expected DATE", "an impossible date in createDataFrame is an error naming the type")
 T.errors(function() return df:select(F.expr("DATE '2026-13-01'")):collect() end,
