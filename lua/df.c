@@ -1048,6 +1048,7 @@ static void catalog_name(const sl_type *t, sl_buf *out)
 	case SL_STRING: sl_buf_adds(out, "string"); return;
 	case SL_BINARY: sl_buf_adds(out, "binary"); return;
 	case SL_TIMESTAMP: sl_buf_adds(out, "timestamp"); return;
+	case SL_DATE: sl_buf_adds(out, "date"); return;
 	case SL_ARRAY:
 		sl_buf_adds(out, "array<");
 		catalog_name(t->elem, out);

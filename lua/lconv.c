@@ -89,6 +89,8 @@ static int bad_value(lua_State *L, const ctx *cx, int rowsmap, int64_t i,
 		sl_err_hint(cx->err, "a timestamp is a string like "
 				     "'2026-01-01 12:00:00' or a number of "
 				     "seconds since the epoch");
+	if (t->kind == SL_DATE)
+		sl_err_hint(cx->err, "a date is a string like '2026-01-01'");
 	sl_buf_release(&tn);
 	return -1;
 }
@@ -165,6 +167,16 @@ static int put_prim(lua_State *L, const ctx *cx, sl_col *c, int64_t i,
 		else
 			us = (int64_t)llround(lua_tonumber(L, -1) * 1e6);
 		sl_col_i64(c)[i] = us;
+		return 0;
+	}
+	case SL_DATE: {
+		size_t n;
+		const char *s;
+		if (lt != LUA_TSTRING)
+			break;
+		s = lua_tolstring(L, -1, &n);
+		if (!sl_date_parse(s, n, &sl_col_i32(c)[i]))
+			break;
 		return 0;
 	}
 	default: break;
@@ -607,6 +619,16 @@ void sl_lconv_push_value(lua_State *L, const sl_col *c, int64_t i)
 		sl_buf b;
 		sl_buf_init(&b);
 		sl_ts_format(sl_col_i64(c)[i], &b);
+		snprintf(tmp, sizeof tmp, "%s", sl_buf_cstr(&b));
+		sl_buf_release(&b);
+		lua_pushstring(L, tmp);
+		return;
+	}
+	case SL_DATE: {
+		char tmp[32];
+		sl_buf b;
+		sl_buf_init(&b);
+		sl_date_format(sl_col_i32(c)[i], &b);
 		snprintf(tmp, sizeof tmp, "%s", sl_buf_cstr(&b));
 		sl_buf_release(&b);
 		lua_pushstring(L, tmp);

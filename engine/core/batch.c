@@ -307,6 +307,7 @@ void sl_value_show(const sl_col *c, int64_t i, sl_buf *out)
 		break;
 	case SL_DOUBLE: sl_fmt_double(sl_col_f64(c)[i], out); break;
 	case SL_TIMESTAMP: sl_ts_format(sl_col_i64(c)[i], out); break;
+	case SL_DATE: sl_date_format(sl_col_i32(c)[i], out); break;
 	case SL_STRING:
 		sl_buf_add(out, sl_col_str(c)[i].p, sl_col_str(c)[i].len);
 		break;
@@ -362,6 +363,11 @@ void sl_value_json(const sl_col *c, int64_t i, sl_buf *out)
 		}
 		break;
 	}
+	case SL_DATE:
+		sl_buf_addc(out, '"');
+		sl_date_format(sl_col_i32(c)[i], out);
+		sl_buf_addc(out, '"');
+		break;
 	case SL_TIMESTAMP: {
 		/* Spark's JSON writer: yyyy-MM-dd'T'HH:mm:ss.SSSXXX in UTC */
 		sl_buf_addc(out, '"');

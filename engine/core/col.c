@@ -530,7 +530,8 @@ int sl_col_cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j)
 	int k, r;
 	switch (c->type->kind) {
 	case SL_BOOLEAN: return (int)sl_col_u8(c)[i] - (int)sl_col_u8(d)[j];
-	case SL_INT: return cmp_i64(sl_col_i32(c)[i], sl_col_i32(d)[j]);
+	case SL_INT:
+	case SL_DATE: return cmp_i64(sl_col_i32(c)[i], sl_col_i32(d)[j]);
 	case SL_BIGINT:
 	case SL_TIMESTAMP: return cmp_i64(sl_col_i64(c)[i], sl_col_i64(d)[j]);
 	case SL_DOUBLE: return cmp_dbl(sl_col_f64(c)[i], sl_col_f64(d)[j]);

@@ -350,6 +350,68 @@ void sl_ts_format(int64_t us, sl_buf *out)
 	}
 }
 
+void sl_date_format(int32_t days, sl_buf *out)
+{
+	int64_t y;
+	int mo, d;
+	sl_civil_from_days(days, &y, &mo, &d);
+	sl_buf_printf(out, y > 9999 ? "+%lld-%02d-%02d" : "%04lld-%02d-%02d",
+		      (long long)y, mo, d);
+}
+
+/* Spark's DateTimeUtils.stringToDate: segments year (4 to 7 digits),
+ * month and day (1 or 2 digits) split by '-'; after the day a ' ' or 'T'
+ * ends the date and the rest is not looked at. */
+bool sl_date_parse(const char *s, size_t n, int32_t *days)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30,
+				     31, 31, 30, 31, 30, 31 };
+	int64_t seg[3] = { 0, 1, 1 }, v;
+	size_t i = 0, digits;
+	int k = 0, sign = 1;
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	while (i < n && isspace((unsigned char)s[i]))
+		i++;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		sign = s[i++] == '-' ? -1 : 1;
+	for (;;) {
+		v = 0;
+		digits = 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9' && digits < 8) {
+			v = v * 10 + (s[i++] - '0');
+			digits++;
+		}
+		if (k == 0 ? (digits < 4 || digits > 7)
+			   : (digits < 1 || digits > 2))
+			return false;
+		seg[k] = v;
+		if (i == n)
+			break;
+		if (k == 2) {
+			if (s[i] != ' ' && s[i] != 'T')
+				return false;
+			break;
+		}
+		if (s[i] != '-')
+			return false;
+		i++;
+		k++;
+	}
+	if (seg[1] < 1 || seg[1] > 12 || seg[2] < 1 ||
+	    seg[2] > mdays[seg[1] - 1])
+		return false;
+	v = sign * seg[0];
+	if (seg[1] == 2 && seg[2] == 29 &&
+	    !((v % 4 == 0 && v % 100 != 0) || v % 400 == 0))
+		return false;
+	v = sl_days_from_civil(v, (int)seg[1], (int)seg[2]);
+	if (v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*days = (int32_t)v;
+	return true;
+}
+
 void sl_ts_iso(int64_t us, sl_buf *out)
 {
 	int64_t y, frac;

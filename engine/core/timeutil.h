@@ -43,6 +43,13 @@ bool sl_ts_parse_general(const char *s, size_t n, int64_t *us);
 /* Spark's timestamp -> string: "2026-01-01 12:05:00", a fraction only when
  * nonzero with trailing zeros stripped ("12:05:00.5").  Appends. */
 void sl_ts_format(int64_t us, sl_buf *out);
+/* Spark's date -> string: "2026-01-01" (days since the epoch; years
+ * beyond 9999 print as "+10000-01-01", as Spark does).  Appends. */
+void sl_date_format(int32_t days, sl_buf *out);
+/* Spark's stringToDate: "yyyy", "yyyy-[m]m", "yyyy-[m]m-[d]d", the last
+ * followed by ' ' or 'T' and anything; leading/trailing spaces trimmed.
+ * False for any other text or an impossible date (2026-02-30). */
+bool sl_date_parse(const char *s, size_t n, int32_t *days);
 /* ISO-8601 with milliseconds, as progress JSON: "1970-01-01T00:00:05.000Z". */
 void sl_ts_iso(int64_t us, sl_buf *out);
 /* Floor division helpers that are right for negative times. */

@@ -15,11 +15,13 @@ static sl_type prims[] = {
 	{ SL_INT, -1, 0, NULL, NULL },      { SL_BIGINT, -1, 0, NULL, NULL },
 	{ SL_DOUBLE, -1, 0, NULL, NULL },   { SL_STRING, -1, 0, NULL, NULL },
 	{ SL_BINARY, -1, 0, NULL, NULL },   { SL_TIMESTAMP, -1, 0, NULL, NULL },
+	{ SL_DATE, -1, 0, NULL, NULL },
+	{ SL_DATE, -1, 0, NULL, NULL },
 };
 
 sl_type *sl_type_prim(sl_kind kind)
 {
-	if ((int)kind < 0 || kind > SL_TIMESTAMP)
+	if ((int)kind < 0 || kind > SL_DATE)
 		return NULL;
 	return &prims[kind];
 }
@@ -204,6 +206,7 @@ static const struct {
 	{ "timestamp", SL_TIMESTAMP },
 	{ "timestamp_ltz", SL_TIMESTAMP },
 	{ "timestamp_ntz", SL_TIMESTAMP },
+	{ "date", SL_DATE },
 	{ "decimal", SL_DOUBLE },
 };
 
@@ -488,7 +491,8 @@ sl_type *sl_type_parse(const char *s, sl_err *err)
 /* ---- printing ---- */
 
 static const char *sql_names[] = { "VOID",   "BOOLEAN", "INT",    "BIGINT",
-				   "DOUBLE", "STRING",  "BINARY", "TIMESTAMP" };
+				   "DOUBLE", "STRING",  "BINARY", "TIMESTAMP",
+				   "DATE" };
 
 void sl_type_sql(const sl_type *t, sl_buf *out)
 {
@@ -515,8 +519,8 @@ const char *sl_type_simple_name(const sl_type *t)
 {
 	static const char *names[] = { "void",   "boolean",   "integer",
 				       "long",   "double",    "string",
-				       "binary", "timestamp", "struct",
-				       "array" };
+				       "binary", "timestamp", "date",
+				       "struct", "array" };
 	return names[t->kind];
 }
 
@@ -575,7 +579,8 @@ int sl_type_width(const sl_type *t)
 	switch (t->kind) {
 	case SL_NULLTYPE:
 	case SL_BOOLEAN: return 1;
-	case SL_INT: return 4;
+	case SL_INT:
+	case SL_DATE: return 4;
 	case SL_BIGINT:
 	case SL_TIMESTAMP:
 	case SL_DOUBLE: return 8;

@@ -10,7 +10,7 @@
  * The DDL parser accepts Spark's table-schema DDL: "a INT, b STRING",
  * backquoted names, NOT NULL, COMMENT '...', STRUCT<x: INT, y STRING>,
  * ARRAY<T>, and the aliases LONG, INTEGER, SHORT, SMALLINT, TINYINT, BYTE,
- * FLOAT, REAL, BOOL, TEXT (the narrow ints become INT, FLOAT becomes DOUBLE).
+ * FLOAT, REAL, BOOL, TEXT, DATE (the narrow ints become INT, FLOAT becomes DOUBLE).
  */
 #ifndef SL_TYPE_H
 #define SL_TYPE_H
@@ -29,6 +29,7 @@ typedef enum sl_kind {
 	SL_STRING,
 	SL_BINARY,
 	SL_TIMESTAMP, /* int64 microseconds since 1970-01-01T00:00:00Z */
+	SL_DATE,      /* int32 days since 1970-01-01 (Spark's DateType) */
 	SL_STRUCT,
 	SL_ARRAY
 } sl_kind;
@@ -78,7 +79,7 @@ int sl_type_field_index(const sl_type *st, const char *name);
 /* SQL names: INT, BIGINT, ..., STRUCT<a: INT, b: STRING>, ARRAY<STRING>. */
 void sl_type_sql(const sl_type *t, sl_buf *out);
 /* Spark's simpleString names used by printSchema: integer, long, double,
- * string, binary, boolean, timestamp, struct, array. */
+ * string, binary, boolean, timestamp, date, struct, array. */
 const char *sl_type_simple_name(const sl_type *t);
 /* DDL of a struct: "a INT, b STRING". */
 void sl_type_ddl(const sl_type *st, sl_buf *out);

@@ -439,6 +439,11 @@ static const struct pyfn {
 	{ "element_at", 2, 2, 0 },
 	{ "current_timestamp", 0, 0, 0 },
 	{ "to_timestamp", 1, 2, 2 },
+	{ "to_date", 1, 2, 2 },
+	{ "current_date", 0, 0, 0 },
+	{ "date_add", 2, 2, 0 },
+	{ "date_sub", 2, 2, 0 },
+	{ "datediff", 2, 2, 0 },
 	{ "date_format", 2, 2, 2 },
 	{ "unix_timestamp", 1, 2, 2 },
 	{ "from_json", 2, 2, 2 },
@@ -1209,6 +1214,15 @@ static void py_value(gen *g, const sl_col *c, int64_t i, sl_buf *o)
 		break;
 	case SL_DOUBLE: py_double(o, sl_col_f64(c)[i]); break;
 	case SL_TIMESTAMP: py_timestamp(g, sl_col_i64(c)[i], o); break;
+	case SL_DATE: {
+		int64_t y;
+		int mo, d;
+		sl_civil_from_days(sl_col_i32(c)[i], &y, &mo, &d);
+		g->datetime = true;
+		sl_buf_printf(o, "datetime.date(%lld, %d, %d)", (long long)y, mo,
+			      d);
+		break;
+	}
 	case SL_BINARY:
 		sl_buf_adds(o, "bytearray(");
 		sl_buf_addc(o, 'b');

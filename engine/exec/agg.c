@@ -49,6 +49,7 @@ static void value_kind(sl_agg *a)
 		a->w = 1;
 		break;
 	case SL_INT:
+	case SL_DATE:
 		a->vk = SL_INT;
 		a->w = 4;
 		break;
@@ -558,7 +559,8 @@ static uint64_t value_hash(const sl_col *c, int64_t i)
 	case SL_BOOLEAN:
 		v32 = sl_col_u8(c)[i];
 		return sl_hash_xxh64(&v32, 4, 42);
-	case SL_INT: return sl_hash_xxh64(&sl_col_i32(c)[i], 4, 42);
+	case SL_INT:
+	case SL_DATE: return sl_hash_xxh64(&sl_col_i32(c)[i], 4, 42);
 	case SL_DOUBLE:
 		d = sl_col_f64(c)[i];
 		if (d == 0)

@@ -176,6 +176,7 @@ static void leaf_kind(leaf *L, const sl_type *t)
 		L->w = 1;
 		break;
 	case SL_INT:
+	case SL_DATE:
 		L->kind = SL_INT;
 		L->w = 4;
 		break;

@@ -62,6 +62,7 @@ static void encode_value(const sl_col *c, int64_t i, sl_buf *out)
 	switch (c->type->kind) {
 	case SL_BOOLEAN: sl_buf_addc(out, (char)(sl_col_u8(c)[i] != 0)); break;
 	case SL_INT:
+	case SL_DATE:
 		put_be(out, (uint32_t)sl_col_i32(c)[i] ^ UINT32_C(0x80000000),
 		       4);
 		break;
@@ -110,7 +111,8 @@ static int fixed_width(const sl_type *t)
 	int k, w, sum = 1;
 	switch (t->kind) {
 	case SL_BOOLEAN: return 2;
-	case SL_INT: return 5;
+	case SL_INT:
+	case SL_DATE: return 5;
 	case SL_BIGINT:
 	case SL_TIMESTAMP:
 	case SL_DOUBLE: return 9;
@@ -151,6 +153,7 @@ static int encode_fixed_col(const sl_col *c, int64_t n, unsigned char *p,
 			p[i * stride + 1] = sl_col_u8(c)[i] != 0;
 		return 2;
 	case SL_INT:
+	case SL_DATE:
 		for (i = 0; i < n; i++)
 			store_be32(p + i * stride + 1,
 				   (uint32_t)sl_col_i32(c)[i] ^
@@ -246,7 +249,8 @@ static int decode_value(sl_col *c, int64_t i, kread *r)
 				     [SL_INT] = 4,
 				     [SL_BIGINT] = 8,
 				     [SL_DOUBLE] = 8,
-				     [SL_TIMESTAMP] = 8 };
+				     [SL_TIMESTAMP] = 8,
+				     [SL_DATE] = 4 };
 	sl_kind kind = c->type->kind;
 	int k, w, rc;
 	uint64_t v;
@@ -262,7 +266,7 @@ static int decode_value(sl_col *c, int64_t i, kread *r)
 				return rc;
 		return 0;
 	}
-	w = kind <= SL_TIMESTAMP ? width[kind] : 0;
+	w = kind <= SL_DATE ? width[kind] : 0;
 	if (w == 0 || r->at + (size_t)w > r->len)
 		return SL_EINTERNAL;
 	v = get_be(r->p + r->at, w);
@@ -270,6 +274,7 @@ static int decode_value(sl_col *c, int64_t i, kread *r)
 	switch (kind) {
 	case SL_BOOLEAN: sl_col_u8(c)[i] = (uint8_t)v; break;
 	case SL_INT:
+	case SL_DATE:
 		sl_col_i32(c)[i] = (int32_t)(uint32_t)(v ^ 0x80000000u);
 		break;
 	case SL_DOUBLE: sl_col_f64(c)[i] = key_bits_dbl(v); break;

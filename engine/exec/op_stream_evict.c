@@ -26,6 +26,7 @@ static bool skippable(const sl_type *t)
 	switch (t->kind) {
 	case SL_BOOLEAN:
 	case SL_INT:
+	case SL_DATE:
 	case SL_BIGINT:
 	case SL_TIMESTAMP:
 	case SL_DOUBLE:
@@ -55,7 +56,8 @@ static bool skip_value(const sl_type *t, const unsigned char *p, size_t n,
 		return true;
 	switch (t->kind) {
 	case SL_BOOLEAN: *at += 1; break;
-	case SL_INT: *at += 4; break;
+	case SL_INT:
+	case SL_DATE: *at += 4; break;
 	case SL_BIGINT:
 	case SL_TIMESTAMP:
 	case SL_DOUBLE: *at += 8; break;

@@ -39,7 +39,7 @@ static bool orderable(sl_kind k)
 {
 	return k == SL_BOOLEAN || k == SL_INT || k == SL_BIGINT ||
 	       k == SL_DOUBLE || k == SL_STRING || k == SL_BINARY ||
-	       k == SL_TIMESTAMP || k == SL_NULLTYPE;
+	       k == SL_TIMESTAMP || k == SL_DATE || k == SL_NULLTYPE;
 }
 
 static sl_type *mismatch(const char *sql, const char *want, sl_type *got,

@@ -40,6 +40,7 @@ static void row_text(const sl_col *c, int64_t i, sl_buf *b)
 		break;
 	case SL_DOUBLE: sl_fmt_double(sl_col_f64(c)[i], b); break;
 	case SL_TIMESTAMP: sl_ts_format(sl_col_i64(c)[i], b); break;
+	case SL_DATE: sl_date_format(sl_col_i32(c)[i], b); break;
 	default: /* STRUCT, ARRAY print as show() does: {a, b}, [a, b] */
 		sl_value_show(c, i, b);
 		break;
@@ -193,6 +194,7 @@ static bool parse_row(const sl_str *s, sl_col *o, int64_t i)
 				  &sl_col_i64(o)[i]);
 	case SL_DOUBLE: return parse_double(p, e, &sl_col_f64(o)[i]);
 	case SL_TIMESTAMP: return sl_ts_parse(p, s->len, &sl_col_i64(o)[i]);
+	case SL_DATE: return sl_date_parse(p, s->len, &sl_col_i32(o)[i]);
 	default: return false;
 	}
 }
@@ -360,6 +362,28 @@ oom:
 	return NULL;
 }
 
+/* DATE <-> TIMESTAMP: a date is its UTC midnight (the session time zone
+ * is UTC), a timestamp's date the UTC day it falls in. */
+static sl_col *date_cast(const sl_col *c, sl_type *to, sl_err *err)
+{
+	sl_col *o = sl_col_new(to, c->len);
+	int64_t i;
+	if (o == NULL || sl_func_nulls_merge(o, (sl_col *const *)&c, 1) < 0) {
+		sl_col_free(o);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (i = 0; i < c->len; i++)
+		if (to->kind == SL_DATE)
+			sl_col_i32(o)[i] = (int32_t)sl_floordiv(
+			    sl_col_i64(c)[i], SL_US_PER_DAY);
+		else
+			sl_col_i64(o)[i] =
+			    (int64_t)sl_col_i32(c)[i] * SL_US_PER_DAY;
+	sl_func_zero_nulls(o);
+	return o;
+}
+
 sl_col *sl_cast_col(const sl_col *c, sl_type *to, sl_err *err)
 {
 	sl_kind f = c->type->kind, t = to->kind;
@@ -375,8 +399,11 @@ sl_col *sl_cast_col(const sl_col *c, sl_type *to, sl_err *err)
 	}
 	if (t == SL_STRING)
 		return to_string(c, err);
-	if (f == SL_STRING && (fixed(t) || t == SL_BINARY))
+	if (f == SL_STRING && (fixed(t) || t == SL_BINARY || t == SL_DATE))
 		return from_string(c, to, err);
+	if ((f == SL_DATE && t == SL_TIMESTAMP) ||
+	    (f == SL_TIMESTAMP && t == SL_DATE))
+		return date_cast(c, to, err);
 	if (fixed(f) && fixed(t))
 		return fixed_cast(c, to, err);
 	sl_buf_init(&a);

@@ -170,6 +170,14 @@ sl_expr *sl_expr_lit_timestamp(int64_t us)
 	return e;
 }
 
+sl_expr *sl_expr_lit_date(int32_t days)
+{
+	sl_expr *e = lit_new(SL_DATE);
+	if (e != NULL)
+		e->lit.i = days;
+	return e;
+}
+
 static sl_expr *call_new(const char *fname, sl_expr **args, int nargs,
 			 bool distinct)
 {
@@ -383,6 +391,11 @@ static void lit_text(const sl_expr *e, bool pretty, sl_buf *out)
 	case SL_TIMESTAMP:
 		sl_buf_adds(out, "TIMESTAMP '");
 		sl_ts_format(e->lit.i, out);
+		sl_buf_adds(out, "'");
+		break;
+	case SL_DATE:
+		sl_buf_adds(out, "DATE '");
+		sl_date_format((int32_t)e->lit.i, out);
 		sl_buf_adds(out, "'");
 		break;
 	default:

@@ -108,6 +108,7 @@ sl_expr *sl_expr_lit_bigint(int64_t v);
 sl_expr *sl_expr_lit_double(double v);
 sl_expr *sl_expr_lit_string(const char *s, size_t n);
 sl_expr *sl_expr_lit_timestamp(int64_t us);
+sl_expr *sl_expr_lit_date(int32_t days); /* DATE, days since the epoch */
 sl_expr *sl_expr_call(const char *fname, sl_expr **args, int nargs);
 sl_expr *sl_expr_call_distinct(const char *fname, sl_expr **args, int nargs);
 sl_expr *sl_expr_binop(int op, sl_expr *a, sl_expr *b);

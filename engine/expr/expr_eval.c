@@ -33,6 +33,7 @@ sl_col *sl_expr_lit_col(const sl_expr *lit, int64_t n)
 	switch (t->kind) {
 	case SL_BOOLEAN: memset(c->data, lit->lit.i ? 1 : 0, (size_t)n); break;
 	case SL_INT:
+	case SL_DATE:
 		for (i = 0; i < n; i++)
 			sl_col_i32(c)[i] = (int32_t)lit->lit.i;
 		break;
@@ -90,7 +91,8 @@ static void value_at(const sl_col *c, int64_t i, sl_value *v)
 	}
 	switch (c->type->kind) {
 	case SL_BOOLEAN: v->i = sl_col_u8(c)[i]; break;
-	case SL_INT: v->i = sl_col_i32(c)[i]; break;
+	case SL_INT:
+	case SL_DATE: v->i = sl_col_i32(c)[i]; break;
 	case SL_BIGINT:
 	case SL_TIMESTAMP: v->i = sl_col_i64(c)[i]; break;
 	case SL_DOUBLE: v->d = sl_col_f64(c)[i]; break;
@@ -427,7 +429,8 @@ static void cmp_kernel(int op, const struct operand *a, const struct operand *b,
 			x == y, NUM_CMP(x, y))
 		break;
 	}
-	case SL_INT: {
+	case SL_INT:
+	case SL_DATE: {
 		const int32_t *xa = a->scalar ? NULL : sl_col_i32(a->c);
 		const int32_t *ya = b->scalar ? NULL : sl_col_i32(b->c);
 		CMP_OPS(int32_t, xa, (int32_t)a->v.i, ya, (int32_t)b->v.i, o,

@@ -59,6 +59,12 @@ static bool is_atomic(sl_kind k)
 	return k != SL_STRUCT && k != SL_ARRAY && k != SL_NULLTYPE;
 }
 
+static bool date_ts(const sl_type *a, const sl_type *b)
+{
+	return (a->kind == SL_DATE && b->kind == SL_TIMESTAMP) ||
+	       (a->kind == SL_TIMESTAMP && b->kind == SL_DATE);
+}
+
 sl_type *sl_expr_common_type(sl_type *a, sl_type *b)
 {
 	if (a->kind == SL_NULLTYPE)
@@ -67,6 +73,8 @@ sl_type *sl_expr_common_type(sl_type *a, sl_type *b)
 		return a;
 	if (is_num(a->kind) && is_num(b->kind))
 		return a->kind > b->kind ? a : b;
+	if (date_ts(a, b)) /* Spark: a date widens to its midnight */
+		return sl_type_prim(SL_TIMESTAMP);
 	/* Spark's string promotion: any other atomic with a string is a string */
 	if (a->kind == SL_STRING && is_atomic(b->kind) &&
 	    b->kind != SL_BINARY && b->kind != SL_BOOLEAN)
@@ -108,8 +116,12 @@ static bool implicit_ok(sl_kind from, sl_kind to)
 		return is_atomic(from);
 	if (is_num(to))
 		return is_num(from) || from == SL_STRING;
+	if (to == SL_TIMESTAMP && from == SL_DATE)
+		return true; /* year(d), window(d, ...): its midnight */
 	if (to == SL_TIMESTAMP || to == SL_BINARY)
 		return from == SL_STRING;
+	if (to == SL_DATE)
+		return from == SL_STRING || from == SL_TIMESTAMP;
 	return false;
 }
 
@@ -117,8 +129,8 @@ static const char *kind_word(sl_kind k)
 {
 	static const char *const w[] = { "void",   "boolean",   "int",
 					 "bigint", "double",    "string",
-					 "binary", "timestamp", "struct",
-					 "array" };
+					 "binary", "timestamp", "date",
+					 "struct", "array" };
 	return w[k];
 }
 
@@ -360,7 +372,7 @@ static sl_type *cmp_type(sl_type *l, sl_type *r)
 		return r->kind == SL_NULLTYPE ? sl_type_prim(SL_BOOLEAN) : r;
 	if (r->kind == SL_NULLTYPE || sl_type_equal(l, r))
 		return l;
-	if (is_num(l->kind) && is_num(r->kind))
+	if ((is_num(l->kind) && is_num(r->kind)) || date_ts(l, r))
 		return sl_expr_common_type(l, r);
 	if (l->kind == SL_STRING && is_atomic(r->kind))
 		return r;
@@ -439,6 +451,9 @@ static bool castable(const sl_type *from, const sl_type *to)
 		return true; /* structs and arrays print as show() does */
 	if (f == SL_BINARY || t == SL_BINARY)
 		return f == SL_STRING && t == SL_BINARY;
+	if (f == SL_DATE || t == SL_DATE) /* numbers <-> dates: not here */
+		return f == SL_STRING || f == SL_TIMESTAMP || f == SL_DATE ||
+		       t == SL_TIMESTAMP;
 	return is_atomic(f) && is_atomic(t) && f != SL_STRUCT;
 }
 

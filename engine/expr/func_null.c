@@ -144,7 +144,8 @@ static sl_col *extreme(const sl_expr *call, sl_col *const *args, int64_t n,
 				c = (a > b) - (a < b);
 				break;
 			}
-			case SL_INT: {
+			case SL_INT:
+			case SL_DATE: {
 				int32_t a = sl_col_i32(args[k])[i],
 					b = sl_col_i32(args[best])[i];
 				c = (a > b) - (a < b);

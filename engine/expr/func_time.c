@@ -492,6 +492,130 @@ static sl_col *ev_now(const sl_expr *call, sl_col *const *args, int64_t n,
 	return o;
 }
 
+/* ------------------------------------------------------------ dates */
+
+/* to_date(x[, fmt]): a DATE passes, a TIMESTAMP gives its UTC day, a
+ * string is read by Spark's stringToDate or, with fmt, by the pattern
+ * (a row that does not parse is NULL). */
+static int res_to_date(sl_expr *call, sl_err *err)
+{
+	sl_kind k = call->args[0]->rtype->kind;
+	const char *pat;
+	if (k != SL_DATE && k != SL_TIMESTAMP &&
+	    sl_expr_arg_kind(call, 0, SL_STRING, err) < 0)
+		return SL_EANALYSIS;
+	if (call->nargs > 1) {
+		if (sl_expr_arg_kind(call, 1, SL_STRING, err) < 0)
+			return SL_EANALYSIS;
+		pat = sl_func_lit_str(call, 1);
+		if (pat != NULL && pattern_check(pat, err) < 0)
+			return SL_EANALYSIS;
+	}
+	return sl_func_rtype(call, SL_DATE, true);
+}
+
+static bool to_date_row(const sl_expr *call, sl_col *const *args, int64_t i,
+			sl_buf *pat, int32_t *days)
+{
+	const sl_str *s, *ps;
+	int64_t us;
+	switch (args[0]->type->kind) {
+	case SL_DATE: *days = sl_col_i32(args[0])[i]; return true;
+	case SL_TIMESTAMP: us = sl_col_i64(args[0])[i]; break;
+	default:
+		s = &sl_col_str(args[0])[i];
+		if (call->nargs < 2)
+			return sl_date_parse(s->p ? s->p : "", s->len, days);
+		ps = &sl_col_str(args[1])[i];
+		sl_buf_clear(pat);
+		sl_buf_add(pat, ps->p ? ps->p : "", ps->len);
+		if (!pattern_parse(sl_buf_cstr(pat), s->p ? s->p : "", s->len,
+				   &us))
+			return false;
+		break;
+	}
+	*days = (int32_t)sl_floordiv(us, SL_US_PER_DAY);
+	return true;
+}
+
+static sl_col *ev_to_date(const sl_expr *call, sl_col *const *args, int64_t n,
+			  sl_err *err)
+{
+	sl_col *o = sl_func_out(call, n, err);
+	sl_buf pat;
+	int64_t i;
+	if (o == NULL)
+		return NULL;
+	sl_buf_init(&pat);
+	for (i = 0; i < n; i++)
+		if ((sl_func_row_null(args, call->nargs, i) ||
+		     !to_date_row(call, args, i, &pat, &sl_col_i32(o)[i])) &&
+		    sl_col_set_null(o, i) < 0) {
+			sl_buf_release(&pat);
+			return sl_func_oom(o, err);
+		}
+	sl_buf_release(&pat);
+	return o;
+}
+
+static int res_today(sl_expr *call, sl_err *err)
+{
+	(void)err;
+	return sl_func_rtype(call, SL_DATE, false);
+}
+
+/* current_date(): the UTC day of the engine clock (the session time zone
+ * is UTC), so a manual clock makes it deterministic. */
+static sl_col *ev_today(const sl_expr *call, sl_col *const *args, int64_t n,
+			sl_err *err)
+{
+	sl_col *o = sl_func_out(call, n, err);
+	int64_t i;
+	(void)args;
+	for (i = 0; o != NULL && i < n; i++)
+		sl_col_i32(o)[i] = (int32_t)sl_floordiv(now_us, SL_US_PER_DAY);
+	return o;
+}
+
+/* date_add(d, n), date_sub(d, n): DATE; datediff(end, start): INT days. */
+static int res_date_arith(sl_expr *call, sl_err *err)
+{
+	bool diff = call->name[4] == 'd';
+	if (sl_expr_arg_kind(call, 0, SL_DATE, err) < 0 ||
+	    sl_expr_arg_kind(call, 1, diff ? SL_DATE : SL_INT, err) < 0)
+		return SL_EANALYSIS;
+	return sl_func_rtype(call, diff ? SL_INT : SL_DATE,
+			     call->args[0]->nullable ||
+				 call->args[1]->nullable);
+}
+
+static sl_col *ev_date_arith(const sl_expr *call, sl_col *const *args,
+			     int64_t n, sl_err *err)
+{
+	sl_col *o = sl_func_out(call, n, err);
+	const int32_t *a, *b;
+	int sign = call->name[5] == 's' ? -1 : 1; /* date_sub */
+	bool diff = call->name[4] == 'd';
+	int64_t i;
+	if (o == NULL)
+		return NULL;
+	a = sl_col_i32(args[0]);
+	b = sl_col_i32(args[1]);
+	for (i = 0; i < n; i++) {
+		if (sl_func_row_null(args, 2, i)) {
+			if (sl_col_set_null(o, i) < 0)
+				return sl_func_oom(o, err);
+			continue;
+		}
+		/* wraps as Spark's int arithmetic does */
+		sl_col_i32(o)[i] =
+		    (int32_t)(diff ? (uint32_t)a[i] - (uint32_t)b[i]
+				   : (uint32_t)a[i] +
+					 (uint32_t)(sign * (int64_t)b[i]));
+	}
+	return o;
+}
+
 /* ------------------------------------------------------------ rows */
 
 const sl_func sl_func_time_rows[] = {
@@ -509,6 +633,12 @@ const sl_func sl_func_time_rows[] = {
 	  ev_ts_seconds },
 	{ "current_timestamp", 0, 0, SL_FN_SCALAR, res_now, ev_now },
 	{ "now", 0, 0, SL_FN_SCALAR, res_now, ev_now },
+	{ "to_date", 1, 2, SL_FN_SCALAR, res_to_date, ev_to_date },
+	{ "current_date", 0, 0, SL_FN_SCALAR, res_today, ev_today },
+	{ "curdate", 0, 0, SL_FN_SCALAR, res_today, ev_today },
+	{ "date_add", 2, 2, SL_FN_SCALAR, res_date_arith, ev_date_arith },
+	{ "date_sub", 2, 2, SL_FN_SCALAR, res_date_arith, ev_date_arith },
+	{ "datediff", 2, 2, SL_FN_SCALAR, res_date_arith, ev_date_arith },
 };
 const int sl_func_time_nrows =
     (int)(sizeof sl_func_time_rows / sizeof sl_func_time_rows[0]);

@@ -597,6 +597,22 @@ static bool interval_to(struct parser *p, bool neg, int start, int64_t *us)
 	return true;
 }
 
+/* DATE '2026-01-01' (Spark's stringToDate forms). */
+static sl_expr *date_lit(struct parser *p, int start)
+{
+	struct tok *t = cur(p);
+	int32_t days;
+	if (!sl_date_parse(t->text, t->len, &days)) {
+		sl_err_set(p->err, SL_EPARSE,
+			   "invalid date literal '%s' at col %d", t->text,
+			   t->start + 1);
+		p->failed = true;
+		return NULL;
+	}
+	p->i++;
+	return at(sl_expr_lit_date(days), start);
+}
+
 /* INTERVAL 10 MINUTES, INTERVAL '10 minutes', INTERVAL 1 HOUR 30 MINUTES,
  * INTERVAL '1 2:03' DAY TO MINUTE: a BIGINT literal of microseconds,
  * marked (op 1) as an interval. */
@@ -921,6 +937,10 @@ static sl_expr *parse_primary(struct parser *p)
 	if (is_kw(p, "timestamp") && p->t[p->i + 1].kind == T_STRING) {
 		p->i++;
 		return timestamp_lit(p, start);
+	}
+	if (is_kw(p, "date") && p->t[p->i + 1].kind == T_STRING) {
+		p->i++;
+		return date_lit(p, start);
 	}
 	if (is_kw(p, "interval") && p->t[p->i + 1].kind != T_OP) {
 		p->i++;

@@ -382,6 +382,7 @@ static const char *kind_name(sl_kind k)
 	case SL_BIGINT: return "BIGINT";
 	case SL_DOUBLE: return "DOUBLE";
 	case SL_TIMESTAMP: return "TIMESTAMP";
+	case SL_DATE: return "DATE";
 	case SL_BINARY: return "BINARY";
 	default: return "STRING";
 	}
@@ -416,6 +417,8 @@ static bool convert(sl_col *c, int64_t i, sl_str s, sl_format_tscache *tsc)
 		return true;
 	case SL_TIMESTAMP:
 		return sl_format_parse_ts(s.p, s.len, &sl_col_i64(c)[i], tsc);
+	case SL_DATE: /* Spark's default dateFormat yyyy-MM-dd */
+		return sl_date_parse(s.p, s.len, &sl_col_i32(c)[i]);
 	default: return false;
 	}
 }

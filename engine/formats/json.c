@@ -77,8 +77,8 @@ static const char *kind_name(sl_kind k)
 {
 	static const char *const names[] = { "NULL",   "BOOLEAN",   "INT",
 					     "BIGINT", "DOUBLE",    "STRING",
-					     "BINARY", "TIMESTAMP", "STRUCT",
-					     "ARRAY" };
+					     "BINARY", "TIMESTAMP", "DATE",
+					     "STRUCT", "ARRAY" };
 	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -488,6 +488,16 @@ static int put_strtyped(jp *j, jnode *nd, int64_t i)
 		return -1;
 	if (nd->kind == SL_BINARY)
 		return put_binary(j, nd, i, s);
+	if (nd->kind == SL_DATE) { /* Spark's default dateFormat yyyy-MM-dd */
+		if (!sl_date_parse(s.p, s.len, &sl_col_i32(nd->col)[i])) {
+			snprintf(shown, sizeof shown, "%.*s",
+				 s.len > 40 ? 40 : (int)s.len, s.p);
+			return type_err(j, nd, "cannot parse '%s' as DATE",
+					shown);
+		}
+		unnull(nd->col, i);
+		return 0;
+	}
 	if (!sl_format_parse_ts(s.p, s.len, &sl_col_i64(nd->col)[i], &j->tsc)) {
 		snprintf(shown, sizeof shown, "%.*s",
 			 s.len > 40 ? 40 : (int)s.len, s.p);
@@ -618,6 +628,7 @@ static int parse_value(jp *j, jnode *nd, int64_t i)
 	case SL_BIGINT: return put_int(j, nd, i);
 	case SL_DOUBLE: return put_double(j, nd, i);
 	case SL_TIMESTAMP:
+	case SL_DATE:
 	case SL_BINARY: return put_strtyped(j, nd, i);
 	case SL_BOOLEAN:
 		if (c == 't' || c == 'f') {

@@ -55,7 +55,6 @@ enum conv {
 	CV_TS_MILLIS,
 	CV_TS_MICROS,
 	CV_TS_NANOS,
-	CV_DATE,
 	CV_INT96,
 	CV_FLOAT,
 	CV_DOUBLE,
@@ -144,8 +143,8 @@ static sl_type *leaf_type(rnode *n, const char **why)
 	case PQ_BOOLEAN: n->conv = CV_BOOL; return sl_type_prim(SL_BOOLEAN);
 	case PQ_INT32:
 		if (lt == PQ_LT_DATE || ct == PQ_CT_DATE) {
-			n->conv = CV_DATE;
-			return sl_type_prim(SL_TIMESTAMP);
+			n->conv = CV_I32; /* days, as the DATE column holds */
+			return sl_type_prim(SL_DATE);
 		}
 		if (dec) {
 			n->conv = CV_DEC32;
@@ -701,10 +700,6 @@ static void put_value(rd *r, int64_t i, const void *v)
 	case CV_TS_NANOS:
 		memcpy(&i64, v, 8);
 		sl_col_i64(c)[i] = floordiv(i64, 1000);
-		break;
-	case CV_DATE:
-		memcpy(&i32, v, 4);
-		sl_col_i64(c)[i] = wrap_mul(i32, SL_US_PER_DAY);
 		break;
 	case CV_INT96: {
 		const uint8_t *b = v;

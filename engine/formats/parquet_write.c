@@ -158,7 +158,8 @@ static int ptype_of(sl_kind k)
 {
 	switch (k) {
 	case SL_BOOLEAN: return PQ_BOOLEAN;
-	case SL_INT: return PQ_INT32;
+	case SL_INT:
+	case SL_DATE: return PQ_INT32;
 	case SL_BIGINT:
 	case SL_TIMESTAMP: return PQ_INT64;
 	case SL_DOUBLE: return PQ_DOUBLE;
@@ -225,6 +226,9 @@ static int add_fields(sl_parquet_writer *w, const sl_type *st, wleaf *up,
 		if (f->type->kind == SL_STRING) {
 			e.converted = PQ_CT_UTF8;
 			e.logical = PQ_LT_STRING;
+		} else if (f->type->kind == SL_DATE) {
+			e.converted = PQ_CT_DATE; /* Spark's DateType */
+			e.logical = PQ_LT_DATE;
 		} else if (f->type->kind == SL_TIMESTAMP) {
 			e.converted = PQ_CT_TIMESTAMP_MICROS;
 			e.logical = PQ_LT_TIMESTAMP;

@@ -21,7 +21,15 @@
 /* ---- discovery ---- */
 
 /* Inference lattice; ST_DEF is the null partition. */
-typedef enum { ST_DEF, ST_INT, ST_BIGINT, ST_DOUBLE, ST_TS, ST_STRING } ptype;
+typedef enum {
+	ST_DEF,
+	ST_INT,
+	ST_BIGINT,
+	ST_DOUBLE,
+	ST_TS,
+	ST_DATE,
+	ST_STRING
+} ptype;
 
 struct sl_part_spec {
 	char *base, *base_abs;
@@ -81,6 +89,20 @@ static bool parse_part_ts(const char *s, size_t n, int64_t *us)
 	return true;
 }
 
+/* Spark's dateTry: the whole text is yyyy-MM-dd and a valid day (tried
+ * before timestamps, so "2026-01-01" is a DATE). */
+static bool is_part_date(const char *s)
+{
+	int32_t days;
+	int k;
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+		return false;
+	for (k = 0; k < 10; k++)
+		if (k != 4 && k != 7 && (s[k] < '0' || s[k] > '9'))
+			return false;
+	return sl_date_parse(s, 10, &days);
+}
+
 static ptype infer_one(const char *raw, size_t n)
 {
 	int64_t i;
@@ -109,6 +131,10 @@ static ptype infer_one(const char *raw, size_t n)
 	if (sl_format_parse_double(raw, n, &d))
 		return ST_DOUBLE;
 	u = sl_part_unescape(raw, n);
+	if (u != NULL && is_part_date(u)) {
+		free(u);
+		return ST_DATE;
+	}
 	int64_t us;
 	ts = u != NULL && parse_part_ts(u, strlen(u), &us);
 	free(u);
@@ -123,7 +149,10 @@ static ptype widen(ptype a, ptype b)
 		return a;
 	if (a == b)
 		return a;
-	if (a == ST_STRING || b == ST_STRING || a == ST_TS || b == ST_TS)
+	if ((a == ST_DATE && b == ST_TS) || (a == ST_TS && b == ST_DATE))
+		return ST_TS; /* findWiderTypeForTwo: a date widens to its midnight */
+	if (a == ST_STRING || b == ST_STRING || a == ST_TS || b == ST_TS ||
+	    a == ST_DATE || b == ST_DATE)
 		return ST_STRING;
 	return a > b ? a : b; /* INT < BIGINT < DOUBLE */
 }
@@ -135,6 +164,7 @@ static sl_kind kind_of(ptype t)
 	case ST_BIGINT: return SL_BIGINT;
 	case ST_DOUBLE: return SL_DOUBLE;
 	case ST_TS: return SL_TIMESTAMP;
+	case ST_DATE: return SL_DATE;
 	default: return SL_STRING;
 	}
 }
@@ -367,6 +397,7 @@ static const char *spark_type_name(sl_kind k)
 	case SL_DOUBLE: return "DoubleType";
 	case SL_BOOLEAN: return "BooleanType";
 	case SL_TIMESTAMP: return "TimestampType";
+	case SL_DATE: return "DateType";
 	case SL_BINARY: return "BinaryType";
 	default: return "StringType";
 	}
@@ -639,6 +670,14 @@ static int fill_const(sl_col *c, const char *raw, size_t rawlen,
 		for (int64_t r = 0; r < c->len; r++)
 			sl_col_i64(c)[r] = us;
 		break;
+	case SL_DATE: {
+		int32_t days;
+		if (!sl_date_parse(u, n, &days))
+			goto bad;
+		for (int64_t r = 0; r < c->len; r++)
+			sl_col_i32(c)[r] = days;
+		break;
+	}
 	case SL_STRING:
 	case SL_BINARY:
 		/* one copy in the arena, shared by every row */

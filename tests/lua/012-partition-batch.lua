@@ -93,13 +93,22 @@ putp("i=1/l=1/x=1/t=2026-01-01 10%3A00%3A00/s=2026-01-31", 1)
 putp("i=2/l=9999999999/x=1.5/t=2026-01-01 10%3A00%3A00.25/s=2026-02-01", 2)
 putp("i=__HIVE_DEFAULT_PARTITION__/l=3/x=2/t=__HIVE_DEFAULT_PARTITION__/s=__HIVE_DEFAULT_PARTITION__", 3)
 local t = spark.read:json(d)
-T.is(t.schema, "id BIGINT, i INT, l BIGINT, x DOUBLE, t TIMESTAMP, s STRING",
-  "INT; INT+BIGINT is BIGINT; INT+DOUBLE is DOUBLE; 'yyyy-MM-dd HH:mm:ss[.S]' is TIMESTAMP; a date is STRING here")
+T.is(t.schema, "id BIGINT, i INT, l BIGINT, x DOUBLE, t TIMESTAMP, s DATE",
+  "INT; INT+BIGINT is BIGINT; INT+DOUBLE is DOUBLE; 'yyyy-MM-dd HH:mm:ss[.S]' is TIMESTAMP; yyyy-MM-dd is DATE")
 T.is(T.rows(t:orderBy("id"):select("i", "l", "x", F.col("t"):cast("string"), "s")), {
   {1, 1, 1.0, "2026-01-01 10:00:00", "2026-01-31"},
   {2, 9999999999, 1.5, "2026-01-01 10:00:00.25", "2026-02-01"},
   {nil, 3, 2.0, nil, nil},
 }, "values converted to the widened types")
+-- a DATE next to a TIMESTAMP widens to TIMESTAMP, next to anything else to STRING
+-- (PartitioningUtils.findWiderTypeForPartitionColumn)
+local d2 = base .. "/dates"
+put(d2 .. "/a=2026-01-31/b=2026-01-31", "part-0.json", '{"id":1}\n')
+put(d2 .. "/a=2026-01-01 10%3A00%3A00/b=7", "part-0.json", '{"id":2}\n')
+local t2 = spark.read:json(d2)
+T.is(t2.schema, "id BIGINT, a TIMESTAMP, b STRING", "DATE+TIMESTAMP is TIMESTAMP; DATE+INT is STRING")
+T.is(T.rows(t2:orderBy("id"):select(F.col("a"):cast("string"), "b")),
+  {{"2026-01-31 00:00:00", "2026-01-31"}, {"2026-01-01 10:00:00", "7"}}, "a date widened to its midnight")
 
 local d2 = base .. "/types2"
 put(d2 .. "/e=1E3/big=12345678901234567890", "part-0.json", '{"id":1}\n')

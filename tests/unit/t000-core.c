@@ -289,6 +289,48 @@ static void test_time(void)
 	   "a sum past the range refused");
 }
 
+/* DateTimeUtilsSuite "string to date" and DateFormatterSuite's output. */
+static void test_date(void)
+{
+	int32_t d = 0;
+	sl_buf b;
+	sl_err err;
+	sl_type *t;
+	ok(sl_date_parse("2015-03-18", 10, &d) && d == 16512, "2015-03-18 is day 16512");
+	ok(sl_date_parse("2015", 4, &d) && d == 16436, "yyyy is January 1st");
+	ok(sl_date_parse("2015-3", 6, &d) && d == 16495, "yyyy-m");
+	ok(sl_date_parse("2015-03-18T12:00", 16, &d) && d == 16512, "T and anything after the day");
+	ok(sl_date_parse("1969-12-31", 10, &d) && d == -1, "the day before the epoch is -1");
+	ok(!sl_date_parse("2015-02-29", 10, &d), "no February 29th in 2015");
+	ok(sl_date_parse("2000-02-29", 10, &d), "2000 is a leap year");
+	ok(!sl_date_parse("1900-02-29", 10, &d), "1900 is not");
+	ok(!sl_date_parse("2015-03-18X", 11, &d), "text glued to the day");
+	ok(!sl_date_parse("15-03-18", 8, &d), "a 2-digit year");
+	ok(!sl_date_parse("", 0, &d), "empty");
+	ok(!sl_date_parse("2015-03", 8, &d), "a NUL inside the length");
+	sl_buf_init(&b);
+	sl_date_format(16512, &b);
+	sl_buf_addc(&b, ' ');
+	sl_date_format(-1, &b);
+	sl_buf_addc(&b, ' ');
+	sl_date_format(2932897, &b);
+	is_str(sl_buf_cstr(&b), "2015-03-18 1969-12-31 +10000-01-01", "yyyy-MM-dd, + past year 9999");
+	sl_buf_release(&b);
+	sl_err_clear(&err);
+	t = sl_type_parse_ddl("d DATE, e date", &err);
+	ok(t != NULL && t->fields[0].type->kind == SL_DATE && t->fields[1].type->kind == SL_DATE,
+	   "DDL DATE");
+	sl_buf_init(&b);
+	if (t != NULL) {
+		sl_type_ddl(t, &b);
+		sl_buf_adds(&b, " ");
+		sl_buf_adds(&b, sl_type_simple_name(t->fields[0].type));
+	}
+	is_str(sl_buf_cstr(&b), "d DATE, e DATE date", "DDL and simpleString names");
+	sl_buf_release(&b);
+	sl_type_free(t);
+}
+
 static void test_show(void)
 {
 	sl_type *t = sl_type_parse_ddl("word STRING, n BIGINT, d DOUBLE", NULL);
@@ -397,6 +439,7 @@ int main(void)
 	test_double();
 	test_double_fast();
 	test_time();
+	test_date();
 	test_show();
 	return done_testing();
 }

@@ -204,7 +204,7 @@ static void test_infer(void)
 	is_str(types_of(e, 1), "i STRING", "only nulls: STRING");
 	is_str(types_of(f, 2), "t TIMESTAMP", "'yyyy-MM-dd HH:mm:ss' (escaped ':') and null: TIMESTAMP");
 	is_str(types_of(g, 2), "t STRING", "TIMESTAMP and INT: STRING");
-	is_str(types_of(h, 1), "d STRING", "a date: STRING (Spark's DateType; the engine has none)");
+	is_str(types_of(h, 1), "d DATE", "a date: DATE (PartitioningUtils dateTry)");
 	is_str(types_of(i, 2), "x DOUBLE", "NaN and 1e3: DOUBLE (Double.parseDouble)");
 	is_str(types_of(j, 3), "a INT, b STRING", "two levels; a file at the root is left out");
 }
