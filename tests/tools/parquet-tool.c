@@ -45,6 +45,10 @@ static void value(const sl_col *c, int64_t i, bool null, sl_buf *out)
 	case SL_TIMESTAMP:
 		sl_buf_printf(out, "\"%lld\"", (long long)sl_col_i64(c)[i]);
 		break;
+	case SL_DATE: /* as the microseconds of its midnight, DuckDB's canon */
+		sl_buf_printf(out, "\"%lld\"",
+			      (long long)sl_col_i32(c)[i] * 86400000000LL);
+		break;
 	case SL_DOUBLE: sl_buf_printf(out, "%.17g", sl_col_f64(c)[i]); break;
 	case SL_BOOLEAN:
 		sl_buf_adds(out, sl_col_u8(c)[i] ? "true" : "false");
