@@ -1002,6 +1002,8 @@ static void node_lines(gen *g, const sl_plan *p)
 	switch (p->kind) {
 	case SL_P_PROJECT: project(g, p); break;
 	case SL_P_FILTER:
+		if (p->pushed) /* the join's optimizer made it, not the user */
+			break;
 		sl_buf_init(&b);
 		sl_expr_sql(p->cond, &b); /* over c.in: no rewrite to undo */
 		strip_parens(&b);

@@ -303,6 +303,68 @@ sl_expr *sl_expr_rebuild(const sl_expr *e, sl_expr **a)
 	}
 }
 
+static bool has_col(const sl_expr *e)
+{
+	int i;
+	if (e->kind == SL_X_COL)
+		return true;
+	for (i = 0; i < e->nargs; i++)
+		if (has_col(e->args[i]))
+			return true;
+	return false;
+}
+
+/* A resolved node like e with no children yet (a column-free subtree is
+ * shared instead, so LIT nodes never come here). */
+static sl_expr *copy_resolved(const sl_expr *e)
+{
+	sl_expr *c = node_new(e->kind, e->nargs);
+	if (c == NULL)
+		return NULL;
+	if (e->name != NULL && (c->name = str_dup(e->name)) == NULL) {
+		sl_expr_free(c);
+		return NULL;
+	}
+	c->op = e->op;
+	c->distinct = e->distinct;
+	c->type = sl_type_ref(e->type);
+	c->rtype = sl_type_ref(e->rtype);
+	c->nullable = e->nullable;
+	c->idx = e->idx;
+	c->fn = e->fn;
+	c->pos = e->pos;
+	c->lit = e->lit;
+	c->lit.s = NULL;
+	if (e->lit.s != NULL) {
+		if ((c->lit.s = malloc(e->lit.n + 1)) == NULL) {
+			sl_expr_free(c);
+			return NULL;
+		}
+		memcpy(c->lit.s, e->lit.s, e->lit.n + 1);
+	}
+	return c;
+}
+
+sl_expr *sl_expr_subst_cols(const sl_expr *e, sl_expr *const *by, int n)
+{
+	sl_expr *c;
+	int i;
+	if (e->kind == SL_X_COL)
+		return e->idx >= 0 && e->idx < n ? sl_expr_ref(by[e->idx])
+						 : NULL;
+	if (!has_col(e))
+		return sl_expr_ref((sl_expr *)e);
+	if ((c = copy_resolved(e)) == NULL)
+		return NULL;
+	for (i = 0; i < e->nargs; i++)
+		if ((c->args[i] = sl_expr_subst_cols(e->args[i], by, n)) ==
+		    NULL) {
+			sl_expr_free(c);
+			return NULL;
+		}
+	return c;
+}
+
 sl_expr *sl_expr_ref(sl_expr *e)
 {
 	if (e != NULL)

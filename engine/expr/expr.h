@@ -125,6 +125,14 @@ sl_expr *sl_expr_case(sl_expr **args, int nargs);
  * Rewrites use it to copy a tree with some subtrees replaced.  NULL when
  * out of memory. */
 sl_expr *sl_expr_rebuild(const sl_expr *e, sl_expr **args);
+/* A copy of the *resolved* tree e in which each column reference to
+ * column i (0 <= i < n) is replaced by by[i]: a resolved tree of the same
+ * type, usually over another schema (borrowed, a reference taken).
+ * Subtrees without column references are shared.  The planner uses it to
+ * move a predicate across a projection or onto the other side of a join
+ * (plan/plan_pushdown.c).  NULL when out of memory or when e references a
+ * column with no replacement (by[i] NULL, or i out of range). */
+sl_expr *sl_expr_subst_cols(const sl_expr *e, sl_expr *const *by, int n);
 
 sl_expr *sl_expr_ref(sl_expr *e);
 void sl_expr_free(sl_expr *e);

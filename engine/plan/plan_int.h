@@ -91,8 +91,10 @@ struct sl_plan {
 	sl_expr *gen_arg; /* resolved ARRAY expression */
 	char *gen_sql;    /* "explode(words)" */
 
-	/* FILTER */
+	/* FILTER; `pushed`: placed by a streaming join's pushdown
+	 * (plan_pushdown.c), not written by the user */
 	sl_expr *cond;
+	bool pushed;
 
 	/* AGGREGATE: keys resolved against the input; the intermediate batch
 	 * is keys then aggs (schema `inter`); `post` (NULL when the outputs
@@ -217,6 +219,13 @@ typedef struct sl_join_wm {
  * watermarked join key, else each side's value-watermark bounds.  0 or
  * SL_ENOMEM. */
 int sl_plan_join_wm(const sl_plan *p, sl_join_wm *w, sl_err *err);
+/* Spark's optimizer for a streaming JOIN node p (plan_pushdown.c): the
+ * one-side conjuncts of its condition and the filters inferred through
+ * its equi-keys become FILTER nodes on its inputs (p->child[] replaced),
+ * below a side's withWatermark where Spark puts them.  The condition
+ * stays whole.  Best effort: 0, or SL_ENOMEM with p still valid (some
+ * filters may be missing, never a wrong one). */
+int sl_plan_join_pushdown(sl_plan *p);
 /* Append the AND-conjuncts of e (borrowed) to *a (realloc'd, *n of
  * them).  0 or SL_ENOMEM (*a stays valid: the caller frees it). */
 int sl_plan_split_and(const sl_expr *e, const sl_expr ***a, int *n);

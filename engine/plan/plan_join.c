@@ -11,7 +11,9 @@
  * too: `window = rwindow`, compared by the key encoding), the rest is
  * resolved against left ++ right as a residual filter over the joined row.
  * No key pair at all means a nested-loop join.  Output is every left
- * column then every right column (semi/anti: the left only).
+ * column then every right column (semi/anti: the left only).  A streaming
+ * join then gets Spark's pushed and inferred input filters
+ * (plan_pushdown.c).
  */
 #include "plan/plan_int.h"
 
@@ -167,11 +169,26 @@ static int using_outputs(sl_plan *p, const sl_type *ls, const sl_type *rs,
 	return rc;
 }
 
-/* Try l = r (unresolved operands) as a key pair: 1 added, 0 not a pair. */
+static bool reads_cols(const sl_expr *e)
+{
+	int i;
+	if (e->kind == SL_X_COL || e->kind == SL_X_STAR)
+		return true;
+	for (i = 0; i < e->nargs; i++)
+		if (reads_cols(e->args[i]))
+			return true;
+	return false;
+}
+
+/* Try l = r (unresolved operands) as a key pair: 1 added, 0 not a pair.
+ * An operand that reads no column (`k % 3 = 1`) makes no pair, as in
+ * Spark's ExtractEquiJoinKeys: the conjunct is a one-side condition. */
 static int try_pair(sl_plan *p, const sl_expr *a, const sl_expr *b,
 		    const sl_type *ls, const sl_type *rs)
 {
-	sl_expr *l = sl_expr_resolve(a, ls, NULL);
+	sl_expr *l = reads_cols(a) && reads_cols(b)
+			 ? sl_expr_resolve(a, ls, NULL)
+			 : NULL;
 	sl_expr *r = l ? sl_expr_resolve(b, rs, NULL) : NULL;
 	if (l == NULL || r == NULL || !widen_pair(&l, &r)) {
 		sl_expr_free(l);
@@ -353,6 +370,8 @@ sl_plan *sl_plan_join(sl_plan *l, sl_plan *r, sl_expr *on,
 	}
 	if (rc < 0 || out_schema(p, err) < 0)
 		goto fail;
+	/* best effort: a pushdown cut short by memory is still sound */
+	(void)sl_plan_join_pushdown(p);
 	goto out;
 fail:
 	sl_plan_free(p);
