@@ -41,6 +41,9 @@ typedef struct sl_op_stateful {
 	int64_t dup_dropped; /* numDroppedDuplicateRows, this batch */
 	int64_t rewrites;    /* puts this batch that rewrote a row in place (a
 			      * join's matched flag): not numRowsUpdated */
+	int64_t unremoved;   /* removals this batch that numRowsRemoved does
+			      * not count (an outer join's outer side, as
+			      * Spark's StreamingSymmetricHashJoinExec) */
 } sl_op_stateful;
 
 struct sl_op_ops {

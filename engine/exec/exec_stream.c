@@ -344,7 +344,8 @@ int sl_exec_stream_states(sl_op *root, sl_stateop_info *out, int max)
 		out[i].num_rows_dropped_by_watermark = sf->dropped;
 		out[i].num_rows_updated =
 		    sl_state_num_updated(sf->store) - sf->rewrites;
-		out[i].num_rows_removed = sl_state_num_removed(sf->store);
+		out[i].num_rows_removed =
+		    sl_state_num_removed(sf->store) - sf->unremoved;
 		out[i].num_dropped_duplicate_rows =
 		    strncmp(sf->name, "dedupe", 6) == 0 ? sf->dup_dropped : -1;
 	}
@@ -386,6 +387,7 @@ static void clear_counters(sroot *r)
 		r->stateful[i]->sf->dropped = 0;
 		r->stateful[i]->sf->dup_dropped = 0;
 		r->stateful[i]->sf->rewrites = 0;
+		r->stateful[i]->sf->unremoved = 0;
 	}
 }
 

@@ -20,7 +20,10 @@
  *           ++ the row's columns (sl_hash_key_encode of every column)
  * so numRowsTotal is the rows held on both sides, numRowsUpdated the rows
  * added this batch (setting a matched flag rewrites a row in place and is
- * not counted, as in Spark) and numRowsRemoved the rows evicted.  Inner
+ * not counted, as in Spark) and numRowsRemoved the rows evicted from a side
+ * that is not outer (Spark's onOutputCompletion counts only its cleanup
+ * pass: both sides of inner and left semi, the right of a left outer, the
+ * left of a right outer, none of a full outer).  Inner
  * joins keep the layout without the flag, so their checkpoints stay
  * readable.  Finding the rows of one join key needs an index (side ++ key
  * -> row numbers, op_ssjoin_ix.c); the store has no prefix scan, so the
@@ -890,6 +893,11 @@ static int evict_one(void *ud, const void *key, size_t klen, const void *val,
 	    sl_ssjoin_get_seq((const unsigned char *)key + klen - 8));
 	if (ev->feed)
 		evict_event(ev, s, val, vlen);
+	/* Spark counts numRowsRemoved only in its cleanup pass over the
+	 * sides that emit no NULL-padded rows; an outer side's rows leave
+	 * the state while its outer output is generated, uncounted */
+	if (outer_side(ev->st, s))
+		ev->st->sf.unremoved++;
 	if (outer_side(ev->st, s) && vlen > 8 && ((const char *)val)[8] == 0) {
 		uint64_t n = vlen;
 		sl_buf_add(&ev->outer[s], &n, sizeof n);
