@@ -747,22 +747,23 @@ void sl_duration_format(int64_t us, sl_buf *out)
 		  { "minute", SL_US_PER_MIN }, { "second", SL_US_PER_SEC },
 		  { "millisecond", 1000 },     { "microsecond", 1 } };
 	size_t i;
-	bool first = true;
+	bool first = true, neg = us < 0;
 	if (us == 0) {
 		sl_buf_adds(out, "0 seconds");
 		return;
 	}
-	if (us < 0) {
-		sl_buf_addc(out, '-');
-		us = -us;
-	}
+	/* every part carries the sign ("-1 hour -30 minutes", as Spark's
+	 * CalendarInterval prints it), so the text parses back to us */
 	for (i = 0; i < sizeof u / sizeof u[0]; i++) {
 		int64_t n = us / u[i].us;
 		if (n == 0)
 			continue;
 		us -= n * u[i].us;
-		sl_buf_printf(out, "%s%lld %s%s", first ? "" : " ",
-			      (long long)n, u[i].name, n == 1 ? "" : "s");
+		sl_buf_printf(out, "%s%s%llu %s%s", first ? "" : " ",
+			      neg ? "-" : "",
+			      (unsigned long long)(neg ? 0 - (uint64_t)n
+						       : (uint64_t)n),
+			      u[i].name, n == 1 || n == -1 ? "" : "s");
 		first = false;
 	}
 }

@@ -499,18 +499,15 @@ static const struct dt_form {
 
 static const char *const dt_units[] = { "DAY", "HOUR", "MINUTE", "SECOND" };
 
+/* A unit of a unit-to-unit form: singular only, as Spark's grammar
+ * (unitInUnitToUnit: SECOND | MINUTE | HOUR | DAY | MONTH | YEAR). */
 static int dt_unit(const struct tok *t)
 {
-	size_t n;
 	if (t->kind != T_IDENT)
 		return -1;
-	n = strlen(t->text);
-	for (int k = 0; k < 4; k++) {
-		size_t u = strlen(dt_units[k]);
-		if ((n == u || (n == u + 1 && (t->text[u] | 0x20) == 's')) &&
-		    strncasecmp(t->text, dt_units[k], u) == 0)
+	for (int k = 0; k < 4; k++)
+		if (strcasecmp(t->text, dt_units[k]) == 0)
 			return k;
-	}
 	return -1;
 }
 
@@ -563,25 +560,55 @@ static bool dt_parse(const char *s, const struct dt_form *f, int64_t *us)
 	return true;
 }
 
-/* INTERVAL '3:30' MINUTE TO SECOND (cur: the string; neg: a '-' before
- * it): the literal's microseconds in *us, or false with an error. */
+/* The unit-to-unit errors Spark's AstBuilder.visitUnitToUnitInterval
+ * raises, with the units as written (lower case). */
+static bool interval_to_err(struct parser *p, int start, bool ym)
+{
+	char a[32], b[32];
+	size_t k;
+	snprintf(a, sizeof a, "%s", p->t[p->i + 1].text);
+	snprintf(b, sizeof b, "%s", p->t[p->i + 3].text);
+	for (k = 0; a[k]; k++)
+		a[k] = (char)tolower((unsigned char)a[k]);
+	for (k = 0; b[k]; k++)
+		b[k] = (char)tolower((unsigned char)b[k]);
+	if (ym) /* Spark reads it (a YearMonthIntervalType literal); this
+		 * engine's intervals are microseconds, and a month is none */
+		sl_err_set(
+		    p->err, SL_EPARSE,
+		    "interval: %s TO %s (a year-month interval) is not supported: streamlab's intervals are a fixed number of microseconds; write INTERVAL n MONTHS (31 days each) at col %d",
+		    a, b, start + 1);
+	else
+		sl_err_set(p->err, SL_EPARSE,
+			   "Intervals FROM %s TO %s are not supported. at col %d",
+			   a, b, start + 1);
+	p->failed = true;
+	return false;
+}
+
+/* INTERVAL '3:30' MINUTE TO SECOND (cur: the value; neg: a '-' before it,
+ * Spark's sign outside the quotes, so -'-1:30' is +1:30): the literal's
+ * microseconds in *us, or false with an error. */
 static bool interval_to(struct parser *p, bool neg, int start, int64_t *us)
 {
 	struct tok *t = cur(p);
 	int from = dt_unit(&p->t[p->i + 1]), to = dt_unit(&p->t[p->i + 3]);
 	const struct dt_form *f = NULL;
-	for (size_t k = 0; k < sizeof dt_forms / sizeof *dt_forms; k++)
-		if (dt_forms[k].from == from && dt_forms[k].to == to)
-			f = &dt_forms[k];
-	if (f == NULL) {
+	if (t->kind != T_STRING) {
 		sl_err_set(p->err, SL_EPARSE,
-			   "interval: %s TO %s is not a supported unit range "
-			   "(DAY TO HOUR|MINUTE|SECOND, HOUR TO MINUTE|SECOND, "
-			   "MINUTE TO SECOND) at col %d",
-			   p->t[p->i + 1].text, p->t[p->i + 3].text, start + 1);
+			   "The value of from-to unit must be a string. at col %d",
+			   start + 1);
 		p->failed = true;
 		return false;
 	}
+	for (size_t k = 0; k < sizeof dt_forms / sizeof *dt_forms; k++)
+		if (dt_forms[k].from == from && dt_forms[k].to == to)
+			f = &dt_forms[k];
+	if (f == NULL && strcasecmp(p->t[p->i + 1].text, "year") == 0 &&
+	    strcasecmp(p->t[p->i + 3].text, "month") == 0)
+		return interval_to_err(p, start, true);
+	if (f == NULL)
+		return interval_to_err(p, start, false);
 	if (!dt_parse(t->text, f, us)) {
 		sl_err_set(p->err, SL_EPARSE,
 			   "interval: '%s' does not match the day-time format "
@@ -613,6 +640,24 @@ static sl_expr *date_lit(struct parser *p, int start)
 	return at(sl_expr_lit_date(days), start);
 }
 
+/* After INTERVAL: a value, or a sign then a value (Spark's intervalValue:
+ * (PLUS | MINUS)? (INTEGER_VALUE | DECIMAL_VALUE | stringLit)), so that
+ * `interval - 1` over a column named interval stays an expression. */
+static bool interval_starts(struct parser *p)
+{
+	const struct tok *a = &p->t[p->i + 1 < p->n ? p->i + 1 : p->n - 1];
+	const struct tok *b = &p->t[p->i + 2 < p->n ? p->i + 2 : p->n - 1];
+	const struct tok *c;
+	if (a->kind != T_OP)
+		return true;
+	if (strcmp(a->text, "-") != 0 && strcmp(a->text, "+") != 0)
+		return false;
+	c = &p->t[p->i + 3 < p->n ? p->i + 3 : p->n - 1];
+	return b->kind == T_STRING ||
+	       ((b->kind == T_INT || b->kind == T_FLOAT) &&
+		c->kind == T_IDENT && !is_reserved(c));
+}
+
 /* INTERVAL 10 MINUTES, INTERVAL '10 minutes', INTERVAL 1 HOUR 30 MINUTES,
  * INTERVAL '1 2:03' DAY TO MINUTE: a BIGINT literal of microseconds,
  * marked (op 1) as an interval. */
@@ -627,8 +672,14 @@ static sl_expr *interval_lit(struct parser *p, int start)
 	{
 		int save = p->i;
 		bool neg = accept_op(p, "-");
-		if (cur(p)->kind == T_STRING && p->i + 3 < p->n &&
-		    peek_kw(p, 2, "to") && p->t[p->i + 1].kind == T_IDENT &&
+		struct tok *v;
+		if (!neg)
+			accept_op(p, "+");
+		v = cur(p);
+		if ((v->kind == T_STRING || v->kind == T_INT ||
+		     v->kind == T_FLOAT) &&
+		    p->i + 3 < p->n && peek_kw(p, 2, "to") &&
+		    p->t[p->i + 1].kind == T_IDENT &&
 		    p->t[p->i + 3].kind == T_IDENT) {
 			sl_buf_release(&b);
 			if (!interval_to(p, neg, start, &us))
@@ -640,7 +691,10 @@ static sl_expr *interval_lit(struct parser *p, int start)
 	for (;;) {
 		int save = p->i;
 		bool neg = accept_op(p, "-");
-		struct tok *t = cur(p);
+		struct tok *t;
+		if (!neg)
+			accept_op(p, "+");
+		t = cur(p);
 		if (t->kind != T_STRING && t->kind != T_INT &&
 		    t->kind != T_FLOAT) {
 			p->i = save;
@@ -942,7 +996,7 @@ static sl_expr *parse_primary(struct parser *p)
 		p->i++;
 		return date_lit(p, start);
 	}
-	if (is_kw(p, "interval") && p->t[p->i + 1].kind != T_OP) {
+	if (is_kw(p, "interval") && interval_starts(p)) {
 		p->i++;
 		return interval_lit(p, start);
 	}

@@ -107,7 +107,13 @@ T.is(iv("INTERVAL '1 2:03:04.123456789' DAY TO SECOND"), "2026-01-02 02:03:04.12
   "DAY TO SECOND: nanoseconds truncate to microseconds")
 T.is(iv("INTERVAL '1 2:03' DAY TO MINUTE"), "2026-01-02 02:03:00", "DAY TO MINUTE")
 T.is(iv("INTERVAL '-1 2' DAY TO HOUR"), "2025-12-30 22:00:00", "DAY TO HOUR, negative: -(1 day 2 hours)")
-T.is(iv("interval '2:30' hours to minutes"), "2026-01-01 02:30:00", "HOUR TO MINUTE, lower case, plural units")
+T.is(iv("interval '2:30' hour to minute"), "2026-01-01 02:30:00", "HOUR TO MINUTE, lower case")
+T.errors(function() iv("interval '2:30' hours to minutes") end, "Intervals FROM hours TO minutes are not supported%.",
+  "plural units make no unit-to-unit form (Spark's grammar: SECOND | MINUTE | HOUR | DAY | MONTH | YEAR)")
+T.is(iv("INTERVAL -'1:30' HOUR TO MINUTE"), "2025-12-31 22:30:00", "the sign outside the quotes")
+T.is(iv("INTERVAL -'-1:30' HOUR TO MINUTE"), "2026-01-01 01:30:00", "two minus signs make a plus (AstBuilder)")
+T.is(iv("INTERVAL +'1 2' DAY TO HOUR"), "2026-01-02 02:00:00", "a plus outside the quotes")
+T.is(iv("INTERVAL -'5' MINUTE"), "2025-12-31 23:55:00", "a signed string with one unit")
 T.is(iv("INTERVAL '+2:30:15' HOUR TO SECOND"), "2026-01-01 02:30:15", "HOUR TO SECOND with a '+'")
 T.is(iv("INTERVAL '3' HOUR"), "2026-01-01 03:00:00", "a single unit still reads as before")
 T.is(col1(t0:selectExpr("INTERVAL '1:30' HOUR TO MINUTE = INTERVAL 90 MINUTES")), {true},
@@ -120,9 +126,13 @@ T.errors(function() iv("INTERVAL '1 24' DAY TO HOUR") end, "`%[%+|%-%]d h` of IN
 T.errors(function() iv("INTERVAL '1:2:3' HOUR TO MINUTE") end, "`%[%+|%-%]h:m` of INTERVAL HOUR TO MINUTE",
   "too many fields")
 T.errors(function() iv("INTERVAL '1-2' YEAR TO MONTH") end,
-  "interval: YEAR TO MONTH is not a supported unit range", "year-month intervals are not supported: said so")
-T.errors(function() iv("INTERVAL '1' SECOND TO MINUTE") end, "SECOND TO MINUTE is not a supported unit range",
-  "a backwards range")
+  "interval: year TO month %(a year%-month interval%) is not supported", "year-month intervals are not supported: said so")
+T.errors(function() iv("INTERVAL '1' SECOND TO MINUTE") end, "Intervals FROM second TO minute are not supported%. at col 11",
+  "a backwards range: Spark's sentence")
+T.errors(function() iv("INTERVAL 3 MINUTE TO SECOND") end, "The value of from%-to unit must be a string%.",
+  "a number before a unit range: Spark's sentence")
+T.is(col1(spark.createDataFrame({{7}}, "interval INT"):selectExpr("interval - 1")), {6},
+  "a column named interval minus a number is still an expression")
 
 -- zone offsets past java.time.ZoneOffset's range are null (Spark's
 -- stringToTimestamp: getZoneId throws, the cast gives null)

@@ -155,9 +155,7 @@ for _, c in ipairs{
   T.is(s:new(), {outer}, name .. ": watermark 20, the unmatched row comes out NULL-padded")
   T.is(counts(m), {2, 1}, name .. ": state 2, updated 1")
   s.q:stop()
-  -- NEEDSWORK: Spark's second bound, the ANSI `interval '3:30' minute to
-  -- second`, is not parsed by sqlexpr.c yet ("missing unit")
-  for _, bound in ipairs{"interval 3 minutes 30 seconds"} do
+  for _, bound in ipairs{"interval 3 minutes 30 seconds", "interval '3:30' minute to second"} do
     local tag = name .. " (10 minutes, " .. bound .. "): "
     l, r, j = ranged(how, "10 minutes", bound)
     s = T.stream(j)

@@ -1,6 +1,8 @@
 /* t101-sqlexpr: the SQL expression parser: round trips through
  * sl_expr_sql, precedence, Spark's names, every error with its column. */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "expr/expr.h"
 #include "expr/sqlexpr.h"
@@ -220,6 +222,73 @@ static void test_errors(void)
 	}
 }
 
+/* The literal's microseconds, or INT64_MIN when it does not parse. */
+static int64_t iv_us(const char *src)
+{
+	sl_expr *e = sl_sqlexpr_parse(src, NULL);
+	int64_t us = e && e->kind == SL_X_LIT && e->op == 1 ? e->lit.i
+							      : INT64_MIN;
+	sl_expr_free(e);
+	return us;
+}
+
+/* ANSI unit-to-unit intervals (Spark's AstBuilder.visitUnitToUnitInterval
+ * and IntervalUtils.fromDayTimeString); the sign may stand outside the
+ * quotes (intervalValue: (PLUS | MINUS)? stringLit). */
+static void test_ansi_intervals(void)
+{
+	ok(iv_us("INTERVAL '3:30' MINUTE TO SECOND") == 210000000LL,
+	   "MINUTE TO SECOND");
+	ok(iv_us("interval '3:30.25' minute to second") == 210250000LL,
+	   "a fraction of a second, lower case");
+	ok(iv_us("INTERVAL '1:30' HOUR TO MINUTE") == 5400000000LL,
+	   "HOUR TO MINUTE");
+	ok(iv_us("INTERVAL '1:02:03' HOUR TO SECOND") == 3723000000LL,
+	   "HOUR TO SECOND");
+	ok(iv_us("INTERVAL '2 3' DAY TO HOUR") == (2 * 24 + 3) * 3600000000LL,
+	   "DAY TO HOUR");
+	ok(iv_us("INTERVAL '2 3:04' DAY TO MINUTE") ==
+	       ((2 * 24 + 3) * 60 + 4) * 60000000LL,
+	   "DAY TO MINUTE");
+	ok(iv_us("INTERVAL '1 0:0:0.000001' DAY TO SECOND") ==
+	       86400000001LL,
+	   "DAY TO SECOND, to the microsecond");
+	ok(iv_us("INTERVAL -'1:30' HOUR TO MINUTE") == -5400000000LL,
+	   "the sign outside the quotes");
+	ok(iv_us("INTERVAL '-1:30' HOUR TO MINUTE") == -5400000000LL,
+	   "the sign inside the quotes");
+	ok(iv_us("INTERVAL -'-1:30' HOUR TO MINUTE") == 5400000000LL,
+	   "both signs: a plus");
+	ok(iv_us("INTERVAL +'1:30' HOUR TO MINUTE") == 5400000000LL,
+	   "a plus outside");
+	ok(iv_us("INTERVAL -'5' MINUTE") == -300000000LL,
+	   "a signed string with one unit");
+	ok(iv_us("INTERVAL - 5 MINUTES") == -300000000LL, "a signed number");
+	is_str(sql("INTERVAL 3 MINUTE TO SECOND"),
+	       "error: The value of from-to unit must be a string. at col 1",
+	       "a number before a unit range: Spark's sentence");
+	is_str(sql("INTERVAL '1' SECOND TO MINUTE"),
+	       "error: Intervals FROM second TO minute are not supported. at col 1",
+	       "a backwards range: Spark's sentence, units in lower case");
+	is_str(sql("INTERVAL '2:30' HOURS TO MINUTES"),
+	       "error: Intervals FROM hours TO minutes are not supported. at col 1",
+	       "plural units are no unit range");
+	ok(strstr(sql("INTERVAL '1-2' YEAR TO MONTH"),
+		  "error: interval: year TO month (a year-month interval) is not supported") ==
+	       out,
+	   "YEAR TO MONTH: no year-month type here, said so");
+	is_str(sql("INTERVAL '3:60' MINUTE TO SECOND"),
+	       "error: interval: '3:60' does not match the day-time format `[+|-]m:s.n` of INTERVAL MINUTE TO SECOND at col 1",
+	       "second 60 is out of range");
+	is_str(sql("interval - 1"), "(interval - 1)",
+	       "a column named interval minus a number");
+	is_str(sql("ts + INTERVAL -'1:30' HOUR TO MINUTE"),
+	       "(ts + INTERVAL '-1 hour -30 minutes')",
+	       "in an expression: every part of a negative interval signed");
+	ok(iv_us("INTERVAL '-1 hour -30 minutes'") == -5400000000LL,
+	   "which parses back to the same microseconds");
+}
+
 static void test_positions(void)
 {
 	sl_expr *e = sl_sqlexpr_parse("a + upper(b)", NULL);
@@ -235,6 +304,7 @@ int main(void)
 	test_forms();
 	test_names();
 	test_errors();
+	test_ansi_intervals();
 	test_positions();
 	return done_testing();
 }
