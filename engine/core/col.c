@@ -560,3 +560,28 @@ int sl_col_cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j)
 	default: return 0;
 	}
 }
+
+sl_col *sl_col_coalesce(sl_col *a, sl_col *b)
+{
+	sl_col *both[2] = { a, b }, *all = sl_col_concat(both, 2), *o;
+	int64_t *idx = malloc((size_t)(a->len + 1) * sizeof *idx), i;
+	if (all == NULL || idx == NULL) {
+		sl_col_free(all);
+		free(idx);
+		return NULL;
+	}
+	for (i = 0; i < a->len; i++)
+		idx[i] = sl_col_isnull(a, i) ? a->len + i : i;
+	o = sl_col_take(all, idx, a->len);
+	sl_col_free(all);
+	free(idx);
+	return o;
+}
+
+void sl_cols_free(sl_col **c, int n)
+{
+	int k;
+	for (k = 0; c != NULL && k < n; k++)
+		sl_col_free(c[k]);
+	free(c);
+}

@@ -118,6 +118,13 @@ sl_col *sl_col_slice(const sl_col *c, int64_t off, int64_t n);
 sl_col *sl_col_concat(sl_col *const *cols, int n);
 /* A fresh private copy (refs 1) that may be mutated. */
 sl_col *sl_col_copy(const sl_col *c);
+/* New column: row i of a, or of b where a's row is NULL (a and b of one
+ * type and length, borrowed; a FULL OUTER USING join's key).  NULL when
+ * out of memory. */
+sl_col *sl_col_coalesce(sl_col *a, sl_col *b);
+/* Drop one reference of each of c[0..n) and free the array (c may be
+ * NULL, and so may its entries). */
+void sl_cols_free(sl_col **c, int n);
 
 /* Order of rows c[i] and d[j] (columns of one type): <0, 0 or >0, as
  * Spark's interpreted ordering (ascending: NULL first, NaN above every

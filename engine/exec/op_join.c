@@ -85,32 +85,6 @@ static int pairs_add(pairs *pr, int64_t l, int64_t r)
 	return 0;
 }
 
-static sl_col **eval_keys(sl_expr **keys, int n, sl_batch *b, sl_err *err)
-{
-	sl_col **kc = calloc((size_t)n + 1, sizeof *kc);
-	int k;
-	if (kc == NULL) {
-		sl_err_nomem(err);
-		return NULL;
-	}
-	for (k = 0; k < n; k++)
-		if ((kc[k] = sl_expr_eval(keys[k], b, err)) == NULL) {
-			while (k-- > 0)
-				sl_col_free(kc[k]);
-			free(kc);
-			return NULL;
-		}
-	return kc;
-}
-
-static void free_keys(sl_col **kc, int n)
-{
-	int k;
-	for (k = 0; kc && k < n; k++)
-		sl_col_free(kc[k]);
-	free(kc);
-}
-
 static int build(sl_op *op, sl_err *err)
 {
 	const sl_plan *p = op->plan;
@@ -132,7 +106,7 @@ static int build(sl_op *op, sl_err *err)
 		return sl_err_nomem(err);
 	if (p->njkeys == 0)
 		return 0;
-	st->rkc = eval_keys(build_keys(op), p->njkeys, st->right, err);
+	st->rkc = sl_expr_eval_n(build_keys(op), p->njkeys, st->right, err);
 	kt = calloc((size_t)p->njkeys + 1, sizeof *kt);
 	if (st->rkc == NULL || kt == NULL) {
 		free(kt);
@@ -171,24 +145,6 @@ out:
 	return rc;
 }
 
-/* Coalesce of two key columns: a's value unless NULL, else b's. */
-static sl_col *coalesce(sl_col *a, sl_col *b)
-{
-	sl_col *both[2] = { a, b }, *all = sl_col_concat(both, 2), *o;
-	int64_t *idx = malloc((size_t)(a->len + 1) * sizeof *idx), i;
-	if (all == NULL || idx == NULL) {
-		sl_col_free(all);
-		free(idx);
-		return NULL;
-	}
-	for (i = 0; i < a->len; i++)
-		idx[i] = sl_col_isnull(a, i) ? a->len + i : i;
-	o = sl_col_take(all, idx, a->len);
-	sl_col_free(all);
-	free(idx);
-	return o;
-}
-
 /* Emit n output rows: left row li[k] (or NULLs) with right row ri[k]. */
 static int emit_rows(sl_op *op, sl_batch *left, sl_col **lkc, const int64_t *li,
 		     const int64_t *ri, int64_t n, sl_err *err)
@@ -223,7 +179,7 @@ static int emit_rows(sl_op *op, sl_batch *left, sl_col **lkc, const int64_t *li,
 		case SL_JO_COALESCE:
 			a = sl_col_take(plk[x->idx], pli, n);
 			b = sl_col_take(prk[x->idx], pri, n);
-			cols[j] = a && b ? coalesce(a, b) : NULL;
+			cols[j] = a && b ? sl_col_coalesce(a, b) : NULL;
 			sl_col_free(a);
 			sl_col_free(b);
 			break;
@@ -390,7 +346,7 @@ static int join_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 		    err, SL_EINTERNAL,
 		    "join: probe batch before the build side finished");
 	if (p->njkeys > 0) {
-		lkc = eval_keys(probe_keys(op), p->njkeys, in, err);
+		lkc = sl_expr_eval_n(probe_keys(op), p->njkeys, in, err);
 		gids = malloc((size_t)(in->nrows + 1) * sizeof *gids);
 		if (lkc == NULL || gids == NULL) {
 			rc = lkc ? sl_err_nomem(err)
@@ -410,7 +366,7 @@ static int join_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 				 lo + step < in->nrows ? lo + step : in->nrows,
 				 err);
 out:
-	free_keys(lkc, p->njkeys);
+	sl_cols_free(lkc, p->njkeys);
 	free(gids);
 	return rc;
 }
@@ -440,7 +396,7 @@ static int emit_unmatched(sl_op *op, sl_err *err)
 out:
 	if (rc == SL_ENOMEM)
 		sl_err_nomem(err);
-	free_keys(lkc, p->njkeys);
+	sl_cols_free(lkc, p->njkeys);
 	sl_batch_free(left);
 	free(li);
 	free(ri);
@@ -472,7 +428,7 @@ static void join_free(sl_op *op)
 		sl_batch_free(st->bs[i]);
 	free(st->bs);
 	sl_batch_free(st->right);
-	free_keys(st->rkc, op->plan->njkeys);
+	sl_cols_free(st->rkc, op->plan->njkeys);
 	sl_hash_groups_free(st->tab);
 	free(st->head);
 	free(st->next);

@@ -287,24 +287,6 @@ static sl_batch *side_part(const sl_plan *p, const sl_batch *w, int s)
 	return b;
 }
 
-/* Row i of a, or of b where a is NULL (a FULL OUTER USING key). */
-static sl_col *coalesce(sl_col *a, sl_col *b)
-{
-	sl_col *two[2] = { a, b }, *all = sl_col_concat(two, 2), *o;
-	int64_t *idx = malloc((size_t)a->len * sizeof *idx + 1), i;
-	if (all == NULL || idx == NULL) {
-		sl_col_free(all);
-		free(idx);
-		return NULL;
-	}
-	for (i = 0; i < a->len; i++)
-		idx[i] = sl_col_isnull(a, i) ? a->len + i : i;
-	o = sl_col_take(all, idx, a->len);
-	sl_col_free(all);
-	free(idx);
-	return o;
-}
-
 /* USING key k of the wide rows w: the left's, the right's or the first
  * not NULL (Spark's output of a USING join by join type). */
 static sl_col *using_key(const sl_plan *p, const sl_batch *w, sl_batch **part,
@@ -325,7 +307,7 @@ static sl_col *using_key(const sl_plan *p, const sl_batch *w, sl_batch **part,
 	}
 	if (jo->src != SL_JO_COALESCE)
 		return c[0] != NULL ? c[0] : c[1];
-	o = coalesce(c[0], c[1]);
+	o = sl_col_coalesce(c[0], c[1]);
 	sl_col_free(c[0]);
 	sl_col_free(c[1]);
 	return o;
@@ -859,14 +841,6 @@ static sl_col **new_cols(const sl_type *t, int64_t n)
 	return c;
 }
 
-static void free_cols(sl_col **c, int n)
-{
-	int k;
-	for (k = 0; c != NULL && k < n; k++)
-		sl_col_free(c[k]);
-	free(c);
-}
-
 static void evict_event(const evict *ev, int s, const void *val, size_t vlen)
 {
 	const sl_type *t = ev->p->child[s]->schema;
@@ -880,7 +854,7 @@ static void evict_event(const evict *ev, int s, const void *val, size_t vlen)
 			held_event(ev->st, s, sl_buf_cstr(&r), "EVICTED");
 	}
 	sl_buf_release(&r);
-	free_cols(c, t->nfields);
+	sl_cols_free(c, t->nfields);
 }
 
 static int evict_one(void *ud, const void *key, size_t klen, const void *val,
@@ -929,7 +903,7 @@ static int emit_evicted(sl_op *op, evict *ev, int s, sl_err *err)
 	}
 	if (rc == 0)
 		rc = emit_padded(op, s, c, ev->nouter[s], err);
-	free_cols(c, t->nfields);
+	sl_cols_free(c, t->nfields);
 	return rc;
 }
 
@@ -973,24 +947,21 @@ static int join_batch(sl_op *op, int s, sl_batch *in, sl_err *err)
 	sl_batch *b = NULL;
 	sl_col **kc = NULL;
 	uint8_t *matched = NULL;
-	int k, rc;
+	int rc;
 	if ((rc = sl_ssjoin_ix_fresh(st, err)) < 0 ||
 	    (rc = admit(op, s, in, &b, err)) < 0 || b == NULL)
 		return rc;
-	kc = calloc((size_t)p->njkeys + 1, sizeof *kc);
+	kc = sl_expr_eval_n(s ? p->rkeys : p->lkeys, p->njkeys, b, err);
 	matched = calloc((size_t)b->nrows + 1, 1);
-	rc = kc != NULL && matched != NULL ? 0 : sl_err_nomem(err);
-	for (k = 0; rc == 0 && k < p->njkeys; k++)
-		if ((kc[k] = sl_expr_eval(s ? p->rkeys[k] : p->lkeys[k], b,
-					  err)) == NULL)
-			rc = err ? err->code : SL_ENOMEM;
+	if (kc == NULL)
+		rc = err ? err->code : SL_ENOMEM;
+	else if (matched == NULL)
+		rc = sl_err_nomem(err);
 	if (rc == 0)
 		rc = probe_run(op, s, b, kc, matched, err);
 	if (rc == 0)
 		rc = keep(op, s, b, kc, matched, err);
-	for (k = 0; kc != NULL && k < p->njkeys; k++)
-		sl_col_free(kc[k]);
-	free(kc);
+	sl_cols_free(kc, p->njkeys);
 	free(matched);
 	sl_batch_free(b);
 	return rc;

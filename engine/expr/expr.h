@@ -164,6 +164,10 @@ sl_expr *sl_expr_resolve(const sl_expr *e, const sl_type *schema, sl_err *err);
  * e->rtype with b->nrows rows.  Aggregates and generators are not scalar:
  * the operators evaluate their arguments with this and do the rest. */
 sl_col *sl_expr_eval(const sl_expr *e, const sl_batch *b, sl_err *err);
+/* sl_expr_eval of e[0..n) over b: a new array of n new columns (free it
+ * with sl_cols_free), or NULL with err set (nothing left allocated). */
+sl_col **sl_expr_eval_n(sl_expr *const *e, int n, const sl_batch *b,
+			sl_err *err);
 
 /* Constant-fold helper: evaluate a resolved expression that references no
  * columns into a value (owned by *out; release with sl_value_release). */

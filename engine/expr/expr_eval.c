@@ -882,6 +882,25 @@ sl_col *sl_expr_eval(const sl_expr *e, const sl_batch *b, sl_err *err)
 	return eval(e, b, err);
 }
 
+sl_col **sl_expr_eval_n(sl_expr *const *e, int n, const sl_batch *b,
+			sl_err *err)
+{
+	sl_col **c = calloc((size_t)n + 1, sizeof *c);
+	int k;
+	if (c == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (k = 0; k < n; k++)
+		if ((c[k] = eval(e[k], b, err)) == NULL) {
+			if (err != NULL && err->code == 0)
+				sl_err_nomem(err);
+			sl_cols_free(c, k);
+			return NULL;
+		}
+	return c;
+}
+
 int sl_expr_eval_const(const sl_expr *e, sl_value *out, sl_err *err)
 {
 	sl_batch one = { NULL, 1, 0, NULL, 1 };
