@@ -10,21 +10,11 @@ use strict;
 use warnings;
 use File::Temp qw(tempdir);
 use FindBin;
+use lib "$FindBin::Bin/lib";
+use DuckTest;
 
-my $top = "$FindBin::Bin/../..";
-my $build = $ENV{BUILD} || "build";
-$build = "$top/$build" unless $build =~ m{^/};
-my $api = "$build/node_modules/\@duckdb/node-api";
+my ($api, $build) = duckdb_api();
 my $tool = "$build/tests/tools/parquet-tool";
-
-if (system("command -v node >/dev/null 2>&1") != 0) {
-	print "1..0 # SKIP node not found\n";
-	exit 0;
-}
-if (!-f "$api/package.json") {
-	print "1..0 # SKIP \@duckdb/node-api not installed (make duckdb)\n";
-	exit 0;
-}
 if (!-x $tool) {
 	print "1..1\nnot ok 1 - $tool is built (make units)\n";
 	exit 1;

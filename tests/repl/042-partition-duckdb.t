@@ -11,27 +11,8 @@
 # skips.
 use strict;
 use warnings;
-use File::Temp qw(tempdir);
 use FindBin;
+use lib "$FindBin::Bin/lib";
+use DuckTest;
 
-my $top = "$FindBin::Bin/../..";
-my $bin = $ENV{STREAMLAB} // "$top/streamlab";
-my $build = $ENV{BUILD} || "build";
-$build = "$top/$build" unless $build =~ m{^/};
-my $api = "$build/node_modules/\@duckdb/node-api";
-
-if (system("command -v node >/dev/null 2>&1") != 0) {
-	print "1..0 # SKIP node not found\n";
-	exit 0;
-}
-if (!-f "$api/package.json") {
-	print "1..0 # SKIP \@duckdb/node-api not installed (make duckdb)\n";
-	exit 0;
-}
-my $dir = tempdir("partition-lake-XXXXXX", TMPDIR => 1, CLEANUP => 1);
-if (system($bin, "run", "$FindBin::Bin/lib/partition-lake.lua", $dir) != 0) {
-	print "1..1\nnot ok 1 - streamlab run partition-lake.lua $dir\n";
-	exit 1;
-}
-my $rc = system("node", "$FindBin::Bin/lib/duckdb-partition.js", $api, $dir);
-exit($rc == 0 ? 0 : 1);
+duckdb_run("partition-lake", "partition-lake.lua", "duckdb-partition.js");

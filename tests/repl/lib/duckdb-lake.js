@@ -14,44 +14,15 @@ const fs = require('fs');
 const path = require('path');
 const [apiDir, dir] = process.argv.slice(2);
 const { DuckDBInstance } = require(apiDir);
+const { ok, same, listed, sqlFiles, run } = require('./duckdb-tap.js');
 
-let n = 0, failed = 0;
-function ok(cond, name, diag) {
-  n++;
-  console.log(`${cond ? '' : 'not '}ok ${n} - ${name}`);
-  if (!cond) {
-    failed++;
-    if (diag) console.log(diag.split('\n').map((l) => '#   ' + l).join('\n'));
-  }
-}
-function same(got, want, name) {
-  const g = JSON.stringify(got), w = JSON.stringify(want);
-  ok(g === w, name, g === w ? '' : `got:  ${g.slice(0, 2000)}\nwant: ${w.slice(0, 2000)}`);
-}
-
-// The files a sink's _spark_metadata log lists (the latest entry of each
-// batch; a compacted log is not expected at these batch counts).
-function listed(sink) {
-  const log = path.join(sink, '_spark_metadata');
-  const files = new Set();
-  for (const b of fs.readdirSync(log).filter((f) => /^\d+$/.test(f))) {
-    const lines = fs.readFileSync(path.join(log, b), 'utf8').split('\n');
-    if (lines[0] !== 'v1') throw new Error(`${log}/${b}: not a v1 sink log`);
-    for (const l of lines.slice(1)) {
-      if (l.trim() === '') continue;
-      const e = JSON.parse(l);
-      if (e.action === 'add') files.add(e.path.replace(/^file:\/\//, ''));
-    }
-  }
-  return [...files].sort();
-}
 function parts(sink) {
   return fs.readdirSync(sink).filter((f) => /^part-.*\.parquet$/.test(f))
     .map((f) => path.join(sink, f)).sort();
 }
 const us = (s) => Date.parse(s.replace(' ', 'T') + 'Z') * 1000;
 
-(async () => {
+run(async () => {
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
   await con.run("SET TimeZone = 'UTC'");
@@ -62,7 +33,7 @@ const us = (s) => Date.parse(s.replace(' ', 'T') + 'Z') * 1000;
   // 1. the raw sink
   const rawFiles = listed(path.join(dir, 'raw'));
   same(parts(path.join(dir, 'raw')), rawFiles, 'raw: every part file in the directory is in _spark_metadata');
-  const sql = (files) => '[' + files.map((f) => `'${f}'`).join(', ') + ']';
+  const sql = sqlFiles;
   const raw = (await con.runAndReadAll(
     `SELECT order_id, product_id, amount, CAST(epoch_us(event_time) AS VARCHAR)
        FROM read_parquet(${sql(rawFiles)}) ORDER BY order_id`)).getRows()
@@ -98,10 +69,4 @@ const us = (s) => Date.parse(s.replace(' ', 'T') + 'Z') * 1000;
   }).sort((a, b) => (a[0] === b[0] ? (a[2] < b[2] ? -1 : 1) : Number(a[0]) - Number(b[0])));
   ok(want.length >= 8, `the oracle has ${want.length} (window, product) counts of closed windows`);
   same(got, want, 'lake: the counts of every closed window, each exactly once, as the oracle');
-  console.log(`1..${n}`);
-  process.exit(failed ? 1 : 0);
-})().catch((e) => {
-  console.log(`not ok ${n + 1} - ${e.stack.split('\n')[0]}`);
-  console.log(`1..${n + 1}`);
-  process.exit(1);
 });

@@ -14,16 +14,7 @@ const { execFileSync } = require('child_process');
 const fs = require('fs');
 const [apiDir, tool, dir] = process.argv.slice(2);
 const { DuckDBInstance } = require(apiDir);
-
-let n = 0, failed = 0;
-function ok(cond, name, diag) {
-  n++;
-  console.log(`${cond ? '' : 'not '}ok ${n} - ${name}`);
-  if (!cond) {
-    failed++;
-    if (diag) console.log(diag.split('\n').map((l) => '#   ' + l).join('\n'));
-  }
-}
+const { ok, run } = require('./duckdb-tap.js');
 
 // SQL expressions giving a column in parquet-tool's canonical form.
 function canon(expr, type) {
@@ -175,12 +166,6 @@ async function main() {
   ok(/DELTA_BINARY_PACKED/.test(v2[0][0]) && /DELTA_LENGTH_BYTE_ARRAY/.test(v2[0][0]) &&
      /BYTE_STREAM_SPLIT/.test(v2[0][0]) && /RLE_DICTIONARY/.test(v2[0][0]),
      'dd-v2.parquet exercised the delta, byte-stream-split and dictionary decoders', String(v2[0][0]));
-  console.log(`1..${n}`);
-  process.exitCode = failed ? 1 : 0;
 }
 
-main().catch((e) => {
-  ok(false, 'DuckDB run', String(e.stack || e));
-  console.log(`1..${n}`);
-  process.exitCode = 1;
-});
+run(main);

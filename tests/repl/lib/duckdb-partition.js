@@ -13,20 +13,8 @@ const fs = require('fs');
 const path = require('path');
 const [apiDir, dir] = process.argv.slice(2);
 const { DuckDBInstance } = require(apiDir);
+const { ok, same, listed, sqlFiles, run } = require('./duckdb-tap.js');
 
-let n = 0, failed = 0;
-function ok(cond, name, diag) {
-  n++;
-  console.log(`${cond ? '' : 'not '}ok ${n} - ${name}`);
-  if (!cond) {
-    failed++;
-    if (diag) console.log(diag.split('\n').map((l) => '#   ' + l).join('\n'));
-  }
-}
-function same(got, want, name) {
-  const g = JSON.stringify(got), w = JSON.stringify(want);
-  ok(g === w, name, g === w ? '' : `got:  ${g.slice(0, 3000)}\nwant: ${w.slice(0, 3000)}`);
-}
 function walk(d) {
   let out = [];
   for (const e of fs.readdirSync(d, { withFileTypes: true })) {
@@ -36,30 +24,16 @@ function walk(d) {
   }
   return out.sort();
 }
-function listed(sink) {
-  const log = path.join(sink, '_spark_metadata');
-  const files = [];
-  for (const b of fs.readdirSync(log).filter((f) => /^\d+$/.test(f))) {
-    const lines = fs.readFileSync(path.join(log, b), 'utf8').split('\n');
-    if (lines[0] !== 'v1') throw new Error(`${log}/${b}: not a v1 sink log`);
-    for (const l of lines.slice(1)) {
-      if (l.trim() === '') continue;
-      const e = JSON.parse(l);
-      if (e.action === 'add') files.push(decodeURIComponent(e.path.replace(/^file:\/\//, '')));
-    }
-  }
-  return files.sort();
-}
 const num = (v) => (typeof v === 'bigint' ? Number(v) : v);
 
-(async () => {
+run(async () => {
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
   const oracle = fs.readFileSync(path.join(dir, 'rows.json'), 'utf8')
     .split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
   const want = (kind) => oracle.filter((r) => r[0] === kind).map((r) => r.slice(1))
     .sort((a, b) => a[0] - b[0]);
-  const sql = (files) => '[' + files.map((f) => `'${f.replace(/'/g, "''")}'`).join(', ') + ']';
+  const sql = sqlFiles;
 
   // 1. the batch lake: day=.../country=.../part-*.parquet
   const bfiles = walk(path.join(dir, 'batch'));
@@ -88,10 +62,4 @@ const num = (v) => (typeof v === 'bigint' ? Number(v) : v);
     `SELECT id, day, country, n FROM read_parquet(${sql(sfiles)}, hive_partitioning = true,
        hive_types = {'country': VARCHAR}) ORDER BY id`)).getRows().map((r) => r.map(num));
   same(sgot, want('stream'), 'stream: every row once across the restart, country from the directory');
-  console.log(`1..${n}`);
-  process.exit(failed ? 1 : 0);
-})().catch((e) => {
-  console.log(`not ok ${n + 1} - ${e.stack.split('\n')[0]}`);
-  console.log(`1..${n + 1}`);
-  process.exit(1);
 });
