@@ -475,20 +475,30 @@ static sl_col *ev_ts_seconds(const sl_expr *call, sl_col *const *args,
 	return o;
 }
 
-static int res_now(sl_expr *call, sl_err *err)
+/* current_timestamp() / now(): a TIMESTAMP; current_date() / curdate():
+ * a DATE, the UTC day (the session time zone is UTC).  Both read the
+ * engine clock's instant for this query (sl_func_set_now), so a manual
+ * clock makes them deterministic. */
+static int res_clock(sl_expr *call, sl_err *err)
 {
+	bool day = strstr(call->name, "date") != NULL;
 	(void)err;
-	return sl_func_rtype(call, SL_TIMESTAMP, false);
+	return sl_func_rtype(call, day ? SL_DATE : SL_TIMESTAMP, false);
 }
 
-static sl_col *ev_now(const sl_expr *call, sl_col *const *args, int64_t n,
-		      sl_err *err)
+static sl_col *ev_clock(const sl_expr *call, sl_col *const *args, int64_t n,
+			sl_err *err)
 {
 	sl_col *o = sl_func_out(call, n, err);
+	int32_t day = (int32_t)sl_floordiv(now_us, SL_US_PER_DAY);
+	bool date = call->rtype->kind == SL_DATE;
 	int64_t i;
 	(void)args;
 	for (i = 0; o != NULL && i < n; i++)
-		sl_col_i64(o)[i] = now_us;
+		if (date)
+			sl_col_i32(o)[i] = day;
+		else
+			sl_col_i64(o)[i] = now_us;
 	return o;
 }
 
@@ -558,25 +568,6 @@ static sl_col *ev_to_date(const sl_expr *call, sl_col *const *args, int64_t n,
 	return o;
 }
 
-static int res_today(sl_expr *call, sl_err *err)
-{
-	(void)err;
-	return sl_func_rtype(call, SL_DATE, false);
-}
-
-/* current_date(): the UTC day of the engine clock (the session time zone
- * is UTC), so a manual clock makes it deterministic. */
-static sl_col *ev_today(const sl_expr *call, sl_col *const *args, int64_t n,
-			sl_err *err)
-{
-	sl_col *o = sl_func_out(call, n, err);
-	int64_t i;
-	(void)args;
-	for (i = 0; o != NULL && i < n; i++)
-		sl_col_i32(o)[i] = (int32_t)sl_floordiv(now_us, SL_US_PER_DAY);
-	return o;
-}
-
 /* date_add(d, n), date_sub(d, n): DATE; datediff(end, start): INT days. */
 static int res_date_arith(sl_expr *call, sl_err *err)
 {
@@ -631,11 +622,11 @@ const sl_func sl_func_time_rows[] = {
 	{ "unix_timestamp", 0, 2, SL_FN_SCALAR, res_parse_ts, ev_parse_ts },
 	{ "timestamp_seconds", 1, 1, SL_FN_SCALAR, res_ts_seconds,
 	  ev_ts_seconds },
-	{ "current_timestamp", 0, 0, SL_FN_SCALAR, res_now, ev_now },
-	{ "now", 0, 0, SL_FN_SCALAR, res_now, ev_now },
+	{ "current_timestamp", 0, 0, SL_FN_SCALAR, res_clock, ev_clock },
+	{ "now", 0, 0, SL_FN_SCALAR, res_clock, ev_clock },
 	{ "to_date", 1, 2, SL_FN_SCALAR, res_to_date, ev_to_date },
-	{ "current_date", 0, 0, SL_FN_SCALAR, res_today, ev_today },
-	{ "curdate", 0, 0, SL_FN_SCALAR, res_today, ev_today },
+	{ "current_date", 0, 0, SL_FN_SCALAR, res_clock, ev_clock },
+	{ "curdate", 0, 0, SL_FN_SCALAR, res_clock, ev_clock },
 	{ "date_add", 2, 2, SL_FN_SCALAR, res_date_arith, ev_date_arith },
 	{ "date_sub", 2, 2, SL_FN_SCALAR, res_date_arith, ev_date_arith },
 	{ "datediff", 2, 2, SL_FN_SCALAR, res_date_arith, ev_date_arith },
