@@ -204,6 +204,23 @@ static int help_topic(sl_console *c, const char *topic)
 		    "    readStream infer the schema from the files present.\n");
 		return SL_CMD_OK;
 	}
+	if (strcmp(topic, "types") == 0 || strcmp(topic, "dates") == 0 ||
+	    strcmp(topic, "date") == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "Types (DDL \"id INT, day DATE\", cast(\"...\")): BOOLEAN, INT,\n"
+		    "  BIGINT, DOUBLE, STRING, BINARY, TIMESTAMP (microseconds, UTC),\n"
+		    "  DATE (a day, no time), STRUCT<...>, ARRAY<...>.\n"
+		    "  DATE literals: DATE '2026-01-01' in F.expr; a string compared with\n"
+		    "    a DATE column is read as a date; cast(\"timestamp\") gives its\n"
+		    "    midnight, cast(\"date\") a timestamp's UTC day.\n"
+		    "  F.to_date(col[, fmt])  F.current_date()  F.date_add(d, n)\n"
+		    "  F.date_sub(d, n)  F.datediff(end, start)  F.date_format(d, fmt)\n"
+		    "  F.year / F.month / F.dayofmonth; Parquet DATE, json/csv with a\n"
+		    "  DATE schema, and partition directories day=2026-01-01 read as DATE.\n"
+		    "  Time: F.current_timestamp(), F.to_timestamp, F.timestamp_seconds,\n"
+		    "    INTERVAL '3:30' MINUTE TO SECOND, F.window, F.session_window.\n");
+		return SL_CMD_OK;
+	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
 		say(c, SL_CONSOLE_OUT,
 		    "Views (:view NAME):\n"
@@ -273,6 +290,7 @@ static int cmd_help(sl_console *c, const char *args)
 	    "  F6 or :zoom: one pane on the whole screen; a result taller than\n"
 	    "  the screen opens a pager (q back).  More keys: :help keys.\n"
 	    "Files: parquet (the default), json, csv, text: :help formats.\n"
+	    "Types: INT, BIGINT, DOUBLE, STRING, TIMESTAMP, DATE, ...: :help types.\n"
 	    "Scripts: streamlab run FILE.lua.  More: README.md, TUTORIAL.md.\n");
 	return SL_CMD_OK;
 }

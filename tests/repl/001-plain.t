@@ -73,6 +73,14 @@ plain_is("error(setmetatable({}, {__tostring = function() return \"custom\" end}
 	like($out, qr/partitionBy\("day", \.\.\.\) on df\.write and writeStream/, ':help formats names partitionBy');
 	like($out, qr/option cleanSource archive/, ':help formats names cleanSource');
 	like($out, qr/spark\.sql\.streaming\.schemaInference/, ':help formats names schemaInference');
+	($out) = run_sl(":help\n", '--plain');
+	like($out, qr/^Types: INT, BIGINT, DOUBLE, STRING, TIMESTAMP, DATE, \.\.\.: :help types\./m, ':help points to :help types');
+	($out) = run_sl(":help types\n", '--plain');
+	like($out, qr/DATE \(a day, no time\)/, ':help types names the DATE type');
+	like($out, qr/F\.to_date\(col\[, fmt\]\)  F\.current_date\(\)  F\.date_add\(d, n\)/, ':help types lists the date functions');
+	like($out, qr/F\.datediff\(end, start\)/, ':help types lists datediff');
+	($out) = run_sl(":help dates\n", '--plain');
+	like($out, qr/DATE '2026-01-01' in F\.expr/, ':help dates is the same page');
 	unlike($out, qr/^1$/m, ':quit ends the session');
 	($out) = run_sl(":nope\n", '--plain');
 	is($out, "error: unknown command ':nope' (try :help; a method call continuing the line above is ':nope(...)')\n", 'unknown command');
