@@ -81,17 +81,6 @@ static bool cleans(const ssjoinst *st, int s)
 	       (st->wm.side[s].et_col >= 0 && st->wm.side[s].nbounds > 0);
 }
 
-/* Which sides' columns e references: bit 0 left, bit 1 right. */
-static int refs(const sl_expr *e, int nl)
-{
-	int i, m = 0;
-	if (e->kind == SL_X_COL)
-		return e->idx < nl ? 1 : 2;
-	for (i = 0; i < e->nargs; i++)
-		m |= refs(e->args[i], nl);
-	return m;
-}
-
 static int analyse(const sl_plan *p, ssjoinst *st, sl_err *err)
 {
 	const sl_expr **conj = NULL;
@@ -111,7 +100,7 @@ static int analyse(const sl_plan *p, ssjoinst *st, sl_err *err)
 	if (st->both == NULL)
 		goto nomem;
 	for (i = 0; i < nconj; i++) {
-		m = refs(conj[i], nl);
+		m = sl_plan_join_sides(conj[i], nl);
 		if (m == 3)
 			st->both[st->nboth++] = conj[i];
 		if (m == 1 || m == 0)

@@ -226,6 +226,9 @@ int sl_plan_join_wm(const sl_plan *p, sl_join_wm *w, sl_err *err);
  * stays whole.  Best effort: 0, or SL_ENOMEM with p still valid (some
  * filters may be missing, never a wrong one). */
 int sl_plan_join_pushdown(sl_plan *p);
+/* Which sides an expression over a join's left ++ right columns (nl of
+ * them on the left) reads: bit 0 the left, bit 1 the right (0: none). */
+int sl_plan_join_sides(const sl_expr *e, int nl);
 /* Append the AND-conjuncts of e (borrowed) to *a (realloc'd, *n of
  * them).  0 or SL_ENOMEM (*a stays valid: the caller frees it). */
 int sl_plan_split_and(const sl_expr *e, const sl_expr ***a, int *n);

@@ -113,14 +113,13 @@ static bool reads_col(const sl_expr *e, int col)
 	return false;
 }
 
-/* Side mask of a conjunct over left ++ right: bit 0 left, bit 1 right. */
-static int sides(const sl_expr *e, int nl)
+int sl_plan_join_sides(const sl_expr *e, int nl)
 {
 	int i, m = 0;
 	if (e->kind == SL_X_COL)
 		return e->idx < nl ? 1 : 2;
 	for (i = 0; i < e->nargs; i++)
-		m |= sides(e->args[i], nl);
+		m |= sl_plan_join_sides(e->args[i], nl);
 	return m;
 }
 
@@ -391,7 +390,7 @@ static int condition(jctx *j)
 	if (sl_plan_split_and(j->p->residual, &conj, &n) < 0)
 		rc = SL_ENOMEM;
 	for (i = 0; i < n && rc == 0; i++) {
-		m = sides(conj[i], j->nl);
+		m = sl_plan_join_sides(conj[i], j->nl);
 		if (m == 1 || m == 2)
 			rc = one_side(j, conj[i], m - 1);
 	}

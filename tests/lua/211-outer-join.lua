@@ -51,21 +51,8 @@ local function ranged(how, wm, bound)
                         F.col("rightTime"):cast("int"))
 end
 
--- setupSelfJoin(joinType): one stream on both sides, the right side only
--- even values
-local function selfjoin(how)
-  local ms = spark.memoryStream("a INT, b BIGINT")
-  local df = ms:toDF():select(F.col("a"):alias("value"), F.timestamp_seconds("b"):alias("timestamp"))
-  local ls = df:select(F.col("value"):alias("leftId"), F.col("timestamp"):alias("leftTime"))
-  local rs = df:where(F.expr("value % 2 = 0"))
-    :select(F.col("value"):alias("rightId"), F.col("timestamp"):alias("rightTime"))
-  local j = ls:withWatermark("leftTime", "5 seconds"):join(rs:withWatermark("rightTime", "5 seconds"),
-    F.expr("leftId = rightId AND rightTime >= leftTime AND rightTime <= leftTime + interval 5 seconds"), how)
-  if how == "left_semi" then
-    return ms, j:select("leftId", F.col("leftTime"):cast("int"))
-  end
-  return ms, j:select("leftId", F.col("leftTime"):cast("int"), "rightId", F.col("rightTime"):cast("int"))
-end
+-- setupSelfJoin(joinType): lib/sparkjoin.lua
+local selfjoin = require("sparkjoin").selfjoin
 
 -- MultiAddData(l, ...)(r, ...) + processAllAvailable
 local function multi(s, l, lrows, r, rrows)

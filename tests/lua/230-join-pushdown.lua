@@ -25,14 +25,7 @@ end
 -- `leftId % 2 = 0`)
 do
   local name = "self inner join"
-  local ms = spark.memoryStream("a INT, b BIGINT")
-  local df = ms:toDF():select(F.col("a"):alias("value"), F.timestamp_seconds("b"):alias("timestamp"))
-  local ls = df:select(F.col("value"):alias("leftId"), F.col("timestamp"):alias("leftTime"))
-  local rs = df:where(F.expr("value % 2 = 0"))
-    :select(F.col("value"):alias("rightId"), F.col("timestamp"):alias("rightTime"))
-  local j = ls:withWatermark("leftTime", "5 seconds"):join(rs:withWatermark("rightTime", "5 seconds"),
-      F.expr("rightId = leftId AND rightTime >= leftTime AND rightTime <= leftTime + interval 5 seconds"))
-    :select("leftId", F.col("leftTime"):cast("int"), "rightId", F.col("rightTime"):cast("int"))
+  local ms, j = require("sparkjoin").selfjoin("inner")
   local text = plan(j)
   T.like(text, "EventTimeWatermark leftTime, 5 seconds\n[: ]*%+%- Filter %(%(leftId %% 2%) = 0%)",
     name .. ": the inferred filter sits below the left withWatermark")
@@ -60,21 +53,19 @@ do
     return plan(lside:join(rside, F.expr(cond), how))
   end
   local lf, rf = ldf:where("lk > 2"), rdf:where("rk < 9")
-  local t = j(lf, rf, "inner")
-  T.is(count(t, "Filter %(rk > 2%)") + count(t, "Filter %(lk < 9%)"), 2,
-    "inner: each side's key filter is copied onto the other side")
-  t = j(lf, rf, "left_outer")
-  T.is({count(t, "Filter %(rk > 2%)"), count(t, "Filter %(lk < 9%)")}, {1, 0},
-    "left outer: onto the right side only (the left is preserved)")
-  t = j(lf, rf, "right_outer")
-  T.is({count(t, "Filter %(rk > 2%)"), count(t, "Filter %(lk < 9%)")}, {0, 1},
-    "right outer: onto the left side only")
-  t = j(lf, rf, "full_outer")
-  T.is({count(t, "Filter %(rk > 2%)"), count(t, "Filter %(lk < 9%)")}, {0, 0},
-    "full outer: nothing is inferred")
-  t = j(lf, rf, "left_semi")
-  T.is({count(t, "Filter %(rk > 2%)"), count(t, "Filter %(lk < 9%)")}, {1, 1},
-    "left semi: both sides, as inner")
+  -- {join type, filters inferred onto the right (rk > 2), onto the left (lk < 9)}
+  for _, c in ipairs{
+    {"inner", 1, 1, "each side's key filter is copied onto the other side"},
+    {"left_outer", 1, 0, "onto the right side only (the left is preserved)"},
+    {"right_outer", 0, 1, "onto the left side only"},
+    {"full_outer", 0, 0, "nothing is inferred"},
+    {"left_semi", 1, 1, "both sides, as inner"},
+  } do
+    local t = j(lf, rf, c[1])
+    T.is({count(t, "Filter %(rk > 2%)"), count(t, "Filter %(lk < 9%)")}, {c[2], c[3]},
+      c[1]:gsub("_", " ") .. ": " .. c[4])
+  end
+  local t
   t = plan(ldf:join(rdf, F.expr(cond .. " AND rk % 3 = 1 AND lk % 5 = 0"), "left_outer"))
   T.is({count(t, "Filter %(%(rk %% 3%) = 1%)"), count(t, "Filter %(%(lk %% 5%) = 0%)")}, {1, 0},
     "left outer: a right-only conjunct moves onto the right side, a left-only one stays in the join")
