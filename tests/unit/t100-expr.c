@@ -463,6 +463,55 @@ static void test_colref_shares(void)
 	sl_batch_free(b);
 }
 
+/* sl_expr_subst_cols: a resolved predicate over (a, b) moved onto (x, y),
+ * column a replaced by (y + 1); evaluates as the original would there. */
+static void test_subst_cols(void)
+{
+	const char *c1[] = { "5", "1", "7", "2" };
+	const char *c2[] = { "3", "9", "8", "0" };
+	sl_batch *ab = mk("a INT, b INT", 2, c1);
+	sl_batch *xy = mk("x INT, y INT", 2, c2);
+	sl_expr *pe = sl_expr_binop(
+	    SL_OP_AND, sl_expr_binop(SL_OP_GT, C("a"), sl_expr_lit_int(4)),
+	    sl_expr_binop(SL_OP_LT, C("b"), sl_expr_binop(SL_OP_ADD, C("a"),
+							   sl_expr_lit_int(0))));
+	sl_expr *p = sl_expr_resolve(pe, ab->schema, NULL);
+	sl_expr *yp1 = sl_expr_resolve(
+	    sl_expr_binop(SL_OP_ADD, C("y"), sl_expr_lit_int(1)), xy->schema,
+	    NULL);
+	sl_expr *x = sl_expr_resolve(C("x"), xy->schema, NULL);
+	sl_expr *by[2];
+	sl_expr *q;
+	sl_col *c;
+	sl_buf b;
+	by[0] = yp1;
+	by[1] = x;
+	q = sl_expr_subst_cols(p, by, 2);
+	ok(q != NULL, "substituted");
+	sl_buf_init(&b);
+	sl_expr_sql(q, &b);
+	is_str(sl_buf_cstr(&b), "(((y + 1) > 4) AND (x < ((y + 1) + 0)))",
+	       "every reference replaced");
+	sl_buf_release(&b);
+	ok(q->args[0]->args[1] == p->args[0]->args[1],
+	   "a subtree without column references is shared");
+	c = sl_expr_eval(q, xy, NULL);
+	is_str(c ? show_col(c) : "NULL", "true,false",
+	       "evaluates over the new schema: (x 3, y 9) holds, (8, 0) not");
+	sl_col_free(c);
+	by[1] = NULL;
+	ok(sl_expr_subst_cols(p, by, 2) == NULL,
+	   "a referenced column with no replacement gives NULL");
+	ok(sl_expr_subst_cols(p, by, 1) == NULL, "and so does one out of range");
+	sl_expr_free(q);
+	sl_expr_free(p);
+	sl_expr_free(pe);
+	sl_expr_free(yp1);
+	sl_expr_free(x);
+	sl_batch_free(ab);
+	sl_batch_free(xy);
+}
+
 int main(void)
 {
 	test_names();
@@ -477,5 +526,6 @@ int main(void)
 	test_casts();
 	test_const();
 	test_colref_shares();
+	test_subst_cols();
 	return done_testing();
 }

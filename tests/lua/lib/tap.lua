@@ -328,7 +328,11 @@ end
 
 -- StateStoreMetricsTest.assertNumStateRows: numRowsTotal of the last
 -- progress; numRowsUpdated, numRowsDroppedByWatermark and numRowsRemoved
--- summed over the progresses since the previous check.  Returns a function
+-- summed over the progresses since the previous check.  Spark's test reads
+-- recentProgress.last after processAllAvailable, so a no-data batch that
+-- ran is the one whose total counts, here too (where a Spark suite's
+-- total looks like the data batch's, look at its watermark: Spark's
+-- optimizer may have kept rows out of it, plan/plan_pushdown.c).  Returns a function
 -- giving {total=, updated=, dropped=, removed=} (numbers for one stateful
 -- operator, arrays in plan order for several).
 function T.state_rows(q)
