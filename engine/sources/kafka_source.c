@@ -353,7 +353,8 @@ fail:
 }
 
 /* Two handles: rk fetches (and stays assigned between batches, see
- * poll_all); mk asks the metadata and the watermarks on connections of
+ * kafka_read.c; its queue is popped by the fetcher thread only,
+ * kafka_fetch.c); mk asks the metadata and the watermarks on connections of
  * its own, so those replies never queue behind a fetch the broker holds
  * for fetch.wait.max.ms. */
 int sl_kafka_src_consumer(ksrc *k, sl_err *err)
@@ -369,6 +370,17 @@ int sl_kafka_src_consumer(ksrc *k, sl_err *err)
 	}
 	rd_kafka_poll_set_consumer(k->rk);
 	k->q = rd_kafka_queue_get_consumer(k->rk);
+	if (sl_kafka_fetch_start(k, err) != 0) {
+		rd_kafka_queue_destroy(k->q);
+		k->q = NULL;
+		rd_kafka_consumer_close(k->rk);
+		rd_kafka_destroy(k->rk);
+		k->rk = NULL;
+		rd_kafka_consumer_close(k->mk);
+		rd_kafka_destroy(k->mk);
+		k->mk = NULL;
+		return err ? err->code : SL_EIO;
+	}
 	return 0;
 }
 
@@ -933,8 +945,8 @@ static void kstatus(const sl_source *s, sl_buf *out)
 static void kclose(sl_source *s)
 {
 	ksrc *k = s->impl;
+	sl_kafka_fetch_stop(k); /* before the queue it pops goes */
 	sl_kafka_src_stash_clear(k);
-	free(k->stash);
 	if (k->q)
 		rd_kafka_queue_destroy(k->q);
 	if (k->rk) {
@@ -982,6 +994,7 @@ sl_source *sl_source_kafka_open(const sl_options *opts, sl_type *schema,
 	sl_kafka_tpmap_init(&k->known);
 	sl_kafka_tpmap_init(&k->lead);
 	sl_kafka_tpmap_init(&k->asg);
+	sl_batch_list_init(&k->ready);
 	sl_buf_init(&k->why);
 	k->clock = clock;
 	k->last_trigger_us = sl_clock_now(clock);
