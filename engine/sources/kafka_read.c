@@ -26,34 +26,63 @@ static int plan_moving(ksrc *k, const sl_kafka_tpmap *from,
 		       const sl_kafka_tpmap *until, const sl_kafka_tpmap *los,
 		       want *w, int *nw, sl_err *err);
 
+/* The log start of a partition the consumer is still assigned at from,
+ * as its last fetch reported it (no round trip): -1 when unknown.  Only
+ * with failOnDataLoss=true, where a start that moved past from since then
+ * fails the read as planning would (the fetch answers out of range); rows
+ * fetched before the start moved are read, as Spark's consumer reads what
+ * it fetched. */
+static int64_t cached_low(ksrc *k, const sl_kafka_tp *t, int64_t from)
+{
+	int64_t lo = -1, hi = -1;
+	int j = sl_kafka_tpmap_find(&k->asg, t->topic, t->partition);
+	if (!k->conf.fail_on_loss || j < 0 || k->asg.v[j].offset != from ||
+	    rd_kafka_get_watermark_offsets(k->rk, t->topic, t->partition, &lo,
+					   &hi) != 0 ||
+	    lo < 0)
+		return -1;
+	if (sl_kafka_is_embedded(k->conf.servers)) {
+		int64_t f = sl_kafka_retention_floor(t->topic, t->partition);
+		if (f > lo)
+			lo = f; /* the simulated retention, as wmarks applies */
+	}
+	return lo;
+}
+
 /* Plan the partitions of (start, end]: check retention, apply
  * failOnDataLoss.  Fills w (one per moving partition) and *nw. */
 static int plan_read(ksrc *k, const sl_kafka_tpmap *from,
 		     const sl_kafka_tpmap *until, want *w, int *nw, sl_err *err)
 {
 	sl_kafka_tpmap moving, los;
-	int rc;
+	int rc = 0;
 	*nw = 0;
 	sl_kafka_tpmap_init(&moving);
 	sl_kafka_tpmap_init(&los);
-	/* watermarks (one bounded round) of the partitions that may move */
-	for (int i = 0; i < until->n; i++) {
+	/* the partitions that may move; the log start of those the consumer
+	 * goes on reading is known already */
+	for (int i = 0; i < until->n && rc == 0; i++) {
 		const sl_kafka_tp *t = &until->v[i];
 		int j = sl_kafka_tpmap_find(from, t->topic, t->partition);
-		if ((j < 0 || t->offset > from->v[j].offset) &&
-		    sl_kafka_tpmap_put(&moving, t->topic, t->partition, 0) !=
-			0) {
-			sl_kafka_tpmap_release(&moving);
-			return sl_err_nomem(err);
-		}
+		int64_t lo;
+		if (j >= 0 && t->offset <= from->v[j].offset)
+			continue;
+		lo = j >= 0 ? cached_low(k, t, from->v[j].offset) : -1;
+		if ((lo >= 0 ? sl_kafka_tpmap_put(&los, t->topic, t->partition,
+						  lo)
+			     : sl_kafka_tpmap_put(&moving, t->topic,
+						  t->partition, 0)) != 0)
+			rc = sl_err_nomem(err);
 	}
-	/* low watermarks only (the data-loss check), first from the leaders
-	 * the planning just saw; asked afresh if one did not answer */
-	rc = moving.n > 0
-		 ? sl_kafka_src_wmarks(k, &moving, &los, NULL, true, err)
-		 : 0;
-	if (rc == 0 && los.n < moving.n)
-		rc = sl_kafka_src_wmarks(k, &moving, &los, NULL, false, err);
+	/* low watermarks of the rest (the data-loss check), first from the
+	 * leaders the planning just saw; asked afresh if one did not answer */
+	if (rc == 0 && moving.n > 0) {
+		int had = los.n;
+		rc = sl_kafka_src_wmarks(k, &moving, &los, NULL, true, err);
+		if (rc == 0 && los.n - had < moving.n)
+			rc = sl_kafka_src_wmarks(k, &moving, &los, NULL, false,
+						 err);
+	}
 	if (rc == 0)
 		rc = plan_moving(k, from, until, &los, w, nw, err);
 	sl_kafka_tpmap_release(&moving);
