@@ -218,7 +218,8 @@ for my $w (@w) {
 		my @o = @{ $R->{ours} // [] };
 		my @k = @{ $R->{raw} // [] };
 		$extra = ' per round: ' . join(' ', map { sprintf '%.0f%%', 100 * wall_rate($o[$_]) / $k[$_]{ev_s} }
-		    grep { $k[$_] } 0 .. $#o) . sprintf(', slowest batch %.0f ms (any round)',
+		    grep { $k[$_] } 0 .. $#o) . sprintf(', batch wall p50 %.1f ms, p99 %.1f ms (medians), slowest %.0f ms (any round)',
+		    med_of(\@o, sub { $_[0]{batch_wall_p50_ms} }) // 0, med_of(\@o, sub { $_[0]{batch_wall_p99_ms} }) // 0,
 		    max(map { $_->{batch_wall_max_ms} } @o)) if @k;
 	}
 	if ($name =~ /^W4(.*)/) {

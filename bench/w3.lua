@@ -61,6 +61,7 @@ table.sort(cal)
 local overhead = cal[5]
 
 local fig = { events = 0, cpu_s = 0, wall_s = 0, batch_wall_max_ms = 0 }
+local walls = {}
 for first = ROUND, total, ROUND do
   produce(first)
   local c, w = os.clock(), B.mono()
@@ -69,10 +70,14 @@ for first = ROUND, total, ROUND do
   fig.cpu_s = fig.cpu_s + os.clock() - c
   fig.wall_s = fig.wall_s + dw
   fig.batch_wall_max_ms = math.max(fig.batch_wall_max_ms, dw * 1e3)
+  walls[#walls + 1] = dw * 1e3
   local n = rows_read()
   assert(n == ROUND, string.format("a round read %d of %d records", n, ROUND))
   fig.events = fig.events + n
 end
 fig.clock_overhead_ms = overhead * 1e3
+table.sort(walls)
+fig.batch_wall_p50_ms = walls[(#walls + 1) // 2]
+fig.batch_wall_p99_ms = walls[math.max(1, math.ceil(#walls * 0.99))]
 q:stop()
 B.report("W3-kafka", fig)
