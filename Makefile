@@ -158,7 +158,7 @@ BENCH_ROUNDS ?= 3
 BENCH_ONLY   ?=
 ENGINE_BENCH := bench/bench bench/stream_bench bench/kafka_bench
 bench: streamlab
-	@$(MAKE) --no-print-directory DEPS_READY=yes $(BUILD)/bench/peer_loop $(BUILD)/bench/kafka_bench
+	@$(MAKE) --no-print-directory DEPS_READY=yes $(BUILD)/bench/peer_loop $(BUILD)/bench/kafka_bench $(BUILD)/bench/stream_bench
 	@nice perl bench/run.pl $(CURDIR)/streamlab $(BUILD) $(BENCH_ROUNDS) $(BENCH_ONLY)
 
 bench-peers: $(DUCKDB_JS)

@@ -107,6 +107,7 @@ if (grep { $_->[0] =~ /^W2/ } @w) {
 }
 
 my %res; # name -> ours|c|duck|raw -> [figures...]
+my $sbench = "$build/bench/stream_bench";
 my $kraw = -x "$build/bench/kafka_bench";
 printf "make bench: %d round%s, interleaved (ours, C loop%s); %s\n", $rounds,
     $rounds == 1 ? '' : 's', $duck ? ', DuckDB 1 thread' : '',
@@ -146,6 +147,22 @@ for my $r (1 .. $rounds) {
 		}
 	}
 	print STDERR "bench: round $r of $rounds done\n";
+}
+
+# W4 at 200 000 live groups: the checkpoint writer's time per batch (its
+# files: offsets/N, the state delta, commits/N, each fsync'd), p50/p99.
+# The Lua API does not show it, so stream_bench's W4-200k gives it: the
+# same engine, query driver and writer (sl_ckpt_batch_write_us), W1-100k's
+# plan built in C, 5 interleaved pairs with and without the checkpoint.
+# Once per run (not per round): it takes 30-60 s.
+my %w4w;
+if (grep { $_->[0] eq 'W4-100k' } @w and -x $sbench) {
+	my $o = run('W4-200k (stream_bench)', $sbench, 'W4-200k');
+	if (defined $o && $o =~ /checkpoint write .*? p50 ([\d.]+) ms, p99 ([\d.]+) ms/s) {
+		@w4w{qw(p50 p99)} = ($1, $2);
+		$w4w{pct} = $1 if $o =~ /ev\/s vs [\d.]+ M without = (\d+) %/;
+		$w4w{n} = $1 if $o =~ /; (\d+) batches/;
+	}
 }
 
 sub median {
@@ -201,7 +218,8 @@ for my $w (@w) {
 		my @o = @{ $R->{ours} // [] };
 		my @k = @{ $R->{raw} // [] };
 		$extra = ' per round: ' . join(' ', map { sprintf '%.0f%%', 100 * wall_rate($o[$_]) / $k[$_]{ev_s} }
-		    grep { $k[$_] } 0 .. $#o) . sprintf(', slowest batch %.0f ms (any round)',
+		    grep { $k[$_] } 0 .. $#o) . sprintf(', batch wall p50 %.1f ms, p99 %.1f ms (medians), slowest %.0f ms (any round)',
+		    med_of(\@o, sub { $_[0]{batch_wall_p50_ms} }) // 0, med_of(\@o, sub { $_[0]{batch_wall_p99_ms} }) // 0,
 		    max(map { $_->{batch_wall_max_ms} } @o)) if @k;
 	}
 	if ($name =~ /^W4(.*)/) {
@@ -224,6 +242,12 @@ for my $w (@w) {
 	    mev($c), mev($d), ratio($name eq 'W3-kafka' ? $wall : $cpu, $c), ratio($cpu, $d), $lat,
 	    $g // '-', defined $bpg ? sprintf('%.0f', $bpg) : '-', defined $rssm ? sprintf('%.0f', $rssm) : '-',
 	    $target, $met, $extra;
+	if ($name eq 'W4-100k' && defined $w4w{p99}) {
+		printf "%-11s   checkpoint write per batch (stream_bench W4-200k, %s batches): p50 %.1f ms, " .
+		    "p99 %.1f ms  %-24s %s%s\n", '', $w4w{n} // '?', $w4w{p50}, $w4w{p99}, 'p99 <= 20 ms',
+		    $w4w{p99} <= 20 ? 'yes' : 'NO',
+		    defined $w4w{pct} ? " (its W4-200k/W1-100k: $w4w{pct}%)" : '';
+	}
 	if ($name eq 'W1-1M' && $R->{ours}) {
 		my $rss = med_of($R->{ours}, sub { $_[0]{rss_mib} });
 		printf "%-11s   peak RSS %.0f MiB = %.0f B per live group\n", '', $rss,

@@ -11,8 +11,10 @@
  * their own clients and close them when their query stops, which happens
  * before exit.
  *
- * Threads: librdkafka calls the log callback from its own threads, so the
- * log ring has a mutex; everything else runs on the program's one thread.
+ * Threads: librdkafka calls the log callback from its own threads, and a
+ * Kafka source's fetcher thread (sources/kafka_fetch.c) adds lines too, so
+ * the log ring has a mutex; everything else here runs on the program's
+ * one thread.
  * Never prints: a librdkafka line goes to the ring, never to stderr (G4).
  */
 #include <pthread.h>

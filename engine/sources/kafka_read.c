@@ -1,9 +1,11 @@
 /*
  * kafka_read: the Kafka source's reads (kafka_source.c plans them).  A
  * batch reads (start, end], i.e. the Kafka offsets [start[p], end[p]) of
- * every partition p, straight into column arrays, and nothing else:
- * records past a partition's end are kept for the next batch, records
- * before its start dropped.
+ * every partition p, and nothing else: rows past a partition's end are
+ * kept for the next batch, rows before its start dropped.  The records
+ * become rows on the fetcher thread (kafka_fetch.c) as they arrive; a
+ * read takes its rows from there, chunk by chunk, and hands each chunk to
+ * the operators at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,211 +14,11 @@
 #include "sources/kafka_src.h"
 #include "sources/source_int.h"
 
-#define CHUNK 65536
-
-/* ---- read: rows straight into column arrays ---- */
-
-typedef struct rowbuf {
-	sl_type *schema;
-	bool headers;
-	sl_col *c[8];
-	int64_t n, cap;
-	/* headers of the chunk, built into an ARRAY column at flush */
-	int32_t *hoff;
-	sl_arena *harena;
-	sl_str *hk, *hv;
-	uint8_t *hvnull;
-	int64_t nh, hcap;
-} rowbuf;
-
-static void rb_drop(rowbuf *r)
-{
-	for (int i = 0; i < 8; i++)
-		sl_col_free(r->c[i]);
-	memset(r->c, 0, sizeof r->c);
-	free(r->hoff);
-	r->hoff = NULL;
-	sl_arena_free(r->harena);
-	r->harena = NULL;
-	r->n = r->nh = 0;
-}
-
-static void rb_release(rowbuf *r)
-{
-	rb_drop(r);
-	free(r->hk);
-	free(r->hv);
-	free(r->hvnull);
-}
-
-static int rb_open(rowbuf *r, int64_t cap)
-{
-	int nc = r->schema->nfields;
-	r->cap = cap;
-	r->n = r->nh = 0;
-	/* rb_add writes every slot of every row */
-	for (int i = 0; i < nc && i < 7; i++)
-		if ((r->c[i] = sl_col_new_raw(r->schema->fields[i].type,
-					      cap)) == NULL)
-			return SL_ENOMEM;
-	if (r->headers) {
-		r->hoff = calloc((size_t)cap + 1, sizeof *r->hoff);
-		r->harena = sl_arena_new();
-		if (r->hoff == NULL || r->harena == NULL)
-			return SL_ENOMEM;
-	}
-	return 0;
-}
-
-static int rb_header(rowbuf *r, const char *name, const void *v, size_t len)
-{
-	if (r->nh == r->hcap) {
-		int64_t cap = r->hcap ? 2 * r->hcap : 64;
-		sl_str *k = realloc(r->hk, (size_t)cap * sizeof *k);
-		if (k != NULL)
-			r->hk = k;
-		sl_str *x = realloc(r->hv, (size_t)cap * sizeof *x);
-		if (x != NULL)
-			r->hv = x;
-		uint8_t *nn = realloc(r->hvnull, (size_t)cap);
-		if (nn != NULL)
-			r->hvnull = nn;
-		if (k == NULL || x == NULL || nn == NULL)
-			return SL_ENOMEM;
-		r->hcap = cap;
-	}
-	r->hk[r->nh].len = (uint32_t)strlen(name);
-	r->hk[r->nh].p = sl_arena_dup(r->harena, name, r->hk[r->nh].len);
-	r->hvnull[r->nh] = v == NULL;
-	r->hv[r->nh].len = v ? (uint32_t)len : 0;
-	r->hv[r->nh].p = v ? sl_arena_dup(r->harena, v, len) : NULL;
-	if (r->hk[r->nh].p == NULL || (v && r->hv[r->nh].p == NULL))
-		return SL_ENOMEM;
-	r->nh++;
-	return 0;
-}
-
-/* Row i of c NULL (its slot zeroed by the caller or here). */
-static int null_at(sl_col *c, int64_t i)
-{
-	if (c->nulls == NULL)
-		return sl_col_set_null(c, i); /* allocates the bitmap */
-	c->nulls[i >> 3] |= (uint8_t)(1u << (i & 7));
-	return 0;
-}
-
-/* A key or value: the bytes into the column's arena, or NULL. */
-static int bytes_at(sl_col *c, int64_t i, const void *p, size_t n)
-{
-	if (p != NULL)
-		return sl_col_set_str(c, i, p, n);
-	sl_col_str(c)[i].p = NULL;
-	sl_col_str(c)[i].len = 0;
-	return null_at(c, i);
-}
-
-/* One record into row r->n (every slot written: the columns are raw).
- * tcache: the topic's bytes in this chunk's arena (set on the first row
- * of the topic). */
-static int rb_add(rowbuf *r, const rd_kafka_message_t *m, const char *topic,
-		  const char **tcache)
-{
-	int64_t i = r->n;
-	rd_kafka_timestamp_type_t tt;
-	int64_t ts = rd_kafka_message_timestamp(m, &tt);
-	if (bytes_at(r->c[0], i, m->key, m->key_len) != 0 ||
-	    bytes_at(r->c[1], i, m->payload, m->len) != 0)
-		return SL_ENOMEM;
-	if (*tcache == NULL) {
-		if (sl_col_set_str(r->c[2], i, topic, strlen(topic)) != 0)
-			return SL_ENOMEM;
-		*tcache = sl_col_str(r->c[2])[i].p;
-	} else {
-		sl_col_str(r->c[2])[i].p = *tcache;
-		sl_col_str(r->c[2])[i].len = (uint32_t)strlen(topic);
-	}
-	sl_col_i32(r->c[3])[i] = m->partition;
-	sl_col_i64(r->c[4])[i] = m->offset;
-	if (tt == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) {
-		sl_col_i64(r->c[5])[i] = 0;
-		if (null_at(r->c[5], i) != 0)
-			return SL_ENOMEM;
-	} else {
-		sl_col_i64(r->c[5])[i] = ts * 1000;
-	}
-	sl_col_i32(r->c[6])[i] = tt == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME;
-	if (r->headers) {
-		rd_kafka_headers_t *h = NULL;
-		if (rd_kafka_message_headers(m, &h) == 0 && h != NULL) {
-			const char *name;
-			const void *v;
-			size_t len;
-			for (size_t j = 0; rd_kafka_header_get_all(
-					       h, j, &name, &v, &len) == 0;
-			     j++)
-				if (rb_header(r, name, v, len) != 0)
-					return SL_ENOMEM;
-		}
-		r->hoff[i + 1] = (int32_t)r->nh;
-	}
-	r->n++;
-	return 0;
-}
-
-/* The chunk as a batch appended to out; the buffer is empty after. */
-static int rb_flush(rowbuf *r, sl_batch_list *out)
-{
-	sl_col *cols[8];
-	sl_batch *b;
-	int nc = r->schema->nfields;
-	if (r->n == 0) {
-		rb_drop(r);
-		return 0;
-	}
-	for (int i = 0; i < 7; i++) {
-		r->c[i]->len = r->n; /* private columns: trim to the rows */
-		cols[i] = r->c[i];
-		r->c[i] = NULL;
-	}
-	if (r->headers) {
-		sl_type *at = r->schema->fields[7].type;
-		sl_col *el = sl_col_new(at->elem, r->nh);
-		if (el == NULL)
-			goto nomem;
-		for (int64_t j = 0; j < r->nh; j++) {
-			if (sl_col_set_str(el->child[0], j, r->hk[j].p,
-					   r->hk[j].len) != 0 ||
-			    (r->hvnull[j]
-				 ? sl_col_set_null(el->child[1], j)
-				 : sl_col_set_str(el->child[1], j, r->hv[j].p,
-						  r->hv[j].len)) != 0) {
-				sl_col_free(el);
-				goto nomem;
-			}
-		}
-		cols[7] = sl_col_array_new(at, r->n, r->hoff, el);
-		if (cols[7] == NULL)
-			goto nomem;
-	}
-	(void)nc;
-	rb_drop(r);
-	b = sl_batch_new(r->schema, cols[4]->len, cols);
-	if (b == NULL)
-		return SL_ENOMEM;
-	return sl_batch_list_add(out, b);
-nomem:
-	for (int i = 0; i < 7; i++)
-		sl_col_free(cols[i]);
-	rb_drop(r);
-	return SL_ENOMEM;
-}
-
 /* One partition's part of a read. */
 typedef struct want {
 	const char *topic; /* borrowed from the end map */
 	int32_t partition;
 	int64_t from, pos, until; /* read [from, until); pos = next */
-	const char *tcache;
 	bool done;
 } want;
 
@@ -224,34 +26,63 @@ static int plan_moving(ksrc *k, const sl_kafka_tpmap *from,
 		       const sl_kafka_tpmap *until, const sl_kafka_tpmap *los,
 		       want *w, int *nw, sl_err *err);
 
+/* The log start of a partition the consumer is still assigned at from,
+ * as its last fetch reported it (no round trip): -1 when unknown.  Only
+ * with failOnDataLoss=true, where a start that moved past from since then
+ * fails the read as planning would (the fetch answers out of range); rows
+ * fetched before the start moved are read, as Spark's consumer reads what
+ * it fetched. */
+static int64_t cached_low(ksrc *k, const sl_kafka_tp *t, int64_t from)
+{
+	int64_t lo = -1, hi = -1;
+	int j = sl_kafka_tpmap_find(&k->asg, t->topic, t->partition);
+	if (!k->conf.fail_on_loss || j < 0 || k->asg.v[j].offset != from ||
+	    rd_kafka_get_watermark_offsets(k->rk, t->topic, t->partition, &lo,
+					   &hi) != 0 ||
+	    lo < 0)
+		return -1;
+	if (sl_kafka_is_embedded(k->conf.servers)) {
+		int64_t f = sl_kafka_retention_floor(t->topic, t->partition);
+		if (f > lo)
+			lo = f; /* the simulated retention, as wmarks applies */
+	}
+	return lo;
+}
+
 /* Plan the partitions of (start, end]: check retention, apply
  * failOnDataLoss.  Fills w (one per moving partition) and *nw. */
 static int plan_read(ksrc *k, const sl_kafka_tpmap *from,
 		     const sl_kafka_tpmap *until, want *w, int *nw, sl_err *err)
 {
 	sl_kafka_tpmap moving, los;
-	int rc;
+	int rc = 0;
 	*nw = 0;
 	sl_kafka_tpmap_init(&moving);
 	sl_kafka_tpmap_init(&los);
-	/* watermarks (one bounded round) of the partitions that may move */
-	for (int i = 0; i < until->n; i++) {
+	/* the partitions that may move; the log start of those the consumer
+	 * goes on reading is known already */
+	for (int i = 0; i < until->n && rc == 0; i++) {
 		const sl_kafka_tp *t = &until->v[i];
 		int j = sl_kafka_tpmap_find(from, t->topic, t->partition);
-		if ((j < 0 || t->offset > from->v[j].offset) &&
-		    sl_kafka_tpmap_put(&moving, t->topic, t->partition, 0) !=
-			0) {
-			sl_kafka_tpmap_release(&moving);
-			return sl_err_nomem(err);
-		}
+		int64_t lo;
+		if (j >= 0 && t->offset <= from->v[j].offset)
+			continue;
+		lo = j >= 0 ? cached_low(k, t, from->v[j].offset) : -1;
+		if ((lo >= 0 ? sl_kafka_tpmap_put(&los, t->topic, t->partition,
+						  lo)
+			     : sl_kafka_tpmap_put(&moving, t->topic,
+						  t->partition, 0)) != 0)
+			rc = sl_err_nomem(err);
 	}
-	/* low watermarks only (the data-loss check), first from the leaders
-	 * the planning just saw; asked afresh if one did not answer */
-	rc = moving.n > 0
-		 ? sl_kafka_src_wmarks(k, &moving, &los, NULL, true, err)
-		 : 0;
-	if (rc == 0 && los.n < moving.n)
-		rc = sl_kafka_src_wmarks(k, &moving, &los, NULL, false, err);
+	/* low watermarks of the rest (the data-loss check), first from the
+	 * leaders the planning just saw; asked afresh if one did not answer */
+	if (rc == 0 && moving.n > 0) {
+		int had = los.n;
+		rc = sl_kafka_src_wmarks(k, &moving, &los, NULL, true, err);
+		if (rc == 0 && los.n - had < moving.n)
+			rc = sl_kafka_src_wmarks(k, &moving, &los, NULL, false,
+						 err);
+	}
 	if (rc == 0)
 		rc = plan_moving(k, from, until, &los, w, nw, err);
 	sl_kafka_tpmap_release(&moving);
@@ -307,20 +138,22 @@ static int plan_moving(ksrc *k, const sl_kafka_tpmap *from,
 		w[*nw].partition = t->partition;
 		w[*nw].from = w[*nw].pos = a;
 		w[*nw].until = t->offset;
-		w[*nw].tcache = NULL;
 		w[*nw].done = false;
 		(*nw)++;
 	}
 	return 0;
 }
 
-static int find_want(want *w, int nw, const char *topic, int32_t p, int hint)
+static int find_want(want *w, int nw, const char *topic, uint32_t tlen,
+		     int32_t p, int hint)
 {
 	if (hint >= 0 && hint < nw && w[hint].partition == p &&
-	    strcmp(w[hint].topic, topic) == 0)
+	    strlen(w[hint].topic) == tlen &&
+	    memcmp(w[hint].topic, topic, tlen) == 0)
 		return hint;
 	for (int i = 0; i < nw; i++)
-		if (w[i].partition == p && strcmp(w[i].topic, topic) == 0)
+		if (w[i].partition == p && strlen(w[i].topic) == tlen &&
+		    memcmp(w[i].topic, topic, tlen) == 0)
 			return i;
 	return -1;
 }
@@ -328,46 +161,27 @@ static int find_want(want *w, int nw, const char *topic, int32_t p, int hint)
 /* ---- the consumer between batches ----
  *
  * After a read the consumer stays assigned, so librdkafka goes on
- * fetching from each partition's end offset while the engine processes
- * (Spark's cached KafkaDataConsumer keeps its position the same way): the
- * next batch, which starts exactly there, finds its records queued
- * instead of paying an assign and a first fetch.  Records popped past a
- * partition's end wait in the stash for the next read.  Any other start
- * (a restart, a replay, data loss skipped, a partition set that changed)
- * re-assigns at the planned offsets and drops the stash, so a batch still
- * reads exactly [from, until) of every partition. */
+ * fetching from each partition's end offset, and the fetcher thread goes
+ * on turning what arrives into rows, while the engine processes (Spark's
+ * cached KafkaDataConsumer keeps its position the same way): the next
+ * batch, which starts exactly there, finds its rows ready instead of
+ * paying an assign, a first fetch and the conversion.  Rows taken past a
+ * partition's end wait in k->ready for the next read.  Any other start (a
+ * restart, a replay, data loss skipped, a partition set that changed)
+ * re-assigns at the planned offsets and drops everything kept, so a batch
+ * still reads exactly [from, until) of every partition. */
 
 void sl_kafka_src_stash_clear(ksrc *k)
 {
-	for (int i = 0; i < k->nstash; i++)
-		rd_kafka_message_destroy(k->stash[i]);
-	k->nstash = 0;
-}
-
-/* Keep m for a later read (destroys it when out of memory: the next read
- * then re-assigns, as the position is lost). */
-static void stash_add(ksrc *k, rd_kafka_message_t *m)
-{
-	if (k->nstash == k->cstash) {
-		int cap = k->cstash ? 2 * k->cstash : 1024;
-		rd_kafka_message_t **v =
-		    realloc(k->stash, (size_t)cap * sizeof *v);
-		if (v == NULL) {
-			rd_kafka_message_destroy(m);
-			k->stash_lost = true;
-			return;
-		}
-		k->stash = v;
-		k->cstash = cap;
-	}
-	k->stash[k->nstash++] = m;
+	sl_batch_list_release(&k->ready);
+	sl_batch_list_init(&k->ready);
 }
 
 /* Whether the consumer is assigned exactly w's partitions, each about to
  * deliver w[i].from. */
-static bool still_assigned(const ksrc *k, const want *w, int nw)
+static bool still_assigned(ksrc *k, const want *w, int nw)
 {
-	if (k->stash_lost || k->asg.n != nw)
+	if (k->asg.n != nw || sl_kafka_fetch_lost(k))
 		return false;
 	for (int i = 0; i < nw; i++) {
 		int j =
@@ -380,11 +194,11 @@ static bool still_assigned(const ksrc *k, const want *w, int nw)
 
 static void unassign(ksrc *k)
 {
-	rd_kafka_assign(k->rk, NULL);
+	if (k->f != NULL)
+		sl_kafka_fetch_assign(k, NULL);
 	sl_kafka_tpmap_release(&k->asg);
 	sl_kafka_tpmap_init(&k->asg);
 	sl_kafka_src_stash_clear(k);
-	k->stash_lost = false;
 }
 
 /* Planning found nothing new past the assigned positions (hi: the ends
@@ -392,7 +206,8 @@ static void unassign(ksrc *k)
  * the brokers every fetch.wait.max.ms); the next read assigns again. */
 void sl_kafka_src_idle(ksrc *k, const sl_kafka_tpmap *hi)
 {
-	if (k->asg.n == 0 || k->nstash > 0)
+	if (k->asg.n == 0 || k->ready.n > 0 ||
+	    (k->f != NULL && !sl_kafka_fetch_empty(k)))
 		return;
 	for (int i = 0; i < k->asg.n; i++) {
 		const sl_kafka_tp *t = &k->asg.v[i];
@@ -406,83 +221,76 @@ void sl_kafka_src_idle(ksrc *k, const sl_kafka_tpmap *hi)
 /* A read in progress. */
 typedef struct pollst {
 	want *w;
-	int nw, left, hint, rc;
-	const rd_kafka_topic_t *rkt; /* the topic of w[hint] */
-	rowbuf *rb;
-	int64_t remaining;
-	sl_batch_list *out;
+	int nw, left, hint;
+	sl_batch_list *out;  /* the operators' pipe */
+	sl_batch_list *keep; /* rows of later batches */
+	uint8_t *take, *later;
+	int64_t cap;
 } pollst;
 
-/* A record of a partition being read, in [pos, until): a row. */
-static void take_row(pollst *p, want *w, const rd_kafka_message_t *m,
-		     sl_err *err)
+/* The rows of chunk b: this batch's to the operators, later ones kept,
+ * the rest (before a partition's position: already read) dropped.  Takes
+ * b. */
+static int take_chunk(pollst *p, sl_batch *b, sl_err *err)
 {
-	rowbuf *rb = p->rb;
-	if (rb->c[0] == NULL &&
-	    rb_open(rb, p->remaining < CHUNK ? p->remaining : CHUNK))
-		p->rc = sl_err_nomem(err);
-	else if (rb_add(rb, m, w->topic, &w->tcache) != 0)
-		p->rc = sl_err_nomem(err);
-	w->pos = m->offset + 1;
-	p->remaining--;
-	if (p->rc == 0 && rb->n == rb->cap) {
-		if (rb_flush(rb, p->out) != 0)
-			p->rc = sl_err_nomem(err);
-		for (int x = 0; x < p->nw; x++)
-			p->w[x].tcache = NULL;
-	}
-}
-
-/* One message from the queue (or the stash): consumed, kept or dropped. */
-static void one_msg(ksrc *k, pollst *p, rd_kafka_message_t *m, sl_err *err)
-{
-	const char *tn = m->rkt ? rd_kafka_topic_name(m->rkt) : NULL;
-	int i;
-	want *w;
-	if (m->rkt != NULL && m->rkt == p->rkt &&
-	    m->partition == p->w[p->hint].partition)
-		i = p->hint; /* the same partition as the last record */
-	else
-		i = tn ? find_want(p->w, p->nw, tn, m->partition, p->hint) : -1;
-	if (p->rc != 0 || i < 0) {
-		rd_kafka_message_destroy(m); /* stale */
-		return;
-	}
-	p->hint = i;
-	p->rkt = m->rkt;
-	w = &p->w[i];
-	if (!m->err && m->offset >= w->until) {
-		stash_add(k, m); /* the next batch's */
-		return;
-	}
-	if (w->done) {
-		/* already complete */
-	} else if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-		if (m->offset >= w->until) {
-			w->done = true;
-			p->left--;
+	const sl_str *tp = sl_col_str(b->cols[2]);
+	const int32_t *part = sl_col_i32(b->cols[3]);
+	const int64_t *off = sl_col_i64(b->cols[4]);
+	int64_t nt = 0, nl = 0, n = b->nrows;
+	int rc = 0;
+	if (n > p->cap) {
+		int64_t cap = n > 2 * p->cap ? n : 2 * p->cap;
+		uint8_t *t = realloc(p->take, (size_t)cap);
+		if (t != NULL)
+			p->take = t;
+		uint8_t *l = realloc(p->later, (size_t)cap);
+		if (l != NULL)
+			p->later = l;
+		if (t == NULL || l == NULL) {
+			sl_batch_free(b);
+			return sl_err_nomem(err);
 		}
-	} else if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
-		   m->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
-		p->rc =
-		    sl_err_set(err, SL_EDATA,
-			       "data loss: wanted offsets [%lld, %lld) of "
-			       "topic '%s' partition %d, but they are out "
-			       "of range: %s",
-			       (long long)w->pos, (long long)w->until, w->topic,
-			       (int)w->partition, rd_kafka_message_errstr(m));
-	} else if (m->err) {
-		sl_kafka_src_note(k, "kafka source: %s [%d]: %s", tn,
-				  (int)m->partition,
-				  rd_kafka_message_errstr(m));
-	} else if (m->offset >= w->pos) {
-		take_row(p, w, m, err);
-		if (w->pos >= w->until) {
-			w->done = true;
-			p->left--;
+		p->cap = cap;
+	}
+	for (int64_t r = 0; r < n; r++) {
+		int i = find_want(p->w, p->nw, tp[r].p, tp[r].len, part[r],
+				  p->hint);
+		want *w = i >= 0 ? &p->w[i] : NULL;
+		p->take[r] = p->later[r] = 0;
+		if (w == NULL)
+			continue; /* not assigned for this batch: stale */
+		p->hint = i;
+		if (off[r] >= w->until) {
+			p->later[r] = 1;
+			nl++;
+		} else if (off[r] >= w->pos) {
+			p->take[r] = 1;
+			nt++;
+			w->pos = off[r] + 1;
+			if (w->pos >= w->until && !w->done) {
+				w->done = true;
+				p->left--;
+			}
 		}
 	}
-	rd_kafka_message_destroy(m);
+	if (nl > 0) {
+		sl_batch *k = nl == n ? sl_batch_ref(b)
+				      : sl_batch_filter(b, p->later, nl);
+		if (k == NULL || sl_batch_list_add(p->keep, k) != 0)
+			rc = sl_err_nomem(err);
+	}
+	if (rc == 0 && nt > 0) {
+		sl_batch *t = nt == n ? sl_batch_ref(b)
+				      : sl_batch_filter(b, p->take, nt);
+		/* an operator's failure is the list's push_rc (the caller's) */
+		if (t == NULL)
+			rc = sl_err_nomem(err);
+		else if (sl_batch_list_add(p->out, t) == SL_ENOMEM &&
+			 p->out->push_rc == 0)
+			rc = sl_err_nomem(err);
+	}
+	sl_batch_free(b);
+	return rc;
 }
 
 static void poll_timeout(ksrc *k, const pollst *p, sl_err *err)
@@ -502,39 +310,98 @@ static void poll_timeout(ksrc *k, const pollst *p, sl_err *err)
 	}
 }
 
-/* Read until every partition reached its end: the stash first, then the
- * queue; rows into rb / out. */
-static int poll_all(ksrc *k, want *w, int nw, rowbuf *rb, int64_t total,
-		    sl_batch_list *out, sl_err *err)
+/* The partitions whose end (eof) the fetcher saw at or past until: the
+ * records below it are all taken, the rest are gaps (compaction,
+ * transaction markers). */
+static void ends_seen(pollst *p, const sl_kafka_tpmap *eof)
 {
-	rd_kafka_message_t *msgs[1024], **old = k->stash;
-	int nold = k->nstash;
-	pollst p = { w, nw, nw, -1, 0, NULL, rb, total, out };
+	for (int i = 0; i < p->nw; i++) {
+		want *w = &p->w[i];
+		int j = sl_kafka_tpmap_find(eof, w->topic, w->partition);
+		if (!w->done && j >= 0 && eof->v[j].offset >= w->until) {
+			w->done = true;
+			p->left--;
+		}
+	}
+}
+
+/* A data-loss error of a partition still being read. */
+static int out_of_range(const pollst *p, const kfetch_err *fe, sl_err *err)
+{
+	for (int i = 0; fe->set && i < p->nw; i++) {
+		const want *w = &p->w[i];
+		if (!w->done && w->partition == fe->partition &&
+		    strcmp(w->topic, fe->topic) == 0)
+			return sl_err_set(
+			    err, SL_EDATA,
+			    "data loss: wanted offsets [%lld, %lld) of "
+			    "topic '%s' partition %d, but they are out "
+			    "of range: %s",
+			    (long long)w->pos, (long long)w->until, w->topic,
+			    (int)w->partition, fe->msg);
+	}
+	return 0;
+}
+
+/* Read until every partition reached its end: the rows kept from the
+ * last read first, then the fetcher's, each chunk to out as it comes. */
+static int poll_all(ksrc *k, want *w, int nw, sl_batch_list *out,
+		    sl_err *err)
+{
+	sl_batch_list keep, got;
+	sl_kafka_tpmap eof;
+	kfetch_err fe;
+	pollst p = { w, nw, nw, -1, out, &keep, NULL, NULL, 0 };
 	int64_t t0 = sl_clock_monotonic_us();
-	k->stash = NULL;
-	k->nstash = k->cstash = 0;
-	for (int j = 0; j < nold; j++)
-		one_msg(k, &p, old[j], err);
-	free(old);
-	while (p.left > 0 && p.rc == 0) {
-		/* Non-blocking batch (a timeout would wait for a full one),
-		 * then block for a single record when nothing is queued. */
-		ssize_t n = rd_kafka_consume_batch_queue(k->q, 0, msgs, 1024);
-		if (n == 0 && (msgs[0] = rd_kafka_consume_queue(k->q, 100)))
-			n = 1;
+	int rc = 0, wait_ms = 0;
+	memset(&fe, 0, sizeof fe);
+	sl_batch_list_init(&keep);
+	sl_kafka_tpmap_init(&eof);
+	got = k->ready;
+	sl_batch_list_init(&k->ready);
+	for (;;) {
+		for (int j = 0; j < got.n; j++) {
+			sl_batch *b = got.b[j];
+			got.b[j] = NULL;
+			if (rc == 0 && out->push_rc == 0)
+				rc = take_chunk(&p, b, err);
+			else
+				sl_batch_free(b);
+		}
+		sl_batch_list_release(&got);
+		sl_batch_list_init(&got);
+		if (rc != 0 || out->push_rc != 0 || p.left == 0)
+			break;
+		if ((rc = out_of_range(&p, &fe, err)) != 0)
+			break;
+		ends_seen(&p, &eof);
+		if (p.left == 0)
+			break;
 		if (sl_clock_monotonic_us() - t0 >
 		    k->conf.poll_timeout_ms * 1000) {
 			poll_timeout(k, &p, err);
-			p.rc = SL_EIO;
+			rc = SL_EIO;
+			break;
 		}
-		for (ssize_t j = 0; j < n; j++)
-			one_msg(k, &p, msgs[j], err);
+		/* non-blocking first (the rows ready now), then wait */
+		rc = sl_kafka_fetch_take(k, wait_ms, &got, &eof, &fe, err);
+		wait_ms = got.n > 0 ? 0 : 100;
+		if (rc != 0)
+			break;
+		sl_kafka_src_drain(k);
 	}
-	if (p.rc == 0 && rb_flush(rb, out) != 0)
-		p.rc = sl_err_nomem(err);
-	return p.rc;
+	sl_batch_list_release(&got);
+	if (rc == 0 && out->push_rc != 0)
+		rc = out->push_rc;
+	if (rc == 0)
+		k->ready = keep;
+	else
+		sl_batch_list_release(&keep);
+	sl_kafka_tpmap_release(&eof);
+	free(p.take);
+	free(p.later);
+	return rc;
 }
-
 /* Assign w's partitions at their start offsets, unless the consumer is
  * there already. */
 static int assign(ksrc *k, const want *w, int nw, sl_err *err)
@@ -548,7 +415,7 @@ static int assign(ksrc *k, const want *w, int nw, sl_err *err)
 	for (int i = 0; i < nw; i++)
 		rd_kafka_topic_partition_list_add(l, w[i].topic, w[i].partition)
 		    ->offset = w[i].from;
-	if (rd_kafka_assign(k->rk, l) != 0)
+	if (sl_kafka_fetch_assign(k, l) != 0)
 		rc = sl_err_set(err, SL_EIO, "kafka: cannot assign partitions");
 	rd_kafka_topic_partition_list_destroy(l);
 	return rc;
@@ -559,13 +426,8 @@ int sl_kafka_src_read(sl_source *s, const char *start, const char *end,
 {
 	ksrc *k = s->impl;
 	sl_kafka_tpmap from, until;
-	rowbuf rb;
 	want *w = NULL;
 	int nw = 0, rc;
-	int64_t total = 0;
-	memset(&rb, 0, sizeof rb);
-	rb.schema = s->schema;
-	rb.headers = k->conf.headers;
 	sl_kafka_tpmap_init(&from);
 	sl_kafka_tpmap_init(&until);
 	if ((rc = sl_kafka_src_consumer(k, err)) != 0 ||
@@ -580,11 +442,9 @@ int sl_kafka_src_read(sl_source *s, const char *start, const char *end,
 	}
 	if ((rc = plan_read(k, &from, &until, w, &nw, err)) != 0 || nw == 0)
 		goto out;
-	for (int i = 0; i < nw; i++)
-		total += w[i].until - w[i].from;
 	if ((rc = assign(k, w, nw, err)) != 0)
 		goto out;
-	rc = poll_all(k, w, nw, &rb, total, out, err);
+	rc = poll_all(k, w, nw, out, err);
 	/* stay assigned, positioned at the ends just read */
 	sl_kafka_tpmap_release(&k->asg);
 	sl_kafka_tpmap_init(&k->asg);
@@ -596,7 +456,6 @@ out:
 	if (rc != 0 && k->rk != NULL)
 		unassign(k);
 	sl_kafka_src_drain(k);
-	rb_release(&rb);
 	free(w);
 	sl_kafka_tpmap_release(&from);
 	sl_kafka_tpmap_release(&until);
