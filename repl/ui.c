@@ -12,6 +12,7 @@
 #include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -19,6 +20,13 @@
 
 static bool ui_is_open;
 static attr_t ui_attrs[UI_ATTR_COUNT];
+
+/* The text grid of ui_text_begin: rows x cols cells, each one character's
+ * UTF-8 bytes ("" for the right half of a wide one), or NULL when the
+ * calls draw on the terminal. */
+#define CELL 5
+static char (*txt)[CELL];
+static int txt_rows, txt_cols;
 
 static void ui_colors(void)
 {
@@ -77,12 +85,107 @@ void ui_close(void)
 
 void ui_size(int *rows, int *cols)
 {
+	if (txt != NULL) {
+		*rows = txt_rows;
+		*cols = txt_cols;
+		return;
+	}
 	getmaxyx(stdscr, *rows, *cols);
 }
 
 void ui_clear(void)
 {
+	if (txt != NULL) {
+		for (int i = 0; i < txt_rows * txt_cols; i++)
+			memcpy(txt[i], " ", 2);
+		return;
+	}
 	werase(stdscr);
+}
+
+bool ui_text_begin(int rows, int cols)
+{
+	if (txt != NULL || rows <= 0 || cols <= 0 ||
+	    (txt = malloc((size_t)rows * (size_t)cols * CELL)) == NULL)
+		return false;
+	txt_rows = rows;
+	txt_cols = cols;
+	ui_clear();
+	return true;
+}
+
+char *ui_text_end(void)
+{
+	size_t cap = (size_t)txt_rows * ((size_t)txt_cols * (CELL - 1) + 1) + 1;
+	char *out = txt ? malloc(cap) : NULL, *p = out;
+
+	for (int y = 0; out && y < txt_rows; y++) {
+		char *line = p;
+		for (int x = 0; x < txt_cols; x++) {
+			size_t k = strlen(txt[y * txt_cols + x]);
+			memcpy(p, txt[y * txt_cols + x], k);
+			p += k;
+		}
+		while (p > line && p[-1] == ' ') /* trailing blanks */
+			p--;
+		*p++ = '\n';
+	}
+	if (p)
+		*p = '\0';
+	free(txt);
+	txt = NULL;
+	return out;
+}
+
+/* ui_putn into the text grid: the same clipping by display columns. */
+static int text_putn(int y, int x, const char *s, size_t len, int maxw)
+{
+	mbstate_t st;
+	size_t i = 0;
+	int used = 0;
+
+	memset(&st, 0, sizeof st);
+	while (i < len) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s + i, len - i, &st);
+		int w;
+		char *c = txt[y * txt_cols + x + used];
+
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0 || k >= CELL) {
+			memset(&st, 0, sizeof st);
+			if (used + 1 > maxw)
+				break;
+			memcpy(c, "?", 2);
+			used++;
+			i++;
+			continue;
+		}
+		w = wcwidth(wc);
+		if (wc == L'\t' || (w < 0 && wc < 0x20)) {
+			if (used + 1 > maxw)
+				break;
+			memcpy(c, " ", 2);
+			used++;
+			i += k;
+			continue;
+		}
+		if (w < 0)
+			w = 0;
+		if (w == 0 || used + w > maxw) {
+			if (w == 0) { /* a combining mark: not kept */
+				i += k;
+				continue;
+			}
+			break;
+		}
+		memcpy(c, s + i, k);
+		c[k] = '\0';
+		if (w == 2)
+			txt[y * txt_cols + x + used + 1][0] = '\0';
+		used += w;
+		i += k;
+	}
+	return used;
 }
 
 int ui_width(const char *s, int n)
@@ -118,11 +221,14 @@ int ui_putn(int y, int x, int attr, const char *s, int n, int maxw)
 	size_t len = n < 0 ? strlen(s) : (size_t)n, i = 0;
 	int rows, cols, used = 0;
 
-	getmaxyx(stdscr, rows, cols);
+	ui_size(&rows, &cols);
 	if (y < 0 || y >= rows || x < 0 || x >= cols || maxw <= 0)
 		return 0;
 	if (maxw > cols - x)
 		maxw = cols - x;
+	if (txt != NULL)
+		return text_putn(y, x, s, len, maxw);
+	(void)attr;
 	memset(&st, 0, sizeof st);
 	wattrset(stdscr, ui_attrs[attr]);
 	wmove(stdscr, y, x);
@@ -200,12 +306,14 @@ void ui_box(ui_rect r, const char *title)
 
 void ui_cursor(int y, int x)
 {
-	wmove(stdscr, y, x);
+	if (txt == NULL)
+		wmove(stdscr, y, x);
 }
 
 void ui_flush(void)
 {
-	wrefresh(stdscr);
+	if (txt == NULL)
+		wrefresh(stdscr);
 }
 
 int ui_getkey(int timeout_ms)

@@ -754,6 +754,16 @@ const char *sl_query_checkpoint_dir(const sl_query *q)
 	return q->ckdir;
 }
 
+sl_outmode sl_query_output_mode(const sl_query *q)
+{
+	return q->ctx.mode;
+}
+
+const char *sl_query_sink_dir(const sl_query *q)
+{
+	return file_sink(q) ? sl_options_get(&q->sink_opts, "path") : NULL;
+}
+
 int64_t sl_query_last_checkpoint_us(const sl_query *q)
 {
 	return q->us_ckpt;
