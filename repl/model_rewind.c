@@ -44,6 +44,7 @@
  * Never writes into the checkpoint (sl_state_read and sl_ckpt_open_ro
  * take no lock), so it is safe beside the running query.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +70,6 @@ typedef struct kvset {
 	kv *e;
 	int64_t n, cap;
 } kvset;
-
-static int kv_cmp(const void *a, const void *b)
-{
-	return strcmp(((const kv *)a)->key, ((const kv *)b)->key);
-}
 
 static kv *kv_find(kvset *s, const char *key, int64_t *at)
 {
