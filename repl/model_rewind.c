@@ -596,11 +596,11 @@ static int replay(build *b)
 	return rc;
 }
 
-/* Any watermark in offsets/first..N or their commits (a folder of another
+/* Any watermark in the offsets or commits kept (a folder of another
  * session: does the query have one?). */
 static bool any_watermark(build *b)
 {
-	for (int64_t id = b->b0; id <= b->n; id++) {
+	for (int64_t id = b->first; id <= b->last; id++) {
 		sl_ckpt_offsets o;
 		int64_t next = 0;
 		bool wm;

@@ -19,11 +19,45 @@
 
 static sl_model *model;
 static bool text_mode;
+static sl_model *own;  /* line modes' model */
+static int listener;
 
 void sl_rewind_attach(sl_model *m, bool text)
 {
 	model = m;
 	text_mode = text;
+}
+
+/* Every query that starts is known to the line-mode model (:rewind acts
+ * on it even once it stopped). */
+static void on_query_event(void *ud, int event, sl_query *q, const char *json)
+{
+	(void)json;
+	if (event == SL_LISTEN_STARTED)
+		sl_model_adopt(ud, q);
+}
+
+void sl_rewind_text_begin(sl_console *c)
+{
+	if (own != NULL || (own = sl_model_new()) == NULL)
+		return;
+	listener = sl_session_add_listener(sl_lua_session(sl_console_state(c)),
+					   on_query_event, own, NULL);
+	sl_rewind_attach(own, true);
+}
+
+void sl_rewind_text_end(sl_console *c)
+{
+	if (own == NULL)
+		return;
+	if (listener > 0)
+		sl_session_remove_listener(
+		    sl_lua_session(sl_console_state(c)), listener);
+	listener = 0;
+	if (model == own)
+		sl_rewind_attach(NULL, false);
+	sl_model_free(own);
+	own = NULL;
 }
 
 static void say(sl_console *c, int stream, const char *s)

@@ -21,6 +21,11 @@
  * first); else the screen, which redraws by itself. */
 void sl_rewind_attach(sl_model *m, bool text);
 
+/* Line modes (plain, --line): a model of their own, attached in text
+ * mode, that knows every query started from here on; _end frees it. */
+void sl_rewind_text_begin(sl_console *c);
+void sl_rewind_text_end(sl_console *c);
+
 /* The banner: "REWOUND to batch N of M - :live to return" into out. */
 void sl_rewind_banner(const sl_model *m, char *out, size_t n);
 

@@ -612,6 +612,41 @@ static int l_focus(lua_State *L)
 	return 1;
 }
 
+/* W.rewind(n) rewinds the panes to batch n of the focused query, as
+ * :rewind n does (true, or nil and the one-line error); W.live() returns
+ * to the live panes.  For lessons (L.rewind). */
+static int l_rewind(lua_State *L)
+{
+	screen *s = the_screen;
+	char msg[600];
+	lua_Integer n = luaL_checkinteger(L, 1);
+
+	if (s == NULL)
+		return 0;
+	refresh(s);
+	if (sl_model_rewind(s->m, n < 0 ? -1 : (int64_t)n, msg, sizeof msg) <
+	    0) {
+		luaL_pushfail(L);
+		lua_pushstring(L, msg);
+		return 2;
+	}
+	draw(s);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_live(lua_State *L)
+{
+	screen *s = the_screen;
+
+	(void)L;
+	if (s == NULL)
+		return 0;
+	sl_model_live(s->m);
+	draw(s);
+	return 0;
+}
+
 /* W.waitkey, W.view and W.focus in package.loaded["streamlab.workbench"]. */
 static void register_lua(lua_State *L)
 {
@@ -630,6 +665,10 @@ static void register_lua(lua_State *L)
 	lua_setfield(L, -2, "view");
 	lua_pushcfunction(L, l_focus);
 	lua_setfield(L, -2, "focus");
+	lua_pushcfunction(L, l_rewind);
+	lua_setfield(L, -2, "rewind");
+	lua_pushcfunction(L, l_live);
+	lua_setfield(L, -2, "live");
 	lua_pop(L, 2);
 }
 

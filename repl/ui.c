@@ -16,6 +16,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "core/utf8.h"
 #include "ui.h"
 
 static bool ui_is_open;
@@ -137,47 +138,34 @@ char *ui_text_end(void)
 	return out;
 }
 
-/* ui_putn into the text grid: the same clipping by display columns. */
+/* ui_putn into the text grid: the same clipping by display columns, but
+ * UTF-8 by the engine's tables, not the locale's (a pipe in the C locale
+ * still gets the em dash of the banner). */
 static int text_putn(int y, int x, const char *s, size_t len, int maxw)
 {
-	mbstate_t st;
 	size_t i = 0;
 	int used = 0;
 
-	memset(&st, 0, sizeof st);
 	while (i < len) {
-		wchar_t wc;
-		size_t k = mbrtowc(&wc, s + i, len - i, &st);
-		int w;
+		size_t k = sl_utf8_valid(s + i, len - i, NULL);
 		char *c = txt[y * txt_cols + x + used];
+		int w;
 
-		if (k == (size_t)-1 || k == (size_t)-2 || k == 0 || k >= CELL) {
-			memset(&st, 0, sizeof st);
+		if (k == 0 || (unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
 			if (used + 1 > maxw)
 				break;
-			memcpy(c, "?", 2);
+			memcpy(c, s[i] == '\t' || k > 0 ? " " : "?", 2);
 			used++;
-			i++;
+			i += k ? k : 1;
 			continue;
 		}
-		w = wcwidth(wc);
-		if (wc == L'\t' || (w < 0 && wc < 0x20)) {
-			if (used + 1 > maxw)
-				break;
-			memcpy(c, " ", 2);
-			used++;
+		w = (int)sl_utf8_width(s + i, k);
+		if (w == 0) { /* a combining mark: not kept */
 			i += k;
 			continue;
 		}
-		if (w < 0)
-			w = 0;
-		if (w == 0 || used + w > maxw) {
-			if (w == 0) { /* a combining mark: not kept */
-				i += k;
-				continue;
-			}
+		if (used + w > maxw)
 			break;
-		}
 		memcpy(c, s + i, k);
 		c[k] = '\0';
 		if (w == 2)

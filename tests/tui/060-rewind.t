@@ -28,7 +28,7 @@ $t->wait_for(qr/late \/ bad records/);
 $t->type_line('spark.clock:manual("2026-01-01 12:00:00")');
 $t->type_line('ms = spark.memoryStream("ts TIMESTAMP, word STRING")');
 $t->type_line('df = ms:toDF():withWatermark("ts", "10 minutes"):groupBy(F.window("ts", "10 minutes"), "word"):count()');
-$t->type_line(qq{q = df.writeStream:outputMode("update"):format("memory"):queryName("words"):option("checkpointLocation", "$dir/ck"):start()});
+$t->type_line(qq{q = df.writeStream:outputMode("update"):format("memory"):trigger{processingTime = "1 minute"}:queryName("words"):option("checkpointLocation", "$dir/ck"):start()});
 
 # what each :step adds first (undef: a no-data batch)
 my @arrivals = (
