@@ -251,6 +251,26 @@ const sl_state_opinfo *sl_state_read_op(const sl_state_read *r, int i)
 	return i >= 0 && i < r->nops ? &r->ops[i].info : NULL;
 }
 
+/* A join's stores by Spark's names, and the codec side that reads each
+ * (state_codec.h): keyWithIndexToValue decodes as sides 2/3,
+ * keyToNumValues counts the rows of each key of sides 0/1. */
+static const struct {
+	const char *name;
+	int side;
+	bool numvalues;
+} join_stores[] = {
+	{ "left-keyToNumValues", 0, true },
+	{ "left-keyWithIndexToValue", 2, false },
+	{ "right-keyToNumValues", 1, true },
+	{ "right-keyWithIndexToValue", 3, false },
+};
+#define NJOIN_STORES 4
+
+static bool is_join_name(const char *name)
+{
+	return strcmp(name, "symmetricHashJoin") == 0;
+}
+
 /* ------------------------------------------------------ batch rows */
 
 /* A row schema from n names and types (borrowed). */
@@ -294,6 +314,17 @@ static sl_batch *make_batch(sl_type *schema, int64_t nrows, sl_col **cols,
 	return b;
 }
 
+/* The state-metadata rows: one per operator, one per store of a join
+ * (Spark lists a join's four stores). */
+static int metadata_nrows(const sl_state_read *r)
+{
+	int i, n = 0;
+	for (i = 0; i < r->nops; i++)
+		n += is_join_name(r->ops[i].info.operator_name) ? NJOIN_STORES
+								: 1;
+	return n;
+}
+
 sl_batch *sl_state_read_metadata(sl_state_read *r, sl_err *err)
 {
 	static const char *const names[] = { "operatorId",     "operatorName",
@@ -301,37 +332,43 @@ sl_batch *sl_state_read_metadata(sl_state_read *r, sl_err *err)
 					     "minBatchId",     "maxBatchId" };
 	sl_type *t[6], *schema;
 	sl_col *c[6];
-	int i, k;
+	int i, k, row = 0, n = metadata_nrows(r), rc = 0;
 	t[0] = t[3] = sl_type_prim(SL_INT);
 	t[1] = t[2] = sl_type_prim(SL_STRING);
 	t[4] = t[5] = sl_type_prim(SL_BIGINT);
 	if ((schema = row_type(6, names, t, err)) == NULL)
 		return NULL;
 	for (k = 0; k < 6; k++)
-		c[k] = sl_col_new(t[k], r->nops);
-	for (i = 0; i < r->nops && c[0] && c[1] && c[2] && c[3] && c[4] && c[5];
-	     i++) {
+		if ((c[k] = sl_col_new(t[k], n)) == NULL)
+			rc = SL_ENOMEM;
+	for (i = 0; i < r->nops && rc == 0; i++) {
 		const sl_state_opinfo *o = &r->ops[i].info;
-		sl_col_i32(c[0])[i] = o->operator_id;
-		if (sl_col_set_str(c[1], i, o->operator_name,
-				   strlen(o->operator_name)) < 0 ||
-		    sl_col_set_str(c[2], i, o->store_name,
-				   strlen(o->store_name)) < 0)
-			break;
-		sl_col_i32(c[3])[i] = o->num_partitions;
-		sl_col_i64(c[4])[i] = o->min_batch;
-		sl_col_i64(c[5])[i] = o->max_batch;
-		if (o->min_batch < 0 &&
-		    (sl_col_set_null(c[4], i) < 0 ||
-		     sl_col_set_null(c[5], i) < 0))
-			break;
+		bool join = is_join_name(o->operator_name);
+		int s;
+		for (s = 0; s < (join ? NJOIN_STORES : 1) && rc == 0; s++) {
+			const char *store =
+			    join ? join_stores[s].name : o->store_name;
+			sl_col_i32(c[0])[row] = o->operator_id;
+			if (sl_col_set_str(c[1], row, o->operator_name,
+					   strlen(o->operator_name)) < 0 ||
+			    sl_col_set_str(c[2], row, store, strlen(store)) < 0)
+				rc = SL_ENOMEM;
+			sl_col_i32(c[3])[row] = o->num_partitions;
+			sl_col_i64(c[4])[row] = o->min_batch;
+			sl_col_i64(c[5])[row] = o->max_batch;
+			if (o->min_batch < 0 &&
+			    (sl_col_set_null(c[4], row) < 0 ||
+			     sl_col_set_null(c[5], row) < 0))
+				rc = SL_ENOMEM;
+			row++;
+		}
 	}
-	if (i < r->nops)
+	if (rc < 0)
 		for (k = 0; k < 6; k++) {
 			sl_col_free(c[k]);
 			c[k] = NULL;
 		}
-	return make_batch(schema, r->nops, c, 6, err);
+	return make_batch(schema, n, c, 6, err);
 }
 
 /* ---------------------------------------------------------- options */
@@ -614,40 +651,67 @@ static sl_state_codec *load_codec(const sl_state_read *r, const opent *o,
 	return c;
 }
 
-/* The operator, its codec and the side checks of the options. */
+/* A join's store by name: its index in join_stores, or -1. */
+static int join_store(const char *name)
+{
+	int i;
+	for (i = 0; i < NJOIN_STORES; i++)
+		if (strcmp(join_stores[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* The operator, its codec and the side checks of the options; *side is
+ * the codec side to decode (-1: not a join), *numvalues a join's
+ * keyToNumValues store. */
 static sl_state_codec *open_store(const sl_state_read *r,
-				  const sl_state_read_opts *o, sl_err *err)
+				  const sl_state_read_opts *o, int *side,
+				  bool *numvalues, sl_err *err)
 {
 	const opent *op = find_op(r, o->operator_id, err);
 	sl_state_codec *c = op != NULL ? load_codec(r, op, err) : NULL;
 	const char *name = c != NULL ? sl_state_codec_operator(c) : "";
+	bool join = c != NULL && sl_state_codec_is_join(c);
+	int js = join ? join_store(o->store_name) : -1;
+	*side = join ? o->join_side : -1;
+	*numvalues = false;
 	if (c == NULL)
 		return NULL;
-	if (strcmp(o->store_name, op->info.store_name) != 0)
+	if (js >= 0) {
+		*side = join_stores[js].side;
+		*numvalues = join_stores[js].numvalues;
+	}
+	if (o->join_side >= 0 && !join)
+		sl_err_set(err, SL_EINVAL,
+			   "invalid value for source option 'joinSide': "
+			   "operator %d ('%s') is not a stream-stream join",
+			   o->operator_id, name);
+	else if (join && o->join_side < 0 && js < 0) {
+		sl_err_set(err, SL_EINVAL,
+			   "invalid value for source option '%s': operator %d "
+			   "is a stream-stream join ('symmetricHashJoin'), "
+			   "whose stores are left-keyToNumValues, "
+			   "left-keyWithIndexToValue, right-keyToNumValues and "
+			   "right-keyWithIndexToValue",
+			   strcmp(o->store_name, "default") == 0 ? "joinSide"
+								 : "storeName",
+			   o->operator_id);
+		sl_err_hint(err, "read one side's rows with joinSide 'left' "
+				 "or 'right'");
+	} else if (!join && strcmp(o->store_name, op->info.store_name) != 0)
 		sl_err_set(err, SL_EINVAL,
 			   "invalid value for source option 'storeName': "
 			   "operator %d ('%s') has no store '%s' (its store "
 			   "is '%s')",
 			   o->operator_id, name, o->store_name,
 			   op->info.store_name);
-	else if (o->join_side >= 0 && !sl_state_codec_is_join(c))
+	else if (*numvalues && o->change_feed)
 		sl_err_set(err, SL_EINVAL,
-			   "invalid value for source option 'joinSide': "
-			   "operator %d ('%s') is not a stream-stream join",
-			   o->operator_id, name);
-	else if (o->join_side < 0 && sl_state_codec_is_join(c)) {
-		sl_err_set(err, SL_EINVAL,
-			   "invalid value for source option 'joinSide': "
-			   "operator %d is a stream-stream join "
-			   "('symmetricHashJoin'): read one side with "
-			   "joinSide 'left' or 'right'",
-			   o->operator_id);
-		if (o->change_feed)
-			sl_err_hint(err, "Spark reads a join's change feed "
-					 "per store (left-keyWithIndexToValue"
-					 ", ...), which streamlab does not "
-					 "have: read each batch with batchId");
-	} else
+			   "invalid value for source option 'storeName': "
+			   "streamlab has no change feed of '%s' (it counts "
+			   "the rows of %s-keyWithIndexToValue)",
+			   o->store_name, *side == 0 ? "left" : "right");
+	else
 		return c;
 	sl_state_codec_free(c);
 	return NULL;
@@ -685,7 +749,7 @@ static int ents_add(void *ud, const void *k, size_t kl, const void *v,
 {
 	ents *l = ud;
 	ent *e;
-	if (l->side >= 0 && sl_state_codec_side(l->c, k, kl) != l->side)
+	if (l->side >= 0 && sl_state_codec_side(l->c, k, kl) != (l->side & 1))
 		return 0;
 	if (l->n == l->cap) {
 		int64_t cap = l->cap ? 2 * l->cap : 64;
@@ -732,8 +796,8 @@ static int ent_cmp(const void *a, const void *b)
 
 /* The rows of l: [batch_id, change_type,] key, value, partition_id (a
  * join side: the value's columns, partition_id). */
-static sl_batch *build_rows(const sl_state_codec *c, int side, ents *l,
-			    bool feed, sl_err *err)
+static sl_batch *build_rows(const sl_state_codec *c, int side, bool flat,
+			    ents *l, bool feed, sl_err *err)
 {
 	sl_type *kt = sl_state_codec_key_type(c, side < 0 ? 0 : side),
 		*vt = sl_state_codec_value_type(c, side < 0 ? 0 : side);
@@ -760,7 +824,7 @@ static sl_batch *build_rows(const sl_state_codec *c, int side, ents *l,
 				rc = sl_err_nomem(err);
 		}
 	}
-	if (rc == 0 && side >= 0 && vt->nfields + 1 > 64)
+	if (rc == 0 && flat && vt->nfields + 1 > 64)
 		rc = sl_err_set(err, SL_EINVAL,
 				"a join side of more than 63 "
 				"columns");
@@ -776,7 +840,7 @@ static sl_batch *build_rows(const sl_state_codec *c, int side, ents *l,
 		names[n] = "batch_id", types[n] = bid->type, cols[n++] = bid;
 		names[n] = "change_type", types[n] = ct->type, cols[n++] = ct;
 	}
-	if (side >= 0) { /* Spark's joinSide rows: the input row's columns */
+	if (flat) { /* Spark's joinSide rows: the input row's columns */
 		for (k = 0; k < vt->nfields; k++) {
 			names[n] = vt->fields[k].name;
 			types[n] = vt->fields[k].type;
@@ -790,6 +854,64 @@ static sl_batch *build_rows(const sl_state_codec *c, int side, ents *l,
 	}
 	names[n] = "partition_id", types[n] = part->type, cols[n++] = part;
 	return make_batch(row_type(n, names, types, err), l->n, cols, n, err);
+}
+
+/* keyToNumValues: the held rows of l (sorted: side ++ key ++ row
+ * number) counted per join key, as key (field0..) and value
+ * STRUCT<value BIGINT>. */
+static sl_batch *build_numvalues(const sl_state_codec *c, int side, ents *l,
+				 sl_err *err)
+{
+	static const char *const names[] = { "key", "value", "partition_id" };
+	sl_type *kt = sl_state_codec_key_type(c, side), *t[3], *vt, *schema;
+	sl_col *key = NULL, *val = NULL, *tmp = NULL, *part = NULL, *cols[3];
+	int64_t i, n = 0, start;
+	int rc = 0;
+	if ((vt = sl_type_struct_new(1)) == NULL ||
+	    sl_type_set_field(vt, 0, "value", sl_type_prim(SL_BIGINT), true) <
+		0) {
+		sl_type_free(vt);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	key = sl_col_new(kt, l->n);
+	val = sl_col_new(vt, l->n);
+	tmp = sl_col_new(sl_state_codec_value_type(c, side), l->n);
+	part = sl_col_new(sl_type_prim(SL_INT), l->n);
+	if (key == NULL || val == NULL || tmp == NULL || part == NULL)
+		rc = sl_err_nomem(err);
+	for (i = 0; i < l->n && rc == 0; i = start) {
+		const ent *e = &l->e[i];
+		for (start = i + 1; start < l->n; start++) {
+			const ent *f = &l->e[start];
+			if (f->kl != e->kl ||
+			    memcmp(f->k, e->k, e->kl - 8) != 0)
+				break;
+		}
+		rc = sl_state_codec_decode(c, side, e->k, e->kl, NULL, 0, key,
+					   tmp, n, err);
+		sl_col_i64(val->child[0])[n++] = start - i;
+	}
+	sl_col_free(tmp);
+	if (rc < 0) {
+		sl_col_free(key);
+		sl_col_free(val);
+		sl_col_free(part);
+		sl_type_free(vt);
+		return NULL;
+	}
+	cols[0] = sl_col_slice(key, 0, n);
+	cols[1] = sl_col_slice(val, 0, n);
+	cols[2] = sl_col_slice(part, 0, n);
+	sl_col_free(key);
+	sl_col_free(val);
+	sl_col_free(part);
+	t[0] = kt;
+	t[1] = vt;
+	t[2] = sl_type_prim(SL_INT);
+	schema = row_type(3, names, t, err);
+	sl_type_free(vt);
+	return make_batch(schema, n, cols, 3, err);
 }
 
 static int collect_state(sl_state_read *r, const sl_state_read_opts *o,
@@ -840,24 +962,28 @@ sl_batch *sl_state_read_rows(sl_state_read *r, const sl_state_read_opts *opts,
 	sl_state_read_opts o = *opts;
 	sl_state_codec *c;
 	sl_batch *b = NULL;
+	bool numvalues;
+	int side, rc;
 	ents l;
-	int rc;
 	if (check_opts(r, &o, err) < 0)
 		return NULL;
 	if (!o.change_feed && check_batch(r, "batchId", o.batch_id, err) < 0)
 		return NULL;
-	if ((c = open_store(r, &o, err)) == NULL)
+	if ((c = open_store(r, &o, &side, &numvalues, err)) == NULL)
 		return NULL;
 	memset(&l, 0, sizeof l);
 	l.c = c;
-	l.side = o.join_side;
+	l.side = side;
 	l.batch = o.batch_id;
 	rc = o.change_feed ? collect_feed(r, &o, &l, err)
 			   : collect_state(r, &o, &l, err);
 	if (rc == 0) {
 		if (l.n > 0)
 			qsort(l.e, (size_t)l.n, sizeof *l.e, ent_cmp);
-		b = build_rows(c, o.join_side, &l, o.change_feed, err);
+		b = numvalues ? build_numvalues(c, side, &l, err)
+			      : build_rows(c, side < 0 ? 0 : side,
+					   o.join_side >= 0, &l, o.change_feed,
+					   err);
 	}
 	ents_release(&l);
 	sl_state_codec_free(c);

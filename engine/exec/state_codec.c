@@ -49,6 +49,8 @@ struct sl_state_codec {
 	codec_kind kind;
 	char *opname;
 	sl_type *key[2], *val[2];
+	sl_type *kwik[2], *kwiv[2]; /* join: Spark's keyWithIndexToValue
+				       rows (key ++ index, row ++ matched) */
 	int naggs;
 	aggbuf *aggs;
 	int skey; /* session: the session_window key's index */
@@ -84,6 +86,8 @@ void sl_state_codec_free(sl_state_codec *c)
 	for (s = 0; s < 2; s++) {
 		sl_type_free(c->key[s]);
 		sl_type_free(c->val[s]);
+		sl_type_free(c->kwik[s]);
+		sl_type_free(c->kwiv[s]);
 	}
 	free(c->aggs);
 	free(c->opname);
@@ -334,6 +338,40 @@ static int fixed_types(sl_state_codec *c, sl_err *err)
 		   : SL_ENOMEM;
 }
 
+/* t's fields and one more (borrowed types). */
+static sl_type *plus_field(const sl_type *t, const char *name, sl_type *ft,
+			   sl_err *err)
+{
+	sl_type *o = sl_type_struct_new(t->nfields + 1);
+	int i, rc = o == NULL ? SL_ENOMEM : 0;
+	for (i = 0; i < t->nfields && rc == 0; i++)
+		rc = sl_type_set_field(o, i, t->fields[i].name,
+				       sl_type_ref(t->fields[i].type), true);
+	if (rc == 0)
+		rc = sl_type_set_field(o, i, name, ft, true);
+	if (rc < 0) {
+		sl_type_free(o);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	return o;
+}
+
+/* A join's keyWithIndexToValue types from its side types. */
+static int kwi_types(sl_state_codec *c, sl_err *err)
+{
+	int s;
+	for (s = 0; s < 2 && c->kind == CK_JOIN; s++)
+		if ((c->kwik[s] = plus_field(c->key[s], "index",
+					     sl_type_prim(SL_BIGINT), err)) ==
+			NULL ||
+		    (c->kwiv[s] = plus_field(c->val[s], "matched",
+					     sl_type_prim(SL_BOOLEAN), err)) ==
+			NULL)
+			return SL_ENOMEM;
+	return 0;
+}
+
 sl_state_codec *sl_state_codec_of_op(const sl_op *op, sl_err *err)
 {
 	sl_state_codec *c;
@@ -356,6 +394,8 @@ sl_state_codec *sl_state_codec_of_op(const sl_op *op, sl_err *err)
 	}
 	if (rc == 0 && (rc = fixed_types(c, err)) < 0)
 		sl_err_nomem(err);
+	if (rc == 0)
+		rc = kwi_types(c, err);
 	if (rc < 0) {
 		sl_state_codec_free(c);
 		return NULL;
@@ -375,12 +415,16 @@ bool sl_state_codec_is_join(const sl_state_codec *c)
 
 sl_type *sl_state_codec_key_type(const sl_state_codec *c, int side)
 {
-	return c->key[c->kind == CK_JOIN && side == 1 ? 1 : 0];
+	if (c->kind != CK_JOIN)
+		return c->key[0];
+	return side >= 2 ? c->kwik[side & 1] : c->key[side & 1];
 }
 
 sl_type *sl_state_codec_value_type(const sl_state_codec *c, int side)
 {
-	return c->val[c->kind == CK_JOIN && side == 1 ? 1 : 0];
+	if (c->kind != CK_JOIN)
+		return c->val[0];
+	return side >= 2 ? c->kwiv[side & 1] : c->val[side & 1];
 }
 
 /* ------------------------------------------------------------ text */
@@ -596,6 +640,8 @@ sl_state_codec *sl_state_codec_parse(const char *text, const char *path,
 	if (!layout && (c->kind == CK_AGG || c->kind == CK_SESSION ||
 			c->kind == CK_JOIN))
 		goto bad;
+	if (kwi_types(c, err) < 0)
+		goto nomem;
 	free(copy);
 	return c;
 nomem:
@@ -852,30 +898,43 @@ static int decode(const sl_state_codec *c, int side, const unsigned char *k,
 			return rc;
 		if (used != klen)
 			return BAD;
-		if (v == NULL || c->kind == CK_DEDUP)
+		if (v == NULL)
 			return null_row(val, row);
+		if (c->kind == CK_DEDUP)
+			return null_row(val->child[0], row);
 		if (vlen != 8)
 			return BAD;
 		memcpy(&t, v, 8);
 		sl_col_i64(val->child[0])[row] = t;
 		return 0;
-	case CK_JOIN:
-		if (klen < 9 || k[0] != side)
+	case CK_JOIN: {
+		/* side 2/3: keyWithIndexToValue, the row number as index and
+		 * the matched flag (false for an inner join's rows) */
+		int nk = key->nchild - (side >= 2),
+		    nv = val->nchild - (side >= 2);
+		if (klen < 9 || k[0] != (side & 1))
 			return BAD;
-		if ((rc = sl_hash_key_decode(key->child, key->nchild, row,
-					     k + 1, klen - 9, &used, err)) < 0)
+		if ((rc = sl_hash_key_decode(key->child, nk, row, k + 1,
+					     klen - 9, &used, err)) < 0)
 			return rc;
 		if (used != klen - 9)
 			return BAD;
+		if (side >= 2)
+			sl_col_i64(key->child[nk])[row] =
+			    (int64_t)((uint64_t)be64(k + klen - 8) ^
+				      UINT64_C(0x8000000000000000));
 		if (v == NULL)
 			return null_row(val, row);
 		if (vlen < (size_t)c->hdr)
 			return BAD;
-		if ((rc = sl_hash_key_decode(val->child, val->nchild, row,
-					     v + c->hdr, vlen - (size_t)c->hdr,
-					     &used, err)) < 0)
+		if ((rc = sl_hash_key_decode(val->child, nv, row, v + c->hdr,
+					     vlen - (size_t)c->hdr, &used,
+					     err)) < 0)
 			return rc;
+		if (side >= 2)
+			sl_col_u8(val->child[nv])[row] = c->hdr > 8 && v[8] != 0;
 		return used == vlen - (size_t)c->hdr ? 0 : BAD;
+	}
 	case CK_LIMIT:
 		if (null_row(key->child[0], row) < 0)
 			return SL_ENOMEM;

@@ -74,8 +74,9 @@ sl_state_codec *sl_state_codec_parse(const char *text, const char *path,
 				     sl_err *err);
 
 /* The row types (STRUCTs, borrowed).  side: 0 or 1 for a join's sides
- * (key: field0.. of the join key, value: that side's input row), 0
- * otherwise. */
+ * (key: field0.. of the join key, value: that side's input row), 2 or 3
+ * for the left/right keyWithIndexToValue store of Spark's (key: field0..
+ * and index, the row number; value: the row and matched), 0 otherwise. */
 sl_type *sl_state_codec_key_type(const sl_state_codec *c, int side);
 sl_type *sl_state_codec_value_type(const sl_state_codec *c, int side);
 
@@ -83,7 +84,8 @@ sl_type *sl_state_codec_value_type(const sl_state_codec *c, int side);
  * the key is empty; 0 for every other operator. */
 int sl_state_codec_side(const sl_state_codec *c, const void *k, size_t klen);
 /* Decode entry (k, v) into row `row` of key (a STRUCT column of
- * key_type(side)) and val (of value_type(side)); v NULL (a removed entry
+ * key_type(side)) and val (of value_type(side)); a join's entry must be
+ * of side & 1.  v NULL (a removed entry
  * of the change feed) makes the value row NULL and leaves what only the
  * value holds (a session's end) NULL in the key.  Columns made with
  * sl_col_new and long enough.  SL_ECHECKPOINT "... does not decode ..."
