@@ -1252,12 +1252,40 @@ static void py_value(gen *g, const sl_col *c, int64_t i, sl_buf *o)
 	}
 }
 
+/* A LOCAL read from a source that is not a file: Spark 4.0's state
+ * data source (spark.read.format("statestore") / "state-metadata"),
+ * experimental in Spark 4.0 and absent from 3.5. */
+static const char *source_read(gen *g, const sl_plan *p)
+{
+	const char *var = new_var(g, "state_df");
+	int i;
+	sl_buf_adds(&g->body, "# Spark 4.0's state data source (experimental "
+			      "there; not in Spark 3.5)\n");
+	sl_buf_printf(&g->body, "%s = (\n    spark.read.format(", var);
+	py_str(&g->body, p->format);
+	sl_buf_adds(&g->body, ")\n");
+	for (i = 0; i < p->src_opts.n; i++) {
+		sl_buf_adds(&g->body, "    .option(");
+		py_str(&g->body, p->src_opts.keys[i]);
+		sl_buf_adds(&g->body, ", ");
+		py_str(&g->body, p->src_opts.vals[i]);
+		sl_buf_adds(&g->body, ")\n");
+	}
+	sl_buf_adds(&g->body, "    .load(");
+	py_str(&g->body, p->path);
+	sl_buf_adds(&g->body, ")\n)\n\n");
+	return var;
+}
+
 static const char *local_rows(gen *g, const sl_plan *p)
 {
-	const char *var = new_var(g, "static_df");
+	const char *var;
 	int64_t shown = 0, total = 0, i;
 	int b, k;
 	sl_buf t;
+	if (p->format != NULL && p->path != NULL)
+		return source_read(g, p);
+	var = new_var(g, "static_df");
 	for (b = 0; b < p->nbatches; b++)
 		total += p->batches[b]->nrows;
 	if (total > LOCAL_ROWS_MAX)
