@@ -34,10 +34,19 @@
  * sink that skipped a replayed batch.  A folder from another session
  * (:open) has none of it: those parts of the panes stay empty.
  *
- * Deviations, named: the value column shows the aggregation buffers the
- * state holds (count, sum, max: the same as the result; avg shows its sum
- * and count), and a key made and evicted inside one batch leaves no trace
- * in the state, so the rewound pane lacks it.  Output mode is not in a
+ * The operators replayed are those whose rows the live Windows pane
+ * shows: aggregations (stateStoreSave) and dropDuplicates (dedupe*:
+ * updates are UPDATED, deletes EVICTED).  A stream-stream join's held rows
+ * and session windows are not replayed (the live pane does not list them
+ * as keys either); their state versions still show on the Checkpoint pane.
+ *
+ * Deviations, named: the value column shows what the state reader gives,
+ * the aggregation buffers (count, sum, max: the same as the result; avg
+ * shows its sum and count; dropDuplicates a null where the live pane
+ * shows the row's event time); a key made and evicted inside one batch
+ * leaves no trace in the state, so the rewound pane lacks it; a batch
+ * with more than SL_FEED_ROWS_PER_BATCH changed groups shows them all,
+ * where the live feed listed the first ones.  Output mode is not in a
  * checkpoint (nor in Spark's): a folder with a file sink is Append (the
  * only mode a file sink takes), any other Update.
  *
@@ -159,6 +168,7 @@ static void kv_release(kvset *s)
 /* ---- one build ---- */
 
 typedef struct opfeed {
+	bool agg;          /* an aggregation (else dropDuplicates) */
 	sl_batch *changes; /* the change feed from `from`, or NULL */
 	int64_t next;      /* its next row */
 	int64_t from;      /* first batch replayed */
@@ -178,7 +188,8 @@ typedef struct build {
 	const char *sink_dir;
 	int64_t n, first, last, b0;
 	bool has_wm, append, evicts;
-	int nops;
+	int nops;   /* stateful operators (state version column) */
+	int nshown; /* those replayed into the windows pane: ops[] */
 	opfeed ops[MAX_OPS];
 	char src[MODEL_MAX_SRC][16]; /* short source names */
 	char *msg;
@@ -258,6 +269,7 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 	sl_state_read_opts ro;
 	sl_err err;
 
+	o->agg = strcmp(info->operator_name, "stateStoreSave") == 0;
 	o->from = b->b0;
 	if (info->min_batch >= 0 && o->from > 0 && o->from - 1 < info->min_batch)
 		o->from = info->min_batch + 1;
@@ -298,7 +310,7 @@ static void op_base(build *b, int64_t from, int64_t ts)
 
 	sl_buf_init(&k);
 	sl_buf_init(&v);
-	for (int i = 0; i < b->nops; i++) {
+	for (int i = 0; i < b->nshown; i++) {
 		opfeed *o = &b->ops[i];
 		int kc = col_of(o->base, "key"), vc = col_of(o->base, "value");
 		if (o->base == NULL || o->from != from || kc < 0 || vc < 0)
@@ -338,7 +350,7 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 
 	sl_buf_init(&k);
 	sl_buf_init(&v);
-	for (int i = 0; i < b->nops; i++) {
+	for (int i = 0; i < b->nshown; i++) {
 		opfeed *o = &b->ops[i];
 		int64_t start, r;
 		if (o->changes == NULL || o->kb < 0 || o->ct < 0 || o->ck < 0 ||
@@ -369,8 +381,9 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 					state_event(b, batch, ts,
 						    sl_buf_cstr(&k),
 						    old ? old : "",
-						    b->append ? "EMITTED"
-							      : "EVICTED");
+						    o->agg && b->append
+							? "EMITTED"
+							: "EVICTED");
 					free(old);
 					continue;
 				}
@@ -382,7 +395,7 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 				    sl_buf_cstr(&v),
 				    kv_put(&o->keys, sl_buf_cstr(&k),
 					   sl_buf_cstr(&v)) &&
-					    b->evicts
+					    b->evicts && o->agg
 					? "OPEN"
 					: "UPDATED");
 			}
@@ -396,7 +409,7 @@ static int64_t state_total(const build *b)
 {
 	int64_t t = 0;
 
-	for (int i = 0; i < b->nops; i++)
+	for (int i = 0; i < b->nshown; i++)
 		t += b->ops[i].keys.n +
 		     (b->ops[i].from > b->n && b->ops[i].base
 			  ? b->ops[i].base->nrows
@@ -512,7 +525,7 @@ static void batch_events(build *b, int64_t id, const sl_ckpt_offsets *prev,
 
 	sl_buf_init(&j);
 	sl_buf_init(&t);
-	for (int i = 0; i < b->nops; i++)
+	for (int i = 0; i < b->nshown; i++)
 		if (b->ops[i].from == id)
 			op_base(b, id, ts);
 	sl_buf_printf(&j, "{\"batchId\":%lld}", (long long)id);
@@ -753,7 +766,7 @@ static void copy_pts(model_query *s, const model_query *l)
 
 static void build_release(build *b)
 {
-	for (int i = 0; i < b->nops; i++) {
+	for (int i = 0; i < b->nshown; i++) {
 		sl_batch_free(b->ops[i].changes);
 		sl_batch_free(b->ops[i].base);
 		kv_release(&b->ops[i].keys);
@@ -835,15 +848,20 @@ static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
 		return failf(&b, ":rewind: out of memory");
 	}
 	b.has_wm = live ? live->watermark != NULL : any_watermark(&b);
-	b.append = append > 0 || (append < 0 && sink_dir != NULL);
-	b.evicts = b.has_wm; /* NEEDSWORK: Complete mode from the query */
-	if (live && append == 2)
-		b.evicts = false;
+	/* append: 1 Append, 0 Update, 2 Complete, -1 unknown (a folder) */
+	b.append = append == 1 || (append < 0 && sink_dir != NULL);
+	b.evicts = b.has_wm && append != 2;
 	live_sources(&b);
 	b.nops = sl_state_read_nops(b.rd) < MAX_OPS ? sl_state_read_nops(b.rd)
 						    : MAX_OPS;
-	for (int i = 0; i < b.nops; i++)
-		op_open(&b, i, sl_state_read_op(b.rd, i));
+	for (int i = 0; i < b.nops; i++) {
+		const sl_state_opinfo *info = sl_state_read_op(b.rd, i);
+		/* the operators whose rows the live panes show (a join's
+		 * held rows and session windows are not STATE_ROW rows) */
+		if (strcmp(info->operator_name, "stateStoreSave") == 0 ||
+		    strncmp(info->operator_name, "dedupe", 6) == 0)
+			op_open(&b, b.nshown++, info);
+	}
 	if ((rc = replay(&b)) < 0) {
 		model_query_free(b.snap);
 		build_release(&b);
