@@ -45,8 +45,9 @@
  * shows its sum and count; dropDuplicates a null where the live pane
  * shows the row's event time); a key made and evicted inside one batch
  * leaves no trace in the state, so the rewound pane lacks it; a batch
- * with more than SL_FEED_ROWS_PER_BATCH changed groups shows them all,
- * where the live feed listed the first ones.  Output mode is not in a
+ * with more than SL_FEED_ROWS_PER_BATCH changed groups shows that many,
+ * as the live feed does, but the first in key order where the live feed
+ * took the first in its hash table's order.  Output mode is not in a
  * checkpoint (nor in Spark's): a folder with a file sink is Append (the
  * only mode a file sink takes), any other Update.
  *
@@ -62,6 +63,7 @@
 #include "model.h"
 #include "model_int.h"
 #include "core/buf.h"
+#include "core/feed.h"
 #include "core/fsutil.h"
 #include "core/timeutil.h"
 #include "driver/query.h"
@@ -323,8 +325,10 @@ static void op_base(build *b, int64_t from, int64_t ts)
 			if (sl_buf_failed(&k) || sl_buf_failed(&v))
 				continue;
 			kv_put(&o->keys, sl_buf_cstr(&k), sl_buf_cstr(&v));
-			state_event(b, from - 1, ts, sl_buf_cstr(&k),
-				    sl_buf_cstr(&v), "OPEN");
+			/* the model keeps MODEL_MAX_ROWS: the last ones */
+			if (r >= o->base->nrows - MODEL_MAX_ROWS)
+				state_event(b, from - 1, ts, sl_buf_cstr(&k),
+					    sl_buf_cstr(&v), "OPEN");
 		}
 	}
 	sl_buf_release(&k);
@@ -357,7 +361,8 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 		    o->vb < 0)
 			continue;
 		start = o->next;
-		for (int pass = 0; pass < 2; pass++)
+		for (int pass = 0; pass < 2; pass++) {
+			int64_t shown = 0; /* the feed's cap, per kind */
 			for (r = start; r < o->changes->nrows; r++) {
 				const sl_col *bc = o->changes->cols[o->kb];
 				char ty[16], idt[32];
@@ -370,6 +375,28 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 				del = strcmp(ty, "delete") == 0;
 				if (del != (pass == 1))
 					continue;
+				/* the keys are kept whole (new or not, the
+				 * values of evicted keys); the events stop
+				 * at the live feed's SL_FEED_ROWS_PER_BATCH */
+				if (shown >= SL_FEED_ROWS_PER_BATCH) {
+					sl_buf_clear(&k);
+					row_text(o->changes->cols[o->ck], r,
+						 &k);
+					if (del)
+						free(kv_take(&o->keys,
+							     sl_buf_cstr(&k)));
+					else {
+						sl_buf_clear(&v);
+						row_text(
+						    o->changes->cols[o->vb],
+						    r, &v);
+						kv_put(&o->keys,
+						       sl_buf_cstr(&k),
+						       sl_buf_cstr(&v));
+					}
+					continue;
+				}
+				shown++;
 				sl_buf_clear(&k);
 				sl_buf_clear(&v);
 				row_text(o->changes->cols[o->ck], r, &k);
@@ -399,6 +426,7 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 					? "OPEN"
 					: "UPDATED");
 			}
+		}
 		o->next = r;
 	}
 	sl_buf_release(&k);
@@ -938,6 +966,10 @@ static int rebuild(sl_model *m, model_rw *rw, int64_t batch, char *msg,
 
 	if (live && live->q) {
 		sl_outmode om = sl_query_output_mode(live->q);
+		/* the batch a step just ran may still have its commit queued
+		 * (pipelined checkpoint writes): wait for the files, as
+		 * q:checkpoint() does */
+		(void)sl_query_sync(live->q, NULL);
 		append = om == SL_MODE_APPEND ? 1 : om == SL_MODE_COMPLETE ? 2 : 0;
 	}
 	if (snapshot(m, rw->ckdir, rw->sink_dir, live, append, batch, &snap,
