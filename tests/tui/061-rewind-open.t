@@ -49,7 +49,6 @@ sub drop {
 	open(my $fh, '>', "$dir/in/.f$i") or die;
 	print $fh qq({"event_time":"2026-01-01 $_->[0]:00","word":"$_->[1]"}\n) for @{$files[$i]};
 	close $fh;
-	rename "$dir/in/.f$i", sprintf("$dir/in/%02d.json", $i) or die;
 }
 
 # The windows pane without what only the first process's feed saw: the
@@ -76,10 +75,14 @@ my (%live, $s);
 my ($k, $n) = (0, 0);
 for my $i (0 .. $#files) {
 	drop($i);
-	# the file's batch, then the no-data batches the watermark asks for
+	# the file arrives and its batch runs in one input (no trigger of
+	# the screen's can run it in between), then the no-data batches the
+	# watermark asks for
+	my $arrive = sprintf(qq{os.rename("$dir/in/.f$i", "$dir/in/%02d.json") }, $i);
 	for (;;) {
 		$n++;
-		$t->type_line(qq{print("step $n", q:step())});
+		$t->type_line(qq{${arrive}print("step $n", q:step())});
+		$arrive = '';
 		$s = settled($t, qr/^\|step $n\s+(true|false)/m);
 		last if $s =~ /^\|step $n\s+false/m;
 		$s = settled($t, qr/^\|\s*$k file .*commit/m);
