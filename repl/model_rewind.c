@@ -298,6 +298,13 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 		o->from = b->n + 1;
 		o->base = sl_state_read_rows(b->rd, &ro, &err);
 	}
+	if (o->base == NULL && o->changes == NULL && err.code != 0 &&
+	    b->snap->nnotes < 8) { /* said on the Checkpoint pane */
+		char line[600];
+		snprintf(line, sizeof line, "state of operator %d not shown: %s",
+			 info->operator_id, err.msg);
+		b->snap->ckpt_note[b->snap->nnotes++] = strdup(line);
+	}
 	o->kb = col_of(o->changes, "batch_id");
 	o->ct = col_of(o->changes, "change_type");
 	o->ck = col_of(o->changes, "key");
