@@ -1628,11 +1628,10 @@ static void writer(gen *g, const char *df, const sl_pyspark_sink *w)
 static bool has_state(const sl_plan *p)
 {
 	int i;
-	if (p->streaming &&
-	    (p->kind == SL_P_AGGREGATE || p->kind == SL_P_DEDUP ||
-	     p->kind == SL_P_LIMIT ||
-	     (p->kind == SL_P_JOIN && p->child[0]->streaming &&
-	      p->child[1]->streaming)))
+	if (p->streaming && (p->kind == SL_P_AGGREGATE ||
+			     p->kind == SL_P_DEDUP || p->kind == SL_P_LIMIT ||
+			     (p->kind == SL_P_JOIN && p->child[0]->streaming &&
+			      p->child[1]->streaming)))
 		return true;
 	for (i = 0; i < p->nchild; i++)
 		if (has_state(p->child[i]))
@@ -1654,14 +1653,16 @@ static void state_hint(gen *g, const sl_plan *p, const sl_pyspark_sink *w)
 			 w->name && plain_ident(w->name) ? w->name : "query");
 		ckpt = path;
 	}
-	sl_buf_adds(&g->body,
-		    "\n# The state of any committed batch, with Spark 4.0's state "
-		    "data source\n# (experimental there; Spark 3.5 has none):\n"
-		    "# spark.read.format(\"statestore\").option(\"batchId\", 0)"
-		    ".load(");
+	sl_buf_adds(
+	    &g->body,
+	    "\n# The state of any committed batch, with Spark 4.0's state "
+	    "data source\n# (experimental there; Spark 3.5 has none):\n"
+	    "# spark.read.format(\"statestore\").option(\"batchId\", 0)"
+	    ".load(");
 	py_str(&g->body, ckpt);
-	sl_buf_adds(&g->body, ").show()\n# spark.read.format(\"state-metadata\")"
-			      ".load(");
+	sl_buf_adds(&g->body,
+		    ").show()\n# spark.read.format(\"state-metadata\")"
+		    ".load(");
 	py_str(&g->body, ckpt);
 	sl_buf_adds(&g->body, ").show()\n");
 }

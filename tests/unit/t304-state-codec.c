@@ -58,7 +58,8 @@ static void test_agg(void)
 	for (i = 0; i < 3; i++) {
 		sl_col_i32(ints)[i] = i == 1 ? -7 : 40 + i;
 		sl_col_f64(dbls)[i] = 0.5 * i;
-		sl_col_set_str(strs, i, i == 1 ? "zebra" : "ant", i == 1 ? 5 : 3);
+		sl_col_set_str(strs, i, i == 1 ? "zebra" : "ant",
+			       i == 1 ? 5 : 3);
 	}
 	aggs[0] = agg_of("count", ints, 3);
 	aggs[1] = agg_of("sum", ints, 3);
@@ -88,7 +89,7 @@ static void test_agg(void)
 		/* one byte short, one byte more: refused */
 		ok(sl_state_codec_decode(c, 0, kb.p, kb.len, vb.p, vb.len - 1,
 					 key, val, g, &err) == SL_ECHECKPOINT &&
-			   strstr(err.msg, "does not decode") != NULL,
+		       strstr(err.msg, "does not decode") != NULL,
 		   "a truncated value is an error: %s", err.msg);
 		sl_buf_addc(&vb, 0);
 		ok(sl_state_codec_decode(c, 0, kb.p, kb.len, vb.p, vb.len, key,
@@ -99,13 +100,13 @@ static void test_agg(void)
 		   "a truncated key is an error");
 		/* back to the good bytes for the row we check */
 		vb.len--;
-		sl_state_codec_decode(c, 0, kb.p, kb.len, vb.p, vb.len, key, val,
-				      g, &err);
+		sl_state_codec_decode(c, 0, kb.p, kb.len, vb.p, vb.len, key,
+				      val, g, &err);
 		sl_buf_release(&kb);
 		sl_buf_release(&vb);
 	}
 	ok(sl_col_str(key->child[0])[0].len == 3 &&
-		   memcmp(sl_col_str(key->child[0])[0].p, "a\0b", 3) == 0,
+	       memcmp(sl_col_str(key->child[0])[0].p, "a\0b", 3) == 0,
 	   "key string with a NUL byte");
 	is_int(sl_col_i64(key->child[1]->child[1])[0], 2000000, "window end");
 	ok(sl_col_isnull(key->child[0], 1) && sl_col_isnull(key->child[1], 1),
@@ -113,17 +114,17 @@ static void test_agg(void)
 	is_int(sl_col_i64(val->child[0])[0], 3, "count");
 	is_int(sl_col_i64(val->child[1])[0], 40 - 7 + 42, "sum of ints");
 	ok(sl_col_f64(val->child[2])[0] == 75.0 &&
-		   sl_col_i64(val->child[3])[0] == 3,
+	       sl_col_i64(val->child[3])[0] == 3,
 	   "avg's buffer: sum 75.0, count 3");
 	ok(sl_col_str(val->child[4])[0].len == 5 &&
-		   memcmp(sl_col_str(val->child[4])[0].p, "zebra", 5) == 0,
+	       memcmp(sl_col_str(val->child[4])[0].p, "zebra", 5) == 0,
 	   "max of strings");
 	ok(sl_col_i32(val->child[5])[0] == 40 && sl_col_u8(val->child[6])[0],
 	   "first = 40, valueSet");
 	ok(sl_col_f64(val->child[7])[0] == 1.5, "sum of doubles");
-	ok(sl_col_i64(val->child[0])[1] == 0 && sl_col_isnull(val->child[1], 1) &&
-		   sl_col_isnull(val->child[4], 1) &&
-		   !sl_col_u8(val->child[6])[1],
+	ok(sl_col_i64(val->child[0])[1] == 0 &&
+	       sl_col_isnull(val->child[1], 1) &&
+	       sl_col_isnull(val->child[4], 1) && !sl_col_u8(val->child[6])[1],
 	   "an empty group: count 0, sum and max NULL, valueSet false");
 	for (i = 0; i < 6; i++)
 		sl_agg_free(aggs[i]);
@@ -179,13 +180,13 @@ static void test_session_join(void)
 				     &err),
 	       0, "decode a session entry");
 	ok(sl_col_i64(key->child[0]->child[0])[0] == 4000000 &&
-		   sl_col_i64(key->child[0]->child[1])[0] == end &&
-		   sl_col_i64(key->child[1])[0] == -5 &&
-		   sl_col_i64(val->child[0])[0] == 2,
+	       sl_col_i64(key->child[0]->child[1])[0] == end &&
+	       sl_col_i64(key->child[1])[0] == -5 &&
+	       sl_col_i64(val->child[0])[0] == 2,
 	   "session [4 s, 9 s) of u -5, count 2");
-	is_int(sl_state_codec_decode(c, 0, k.p, k.len, NULL, 0, key, val, 0,
-				     &err),
-	       0, "a removed session (the change feed's delete)");
+	is_int(
+	    sl_state_codec_decode(c, 0, k.p, k.len, NULL, 0, key, val, 0, &err),
+	    0, "a removed session (the change feed's delete)");
 	ok(sl_col_isnull(key->child[0]->child[1], 0) && sl_col_isnull(val, 0),
 	   "its end and value are NULL");
 	sl_col_free(key);
@@ -194,7 +195,8 @@ static void test_session_join(void)
 	sl_state_codec_free(c);
 
 	c = sl_state_codec_parse(join, "j", &err);
-	ok(c != NULL && sl_state_codec_is_join(c), "parse a join's schema text");
+	ok(c != NULL && sl_state_codec_is_join(c),
+	   "parse a join's schema text");
 	if (c == NULL)
 		return;
 	sl_buf_clear(&k);
@@ -217,10 +219,10 @@ static void test_session_join(void)
 				     &err),
 	       0, "decode as left-keyWithIndexToValue");
 	ok(sl_col_i32(key->child[0])[0] == 7 &&
-		   sl_col_i64(key->child[1])[0] == 42 &&
-		   sl_col_i32(val->child[0])[0] == 7 &&
-		   sl_col_str(val->child[1])[0].len == 3 &&
-		   sl_col_u8(val->child[2])[0] == 1,
+	       sl_col_i64(key->child[1])[0] == 42 &&
+	       sl_col_i32(val->child[0])[0] == 7 &&
+	       sl_col_str(val->child[1])[0].len == 3 &&
+	       sl_col_u8(val->child[2])[0] == 1,
 	   "field0 7, index 42, row (7, 'row'), matched");
 	ok(sl_state_codec_decode(c, 3, k.p, k.len, v.p, v.len, key, val, 0,
 				 &err) == SL_ECHECKPOINT,
@@ -256,20 +258,21 @@ static void test_text(void)
 	ok(c != NULL && sl_state_codec_text(c, &b, &err) == 0,
 	   "write a parsed codec's text");
 	is_str(sl_buf_cstr(&b), agg_text, "the text round-trips");
-	d = sl_state_codec_parse("v1\noperator dedupe\nkey `k` STRING\nvalue `__dummy__` VOID\n",
-				 "d", &err);
+	d = sl_state_codec_parse(
+	    "v1\noperator dedupe\nkey `k` STRING\nvalue `__dummy__` VOID\n",
+	    "d", &err);
 	ok(d != NULL && sl_state_codec_value_type(d, 0)->nfields == 1 &&
-		   sl_state_codec_value_type(d, 0)->fields[0].type->kind ==
-			   SL_NULLTYPE,
+	       sl_state_codec_value_type(d, 0)->fields[0].type->kind ==
+		   SL_NULLTYPE,
 	   "dedupe: the value is Spark's __dummy__ NULL whatever the text");
 	sl_state_codec_free(d);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		d = sl_state_codec_parse(bad[i], "state/0/0/_metadata/schema",
 					 &err);
 		ok(d == NULL && err.code == SL_ECHECKPOINT &&
-			   strcmp(err.msg, "state schema file "
-					   "'state/0/0/_metadata/schema' is "
-					   "corrupt") == 0,
+		       strcmp(err.msg, "state schema file "
+				       "'state/0/0/_metadata/schema' is "
+				       "corrupt") == 0,
 		   "corrupt schema text %zu is refused", i);
 		sl_state_codec_free(d);
 	}
