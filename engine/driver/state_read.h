@@ -90,8 +90,11 @@ void sl_state_read_opts_init(sl_state_read_opts *o);
 /* Spark's options from strings (case-insensitive names: batchId,
  * operatorId, storeName, joinSide, readChangeFeed, changeStartBatchId,
  * changeEndBatchId; "path" is ignored here).  An unknown name or a bad
- * value is SL_EINVAL naming the option.  Cross-option checks (conflicts,
- * required options) happen in sl_state_read_rows, as Spark's. */
+ * value is SL_EINVAL naming the option (Spark ignores unknown options, so
+ * a misspelt batchId silently reads the last batch there: a deliberate
+ * deviation).  Cross-option checks (conflicts, required options) happen
+ * in sl_state_read_rows, as Spark's.  snapshotStartBatchId and
+ * snapshotPartitionId (Spark 4.0) are not supported: unknown here. */
 int sl_state_read_opts_set(sl_state_read_opts *o, const char *name,
 			   const char *value, sl_err *err);
 /* Every option of opts (a reader's option() map) through _opts_set. */
