@@ -544,6 +544,7 @@ static int parse_layout(sl_state_codec *c, char *words)
 		c->hdr = atoi(words);
 		return c->hdr == 8 || c->hdr == 9 ? 0 : BAD;
 	}
+	free(c->aggs); /* a second layout line replaces the first */
 	c->aggs = calloc(strlen(words) / 2 + 2, sizeof *c->aggs);
 	if (c->aggs == NULL)
 		return SL_ENOMEM;
