@@ -37,9 +37,9 @@ typedef struct l_writer {
 	sl_options opts;
 } l_writer;
 
-static const char *const formats[] = { "json",	    "csv",
-				       "text",	    "parquet",
-				       "statestore", "state-metadata" };
+static const char *const formats[] = {
+	"json", "csv", "text", "parquet", "statestore", "state-metadata"
+};
 
 static void nomem(lua_State *L)
 {

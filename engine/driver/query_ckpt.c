@@ -565,6 +565,9 @@ static int write_if_changed(sl_query *q, const char *dir, const char *path,
 	char *old = NULL;
 	size_t len = 0;
 	int rc;
+	/* a crash during an earlier write left its temp here: sl_ckpt_sweep
+	 * only walks the numbered directories */
+	sl_fs_sweep_tmp(dir);
 	if (sl_fs_read(path, &old, &len, NULL, NULL) == 0) {
 		bool same = len == text->len && memcmp(old, text->p, len) == 0;
 		free(old);

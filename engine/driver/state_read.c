@@ -132,8 +132,8 @@ static int read_op(sl_state_read *r, opent *o, int64_t id, sl_err *err)
 	free(parts);
 	snprintf(p, sizeof p, "%s/state/%lld/0", sl_ckpt_dir(r->ck),
 		 (long long)id);
-	if ((rc = sl_fs_list_ids(p, ".snapshot", &o->snaps, &o->nsnaps,
-				 err)) < 0 ||
+	if ((rc = sl_fs_list_ids(p, ".snapshot", &o->snaps, &o->nsnaps, err)) <
+		0 ||
 	    (rc = sl_fs_list_ids(p, ".delta", &o->deltas, &o->ndeltas, err)) <
 		0)
 		return rc;
@@ -180,18 +180,16 @@ sl_state_read *sl_state_read_open(const char *dir, sl_err *err)
 		goto fail;
 	}
 	sl_ckpt_path(r->ck, "commits", p, sizeof p);
-	if ((rc = sl_fs_list_ids(p, NULL, &r->commits, &r->ncommits, err)) <
-	    0)
+	if ((rc = sl_fs_list_ids(p, NULL, &r->commits, &r->ncommits, err)) < 0)
 		goto fail;
 	sl_ckpt_path(r->ck, "offsets", p, sizeof p);
-	if ((rc = sl_fs_list_ids(p, NULL, &r->offsets, &r->noffsets, err)) <
-	    0)
+	if ((rc = sl_fs_list_ids(p, NULL, &r->offsets, &r->noffsets, err)) < 0)
 		goto fail;
 	sl_ckpt_path(r->ck, "state", p, sizeof p);
 	if ((rc = sl_fs_list_ids(p, NULL, &ops, &nops, err)) < 0)
 		goto fail;
-	if (nops > 0 && (r->ops = calloc((size_t)nops, sizeof *r->ops)) ==
-			    NULL) {
+	if (nops > 0 &&
+	    (r->ops = calloc((size_t)nops, sizeof *r->ops)) == NULL) {
 		sl_err_nomem(err);
 		goto fail;
 	}
@@ -280,8 +278,8 @@ static sl_type *row_type(int n, const char *const *names, sl_type *const *t,
 	sl_type *s = sl_type_struct_new(n);
 	int i;
 	for (i = 0; s != NULL && i < n; i++)
-		if (sl_type_set_field(s, i, names[i], sl_type_ref(t[i]),
-				      true) < 0) {
+		if (sl_type_set_field(s, i, names[i], sl_type_ref(t[i]), true) <
+		    0) {
 			sl_type_free(s);
 			s = NULL;
 		}
@@ -420,8 +418,8 @@ int sl_state_read_opts_set(sl_state_read_opts *o, const char *name,
 			   const char *value, sl_err *err)
 {
 	static const char *const known[] = {
-		"batchId",	   "operatorId",	 "storeName",
-		"joinSide",	   "readChangeFeed",	 "changeStartBatchId",
+		"batchId",          "operatorId",     "storeName",
+		"joinSide",         "readChangeFeed", "changeStartBatchId",
 		"changeEndBatchId", "path",
 	};
 	int64_t v;
@@ -429,8 +427,8 @@ int sl_state_read_opts_set(sl_state_read_opts *o, const char *name,
 	if (strcasecmp(name, "path") == 0)
 		return 0;
 	if (strcasecmp(name, "batchId") == 0)
-		return int_option("batchId", value, INT64_MAX / 2,
-				  &o->batch_id, err);
+		return int_option("batchId", value, INT64_MAX / 2, &o->batch_id,
+				  err);
 	if (strcasecmp(name, "changeStartBatchId") == 0)
 		return int_option("changeStartBatchId", value, INT64_MAX / 2,
 				  &o->change_start, err);
@@ -463,7 +461,7 @@ int sl_state_read_opts_set(sl_state_read_opts *o, const char *name,
 	if (strcasecmp(name, "joinSide") == 0) {
 		if (strcmp(value, "left") == 0 || strcmp(value, "right") == 0 ||
 		    strcmp(value, "none") == 0) {
-			o->join_side = value[0] == 'l'	 ? 0
+			o->join_side = value[0] == 'l'   ? 0
 				       : value[0] == 'r' ? 1
 							 : -1;
 			return 0;
@@ -484,8 +482,7 @@ int sl_state_read_opts_set(sl_state_read_opts *o, const char *name,
 	}
 	{
 		const char *near = sl_nearest_name(name, known, 8);
-		sl_err_set(err, SL_EINVAL,
-			   "unknown option '%s'", name);
+		sl_err_set(err, SL_EINVAL, "unknown option '%s'", name);
 		if (near != NULL)
 			sl_err_hint(err, "did you mean '%s'?", near);
 		return SL_EINVAL;
@@ -641,9 +638,10 @@ static sl_state_codec *load_codec(const sl_state_read *r, const opent *o,
 			   o->info.operator_id, p,
 			   enoent ? "does not exist" : "cannot be read");
 		if (enoent)
-			sl_err_hint(err, "a checkpoint written before streamlab "
-					 "recorded state schemas: start its "
-					 "query on it once to write them");
+			sl_err_hint(err,
+				    "a checkpoint written before streamlab "
+				    "recorded state schemas: start its "
+				    "query on it once to write them");
 		return NULL;
 	}
 	c = sl_state_codec_parse(data, p, err);
@@ -914,43 +912,49 @@ static sl_batch *build_numvalues(const sl_state_codec *c, int side, ents *l,
 	return make_batch(schema, n, cols, 3, err);
 }
 
-static int collect_state(sl_state_read *r, const sl_state_read_opts *o,
-			 ents *l, sl_err *err)
+static int collect_state(sl_state_read *r, const sl_state_read_opts *o, ents *l,
+			 sl_err *err)
 {
 	sl_state *s = sl_state_new();
 	int rc;
 	if (s == NULL)
 		return sl_err_nomem(err);
 	rc = sl_ckpt_state_load(r->ck, o->operator_id, o->batch_id + 1, s, err);
-	if (rc < 0)
-		sl_err_prefix(err, "cannot load the state of batch");
+	if (rc < 0) {
+		char pre[64];
+		snprintf(pre, sizeof pre, "cannot load the state of batch %lld",
+			 (long long)o->batch_id);
+		sl_err_prefix(err, pre);
+	}
 	if (rc == 0 && sl_state_foreach(s, ents_add, l) != 0)
 		rc = sl_err_nomem(err);
 	sl_state_free(s);
 	return rc;
 }
 
-static int collect_feed(sl_state_read *r, const sl_state_read_opts *o,
-			ents *l, sl_err *err)
+static int collect_feed(sl_state_read *r, const sl_state_read_opts *o, ents *l,
+			sl_err *err)
 {
 	int64_t b;
 	int rc = 0;
 	for (b = o->change_start; b <= o->change_end && rc == 0; b++) {
 		bool missing = false;
-		if ((rc = check_batch(r, b == o->change_start
-					     ? "changeStartBatchId"
-					     : "changeEndBatchId",
-				      b, err)) < 0)
+		if ((rc =
+			 check_batch(r,
+				     b == o->change_start ? "changeStartBatchId"
+							  : "changeEndBatchId",
+				     b, err)) < 0)
 			break;
 		l->batch = b;
 		l->seq = 0;
-		rc = sl_ckpt_state_delta(r->ck, o->operator_id, b + 1,
-					 ents_add, l, &missing, err);
+		rc = sl_ckpt_state_delta(r->ck, o->operator_id, b + 1, ents_add,
+					 l, &missing, err);
 		if (rc > 0 || rc == SL_ENOMEM)
 			rc = sl_err_nomem(err);
 		else if (rc < 0 && missing)
-			sl_err_hint(err, "the changes of batch %lld are "
-					 "already purged",
+			sl_err_hint(err,
+				    "the changes of batch %lld are "
+				    "already purged",
 				    (long long)b);
 	}
 	return rc;
@@ -980,10 +984,10 @@ sl_batch *sl_state_read_rows(sl_state_read *r, const sl_state_read_opts *opts,
 	if (rc == 0) {
 		if (l.n > 0)
 			qsort(l.e, (size_t)l.n, sizeof *l.e, ent_cmp);
-		b = numvalues ? build_numvalues(c, side, &l, err)
-			      : build_rows(c, side < 0 ? 0 : side,
-					   o.join_side >= 0, &l, o.change_feed,
-					   err);
+		b = numvalues
+			? build_numvalues(c, side, &l, err)
+			: build_rows(c, side < 0 ? 0 : side, o.join_side >= 0,
+				     &l, o.change_feed, err);
 	}
 	ents_release(&l);
 	sl_state_codec_free(c);

@@ -60,11 +60,11 @@ int64_t sl_state_read_first_batch(const sl_state_read *r);
 /* One stateful operator of the checkpoint (a row of state-metadata). */
 typedef struct sl_state_opinfo {
 	int operator_id;
-	const char *operator_name; /* "stateStoreSave", "dedupe",
+	const char *operator_name;    /* "stateStoreSave", "dedupe",
 				      "symmetricHashJoin", ...; "unknown"
 				      when the checkpoint does not say */
-	const char *store_name;    /* "default" */
-	int num_partitions;        /* 1: streamlab runs one partition */
+	const char *store_name;       /* "default" */
+	int num_partitions;           /* 1: streamlab runs one partition */
 	int64_t min_batch, max_batch; /* committed batches whose state is
 					 readable, -1 when none */
 	bool has_schema;              /* key/value schema recorded */
@@ -78,11 +78,11 @@ const sl_state_opinfo *sl_state_read_op(const sl_state_read *r, int i);
 sl_batch *sl_state_read_metadata(sl_state_read *r, sl_err *err);
 
 typedef struct sl_state_read_opts {
-	int64_t batch_id;   /* -1: the last committed */
-	int operator_id;    /* 0 */
-	char store_name[64]; /* "default" */
-	int join_side;      /* -1 none, 0 left, 1 right */
-	bool change_feed;   /* readChangeFeed */
+	int64_t batch_id;                 /* -1: the last committed */
+	int operator_id;                  /* 0 */
+	char store_name[64];              /* "default" */
+	int join_side;                    /* -1 none, 0 left, 1 right */
+	bool change_feed;                 /* readChangeFeed */
 	int64_t change_start, change_end; /* -1: unset (end: last
 					     committed) */
 } sl_state_read_opts;
@@ -90,8 +90,11 @@ void sl_state_read_opts_init(sl_state_read_opts *o);
 /* Spark's options from strings (case-insensitive names: batchId,
  * operatorId, storeName, joinSide, readChangeFeed, changeStartBatchId,
  * changeEndBatchId; "path" is ignored here).  An unknown name or a bad
- * value is SL_EINVAL naming the option.  Cross-option checks (conflicts,
- * required options) happen in sl_state_read_rows, as Spark's. */
+ * value is SL_EINVAL naming the option (Spark ignores unknown options, so
+ * a misspelt batchId silently reads the last batch there: a deliberate
+ * deviation).  Cross-option checks (conflicts, required options) happen
+ * in sl_state_read_rows, as Spark's.  snapshotStartBatchId and
+ * snapshotPartitionId (Spark 4.0) are not supported: unknown here. */
 int sl_state_read_opts_set(sl_state_read_opts *o, const char *name,
 			   const char *value, sl_err *err);
 /* Every option of opts (a reader's option() map) through _opts_set. */

@@ -196,8 +196,9 @@ static sl_type *one_field(const char *name, sl_type *t, sl_err *err)
 static int agg_fields(flist *l, const sl_aggspec *a, aggbuf *b)
 {
 	sl_type *big = sl_type_prim(SL_BIGINT), *dbl = sl_type_prim(SL_DOUBLE);
-	sl_type *t0 = a->nargs > 0 && !a->count_rows ? a->args[0]->rtype
-						     : sl_type_prim(SL_NULLTYPE);
+	sl_type *t0 = a->nargs > 0 && !a->count_rows
+			  ? a->args[0]->rtype
+			  : sl_type_prim(SL_NULLTYPE);
 	sl_type *t1 = a->nargs > 1 ? a->args[1]->rtype : t0;
 	int rc = 0;
 	b->fn = sl_aggfn_of(a->fname);
@@ -207,10 +208,9 @@ static int agg_fields(flist *l, const sl_aggspec *a, aggbuf *b)
 	switch (b->fn) {
 	case SL_AGGFN_COUNT: return flist_add(l, "count", big);
 	case SL_AGGFN_SUM:
-		return flist_add(l, "sum",
-				 t0->kind == SL_INT || t0->kind == SL_BIGINT
-				     ? big
-				     : dbl);
+		return flist_add(
+		    l, "sum",
+		    t0->kind == SL_INT || t0->kind == SL_BIGINT ? big : dbl);
 	case SL_AGGFN_AVG:
 		if ((rc = flist_add(l, "sum", dbl)) == 0)
 			rc = flist_add(l, "count", big);
@@ -219,11 +219,10 @@ static int agg_fields(flist *l, const sl_aggspec *a, aggbuf *b)
 	case SL_AGGFN_MAX: return flist_add(l, "max", t0);
 	case SL_AGGFN_FIRST:
 	case SL_AGGFN_LAST:
-		if ((rc = flist_add(l, b->fn == SL_AGGFN_FIRST ? "first"
-							       : "last",
+		if ((rc = flist_add(l,
+				    b->fn == SL_AGGFN_FIRST ? "first" : "last",
 				    t0)) == 0)
-			rc = flist_add(l, "valueSet",
-				       sl_type_prim(SL_BOOLEAN));
+			rc = flist_add(l, "valueSet", sl_type_prim(SL_BOOLEAN));
 		return rc;
 	case SL_AGGFN_APPROX: {
 		double rsd = a->rsd > 0 ? a->rsd : 0.05;
@@ -256,8 +255,9 @@ static int codec_agg(sl_state_codec *c, const sl_plan *p, sl_err *err)
 	 * schema's are internal: _k0, ...) */
 	for (i = 0; i < p->nkeys && rc == 0; i++) {
 		char *name = sl_plan_expr_name(p->keys[i]);
-		rc = name == NULL ? SL_ENOMEM
-				  : flist_add(&k, name, p->inter->fields[i].type);
+		rc = name == NULL
+			 ? SL_ENOMEM
+			 : flist_add(&k, name, p->inter->fields[i].type);
 		free(name);
 	}
 	for (i = 0; i < p->naggs && rc == 0; i++)
@@ -266,9 +266,10 @@ static int codec_agg(sl_state_codec *c, const sl_plan *p, sl_err *err)
 			(c->val[0] = flist_struct(&v, err)) == NULL))
 		rc = err ? err->code : SL_ENOMEM;
 	else if (rc == SL_EANALYSIS)
-		rc = sl_err_set(err, SL_EANALYSIS,
-				"state: aggregate '%s' keeps no streaming buffer",
-				p->aggs[i - 1].fname);
+		rc = sl_err_set(
+		    err, SL_EANALYSIS,
+		    "state: aggregate '%s' keeps no streaming buffer",
+		    p->aggs[i - 1].fname);
 	else if (rc == SL_ENOMEM)
 		sl_err_nomem(err);
 	flist_release(&k);
@@ -329,8 +330,7 @@ static int fixed_types(sl_state_codec *c, sl_err *err)
 		    one_field("expiresAtMicros", sl_type_prim(SL_BIGINT), err);
 	else if (c->kind == CK_LIMIT) {
 		c->key[0] = one_field("key", sl_type_prim(SL_NULLTYPE), err);
-		c->val[0] =
-		    one_field("value", sl_type_prim(SL_BIGINT), err);
+		c->val[0] = one_field("value", sl_type_prim(SL_BIGINT), err);
 	} else
 		return 0;
 	return c->val[0] != NULL && (c->kind != CK_LIMIT || c->key[0] != NULL)
@@ -479,11 +479,16 @@ static void put_ddl(sl_buf *b, const char *word, const sl_type *st)
 static const char *fn_name(int fn)
 {
 	static const char *const names[] = {
-		[SL_AGGFN_COUNT] = "count",   [SL_AGGFN_SUM] = "sum",
-		[SL_AGGFN_AVG] = "avg",	      [SL_AGGFN_MIN] = "min",
-		[SL_AGGFN_MAX] = "max",	      [SL_AGGFN_FIRST] = "first",
-		[SL_AGGFN_LAST] = "last",     [SL_AGGFN_APPROX] = "approx_count_distinct",
-		[SL_AGGFN_MINBY] = "min_by",  [SL_AGGFN_MAXBY] = "max_by",
+		[SL_AGGFN_COUNT] = "count",
+		[SL_AGGFN_SUM] = "sum",
+		[SL_AGGFN_AVG] = "avg",
+		[SL_AGGFN_MIN] = "min",
+		[SL_AGGFN_MAX] = "max",
+		[SL_AGGFN_FIRST] = "first",
+		[SL_AGGFN_LAST] = "last",
+		[SL_AGGFN_APPROX] = "approx_count_distinct",
+		[SL_AGGFN_MINBY] = "min_by",
+		[SL_AGGFN_MAXBY] = "max_by",
 	};
 	return fn >= 0 && fn < (int)(sizeof names / sizeof names[0]) &&
 		       names[fn] != NULL
@@ -539,6 +544,7 @@ static int parse_layout(sl_state_codec *c, char *words)
 		c->hdr = atoi(words);
 		return c->hdr == 8 || c->hdr == 9 ? 0 : BAD;
 	}
+	free(c->aggs); /* a second layout line replaces the first */
 	c->aggs = calloc(strlen(words) / 2 + 2, sizeof *c->aggs);
 	if (c->aggs == NULL)
 		return SL_ENOMEM;
@@ -576,8 +582,7 @@ static int parse_layout(sl_state_codec *c, char *words)
 }
 
 /* One "word rest" line into the codec; BAD when it does not parse. */
-static int parse_line(sl_state_codec *c, char *line, bool *layout,
-		      sl_err *err)
+static int parse_line(sl_state_codec *c, char *line, bool *layout, sl_err *err)
 {
 	char *rest = strchr(line, ' ');
 	sl_type **slot = NULL;
@@ -637,8 +642,8 @@ sl_state_codec *sl_state_codec_parse(const char *text, const char *path,
 	for (s = 0; s < (c->kind == CK_JOIN ? 2 : 1); s++)
 		if (c->key[s] == NULL || c->val[s] == NULL)
 			goto bad;
-	if (!layout && (c->kind == CK_AGG || c->kind == CK_SESSION ||
-			c->kind == CK_JOIN))
+	if (!layout &&
+	    (c->kind == CK_AGG || c->kind == CK_SESSION || c->kind == CK_JOIN))
 		goto bad;
 	if (kwi_types(c, err) < 0)
 		goto nomem;
@@ -828,9 +833,8 @@ static int null_row(sl_col *c, int64_t i)
 }
 
 static int decode_session_key(const sl_state_codec *c, const unsigned char *k,
-			      size_t klen, const unsigned char *v,
-			      size_t vlen, sl_col *key, int64_t row,
-			      sl_err *err)
+			      size_t klen, const unsigned char *v, size_t vlen,
+			      sl_col *key, int64_t row, sl_err *err)
 {
 	sl_col *ok[64], *sw = key->child[c->skey];
 	int i, n = 0, rc;
@@ -847,10 +851,10 @@ static int decode_session_key(const sl_state_codec *c, const unsigned char *k,
 		return BAD;
 	sl_col_i64(sw->child[0])[row] = be64(k + klen - 8);
 	if (v == NULL || vlen < 8)
-		return v == NULL ? (sl_col_set_null(sw->child[1], row) < 0
-					? SL_ENOMEM
-					: 0)
-				 : BAD;
+		return v == NULL
+			   ? (sl_col_set_null(sw->child[1], row) < 0 ? SL_ENOMEM
+								     : 0)
+			   : BAD;
 	memcpy(&end, v, 8);
 	sl_col_i64(sw->child[1])[row] = end;
 	return 0;
@@ -865,8 +869,8 @@ int sl_state_codec_side(const sl_state_codec *c, const void *k, size_t klen)
 
 /* The layout-specific part; BAD for bytes that do not match. */
 static int decode(const sl_state_codec *c, int side, const unsigned char *k,
-		  size_t klen, const unsigned char *v, size_t vlen,
-		  sl_col *key, sl_col *val, int64_t row, sl_err *err)
+		  size_t klen, const unsigned char *v, size_t vlen, sl_col *key,
+		  sl_col *val, int64_t row, sl_err *err)
 {
 	size_t used = 0;
 	int64_t t;
@@ -882,7 +886,8 @@ static int decode(const sl_state_codec *c, int side, const unsigned char *k,
 			return rc;
 		if (used != klen)
 			return BAD;
-		return v == NULL ? null_row(val, row) : rd_aggs(c, &r, val, row);
+		return v == NULL ? null_row(val, row)
+				 : rd_aggs(c, &r, val, row);
 	case CK_SESSION:
 		if ((rc = decode_session_key(c, k, klen, v, vlen, key, row,
 					     err)) < 0)
@@ -932,7 +937,8 @@ static int decode(const sl_state_codec *c, int side, const unsigned char *k,
 					     err)) < 0)
 			return rc;
 		if (side >= 2)
-			sl_col_u8(val->child[nv])[row] = c->hdr > 8 && v[8] != 0;
+			sl_col_u8(val->child[nv])[row] =
+			    c->hdr > 8 && v[8] != 0;
 		return used == vlen - (size_t)c->hdr ? 0 : BAD;
 	}
 	case CK_LIMIT:

@@ -292,8 +292,8 @@ static char *inflate_payload(const char *data, size_t plen, size_t *rawlen)
 
 /* The records of the state file at path through fn (walk_records); a
  * missing file sets *missing (may be NULL). */
-static int walk_file(const char *path, sl_state_fn fn, void *ud,
-		     bool *missing, sl_err *err)
+static int walk_file(const char *path, sl_state_fn fn, void *ud, bool *missing,
+		     sl_err *err)
 {
 	char *data, *raw = NULL;
 	size_t len, rawlen = 0;

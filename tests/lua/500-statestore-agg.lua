@@ -133,6 +133,24 @@ do
   T.is(seen, emitted + open, "append: every window in the change feed is emitted or still open")
 end
 
+-- sliding windows (merged by slices) and the other buffers: last with
+-- valueSet, approx_count_distinct's registers (2^9 bytes at rsd 0.05)
+do
+  local ck = T.tempdir() .. "/sliding"
+  local sliding = function(df)
+    return df:groupBy(F.window("t", "4 seconds", "2 seconds"), "k")
+      :agg(F.sum("v"):alias("s"), F.last("v"):alias("l"), F.approx_count_distinct("v"):alias("d"))
+  end
+  local out, last = run("complete", sliding, feeds, ck)
+  for b = 0, last do
+    local want = {}
+    for i, r in ipairs(out[b]) do want[i] = {r[1].start, r[2], r[3], r[4], true, 512} end
+    T.is(T.sorted_rows(reader{batchId = b}:load(ck):selectExpr("CAST(key.window.start AS STRING)", "key.k",
+      "value.sum", "value.last", "value.valueSet", "length(value.registers)")), T.sorted(want),
+      "sliding windows, batch " .. b .. ": sum and last as emitted, 512 registers")
+  end
+end
+
 -- the source in explain's and toPySpark's words
 do
   local ck = T.tempdir() .. "/py"

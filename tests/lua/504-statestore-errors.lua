@@ -117,6 +117,26 @@ do
     "a checkpoint that does not exist")
   T.errors(function() return reader():load(T.tempdir()) end,
     "statestore: '.*' is not a streaming checkpoint %(no offsets, commits or state in it%)", "a folder that is not a checkpoint")
+  -- damaged files: the schema, a delta
+  local sp = ck .. "/state/0/0/_metadata/schema"
+  local f = assert(io.open(sp))
+  local good = f:read("a")
+  f:close()
+  f = assert(io.open(sp, "w"))
+  f:write("v1\noperator stateStoreSave\nkey `k` INT\n")
+  f:close()
+  T.errors(function() return reader():load(ck) end, "statestore: state schema file '.*/state/0/0/_metadata/schema' is corrupt",
+    "a corrupt schema file")
+  f = assert(io.open(sp, "w"))
+  f:write(good)
+  f:close()
+  f = assert(io.open(ck .. "/state/0/0/1.delta", "w"))
+  f:write("SLSD torn")
+  f:close()
+  T.errors(function() return reader():load(ck) end,
+    "statestore: cannot load the state of batch 0: state file '.*/state/0/0/1%.delta' is corrupt", "a torn delta")
+  T.errors(function() return reader{readChangeFeed = true, changeStartBatchId = 0}:load(ck) end,
+    "statestore: state file '.*/state/0/0/1%.delta' is corrupt", "a torn delta in the change feed")
   T.errors(function() return spark.read:format("statestore"):schema("a INT"):load(ck) end,
     "statestore does not support a user%-specified schema", "a user schema")
   -- a checkpoint without state

@@ -19,6 +19,9 @@ local q = df.writeStream:format("memory"):queryName("two"):outputMode("complete"
 ms:addData{{"a", "2026-01-01 12:00:01"}, {"a", "2026-01-01 12:00:01"}, {"b", "2026-01-01 12:00:02"},
            {"a", "2026-01-01 12:00:03"}}
 q:processAllAvailable()
+T.like(q:toPySpark(), '# spark%.read%.format%("statestore"%)%.option%("batchId", 0%)%.load%("' .. ck:gsub("%p", "%%%0") .. '"%)',
+  "q:toPySpark() of a stateful query: where Spark 4.0's state data source reads its state")
+T.like(q:toPySpark(), "experimental there", "q:toPySpark(): the source is experimental in Spark 4.0")
 local names = {}
 for i, so in ipairs(q.lastProgress.stateOperators) do names[i] = so.operatorName end
 T.is(names, {"stateStoreSave", "dedupe"}, "the progress lists the aggregation, then the dedup")
