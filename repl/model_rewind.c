@@ -271,7 +271,7 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 	sl_state_read_opts ro;
 	sl_err err;
 
-	o->agg = strcmp(info->operator_name, "stateStoreSave") == 0;
+	o->agg = strncmp(info->operator_name, "dedupe", 6) != 0;
 	o->from = b->b0;
 	if (info->min_batch >= 0 && o->from > 0 && o->from - 1 < info->min_batch)
 		o->from = info->min_batch + 1;
@@ -894,6 +894,7 @@ static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
 		/* the operators whose rows the live panes show (a join's
 		 * held rows and session windows are not STATE_ROW rows) */
 		if (strcmp(info->operator_name, "stateStoreSave") == 0 ||
+		    strcmp(info->operator_name, "unknown") == 0 ||
 		    strncmp(info->operator_name, "dedupe", 6) == 0)
 			op_open(&b, b.nshown++, info);
 	}

@@ -90,7 +90,7 @@ static int rows_for(const model_query *q, int which)
 	/* the box's 2 rows, a header, the rows, the lines under them */
 	case 0: n = q->nrows + 3 + 2 * (q->nwlate > 0); break; /* windows */
 	case 1: n = 12 + (q->nrows < 12 ? q->nrows : 12); break; /* wm */
-	case 2: n = q->nbatches + 5 + q->nnotes; break;  /* checkpoint */
+	case 2: n = q->nbatches + 5 + 3 * q->nnotes; break; /* checkpoint */
 	default: n = 2 * q->nlate + 2; break;            /* late */
 	}
 	return n < 4 ? 4 : n > 60 ? 60 : n;
