@@ -51,6 +51,11 @@
  * checkpoint (nor in Spark's): a folder with a file sink is Append (the
  * only mode a file sink takes), any other Update.
  *
+ * Cost: every rewind replays from the oldest batch kept: measured 0.1 s
+ * of CPU for 60 batches of 2,000 changed groups (120,000 change rows),
+ * most of it formatting keys (timestamps) as Row text.  NEEDSWORK: keep
+ * the decoded change feed between steps of the same checkpoint.
+ *
  * Never writes into the checkpoint (sl_state_read and sl_ckpt_open_ro
  * take no lock), so it is safe beside the running query.
  */
@@ -342,17 +347,6 @@ static void op_base(build *b, int64_t from, int64_t ts)
 	sl_buf_release(&v);
 }
 
-static const char *str_at(const sl_col *c, int64_t i, char *out, size_t n)
-{
-	sl_buf t;
-
-	sl_buf_init(&t);
-	sl_value_show(c, i, &t);
-	snprintf(out, n, "%s", sl_buf_failed(&t) ? "" : sl_buf_cstr(&t));
-	sl_buf_release(&t);
-	return out;
-}
-
 /* The change feed's rows of batch `batch`, updates first (the operators
  * update a batch's groups, then evict). */
 static void op_changes(build *b, int64_t batch, int64_t ts)
@@ -371,15 +365,20 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 		for (int pass = 0; pass < 2; pass++) {
 			int64_t shown = 0; /* the feed's cap, per kind */
 			for (r = start; r < o->changes->nrows; r++) {
+				/* batch_id BIGINT, change_type STRING
+				 * (state_read.h) */
 				const sl_col *bc = o->changes->cols[o->kb];
-				char ty[16], idt[32];
+				const sl_col *tc = o->changes->cols[o->ct];
+				sl_str ty;
 				bool del;
-				if (strtoll(str_at(bc, r, idt, sizeof idt),
-					    NULL, 10) != batch)
+				if (sl_col_isnull(bc, r) ||
+				    sl_col_i64(bc)[r] != batch)
 					break;
-				str_at(o->changes->cols[o->ct], r, ty,
-				       sizeof ty);
-				del = strcmp(ty, "delete") == 0;
+				ty = sl_col_isnull(tc, r)
+					 ? (sl_str){ "", 0 }
+					 : sl_col_str(tc)[r];
+				del = ty.len == 6 &&
+				      memcmp(ty.p, "delete", 6) == 0;
 				if (del != (pass == 1))
 					continue;
 				/* the keys are kept whole (new or not, the
