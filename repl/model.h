@@ -243,8 +243,8 @@ int sl_model_rewind_step(sl_model *m, int delta, char *msg, size_t n);
 /* A checkpoint folder from another session (borrowed path; sink_dir may be
  * NULL: the file sink's directory, for its log), rewound to its last
  * committed batch. */
-int sl_model_open(sl_model *m, const char *dir, const char *sink_dir,
-		  char *msg, size_t n);
+int sl_model_open(sl_model *m, const char *dir, const char *sink_dir, char *msg,
+		  size_t n);
 /* Back to the live panes (forgets an :open folder). */
 void sl_model_live(sl_model *m);
 /* Rewound: true, with the batch shown, the last committed one and what

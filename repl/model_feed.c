@@ -280,8 +280,8 @@ const char *model_source_short(const char *text)
 /* "mem 0->2"; "file 3->4" ({"logOffset":N}: one leaf, its key is noise);
  * "kafka t/0 3->5\tt/1 4->7": one tab-separated item per partition, so
  * the pane can wrap between them. */
-void model_offsets_text(const char *name, const char *start,
-			const char *end, sl_buf *b)
+void model_offsets_text(const char *name, const char *start, const char *end,
+			sl_buf *b)
 {
 	leaf s[MODEL_MAX_LANES], e[MODEL_MAX_LANES];
 	int ns = leaves(start, "", s, MODEL_MAX_LANES, 0);

@@ -278,7 +278,8 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 
 	o->agg = strncmp(info->operator_name, "dedupe", 6) != 0;
 	o->from = b->b0;
-	if (info->min_batch >= 0 && o->from > 0 && o->from - 1 < info->min_batch)
+	if (info->min_batch >= 0 && o->from > 0 &&
+	    o->from - 1 < info->min_batch)
 		o->from = info->min_batch + 1;
 	sl_state_read_opts_init(&ro);
 	ro.operator_id = info->operator_id;
@@ -306,7 +307,8 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 	if (o->base == NULL && o->changes == NULL && err.code != 0 &&
 	    b->snap->nnotes < 8) { /* said on the Checkpoint pane */
 		char line[600];
-		snprintf(line, sizeof line, "state of operator %d not shown: %s",
+		snprintf(line, sizeof line,
+			 "state of operator %d not shown: %s",
 			 info->operator_id, err.msg);
 		b->snap->ckpt_note[b->snap->nnotes++] = strdup(line);
 	}
@@ -374,9 +376,8 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 				if (sl_col_isnull(bc, r) ||
 				    sl_col_i64(bc)[r] != batch)
 					break;
-				ty = sl_col_isnull(tc, r)
-					 ? (sl_str){ "", 0 }
-					 : sl_col_str(tc)[r];
+				ty = sl_col_isnull(tc, r) ? (sl_str){ "", 0 }
+							  : sl_col_str(tc)[r];
 				del = ty.len == 6 &&
 				      memcmp(ty.p, "delete", 6) == 0;
 				if (del != (pass == 1))
@@ -394,8 +395,8 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 					else {
 						sl_buf_clear(&v);
 						row_text(
-						    o->changes->cols[o->vb],
-						    r, &v);
+						    o->changes->cols[o->vb], r,
+						    &v);
 						kv_put(&o->keys,
 						       sl_buf_cstr(&k),
 						       sl_buf_cstr(&v));
@@ -409,28 +410,26 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 				if (sl_buf_failed(&k))
 					continue;
 				if (del) {
-					char *old = kv_take(&o->keys,
-							    sl_buf_cstr(&k));
-					state_event(b, batch, ts,
-						    sl_buf_cstr(&k),
-						    old ? old : "",
-						    o->agg && b->append
-							? "EMITTED"
-							: "EVICTED");
+					char *old =
+					    kv_take(&o->keys, sl_buf_cstr(&k));
+					state_event(
+					    b, batch, ts, sl_buf_cstr(&k),
+					    old ? old : "",
+					    o->agg && b->append ? "EMITTED"
+								: "EVICTED");
 					free(old);
 					continue;
 				}
 				row_text(o->changes->cols[o->vb], r, &v);
 				if (sl_buf_failed(&v))
 					continue;
-				state_event(
-				    b, batch, ts, sl_buf_cstr(&k),
-				    sl_buf_cstr(&v),
-				    kv_put(&o->keys, sl_buf_cstr(&k),
-					   sl_buf_cstr(&v)) &&
-					    b->evicts && o->agg
-					? "OPEN"
-					: "UPDATED");
+				state_event(b, batch, ts, sl_buf_cstr(&k),
+					    sl_buf_cstr(&v),
+					    kv_put(&o->keys, sl_buf_cstr(&k),
+						   sl_buf_cstr(&v)) &&
+						    b->evicts && o->agg
+						? "OPEN"
+						: "UPDATED");
 			}
 		}
 		o->next = r;
@@ -444,10 +443,9 @@ static int64_t state_total(const build *b)
 	int64_t t = 0;
 
 	for (int i = 0; i < b->nshown; i++)
-		t += b->ops[i].keys.n +
-		     (b->ops[i].from > b->n && b->ops[i].base
-			  ? b->ops[i].base->nrows
-			  : 0);
+		t += b->ops[i].keys.n + (b->ops[i].from > b->n && b->ops[i].base
+					     ? b->ops[i].base->nrows
+					     : 0);
 	return t;
 }
 
@@ -592,9 +590,11 @@ static void batch_events(build *b, int64_t id, const sl_ckpt_offsets *prev,
 		}
 	}
 	sl_buf_clear(&j);
-	sl_buf_printf(&j, "{\"batchId\":%lld,\"numInputRows\":0", (long long)id);
+	sl_buf_printf(&j, "{\"batchId\":%lld,\"numInputRows\":0",
+		      (long long)id);
 	if (b->nops > 0)
-		sl_buf_printf(&j, ",\"stateOperators\":[{\"numRowsTotal\":%lld}]",
+		sl_buf_printf(&j,
+			      ",\"stateOperators\":[{\"numRowsTotal\":%lld}]",
 			      (long long)state_total(b));
 	if (b->has_wm) {
 		sl_ts_iso(o->watermark_ms * 1000, &t);
@@ -606,7 +606,8 @@ static void batch_events(build *b, int64_t id, const sl_ckpt_offsets *prev,
 	if (next_wm_ms != o->watermark_ms && next_wm_ms > 0) {
 		sl_buf_clear(&j);
 		sl_buf_printf(&j, "{\"from\":%lld,\"to\":%lld}",
-			      (long long)o->watermark_ms, (long long)next_wm_ms);
+			      (long long)o->watermark_ms,
+			      (long long)next_wm_ms);
 		emit(b, SL_EV_WATERMARK, id, ts, "watermark", sl_buf_cstr(&j));
 	}
 	sl_buf_release(&j);
@@ -622,7 +623,8 @@ static int replay(build *b)
 
 	sl_ckpt_offsets_init(&prev);
 	sl_ckpt_offsets_init(&cur);
-	if (b->b0 > 0 && sl_ckpt_read_offsets(b->ck, b->b0 - 1, &prev, NULL) == 0)
+	if (b->b0 > 0 &&
+	    sl_ckpt_read_offsets(b->ck, b->b0 - 1, &prev, NULL) == 0)
 		have_prev = true;
 	for (int64_t id = b->b0; id <= b->n && rc == 0; id++) {
 		int64_t next = 0;
@@ -695,7 +697,8 @@ static void copy_batches(model_query *s, const model_query *l)
 		b->ev_max_us = o->ev_max_us;
 		b->late = o->late;
 		b->replayed = o->replayed;
-		if (b->sink == NULL || o->sink_skipped) { /* no log, or a skip */
+		if (b->sink == NULL ||
+		    o->sink_skipped) { /* no log, or a skip */
 			free(b->sink);
 			b->sink = dup0(o->sink);
 			b->sink_skipped = o->sink_skipped;
@@ -757,7 +760,8 @@ static void copy_late(model_query *s, const model_query *l)
 	for (int k = 0; k < s->nwlate;) /* windows with no late row yet */
 		if (s->wlate[k].count <= 0) {
 			memmove(s->wlate + k, s->wlate + k + 1,
-				(size_t)(s->nwlate - k - 1) * sizeof s->wlate[0]);
+				(size_t)(s->nwlate - k - 1) *
+				    sizeof s->wlate[0]);
 			s->nwlate--;
 		} else
 			k++;
@@ -850,8 +854,8 @@ static int check_batch(build *b, const char *dir)
 /* A snapshot of the checkpoint dir at batch n (-1: the last committed)
  * into *out; live (may be NULL) is the same query in the live model. */
 static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
-		    model_query *live, int append, int64_t n,
-		    model_query **out, int64_t *last, char *msg, size_t msgn)
+		    model_query *live, int append, int64_t n, model_query **out,
+		    int64_t *last, char *msg, size_t msgn)
 {
 	build b;
 	sl_err err;
@@ -977,7 +981,9 @@ static int rebuild(sl_model *m, model_rw *rw, int64_t batch, char *msg,
 		 * (pipelined checkpoint writes): wait for the files, as
 		 * q:checkpoint() does */
 		(void)sl_query_sync(live->q, NULL);
-		append = om == SL_MODE_APPEND ? 1 : om == SL_MODE_COMPLETE ? 2 : 0;
+		append = om == SL_MODE_APPEND     ? 1
+			 : om == SL_MODE_COMPLETE ? 2
+						  : 0;
 	}
 	if (snapshot(m, rw->ckdir, rw->sink_dir, live, append, batch, &snap,
 		     &last, msg, n) < 0)
@@ -1033,8 +1039,8 @@ int sl_model_rewind_step(sl_model *m, int delta, char *msg, size_t n)
 	return rebuild(m, rw, rw->batch + delta, msg, n);
 }
 
-int sl_model_open(sl_model *m, const char *dir, const char *sink_dir,
-		  char *msg, size_t n)
+int sl_model_open(sl_model *m, const char *dir, const char *sink_dir, char *msg,
+		  size_t n)
 {
 	model_rw *rw = model_rw_of(m), to;
 	char *abs = realpath(dir, NULL), *id = NULL, *fp = NULL;
@@ -1056,7 +1062,8 @@ int sl_model_open(sl_model *m, const char *dir, const char *sink_dir,
 	}
 	if ((ck = sl_ckpt_open_ro(abs, NULL)) != NULL &&
 	    sl_ckpt_read_metadata(ck, &id, &fp, NULL) == 0 && id != NULL)
-		to.qid = id; /* the query id: the live model's, if it ran here */
+		to.qid =
+		    id; /* the query id: the live model's, if it ran here */
 	else
 		free(id);
 	free(fp);

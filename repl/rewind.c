@@ -19,7 +19,7 @@
 
 static sl_model *model;
 static bool text_mode;
-static sl_model *own;  /* line modes' model */
+static sl_model *own; /* line modes' model */
 static int listener;
 
 void sl_rewind_attach(sl_model *m, bool text)
@@ -51,8 +51,8 @@ void sl_rewind_text_end(sl_console *c)
 	if (own == NULL)
 		return;
 	if (listener > 0)
-		sl_session_remove_listener(
-		    sl_lua_session(sl_console_state(c)), listener);
+		sl_session_remove_listener(sl_lua_session(sl_console_state(c)),
+					   listener);
 	listener = 0;
 	if (model == own)
 		sl_rewind_attach(NULL, false);
@@ -88,10 +88,10 @@ static int rows_for(const model_query *q, int which)
 
 	switch (which) {
 	/* the box's 2 rows, a header, the rows, the lines under them */
-	case 0: n = q->nrows + 3 + 2 * (q->nwlate > 0); break; /* windows */
+	case 0: n = q->nrows + 3 + 2 * (q->nwlate > 0); break;   /* windows */
 	case 1: n = 12 + (q->nrows < 12 ? q->nrows : 12); break; /* wm */
 	case 2: n = q->nbatches + 5 + 3 * q->nnotes; break; /* checkpoint */
-	default: n = 2 * q->nlate + 2; break;            /* late */
+	default: n = 2 * q->nlate + 2; break;               /* late */
 	}
 	return n < 4 ? 4 : n > 60 ? 60 : n;
 }
@@ -148,8 +148,8 @@ static bool ready(sl_console *c, const char *cmd)
 	char msg[120];
 
 	if (model == NULL) {
-		snprintf(msg, sizeof msg, "%s: needs the workbench or line mode",
-			 cmd);
+		snprintf(msg, sizeof msg,
+			 "%s: needs the workbench or line mode", cmd);
 		fail(c, msg);
 		return false;
 	}
@@ -195,8 +195,9 @@ int sl_rewind_cmd_live(sl_console *c, const char *args)
 	if (!ready(c, ":live"))
 		return SL_CMD_ERROR;
 	if (!sl_model_rewound(model, NULL, NULL, NULL)) {
-		say(c, SL_CONSOLE_OUT, "live: the panes already follow the "
-				       "queries\n");
+		say(c, SL_CONSOLE_OUT,
+		    "live: the panes already follow the "
+		    "queries\n");
 		return SL_CMD_OK;
 	}
 	sl_model_live(model);

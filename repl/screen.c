@@ -782,12 +782,15 @@ static int read_escape(screen *s, unsigned char *raw, int *n)
 		const char *seq;
 		int key;
 	} keys[] = {
-		{ "[5~", PK_PGUP }, { "[6~", PK_PGDN }, { "[H", PK_HOME },
-		{ "[1~", PK_HOME }, { "[7~", PK_HOME }, { "OH", PK_HOME },
-		{ "[F", PK_END },   { "[4~", PK_END },  { "[8~", PK_END },
-		{ "OF", PK_END },   { "[A", PK_UP },    { "OA", PK_UP },
-		{ "[B", PK_DOWN },  { "OB", PK_DOWN },  { "[17~", PK_F6 },
-		{ "[1;3D", PK_ALT_LEFT }, { "[1;3C", PK_ALT_RIGHT },
+		{ "[5~", PK_PGUP },        { "[6~", PK_PGDN },
+		{ "[H", PK_HOME },         { "[1~", PK_HOME },
+		{ "[7~", PK_HOME },        { "OH", PK_HOME },
+		{ "[F", PK_END },          { "[4~", PK_END },
+		{ "[8~", PK_END },         { "OF", PK_END },
+		{ "[A", PK_UP },           { "OA", PK_UP },
+		{ "[B", PK_DOWN },         { "OB", PK_DOWN },
+		{ "[17~", PK_F6 },         { "[1;3D", PK_ALT_LEFT },
+		{ "[1;3C", PK_ALT_RIGHT },
 	};
 	int c = next_byte(s, 30);
 
