@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "driver/state_read.h"
 #include "formats/fileformat.h"
 #include "formats/partition.h"
 #include "lconv.h"
@@ -36,7 +37,9 @@ typedef struct l_writer {
 	sl_options opts;
 } l_writer;
 
-static const char *const formats[] = { "json", "csv", "text", "parquet" };
+static const char *const formats[] = {
+	"json", "csv", "text", "parquet", "statestore", "state-metadata"
+};
 
 static void nomem(lua_State *L)
 {
@@ -53,12 +56,20 @@ static void set_str(lua_State *L, char **slot, const char *s)
 	*slot = c;
 }
 
-/* The format at arg 2, checked against json/csv/text. */
-static const char *check_format(lua_State *L, const char *method)
+/* Spark 4.0's state sources (driver/state_read.h): read only. */
+static bool state_format(const char *f)
+{
+	return strcasecmp(f, "statestore") == 0 ||
+	       strcasecmp(f, "state-metadata") == 0;
+}
+
+/* The format at arg 2, checked against json/csv/text/parquet (and, for a
+ * reader, the state sources). */
+static const char *check_format(lua_State *L, const char *method, bool read)
 {
 	const char *f = sl_lerr_checkstr(L, 2, method, "format name");
-	if (!sl_format_known(f)) {
-		const char *near = sl_nearest_name(f, formats, 4);
+	if (!sl_format_known(f) && !(read && state_format(f))) {
+		const char *near = sl_nearest_name(f, formats, read ? 6 : 4);
 		char hint[96];
 		snprintf(hint, sizeof hint, "did you mean '%s'?",
 			 near ? near : "");
@@ -128,7 +139,7 @@ void sl_lreader_push(lua_State *L)
 static int l_reader_format(lua_State *L)
 {
 	l_reader *r = sl_lerr_checkself(L, SL_MT_READER, "format");
-	set_str(L, &r->format, check_format(L, "format"));
+	set_str(L, &r->format, check_format(L, "format", true));
 	lua_settop(L, 1);
 	return 1;
 }
@@ -163,6 +174,44 @@ static int l_reader_schema(lua_State *L)
 	return 1;
 }
 
+/* format("statestore") / format("state-metadata"): the checkpoint at
+ * path read now (driver/state_read.h), as a local relation that
+ * remembers the read for explain and toPySpark. */
+static int load_state(lua_State *L, l_reader *r, const char *fmt,
+		      const char *path, const char *method)
+{
+	sl_state_read_opts o;
+	sl_state_read *sr;
+	sl_batch *b = NULL;
+	sl_plan *p;
+	sl_err err;
+	int ud;
+	bool meta = strcasecmp(fmt, "state-metadata") == 0;
+	if (r->schema != NULL)
+		return sl_lerr_raisef(L, SL_EANALYSIS, NULL,
+				      "%s: %s does not support a "
+				      "user-specified schema",
+				      method, fmt);
+	sl_ldf_new(L);
+	ud = lua_gettop(L);
+	sl_state_read_opts_init(&o);
+	if ((sr = sl_state_read_open(path, &err)) != NULL) {
+		if (meta)
+			b = sl_state_read_metadata(sr, &err);
+		else if (sl_state_read_opts_from(&o, &r->opts, &err) == 0)
+			b = sl_state_read_rows(sr, &o, &err);
+		sl_state_read_free(sr);
+	}
+	if (b == NULL) {
+		sl_err_prefix(&err, meta ? "state-metadata" : "statestore");
+		return sl_lerr_raise(L, &err);
+	}
+	p = sl_plan_local_source(b, meta ? "state-metadata" : "statestore",
+				 path, meta ? NULL : &r->opts, &err);
+	sl_batch_free(b);
+	return sl_ldf_finish(L, ud, p, &err);
+}
+
 /* load(path?) with the reader's format; fmt overrides (json()/csv()/text()). */
 static int do_load(lua_State *L, const char *fmt, const char *method)
 {
@@ -179,6 +228,8 @@ static int do_load(lua_State *L, const char *fmt, const char *method)
 		fmt = r->format;
 	if (fmt == NULL)
 		fmt = "parquet"; /* spark.sql.sources.default */
+	if (state_format(fmt))
+		return load_state(L, r, fmt, path, method);
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
 	return sl_ldf_finish(
@@ -301,7 +352,7 @@ void sl_lwriter_push(lua_State *L, sl_plan *p)
 static int l_writer_format(lua_State *L)
 {
 	l_writer *w = sl_lerr_checkself(L, SL_MT_WRITER, "format");
-	set_str(L, &w->format, check_format(L, "format"));
+	set_str(L, &w->format, check_format(L, "format", false));
 	lua_settop(L, 1);
 	return 1;
 }

@@ -20,6 +20,7 @@
 #include "core/buf.h"
 #include "cmd.h"
 #include "lesson.h"
+#include "rewind.h"
 #include "driver/query.h"
 #include "driver/session.h"
 #include "sl_lua.h"
@@ -64,6 +65,15 @@ static const cmd_entry cmd_table[] = {
 	  "arm a crash at POINT (after-sink, ...); :step runs it", cmd_crash },
 	{ ":restart", "", "restart the crashed query from its checkpoint",
 	  cmd_restart },
+	{ ":rewind", "[N]",
+	  "the panes as after batch N, from the checkpoint (Alt-Left/Right "
+	  "step)",
+	  sl_rewind_cmd_rewind },
+	{ ":live", "", "back from :rewind or :open to the live panes",
+	  sl_rewind_cmd_live },
+	{ ":open", "CKPT [SINK]",
+	  "a checkpoint folder of another session, rewound (:rewind N)",
+	  sl_rewind_cmd_open },
 	{ ":view", "NAME", "main, scatter, state or kafka (or F2..F5)",
 	  cmd_view },
 	{ ":zoom", "[PANE]",
@@ -155,7 +165,8 @@ static int help_topic(sl_console *c, const char *topic)
 		    "  history, Ctrl-A/E/K/U/W and Alt-B/F edit, Ctrl-C cancels the line\n"
 		    "  or stops running Lua (never exits), Ctrl-D quits, PgUp/PgDn\n"
 		    "  scroll the output, F2 main view, F3 scatter, F4 state, F5 kafka,\n"
-		    "  F6 one pane on the whole screen (again: the next; Esc: all).\n"
+		    "  F6 one pane on the whole screen (again: the next; Esc: all),\n"
+		    "  Alt-Left/Alt-Right the batch before/after (:rewind; :live back).\n"
 		    "A result taller than the output pane takes the screen until the next\n"
 		    "  line (Esc: the panes); one taller than the screen opens the pager:\n"
 		    "  PgUp/PgDn or space/b,\n"

@@ -34,7 +34,13 @@ struct sl_model {
 	sl_buf partial;
 	int partial_stream;
 	int scroll;
+	model_rw rw; /* the rewound screen (model_rewind.c) */
 };
+
+model_rw *model_rw_of(sl_model *m)
+{
+	return &m->rw;
+}
 
 static char *dup0(const char *s)
 {
@@ -94,7 +100,19 @@ static void row_release(model_row *r)
 	memset(r, 0, sizeof *r);
 }
 
-static void query_free(model_query *q)
+model_query *model_query_new(void)
+{
+	model_query *q = calloc(1, sizeof *q);
+
+	if (q == NULL)
+		return NULL;
+	q->batch = -1;
+	q->wm_evict_us = q->wm_late_us = MODEL_NONE;
+	q->max_event_us = q->row_max_us = MODEL_NONE;
+	return q;
+}
+
+void model_query_free(model_query *q)
 {
 	int i;
 
@@ -131,7 +149,8 @@ void sl_model_free(sl_model *m)
 	if (m == NULL)
 		return;
 	for (int i = 0; i < m->nq; i++)
-		query_free(m->qs[i]);
+		model_query_free(m->qs[i]);
+	model_rw_release(&m->rw);
 	for (int i = 0; i < MODEL_OUT_LINES; i++)
 		free(m->out[i]);
 	free(m->out);
@@ -279,22 +298,19 @@ static model_query *adopt(sl_model *m, sl_query *eq)
 		int victim = 0;
 		while (victim < m->nq - 1 && m->qs[victim]->active)
 			victim++;
-		query_free(m->qs[victim]);
+		model_query_free(m->qs[victim]);
 		memmove(&m->qs[victim], &m->qs[victim + 1],
 			(size_t)(m->nq - victim - 1) * sizeof m->qs[0]);
 		m->nq--;
 		if (m->focus >= victim)
 			m->focus = m->focus == victim ? -1 : m->focus - 1;
 	}
-	if ((q = calloc(1, sizeof *q)) == NULL)
+	if ((q = model_query_new()) == NULL)
 		return NULL;
 	q->id = dup0(sl_query_id(eq));
 	q->run_id = dup0(sl_query_run_id(eq));
 	q->name = dup0(sl_query_name(eq));
 	q->q = sl_query_ref(eq);
-	q->batch = -1;
-	q->wm_evict_us = q->wm_late_us = MODEL_NONE;
-	q->max_event_us = q->row_max_us = MODEL_NONE;
 	m->qs[m->nq++] = q;
 	return q;
 }

@@ -68,7 +68,12 @@ typedef struct model_late {
 	char *fields;
 	char *windows;   /* the windows it missed, "[start,end) ..." */
 	char *watermark; /* the watermark that excluded it (time text) */
+	/* the first MODEL_LATE_WIN of those windows' bounds, for the
+	 * per-window counts as of an earlier batch (:rewind) */
+	int64_t win_us[4][2];
+	int nwin;
 } model_late;
+#define MODEL_LATE_WIN 4
 
 typedef struct model_batch {
 	int64_t id;
@@ -216,6 +221,38 @@ int sl_model_out_index(const sl_model *m, int64_t abs);
 /* Scroll position: lines up from the bottom (0 = following the end). */
 int sl_model_out_scroll(const sl_model *m);
 void sl_model_out_scroll_by(sl_model *m, int delta, int page);
+
+/* ---- the screen rewound (issue 20: :rewind N, :open DIR, :live) ----
+ * A historical snapshot: a model_query as the panes showed it after batch
+ * N of a query, rebuilt from its checkpoint (model_rewind.c): offsets/N,
+ * commits/N, the state at version N+1 (and the versions before it, for
+ * what the batch evicted or emitted), the sink log.  What the checkpoint
+ * does not keep (a batch's event times and late rows, the sink's rows when
+ * there is no sink log, crashes) comes from the live query's feed when
+ * this session saw the batch, else the panes go without it.  The live
+ * model goes on underneath; the snapshot is only drawn.
+ *
+ * Errors are one line into msg (n bytes), and leave the model as it was:
+ * rewound as before, or live. */
+/* Rewind to batch (-1: the last committed) of the checkpoint opened with
+ * sl_model_open, else of the focused query.  0 or -1 (msg). */
+int sl_model_rewind(sl_model *m, int64_t batch, char *msg, size_t n);
+/* The batch before (-1) or after (+1) the one shown; from live, -1 shows
+ * the last committed batch. */
+int sl_model_rewind_step(sl_model *m, int delta, char *msg, size_t n);
+/* A checkpoint folder from another session (borrowed path; sink_dir may be
+ * NULL: the file sink's directory, for its log), rewound to its last
+ * committed batch. */
+int sl_model_open(sl_model *m, const char *dir, const char *sink_dir, char *msg,
+		  size_t n);
+/* Back to the live panes (forgets an :open folder). */
+void sl_model_live(sl_model *m);
+/* Rewound: true, with the batch shown, the last committed one and what
+ * (the query's name or the folder) into what (borrowed). */
+bool sl_model_rewound(const sl_model *m, int64_t *batch, int64_t *last,
+		      const char **what);
+/* What the panes draw: the snapshot when rewound, else the focused query. */
+model_query *sl_model_shown(sl_model *m);
 
 /* Times as the panes print them: "12:04:00" (or the date too when it is
  * not the day of the clock's epoch base); out has room for 32 bytes. */

@@ -260,7 +260,7 @@ static int leaves(const char *p, const char *prefix, leaf *out, int n,
 }
 
 /* "MemoryStream[ts#1,word#2]: offsets ..." -> "mem" */
-static const char *source_short(const char *text)
+const char *model_source_short(const char *text)
 {
 	static const struct {
 		const char *prefix, *name;
@@ -280,8 +280,8 @@ static const char *source_short(const char *text)
 /* "mem 0->2"; "file 3->4" ({"logOffset":N}: one leaf, its key is noise);
  * "kafka t/0 3->5\tt/1 4->7": one tab-separated item per partition, so
  * the pane can wrap between them. */
-static void readable_offsets(const char *name, const char *start,
-			     const char *end, sl_buf *b)
+void model_offsets_text(const char *name, const char *start, const char *end,
+			sl_buf *b)
 {
 	leaf s[MODEL_MAX_LANES], e[MODEL_MAX_LANES];
 	int ns = leaves(start, "", s, MODEL_MAX_LANES, 0);
@@ -330,7 +330,7 @@ static void on_offsets(model_query *q, const sl_event *ev)
 	if (!mjson_text(en, e, sizeof e))
 		snprintf(e, sizeof e, "-");
 	sl_buf_init(&text);
-	readable_offsets(source_short(ev->text), st, en, &text);
+	model_offsets_text(model_source_short(ev->text), st, en, &text);
 	if (src >= 0 && src < MODEL_MAX_SRC && !sl_buf_failed(&text)) {
 		set_str(&b->offsets[src], sl_buf_cstr(&text));
 		if (src + 1 > b->nsrc)
@@ -521,6 +521,10 @@ static void on_late(model_query *q, const sl_event *ev)
 		s = sl_model_parse_time(a);
 		e = sl_model_parse_time(b);
 		count_window(q, s, e);
+		if (l->nwin < MODEL_LATE_WIN) {
+			l->win_us[l->nwin][0] = s;
+			l->win_us[l->nwin++][1] = e;
+		}
 		sl_model_hms(s, sa, sizeof sa);
 		sl_model_hms(e, sb, sizeof sb);
 		if (used < sizeof wins)
@@ -676,6 +680,25 @@ static void on_event(sl_model *m, model_query *q, const sl_event *ev)
 		break;
 	default: break;
 	}
+}
+
+void model_feed_event(sl_model *m, model_query *q, const sl_event *ev)
+{
+	on_event(m, q, ev);
+}
+
+const char *model_source_long(const char *name)
+{
+	static const char *const longs[][2] = {
+		{ "mem", "MemoryStream" },  { "file", "FileStream" },
+		{ "kafka", "KafkaV2" },     { "rate", "RateStream" },
+		{ "socket", "TextSocket" }, { "ratemb", "RatePerMicroBatch" },
+	};
+
+	for (size_t i = 0; name && i < sizeof longs / sizeof longs[0]; i++)
+		if (strcmp(name, longs[i][0]) == 0)
+			return longs[i][1];
+	return "Source";
 }
 
 bool model_feed_read(sl_model *m, model_query *q, sl_feed *f)

@@ -20,6 +20,40 @@ const char *model_status_message(sl_query *q);
 /* Send a line to the model's log sink (the Output pane). */
 void model_log(sl_model *m, const char *line);
 
+/* One event into q, as if read from its feed (the rewound screen replays
+ * a checkpoint through the same code as the live panes). */
+void model_feed_event(sl_model *m, model_query *q, const sl_event *ev);
+/* "mem" -> "MemoryStream": a source text model_source_short maps back. */
+const char *model_source_long(const char *name);
+/* "MemoryStream[ts#1,word#2]: offsets ..." -> "mem" ("src" when not
+ * known). */
+const char *model_source_short(const char *text);
+/* A source's offsets as the Checkpoint pane shows them ("mem 0->2",
+ * "file ->0", "kafka t/0 3->5\tt/1 4->7"), from the JSON texts of its
+ * start (NULL or "null": none) and end offsets, appended to b. */
+void model_offsets_text(const char *name, const char *start, const char *end,
+			sl_buf *b);
+
+/* ---- queries (model.c) ---- */
+/* A new entry in its "nothing seen" state (batch -1, times MODEL_NONE);
+ * strings NULL. */
+model_query *model_query_new(void);
+/* Frees everything q holds, its query reference too; accepts NULL. */
+void model_query_free(model_query *q);
+
+/* ---- the rewound screen (model_rewind.c) ---- */
+typedef struct model_rw {
+	model_query *snap; /* drawn instead of the focused query, or NULL */
+	int64_t batch, last;
+	char *what;     /* the query's name, or the folder */
+	char *ckdir;    /* the checkpoint the snapshot came from */
+	char *sink_dir; /* its file sink's directory, or NULL */
+	char *qid;      /* the live query it belongs to, or NULL (:open) */
+	bool opened;    /* an :open folder, kept until :live */
+} model_rw;
+model_rw *model_rw_of(sl_model *m);
+void model_rw_release(model_rw *rw);
+
 /* ---- a JSON path lookup, enough for the engine's own JSON ---- */
 /* The value at path ("eventTime.watermark", "stateOperators.0.numRowsTotal")
  * in json: a pointer to its first character, or NULL. */

@@ -85,7 +85,9 @@ enum {
 	PK_UP,
 	PK_DOWN,
 	PK_ESC, /* Esc alone */
-	PK_F6
+	PK_F6,
+	PK_ALT_LEFT, /* the batch before (:rewind) */
+	PK_ALT_RIGHT /* the batch after */
 };
 enum { PAGER_KEEP, PAGER_CLOSE, PAGER_PASS };
 

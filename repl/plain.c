@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "plain.h"
+#include "rewind.h"
 
 /* Both streams to stdout: the reader of a pipe sees one ordered text. */
 static void plain_write(void *ud, int stream, const char *s, size_t n)
@@ -25,6 +26,7 @@ int sl_plain_run(sl_console *c, FILE *in)
 	int code = 0;
 	bool done = false;
 
+	sl_rewind_text_begin(c); /* :rewind prints the panes */
 	sl_console_set_writer(c, plain_write, NULL);
 	while (!done && (n = getline(&line, &cap, in)) >= 0) {
 		if (n > 0 && line[n - 1] == '\n')
@@ -45,5 +47,6 @@ int sl_plain_run(sl_console *c, FILE *in)
 		code = 1;
 	fflush(stdout);
 	sl_console_set_writer(c, NULL, NULL);
+	sl_rewind_text_end(c);
 	return code;
 }

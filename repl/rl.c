@@ -24,6 +24,7 @@
 #include <readline/readline.h>
 
 #include "cmd.h"
+#include "rewind.h"
 #include "rl.h"
 #include "sl_lua.h"
 
@@ -702,6 +703,7 @@ int sl_rl_run(sl_console *c)
 	free(hist);
 	if (r == NULL)
 		return 1;
+	sl_rewind_text_begin(c); /* :rewind prints the panes */
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_idle_sigint; /* no SA_RESTART: wake pselect */
 	sigemptyset(&sa.sa_mask);
@@ -736,5 +738,6 @@ int sl_rl_run(sl_console *c)
 	code = sl_rl_exit_code(r);
 	sl_rl_close(r);
 	sigaction(SIGINT, &old, NULL);
+	sl_rewind_text_end(c);
 	return code;
 }

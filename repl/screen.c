@@ -34,6 +34,7 @@
 #include "cmd.h"
 #include "model.h"
 #include "pane.h"
+#include "rewind.h"
 #include "rl.h"
 #include "screen.h"
 #include "driver/session.h"
@@ -171,9 +172,24 @@ static void draw_input(screen *s)
 	}
 }
 
+/* Rewound: the banner where the queries strip was (the panes below are
+ * historical, the screen says so first). */
+static void draw_strip(screen *s)
+{
+	char banner[400];
+
+	if (!sl_model_rewound(s->m, NULL, NULL, NULL)) {
+		pane_strip(s->lay.strip, s->m);
+		return;
+	}
+	sl_rewind_banner(s->m, banner, sizeof banner);
+	ui_hline(s->lay.strip.y, 0, UI_REVERSE, " ", s->cols);
+	ui_put(s->lay.strip.y, 0, UI_REVERSE, banner, s->cols);
+}
+
 static void draw(screen *s)
 {
-	model_query *q = sl_model_focus(s->m);
+	model_query *q = sl_model_shown(s->m);
 
 	ui_clear();
 	if (too_small(s)) {
@@ -187,7 +203,7 @@ static void draw(screen *s)
 		ui_flush();
 		return;
 	}
-	pane_strip(s->lay.strip, s->m);
+	draw_strip(s);
 	if (s->zoom != ZOOM_NONE) {
 		draw_zoomed(s, q);
 	} else if (s->lay.view.h > 0) {
@@ -497,6 +513,7 @@ static const char *c_zoom(void *ud, const char *name)
  * pane, F6 zooms, Esc unzooms (true: keep waiting); any other sequence is
  * one key. */
 static int read_escape(screen *s, unsigned char *raw, int *n);
+static void rewind_key(screen *s, int key);
 
 static bool waitkey_escape(screen *s)
 {
@@ -511,6 +528,10 @@ static bool waitkey_escape(screen *s)
 		s->zoom = (s->zoom + 1) % ZOOM_COUNT;
 		s->auto_zoom = false;
 		break;
+	case PK_ALT_LEFT: /* or steps a rewound screen */
+		rewind_key(s, PK_ALT_LEFT);
+		break;
+	case PK_ALT_RIGHT: rewind_key(s, PK_ALT_RIGHT); break;
 	case PK_ESC:
 		if (s->zoom == ZOOM_NONE)
 			return false;
@@ -591,6 +612,41 @@ static int l_focus(lua_State *L)
 	return 1;
 }
 
+/* W.rewind(n) rewinds the panes to batch n of the focused query, as
+ * :rewind n does (true, or nil and the one-line error); W.live() returns
+ * to the live panes.  For lessons (L.rewind). */
+static int l_rewind(lua_State *L)
+{
+	screen *s = the_screen;
+	char msg[600];
+	lua_Integer n = luaL_checkinteger(L, 1);
+
+	if (s == NULL)
+		return 0;
+	refresh(s);
+	if (sl_model_rewind(s->m, n < 0 ? -1 : (int64_t)n, msg, sizeof msg) <
+	    0) {
+		luaL_pushfail(L);
+		lua_pushstring(L, msg);
+		return 2;
+	}
+	draw(s);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_live(lua_State *L)
+{
+	screen *s = the_screen;
+
+	(void)L;
+	if (s == NULL)
+		return 0;
+	sl_model_live(s->m);
+	draw(s);
+	return 0;
+}
+
 /* W.waitkey, W.view and W.focus in package.loaded["streamlab.workbench"]. */
 static void register_lua(lua_State *L)
 {
@@ -609,6 +665,10 @@ static void register_lua(lua_State *L)
 	lua_setfield(L, -2, "view");
 	lua_pushcfunction(L, l_focus);
 	lua_setfield(L, -2, "focus");
+	lua_pushcfunction(L, l_rewind);
+	lua_setfield(L, -2, "rewind");
+	lua_pushcfunction(L, l_live);
+	lua_setfield(L, -2, "live");
 	lua_pop(L, 2);
 }
 
@@ -722,11 +782,15 @@ static int read_escape(screen *s, unsigned char *raw, int *n)
 		const char *seq;
 		int key;
 	} keys[] = {
-		{ "[5~", PK_PGUP }, { "[6~", PK_PGDN }, { "[H", PK_HOME },
-		{ "[1~", PK_HOME }, { "[7~", PK_HOME }, { "OH", PK_HOME },
-		{ "[F", PK_END },   { "[4~", PK_END },  { "[8~", PK_END },
-		{ "OF", PK_END },   { "[A", PK_UP },    { "OA", PK_UP },
-		{ "[B", PK_DOWN },  { "OB", PK_DOWN },  { "[17~", PK_F6 },
+		{ "[5~", PK_PGUP },        { "[6~", PK_PGDN },
+		{ "[H", PK_HOME },         { "[1~", PK_HOME },
+		{ "[7~", PK_HOME },        { "OH", PK_HOME },
+		{ "[F", PK_END },          { "[4~", PK_END },
+		{ "[8~", PK_END },         { "OF", PK_END },
+		{ "[A", PK_UP },           { "OA", PK_UP },
+		{ "[B", PK_DOWN },         { "OB", PK_DOWN },
+		{ "[17~", PK_F6 },         { "[1;3D", PK_ALT_LEFT },
+		{ "[1;3C", PK_ALT_RIGHT },
 	};
 	int c = next_byte(s, 30);
 
@@ -750,6 +814,22 @@ static int read_escape(screen *s, unsigned char *raw, int *n)
 		if (strcmp((const char *)raw + 1, keys[i].seq) == 0)
 			return keys[i].key;
 	return 0;
+}
+
+/* Alt-Left / Alt-Right: the batch before or after the one shown (from
+ * the live panes, Alt-Left rewinds to the last committed batch).  An
+ * error (no checkpoint, the first batch) is a line in the Output pane;
+ * the screen stays as it was. */
+static void rewind_key(screen *s, int key)
+{
+	char msg[600];
+
+	refresh(s);
+	if (sl_model_rewind_step(s->m, key == PK_ALT_LEFT ? -1 : 1, msg,
+				 sizeof msg) < 0) {
+		sl_model_out(s->m, SL_CONSOLE_ERR, msg, strlen(msg));
+		sl_model_out(s->m, SL_CONSOLE_ERR, "\n", 1);
+	}
 }
 
 /* A key for the open pager; true when the pager took it. */
@@ -789,6 +869,10 @@ static bool handle_key(screen *s, int c)
 	if (key == PK_F6) {
 		s->zoom = (s->zoom + 1) % ZOOM_COUNT;
 		s->auto_zoom = false;
+		return true;
+	}
+	if (key == PK_ALT_LEFT || key == PK_ALT_RIGHT) {
+		rewind_key(s, key);
 		return true;
 	}
 	if (key == PK_ESC && s->zoom != ZOOM_NONE) {
@@ -881,6 +965,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	sl_console_set_idle(c, wait_idle, &s);
 	cs = (sl_cmd_screen){ &s, c_focus, set_view, c_focus_id, c_zoom };
 	sl_cmd_set_screen(&cs);
+	sl_rewind_attach(s.m, false);
 	sl_model_out(s.m, SL_CONSOLE_OUT, welcome, strlen(welcome));
 	hist = history_path();
 	s.rl = sl_rl_open_screen(c, hist, hooks_for(&s));
@@ -903,6 +988,7 @@ int sl_screen_run_chunk(sl_console *c, const char *chunk)
 	sigaction(SIGINT, &old, NULL);
 	sl_rl_close(s.rl);
 	sl_cmd_set_screen(NULL);
+	sl_rewind_attach(NULL, false);
 	if (listener > 0)
 		sl_session_remove_listener(sl_lua_session(s.L), listener);
 	sl_console_set_writer(c, NULL, NULL);

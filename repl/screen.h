@@ -22,7 +22,9 @@
  * waited for keys, nor when keys were typed ahead; `:zoom NAME` and F6 put one pane on the
  * whole screen, Esc brings all back; below 80x24 only a centred
  * "streamlab needs at least 80x24 (now WxH)" is drawn, and keys still go
- * to the input line, until the terminal grows.
+ * to the input line, until the terminal grows.  Rewound (:rewind, :open;
+ * issue 20), the panes draw the model's snapshot and a banner replaces
+ * the queries strip; Alt-Left / Alt-Right step through the batches.
  */
 #ifndef SL_SCREEN_H
 #define SL_SCREEN_H
@@ -40,7 +42,9 @@ int sl_screen_run(sl_console *c);
  * package.loaded["streamlab.workbench"].waitkey(hint): draw, show hint on
  * the input line, wait at most 100 ms for a key and return it as a string
  * (nil when none came: call again, so Ctrl-C can interrupt between waits),
- * and .view(name): switch the view (false for an unknown name). */
+ * .view(name): switch the view (false for an unknown name), .rewind(n):
+ * the panes as after batch n of the focused query (true, or nil and the
+ * error line; :rewind n), and .live(): back to the live panes. */
 int sl_screen_run_chunk(sl_console *c, const char *chunk);
 
 #endif

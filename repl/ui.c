@@ -12,13 +12,22 @@
 #include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
+#include "core/utf8.h"
 #include "ui.h"
 
 static bool ui_is_open;
 static attr_t ui_attrs[UI_ATTR_COUNT];
+
+/* The text grid of ui_text_begin: rows x cols cells, each one character's
+ * UTF-8 bytes ("" for the right half of a wide one), or NULL when the
+ * calls draw on the terminal. */
+#define CELL 5
+static char (*txt)[CELL];
+static int txt_rows, txt_cols;
 
 static void ui_colors(void)
 {
@@ -77,12 +86,94 @@ void ui_close(void)
 
 void ui_size(int *rows, int *cols)
 {
+	if (txt != NULL) {
+		*rows = txt_rows;
+		*cols = txt_cols;
+		return;
+	}
 	getmaxyx(stdscr, *rows, *cols);
 }
 
 void ui_clear(void)
 {
+	if (txt != NULL) {
+		for (int i = 0; i < txt_rows * txt_cols; i++)
+			memcpy(txt[i], " ", 2);
+		return;
+	}
 	werase(stdscr);
+}
+
+bool ui_text_begin(int rows, int cols)
+{
+	if (txt != NULL || rows <= 0 || cols <= 0 ||
+	    (txt = malloc((size_t)rows * (size_t)cols * CELL)) == NULL)
+		return false;
+	txt_rows = rows;
+	txt_cols = cols;
+	ui_clear();
+	return true;
+}
+
+char *ui_text_end(void)
+{
+	size_t cap = (size_t)txt_rows * ((size_t)txt_cols * (CELL - 1) + 1) + 1;
+	char *out = txt ? malloc(cap) : NULL, *p = out;
+
+	for (int y = 0; out && y < txt_rows; y++) {
+		char *line = p;
+		for (int x = 0; x < txt_cols; x++) {
+			size_t k = strlen(txt[y * txt_cols + x]);
+			memcpy(p, txt[y * txt_cols + x], k);
+			p += k;
+		}
+		while (p > line && p[-1] == ' ') /* trailing blanks */
+			p--;
+		*p++ = '\n';
+	}
+	if (p)
+		*p = '\0';
+	free(txt);
+	txt = NULL;
+	return out;
+}
+
+/* ui_putn into the text grid: the same clipping by display columns, but
+ * UTF-8 by the engine's tables, not the locale's (a pipe in the C locale
+ * still gets the em dash of the banner). */
+static int text_putn(int y, int x, const char *s, size_t len, int maxw)
+{
+	size_t i = 0;
+	int used = 0;
+
+	while (i < len) {
+		size_t k = sl_utf8_valid(s + i, len - i, NULL);
+		char *c = txt[y * txt_cols + x + used];
+		int w;
+
+		if (k == 0 || (unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+			if (used + 1 > maxw)
+				break;
+			memcpy(c, s[i] == '\t' || k > 0 ? " " : "?", 2);
+			used++;
+			i += k ? k : 1;
+			continue;
+		}
+		w = (int)sl_utf8_width(s + i, k);
+		if (w == 0) { /* a combining mark: not kept */
+			i += k;
+			continue;
+		}
+		if (used + w > maxw)
+			break;
+		memcpy(c, s + i, k);
+		c[k] = '\0';
+		if (w == 2)
+			txt[y * txt_cols + x + used + 1][0] = '\0';
+		used += w;
+		i += k;
+	}
+	return used;
 }
 
 int ui_width(const char *s, int n)
@@ -118,11 +209,14 @@ int ui_putn(int y, int x, int attr, const char *s, int n, int maxw)
 	size_t len = n < 0 ? strlen(s) : (size_t)n, i = 0;
 	int rows, cols, used = 0;
 
-	getmaxyx(stdscr, rows, cols);
+	ui_size(&rows, &cols);
 	if (y < 0 || y >= rows || x < 0 || x >= cols || maxw <= 0)
 		return 0;
 	if (maxw > cols - x)
 		maxw = cols - x;
+	if (txt != NULL)
+		return text_putn(y, x, s, len, maxw);
+	(void)attr;
 	memset(&st, 0, sizeof st);
 	wattrset(stdscr, ui_attrs[attr]);
 	wmove(stdscr, y, x);
@@ -200,12 +294,14 @@ void ui_box(ui_rect r, const char *title)
 
 void ui_cursor(int y, int x)
 {
-	wmove(stdscr, y, x);
+	if (txt == NULL)
+		wmove(stdscr, y, x);
 }
 
 void ui_flush(void)
 {
-	wrefresh(stdscr);
+	if (txt == NULL)
+		wrefresh(stdscr);
 }
 
 int ui_getkey(int timeout_ms)

@@ -66,6 +66,15 @@ void ui_flush(void);
  * UI_KEY_NONE. */
 int ui_getkey(int timeout_ms);
 
+/* Draw into text instead of the terminal (line mode's :rewind prints the
+ * panes): from ui_text_begin until ui_text_end the calls above fill a
+ * rows x cols grid (no terminal needed, none touched; attributes are
+ * dropped), and ui_text_end returns it as rows lines, trailing blanks cut
+ * (malloc'd, the caller frees; NULL when out of memory) and goes back to
+ * the terminal.  false: out of memory, or a grid is already open. */
+bool ui_text_begin(int rows, int cols);
+char *ui_text_end(void);
+
 /* Display columns of the first n bytes of s (n < 0: to the NUL). */
 int ui_width(const char *s, int n);
 

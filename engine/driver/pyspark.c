@@ -1254,12 +1254,40 @@ static void py_value(gen *g, const sl_col *c, int64_t i, sl_buf *o)
 	}
 }
 
+/* A LOCAL read from a source that is not a file: Spark 4.0's state
+ * data source (spark.read.format("statestore") / "state-metadata"),
+ * experimental in Spark 4.0 and absent from 3.5. */
+static const char *source_read(gen *g, const sl_plan *p)
+{
+	const char *var = new_var(g, "state_df");
+	int i;
+	sl_buf_adds(&g->body, "# Spark 4.0's state data source (experimental "
+			      "there; not in Spark 3.5)\n");
+	sl_buf_printf(&g->body, "%s = (\n    spark.read.format(", var);
+	py_str(&g->body, p->format);
+	sl_buf_adds(&g->body, ")\n");
+	for (i = 0; i < p->src_opts.n; i++) {
+		sl_buf_adds(&g->body, "    .option(");
+		py_str(&g->body, p->src_opts.keys[i]);
+		sl_buf_adds(&g->body, ", ");
+		py_str(&g->body, p->src_opts.vals[i]);
+		sl_buf_adds(&g->body, ")\n");
+	}
+	sl_buf_adds(&g->body, "    .load(");
+	py_str(&g->body, p->path);
+	sl_buf_adds(&g->body, ")\n)\n\n");
+	return var;
+}
+
 static const char *local_rows(gen *g, const sl_plan *p)
 {
-	const char *var = new_var(g, "static_df");
+	const char *var;
 	int64_t shown = 0, total = 0, i;
 	int b, k;
 	sl_buf t;
+	if (p->format != NULL && p->path != NULL)
+		return source_read(g, p);
+	var = new_var(g, "static_df");
 	for (b = 0; b < p->nbatches; b++)
 		total += p->batches[b]->nrows;
 	if (total > LOCAL_ROWS_MAX)
@@ -1597,6 +1625,50 @@ static void writer(gen *g, const char *df, const sl_pyspark_sink *w)
 	sl_buf_adds(&g->body, "    .start()\n)\n\nquery.awaitTermination()\n");
 }
 
+/* A stateful streaming operator at or below p (its state is in the
+ * checkpoint's state/ folder). */
+static bool has_state(const sl_plan *p)
+{
+	int i;
+	if (p->streaming && (p->kind == SL_P_AGGREGATE ||
+			     p->kind == SL_P_DEDUP || p->kind == SL_P_LIMIT ||
+			     (p->kind == SL_P_JOIN && p->child[0]->streaming &&
+			      p->child[1]->streaming)))
+		return true;
+	for (i = 0; i < p->nchild; i++)
+		if (has_state(p->child[i]))
+			return true;
+	return false;
+}
+
+/* Where the query's state can be read: Spark 4.0's state data source
+ * (streamlab's spark.read:format("statestore")). */
+static void state_hint(gen *g, const sl_plan *p, const sl_pyspark_sink *w)
+{
+	const char *ckpt =
+	    w->opts ? sl_options_get(w->opts, "checkpointLocation") : NULL;
+	char path[200];
+	if (!has_state(p))
+		return;
+	if (ckpt == NULL) {
+		snprintf(path, sizeof path, "/tmp/checkpoints/%s",
+			 w->name && plain_ident(w->name) ? w->name : "query");
+		ckpt = path;
+	}
+	sl_buf_adds(
+	    &g->body,
+	    "\n# The state of any committed batch, with Spark 4.0's state "
+	    "data source\n# (experimental there; Spark 3.5 has none):\n"
+	    "# spark.read.format(\"statestore\").option(\"batchId\", 0)"
+	    ".load(");
+	py_str(&g->body, ckpt);
+	sl_buf_adds(&g->body,
+		    ").show()\n# spark.read.format(\"state-metadata\")"
+		    ".load(");
+	py_str(&g->body, ckpt);
+	sl_buf_adds(&g->body, ").show()\n");
+}
+
 int sl_pyspark_query(const sl_plan *p, const sl_pyspark_sink *w,
 		     sl_session *confs, sl_buf *out, sl_err *err)
 {
@@ -1605,6 +1677,7 @@ int sl_pyspark_query(const sl_plan *p, const sl_pyspark_sink *w,
 	gen_init(&g);
 	df = emit_df(&g, p, "result");
 	writer(&g, df, w);
+	state_hint(&g, p, w);
 	return gen_finish(&g, confs, w->name ? w->name : "streamlab", out, err);
 }
 

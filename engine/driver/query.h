@@ -154,6 +154,11 @@ const char *sl_query_checkpoint_json(sl_query *q);
 /* The checkpoint directory in use (a temporary one when the user gave
  * none), or NULL. */
 const char *sl_query_checkpoint_dir(const sl_query *q);
+/* The file sink's directory (its _spark_metadata is the sink log), or
+ * NULL for the other sinks: for the screen rewound to a batch. */
+const char *sl_query_sink_dir(const sl_query *q);
+/* The output mode the query runs in. */
+sl_outmode sl_query_output_mode(const sl_query *q);
 /* Monotonic microseconds the last batch's own thread spent on its
  * checkpoint (encoding files, queueing them, waiting for offsets/N before
  * the sink): what the checkpoint costs the batch. */

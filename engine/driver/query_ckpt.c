@@ -49,6 +49,7 @@
 #include "exec/exec_stream.h"
 #include "core/fsutil.h"
 #include "exec/hash.h"
+#include "exec/state_codec.h"
 #include "formats/parquet.h"
 #include "plan/plan_int.h"
 #include "driver/query_int.h"
@@ -556,6 +557,69 @@ static int reopen_sink(sl_query *q, sl_err *err)
 	return 0;
 }
 
+/* Write path when it does not hold text already (a restart leaves the
+ * files of the first start as they are). */
+static int write_if_changed(sl_query *q, const char *dir, const char *path,
+			    const sl_buf *text, sl_err *err)
+{
+	char *old = NULL;
+	size_t len = 0;
+	int rc;
+	/* a crash during an earlier write left its temp here: sl_ckpt_sweep
+	 * only walks the numbered directories */
+	sl_fs_sweep_tmp(dir);
+	if (sl_fs_read(path, &old, &len, NULL, NULL) == 0) {
+		bool same = len == text->len && memcmp(old, text->p, len) == 0;
+		free(old);
+		if (same)
+			return 0;
+	}
+	if ((rc = sl_fs_mkdirs(dir, err)) < 0)
+		return rc;
+	return sl_fs_write(path, text->p, text->len, true, !q->ck_temp, NULL,
+			   NULL, -1, err);
+}
+
+/* Each stateful operator's schema and operator metadata, in Spark's
+ * places (state/<op>/0/_metadata/schema, state/<op>/_metadata/metadata),
+ * for the state reader (driver/state_read.h, exec/state_codec.h).  An
+ * operator without a codec is skipped: its state is not readable. */
+static int write_state_schemas(sl_query *q, sl_err *err)
+{
+	int i, rc = 0, n = sl_exec_stream_nstores(q->root);
+	for (i = 0; i < n && rc == 0; i++) {
+		const sl_op *op = sl_exec_stream_stateop(q->root, i);
+		sl_state_codec *c = sl_state_codec_of_op(op, NULL);
+		char dir[4300], path[4400];
+		sl_buf b;
+		if (c == NULL)
+			continue;
+		sl_buf_init(&b);
+		rc = sl_state_codec_text(c, &b, err);
+		snprintf(dir, sizeof dir, "%s/state/%d/0/_metadata", q->ckdir,
+			 i);
+		snprintf(path, sizeof path, "%s/schema", dir);
+		if (rc == 0)
+			rc = write_if_changed(q, dir, path, &b, err);
+		sl_buf_clear(&b);
+		sl_buf_printf(
+		    &b,
+		    "v1\n{\"operatorInfo\":{\"operatorId\":%d,\"operatorName\":\"%s\"},"
+		    "\"stateStoreInfo\":[{\"storeName\":\"default\",\"numColsPrefixKey\":0,"
+		    "\"numPartitions\":1}]}",
+		    i, sl_state_codec_operator(c));
+		snprintf(dir, sizeof dir, "%s/state/%d/_metadata", q->ckdir, i);
+		snprintf(path, sizeof path, "%s/metadata", dir);
+		if (rc == 0 && sl_buf_failed(&b))
+			rc = sl_err_nomem(err);
+		if (rc == 0)
+			rc = write_if_changed(q, dir, path, &b, err);
+		sl_buf_release(&b);
+		sl_state_codec_free(c);
+	}
+	return rc;
+}
+
 int sl_query_ckpt_started(sl_query *q, sl_err *err)
 {
 	bool changed = false;
@@ -567,7 +631,8 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 		return rc;
 	q->ck_fresh = false;
 	sl_ckpt_sweep(q->ck);
-	if ((rc = sl_ckpt_make_logs(q->ck, err)) < 0)
+	if ((rc = sl_ckpt_make_logs(q->ck, err)) < 0 ||
+	    (rc = write_state_schemas(q, err)) < 0)
 		return rc;
 	/* from here on the batches' files are written in the background;
 	 * a temporary checkpoint's writes (no fsync) cost less than the
@@ -752,6 +817,16 @@ int sl_query_crash(sl_query *q, const char *point, sl_err *err)
 const char *sl_query_checkpoint_dir(const sl_query *q)
 {
 	return q->ckdir;
+}
+
+sl_outmode sl_query_output_mode(const sl_query *q)
+{
+	return q->ctx.mode;
+}
+
+const char *sl_query_sink_dir(const sl_query *q)
+{
+	return file_sink(q) ? sl_options_get(&q->sink_opts, "path") : NULL;
 }
 
 int64_t sl_query_last_checkpoint_us(const sl_query *q)

@@ -418,6 +418,12 @@ sl_state *sl_exec_stream_store(sl_op *root, int i)
 	return r->stateful[i]->sf->store;
 }
 
+const sl_op *sl_exec_stream_stateop(sl_op *root, int i)
+{
+	sroot *r = root_of(root, NULL);
+	return r != NULL && i >= 0 && i < r->nstateful ? r->stateful[i] : NULL;
+}
+
 /* Every operator's reset hook: buffered rows dropped, derived indexes
  * marked stale (rebuilt from the store on next use). */
 static void reset_all(sl_op *root, sroot *r)

@@ -68,6 +68,9 @@ bool sl_exec_stream_wants_no_data(sl_op *root, int64_t new_wm_us);
  * sl_exec_stream_store returns NULL past the end.  Borrowed. */
 int sl_exec_stream_nstores(sl_op *root);
 sl_state *sl_exec_stream_store(sl_op *root, int i);
+/* The operator that owns store i (borrowed; NULL past the end): what its
+ * entries mean is exec/state_codec.h's sl_state_codec_of_op. */
+const sl_op *sl_exec_stream_stateop(sl_op *root, int i);
 /* After the driver replaced the stores' contents (loaded a checkpoint
  * version): every operator forgets what it derived from the old contents
  * (eviction indexes, join indexes, session maps, limit counts) and

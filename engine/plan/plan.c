@@ -145,6 +145,7 @@ void sl_plan_free(sl_plan *p)
 	free(p->batches);
 	free(p->format);
 	free(p->path);
+	sl_options_release(&p->src_opts);
 	free_exprs(p->exprs, p->nexprs);
 	free(p->src);
 	sl_expr_free(p->gen_arg);
@@ -200,6 +201,24 @@ sl_plan *sl_plan_local(sl_batch *data, sl_err *err)
 	p->batches[0] = sl_batch_ref(data);
 	p->nbatches = 1;
 	p->schema = sl_type_ref(data->schema);
+	return p;
+}
+
+sl_plan *sl_plan_local_source(sl_batch *data, const char *format,
+			      const char *path, const sl_options *opts,
+			      sl_err *err)
+{
+	sl_plan *p = sl_plan_local(data, err);
+	if (p == NULL)
+		return NULL;
+	p->format = strdup(format);
+	p->path = strdup(path);
+	if (p->format == NULL || p->path == NULL ||
+	    (opts != NULL && sl_options_copy(&p->src_opts, opts) < 0)) {
+		sl_plan_free(p);
+		sl_err_nomem(err);
+		return NULL;
+	}
 	return p;
 }
 

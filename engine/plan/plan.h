@@ -38,6 +38,12 @@ bool sl_plan_is_streaming(const sl_plan *p);
 /* ---- leaves ---- */
 /* A local relation over data (createDataFrame, spark.table). Borrows data. */
 sl_plan *sl_plan_local(sl_batch *data, sl_err *err);
+/* The same, read from a source that is not a file (format "statestore",
+ * path a checkpoint; opts copied, may be NULL): explain and toPySpark
+ * show the read instead of the rows. */
+sl_plan *sl_plan_local_source(sl_batch *data, const char *format,
+			      const char *path, const sl_options *opts,
+			      sl_err *err);
 /* Batch file read (spark.read): format json|csv|text, path a file or a
  * directory; schema may be NULL (inferred, as Spark).  Reads eagerly. */
 sl_plan *sl_plan_read(const char *format, const char *path, sl_type *schema,

@@ -79,6 +79,9 @@ struct sl_plan {
 	int nbatches;
 	sl_batch **batches;
 	char *format, *path;
+	sl_options src_opts; /* LOCAL read from a source (format and path
+				set: statestore, state-metadata): the
+				reader's options, for toPySpark */
 
 	/* PROJECT: output i is input column src[i] (>= 0) or exprs[i].  With a
 	 * generator, outputs gen_at (.. gen_at+1 for posexplode) come from

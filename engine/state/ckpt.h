@@ -146,6 +146,14 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
  * the deltas after it.  A missing or torn file is an error naming it. */
 int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
 		       sl_err *err);
+/* The records of version's delta of operator op, in file order (the
+ * removes, then the puts: apply them in order), through
+ * fn(ud, key, klen, val, vlen), val NULL for a removed key; stops at a
+ * nonzero return of fn, which is returned.  A missing file sets *missing
+ * (may be NULL) and, as a torn one, is SL_ECHECKPOINT naming it.  For the
+ * state reader's change feed (driver/state_read.h). */
+int sl_ckpt_state_delta(sl_ckpt *c, int op, int64_t version, sl_state_fn fn,
+			void *ud, bool *missing, sl_err *err);
 /* Path of a file inside the checkpoint (for messages and lessons). */
 void sl_ckpt_path(const sl_ckpt *c, const char *rel, char *out, size_t n);
 

@@ -68,7 +68,11 @@ static void state_payload(sl_buf *b, sl_state *s, bool full)
 	sl_buf_add(b, &magic, sizeof magic);
 	if (full)
 		sl_state_foreach(s, put_rec, &w);
-	else
+	else if (sl_state_num_updated(s) > 0 || sl_state_num_removed(s) > 0)
+		/* a version without changes (a no-data batch that evicted
+		 * nothing) has an empty delta: the store's delta is then the
+		 * last commit's, which would replay as changes of this
+		 * version in the change feed (driver/state_read.h) */
 		sl_state_foreach_delta(s, put_rec, &w);
 }
 
@@ -217,10 +221,11 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 	return snapshot ? save_snapshot(c, dir, op, s, version, err) : 0;
 }
 
-/* Apply the records of a payload (head magic, then records); false when
- * they do not parse. */
-static bool apply_records(const char *data, size_t plen, sl_state *s, int *rc,
-			  sl_err *err)
+/* Calls fn(ud, key, klen, val, vlen) for each record of a payload (head
+ * magic, then records; val NULL for a remove), until fn returns nonzero
+ * (kept in *rc); false when the records do not parse. */
+static bool walk_records(const char *data, size_t plen, sl_state_fn fn,
+			 void *ud, int *rc)
 {
 	size_t pos = sizeof(uint32_t);
 	uint32_t head;
@@ -239,15 +244,30 @@ static bool apply_records(const char *data, size_t plen, sl_state *s, int *rc,
 		if (plen - pos < hdr[0] ||
 		    (hdr[1] != UINT32_MAX && plen - pos - hdr[0] < hdr[1]))
 			return false;
-		if (hdr[1] == UINT32_MAX)
-			sl_state_remove(s, data + pos, hdr[0]);
-		else if ((*rc = sl_state_put(s, data + pos, hdr[0],
-					     data + pos + hdr[0], hdr[1],
-					     err)) < 0)
+		*rc = fn(ud, data + pos, hdr[0],
+			 hdr[1] == UINT32_MAX ? NULL : data + pos + hdr[0],
+			 hdr[1] == UINT32_MAX ? 0 : hdr[1]);
+		if (*rc != 0)
 			return true;
 		pos += hdr[0] + (hdr[1] == UINT32_MAX ? 0 : hdr[1]);
 	}
 	return true;
+}
+
+struct applyctx {
+	sl_state *s;
+	sl_err *err;
+};
+
+static int apply_rec(void *ud, const void *k, size_t kl, const void *v,
+		     size_t vl)
+{
+	struct applyctx *a = ud;
+	if (v == NULL) {
+		sl_state_remove(a->s, k, kl);
+		return 0;
+	}
+	return sl_state_put(a->s, k, kl, v, vl, a->err);
 }
 
 /* An LZ4 payload back to the plain one (malloc'd), or NULL. */
@@ -270,18 +290,24 @@ static char *inflate_payload(const char *data, size_t plen, size_t *rawlen)
 	return out;
 }
 
-static int apply_file(const char *path, sl_state *s, sl_err *err)
+/* The records of the state file at path through fn (walk_records); a
+ * missing file sets *missing (may be NULL). */
+static int walk_file(const char *path, sl_state_fn fn, void *ud, bool *missing,
+		     sl_err *err)
 {
 	char *data, *raw = NULL;
 	size_t len, rawlen = 0;
 	uint64_t plen;
 	uint32_t head, tail[2];
 	int rc;
-	bool ok;
-	if ((rc = sl_fs_read(path, &data, &len, NULL, err)) < 0)
+	bool ok, enoent = false;
+	if ((rc = sl_fs_read(path, &data, &len, &enoent, err)) < 0) {
+		if (missing != NULL)
+			*missing = enoent;
 		return sl_err_set(err, SL_ECHECKPOINT,
 				  "state file '%s' is missing or unreadable",
 				  path);
+	}
 	if (len < sizeof head + TRAILER)
 		goto torn;
 	memcpy(&head, data, sizeof head);
@@ -294,8 +320,8 @@ static int apply_file(const char *path, sl_state *s, sl_err *err)
 	if (head == MAGIC_LZ4 &&
 	    (raw = inflate_payload(data, plen, &rawlen)) == NULL)
 		goto torn;
-	ok = raw != NULL ? apply_records(raw, rawlen, s, &rc, err)
-			 : apply_records(data, plen, s, &rc, err);
+	ok = raw != NULL ? walk_records(raw, rawlen, fn, ud, &rc)
+			 : walk_records(data, plen, fn, ud, &rc);
 	free(raw);
 	if (!ok)
 		goto torn;
@@ -306,6 +332,26 @@ torn:
 	return sl_err_set(
 	    err, SL_ECHECKPOINT,
 	    "state file '%s' is corrupt (length or checksum mismatch)", path);
+}
+
+static int apply_file(const char *path, sl_state *s, sl_err *err)
+{
+	struct applyctx a;
+	a.s = s;
+	a.err = err;
+	return walk_file(path, apply_rec, &a, NULL, err);
+}
+
+int sl_ckpt_state_delta(sl_ckpt *c, int op, int64_t version, sl_state_fn fn,
+			void *ud, bool *missing, sl_err *err)
+{
+	char p[4400];
+	snprintf(p, sizeof p, "%s/state/%d/0/%lld.delta", c->dir, op,
+		 (long long)version);
+	if (missing != NULL)
+		*missing = false;
+	ckpt_snap_join(c, INT64_MAX, -1, -1);
+	return walk_file(p, fn, ud, missing, err);
 }
 
 int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,

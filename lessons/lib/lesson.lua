@@ -217,6 +217,24 @@ function M.view(name)
   if W and W.view then W.view(name) end
 end
 
+-- Rewind the workbench's panes to batch n of the focused query (the
+-- workbench's :rewind n): what they showed after it, rebuilt from its
+-- checkpoint; L.live() returns.  Elsewhere a line says what :rewind shows.
+function M.rewind(n)
+  local W = workbench()
+  if W and W.rewind then
+    local ok, err = W.rewind(n)
+    if not ok then error(err, 2) end
+  elseif mode ~= "check" then
+    print(string.format("(in the workbench the panes now show batch %d: :rewind %d)", n, n))
+  end
+end
+
+function M.live()
+  local W = workbench()
+  if W and W.live then W.live() end
+end
+
 -- Keep the panes on query q (a handle, or its name) while other queries
 -- run (the workbench's :focus); L.focus() goes back to the newest active.
 local pinned   -- the id of the query L.focus kept the panes on, or nil
