@@ -476,10 +476,10 @@ static void test_subst_cols(void)
 	    sl_expr_binop(SL_OP_LT, C("b"), sl_expr_binop(SL_OP_ADD, C("a"),
 							   sl_expr_lit_int(0))));
 	sl_expr *p = sl_expr_resolve(pe, ab->schema, NULL);
-	sl_expr *yp1 = sl_expr_resolve(
-	    sl_expr_binop(SL_OP_ADD, C("y"), sl_expr_lit_int(1)), xy->schema,
-	    NULL);
-	sl_expr *x = sl_expr_resolve(C("x"), xy->schema, NULL);
+	sl_expr *yp1e = sl_expr_binop(SL_OP_ADD, C("y"), sl_expr_lit_int(1));
+	sl_expr *xe = C("x");
+	sl_expr *yp1 = sl_expr_resolve(yp1e, xy->schema, NULL);
+	sl_expr *x = sl_expr_resolve(xe, xy->schema, NULL);
 	sl_expr *by[2];
 	sl_expr *q;
 	sl_col *c;
@@ -507,7 +507,9 @@ static void test_subst_cols(void)
 	sl_expr_free(p);
 	sl_expr_free(pe);
 	sl_expr_free(yp1);
+	sl_expr_free(yp1e);
 	sl_expr_free(x);
+	sl_expr_free(xe);
 	sl_batch_free(ab);
 	sl_batch_free(xy);
 }
