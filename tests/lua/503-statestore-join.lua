@@ -13,11 +13,7 @@ local T = require("tap")
 
 spark.clock:manual("2026-01-01 12:00:00")
 
-local function reader(opts)
-  local r = spark.read:format("statestore")
-  for k, v in pairs(opts or {}) do r = r:option(k, v) end
-  return r
-end
+local reader = require("statestore").reader
 
 local ck = T.tempdir() .. "/join"
 local left = spark.memoryStream("id INT, lt TIMESTAMP, lv STRING")
