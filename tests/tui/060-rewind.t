@@ -21,24 +21,10 @@ use LessonScreen qw();
 plan skip_all => 'tmux not installed' unless Tmux::available();
 *pane = \&LessonScreen::pane;
 
-# The screen once re matches and the frame is whole: curses sends a frame
-# top to bottom, so a capture can catch the banner of the new frame above
-# the panes of the old one; two equal captures in a row are a whole one.
-sub settled {
-	my ($t, $re, $timeout) = @_;
-	my $s = $t->wait_for($re, $timeout) or return '';
-	for (1 .. 100) {
-		select(undef, undef, undef, 0.05);
-		my $n = $t->screen;
-		return $n if $n eq $s && $n =~ $re;
-		$s = $n;
-	}
-	return $s;
-}
 
 my $dir = tempdir(CLEANUP => 1);
 my $t = Tmux->new(cols => 120, rows => 40);
-settled($t, qr/late \/ bad records/);
+$t->settled(qr/late \/ bad records/);
 
 $t->type_line('spark.clock:manual("2026-01-01 12:00:00")');
 $t->type_line('ms = spark.memoryStream("ts TIMESTAMP, word STRING")');
@@ -57,7 +43,7 @@ my (%live, $s);
 for my $k (0 .. $#arrivals) {
 	$t->type_line("ms:addData($arrivals[$k])") if defined $arrivals[$k];
 	$t->type_line(':step');
-	$s = settled($t, qr/^\|\s*$k mem .*commit/m);
+	$s = $t->settled(qr/^\|\s*$k mem .*commit/m);
 	ok($s, "live: batch $k committed");
 	$live{$k} = { map { $_ => pane($s, $_) } qw(windows watermark checkpoint late) };
 }
@@ -66,7 +52,7 @@ like($live{3}{late}, qr/word=donkey/, 'live batch 3: the donkey dropped as late'
 
 for my $k (reverse 0 .. $#arrivals) {
 	$t->type_line(":rewind $k");
-	$s = settled($t, qr/REWOUND to batch $k of 4/);
+	$s = $t->settled(qr/REWOUND to batch $k of 4/);
 	ok($s, ":rewind $k: the banner says the screen is historical");
 	for my $p (qw(windows watermark checkpoint late)) {
 		is(pane($s, $p), $live{$k}{$p}, ":rewind $k: the $p pane as it was live");
@@ -76,27 +62,27 @@ like($s, qr/REWOUND to batch 0 of 4 \x{2014} :live to return/, 'the banner names
 
 # step keys
 $t->send_keys('M-Right');
-$s = settled($t, qr/REWOUND to batch 1 of 4/);
+$s = $t->settled(qr/REWOUND to batch 1 of 4/);
 ok($s, 'Alt-Right: the batch after');
 is(pane($s, 'windows'), $live{1}{windows}, 'and its windows');
 $t->send_keys('M-Right');
 $t->send_keys('M-Right');
-$s = settled($t, qr/REWOUND to batch 3 of 4/);
+$s = $t->settled(qr/REWOUND to batch 3 of 4/);
 is(pane($s, 'checkpoint'), $live{3}{checkpoint}, 'Alt-Right twice: batch 3, its checkpoint rows');
 $t->send_keys('M-Left');
-$s = settled($t, qr/REWOUND to batch 2 of 4/);
+$s = $t->settled(qr/REWOUND to batch 2 of 4/);
 is(pane($s, 'windows'), $live{2}{windows}, 'Alt-Left: the batch before');
 
 # a batch that is not committed: one line, the screen stays
 $t->type_line(':rewind 9');
-$s = settled($t, qr/error: :rewind: batch 9 is not committed in '.*' \(committed: 0\.\.4\)/);
+$s = $t->settled(qr/error: :rewind: batch 9 is not committed in '.*' \(committed: 0\.\.4\)/);
 ok($s, ':rewind 9: one line naming the committed batches');
 like($s, qr/REWOUND to batch 2 of 4/, 'the screen stays on batch 2');
 is(pane($s, 'windows'), $live{2}{windows}, 'with its windows');
 
 # :live
 $t->type_line(':live');
-$s = settled($t, qr/^queries:.*words/m);
+$s = $t->settled(qr/^queries:.*words/m);
 ok($s, ':live: the queries strip is back');
 unlike($s, qr/REWOUND/, 'no banner');
 like(pane($s, 'windows'), qr/12:30:00-12:40:00 dog/, 'the live windows again');
@@ -104,14 +90,14 @@ like(pane($s, 'windows'), qr/12:30:00-12:40:00 dog/, 'the live windows again');
 # completion and help name the commands
 $t->send_text(':rew');
 $t->send_keys('Tab');
-ok(settled($t, qr/:rewind/), 'Tab completes :rewind');
+ok($t->settled(qr/:rewind/), 'Tab completes :rewind');
 $t->send_keys('C-u');
 $t->type_line(':help');
-$s = settled($t, qr/:open CKPT \[SINK\]/);
+$s = $t->settled(qr/:open CKPT \[SINK\]/);
 like($s, qr/:rewind \[N\]/, ':help lists :rewind');
 like($s, qr/:live\s+back from :rewind/, 'and :live');
 
 $t->type_line('q:stop()');
 $t->type_line(':quit');
-ok(settled($t, qr/__EXIT=0/), 'quits');
+ok($t->settled(qr/__EXIT=0/), 'quits');
 done_testing();

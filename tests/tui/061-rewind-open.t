@@ -21,20 +21,6 @@ use LessonScreen qw();
 plan skip_all => 'tmux not installed' unless Tmux::available();
 *pane = \&LessonScreen::pane;
 
-# The screen once re matches and the frame is whole: curses sends a frame
-# top to bottom, so a capture can catch the banner of the new frame above
-# the panes of the old one; two equal captures in a row are a whole one.
-sub settled {
-	my ($t, $re, $timeout) = @_;
-	my $s = $t->wait_for($re, $timeout) or return '';
-	for (1 .. 100) {
-		select(undef, undef, undef, 0.05);
-		my $n = $t->screen;
-		return $n if $n eq $s && $n =~ $re;
-		$s = $n;
-	}
-	return $s;
-}
 
 my $dir = tempdir(CLEANUP => 1);
 mkdir "$dir/in" or die;
@@ -68,7 +54,7 @@ sub windows_kept {
 }
 
 my $t = Tmux->new(cols => 120, rows => 40);
-settled($t, qr/late \/ bad records/);
+$t->settled(qr/late \/ bad records/);
 $t->type_line('spark.clock:manual("2026-01-01 12:00:00")');
 $t->type_line(qq{q = spark.readStream:schema("event_time TIMESTAMP, word STRING"):json("$dir/in"):withWatermark("event_time", "10 minutes"):groupBy(F.window("event_time", "10 minutes", "5 minutes"), "word"):count().writeStream:outputMode("append"):format("json"):trigger{processingTime = "1 minute"}:queryName("checkpoints"):option("checkpointLocation", "$dir/ck"):start("$dir/out")});
 my (%live, $s);
@@ -83,9 +69,9 @@ for my $i (0 .. $#files) {
 		$n++;
 		$t->type_line(qq{${arrive}print("step $n", q:step())});
 		$arrive = '';
-		$s = settled($t, qr/^\|step $n\s+(true|false)/m);
+		$s = $t->settled(qr/^\|step $n\s+(true|false)/m);
 		last if $s =~ /^\|step $n\s+false/m;
-		$s = settled($t, qr/^\|\s*$k file .*commit/m);
+		$s = $t->settled(qr/^\|\s*$k file .*commit/m);
 		$live{$k} = { map { $_ => pane($s, $_) } qw(windows watermark checkpoint) };
 		$k++;
 	}
@@ -95,16 +81,16 @@ cmp_ok($last, '>=', 5, "the first process ran batches 0..$last");
 ok((grep { $live{$_}{windows} =~ /EMITTED/ } keys %live), 'some batch emitted a window (Append mode)');
 $t->type_line('q:stop()');
 $t->type_line(':quit');
-ok(settled($t, qr/__EXIT=0/), 'the first process quits');
+ok($t->settled(qr/__EXIT=0/), 'the first process quits');
 
 my $u = Tmux->new(cols => 120, rows => 40);
-settled($u, qr/late \/ bad records/);
+$u->settled(qr/late \/ bad records/);
 $u->type_line(":open $dir/ck $dir/out");
-$s = settled($u, qr/REWOUND to batch $last of $last/);
+$s = $u->settled(qr/REWOUND to batch $last of $last/);
 ok($s, ":open: the folder, rewound to its last committed batch ($last)");
 for my $b (reverse 0 .. $last) {
 	$u->type_line(":rewind $b");
-	$s = settled($u, qr/REWOUND to batch $b of $last/);
+	$s = $u->settled(qr/REWOUND to batch $b of $last/);
 	# the live pane's rows; the rewound one has the room the late line
 	# took, and shows older rows in it
 	my ($got, $want) = (windows_kept($s), windows_kept($live{$b}{windows}, 1));
@@ -118,10 +104,10 @@ for my $b (reverse 0 .. $last) {
 }
 
 $u->type_line(":open $dir/in");
-$s = settled($u, qr/error: :rewind: .*not a .*checkpoint|error: :rewind: no committed batch/);
+$s = $u->settled(qr/error: :rewind: .*not a .*checkpoint|error: :rewind: no committed batch/);
 ok($s, ':open of a folder that is no checkpoint: one line');
 like($s, qr/REWOUND to batch 0 of $last/, 'the screen stays as it was');
 
 $u->type_line(':quit');
-ok(settled($u, qr/__EXIT=0/), 'the second process quits');
+ok($u->settled(qr/__EXIT=0/), 'the second process quits');
 done_testing();

@@ -20,29 +20,15 @@ my $top = abs_path("$FindBin::Bin/../..");
 chdir $top or die;
 *pane = \&LessonScreen::pane;
 
-# The screen once re matches and the frame is whole: curses sends a frame
-# top to bottom, so a capture can catch the banner of the new frame above
-# the panes of the old one; two equal captures in a row are a whole one.
-sub settled {
-	my ($t, $re, $timeout) = @_;
-	my $s = $t->wait_for($re, $timeout) or return '';
-	for (1 .. 100) {
-		select(undef, undef, undef, 0.05);
-		my $n = $t->screen;
-		return $n if $n eq $s && $n =~ $re;
-		$s = $n;
-	}
-	return $s;
-}
 
 sub key_until {
 	my ($t, $re) = @_;
 	$t->send_keys('Space');
-	return settled($t, $re, 25);
+	return $t->settled($re, 25);
 }
 
 my $t = Tmux->new(cols => 120, rows => 40, args => ['lesson', '14'], dir => $top);
-my $s = settled($t, qr/check the restarted query committed batch 5: 5\s+ok/, 25);
+my $s = $t->settled(qr/check the restarted query committed batch 5: 5\s+ok/, 25);
 ok($s, 'step 1: lesson 8\'s crash and restart ran, batch 5 committed');
 like(pane($s, 'checkpoint'), qr/^\s*5\b.*commit/m, 'the live checkpoint pane has batch 5');
 
@@ -66,13 +52,13 @@ ok($s, 'the lesson ends in one line');
 unlike($s, qr/traceback|REWOUND/i, 'no error, and the panes are live again');
 
 $t->send_keys('M-Left');
-$s = settled($t, qr/REWOUND to batch 5 of 5/);
+$s = $t->settled(qr/REWOUND to batch 5 of 5/);
 ok($s, 'Alt-Left from the live panes: the last committed batch');
 $t->send_keys('M-Left');
-ok(settled($t, qr/REWOUND to batch 4 of 5/), 'Alt-Left again: batch 4');
+ok($t->settled(qr/REWOUND to batch 4 of 5/), 'Alt-Left again: batch 4');
 $t->type_line(':live');
 $t->type_line(':quit');
-settled($t, qr/quit anyway/, 25);
+$t->settled(qr/quit anyway/, 25);
 $t->type_line('y');
-ok(settled($t, qr/__EXIT=0/, 25), 'quits');
+ok($t->settled(qr/__EXIT=0/, 25), 'quits');
 done_testing();

@@ -97,6 +97,21 @@ sub wait_for {
 	return '';
 }
 
+# The screen once re matches and the frame is whole: curses sends a frame
+# top to bottom, so a capture can catch the banner of the new frame above
+# the panes of the old one; two equal captures in a row are a whole one.
+sub settled {
+	my ($self, $re, $timeout) = @_;
+	my $s = $self->wait_for($re, $timeout) or return '';
+	for (1 .. 100) {
+		select(undef, undef, undef, 0.05);
+		my $n = $self->screen;
+		return $n if $n eq $s && $n =~ $re;
+		$s = $n;
+	}
+	return $s;
+}
+
 sub DESTROY {
 	my ($self) = @_;
 	system(@{$self->{tmux}}, 'kill-server') if $self->{tmux};
