@@ -283,6 +283,7 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 		o->from = info->min_batch + 1;
 	sl_state_read_opts_init(&ro);
 	ro.operator_id = info->operator_id;
+	ro.results = true; /* the values the live pane showed */
 	sl_err_clear(&err);
 	if (o->from > 0 && o->from <= b->n) {
 		ro.batch_id = o->from - 1;

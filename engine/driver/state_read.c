@@ -795,10 +795,11 @@ static int ent_cmp(const void *a, const void *b)
 /* The rows of l: [batch_id, change_type,] key, value, partition_id (a
  * join side: the value's columns, partition_id). */
 static sl_batch *build_rows(const sl_state_codec *c, int side, bool flat,
-			    ents *l, bool feed, sl_err *err)
+			    ents *l, bool feed, bool res, sl_err *err)
 {
 	sl_type *kt = sl_state_codec_key_type(c, side < 0 ? 0 : side),
-		*vt = sl_state_codec_value_type(c, side < 0 ? 0 : side);
+		*vt = res ? sl_state_codec_result_type(c)
+			  : sl_state_codec_value_type(c, side < 0 ? 0 : side);
 	sl_col *key = sl_col_new(kt, l->n), *val = sl_col_new(vt, l->n);
 	sl_col *bid = feed ? sl_col_new(sl_type_prim(SL_BIGINT), l->n) : NULL;
 	sl_col *ct = feed ? sl_col_new(sl_type_prim(SL_STRING), l->n) : NULL;
@@ -813,8 +814,11 @@ static sl_batch *build_rows(const sl_state_codec *c, int side, bool flat,
 		rc = sl_err_nomem(err);
 	for (i = 0; i < l->n && rc == 0; i++) {
 		const ent *e = &l->e[i];
-		rc = sl_state_codec_decode(c, side < 0 ? 0 : side, e->k, e->kl,
-					   e->v, e->vl, key, val, i, err);
+		rc = res ? sl_state_codec_decode_result(c, e->k, e->kl, e->v,
+							e->vl, key, val, i, err)
+			 : sl_state_codec_decode(c, side < 0 ? 0 : side, e->k,
+						 e->kl, e->v, e->vl, key, val,
+						 i, err);
 		if (rc == 0 && feed) {
 			const char *t = e->v != NULL ? "update" : "delete";
 			sl_col_i64(bid)[i] = e->batch;
@@ -987,7 +991,8 @@ sl_batch *sl_state_read_rows(sl_state_read *r, const sl_state_read_opts *opts,
 		b = numvalues
 			? build_numvalues(c, side, &l, err)
 			: build_rows(c, side < 0 ? 0 : side, o.join_side >= 0,
-				     &l, o.change_feed, err);
+				     &l, o.change_feed, o.results && side < 0,
+				     err);
 	}
 	ents_release(&l);
 	sl_state_codec_free(c);

@@ -85,6 +85,10 @@ typedef struct sl_state_read_opts {
 	bool change_feed;                 /* readChangeFeed */
 	int64_t change_start, change_end; /* -1: unset (end: last
 					     committed) */
+	bool results; /* not Spark's, no string option: an aggregation's
+			 value as the aggregates' results the query
+			 emitted (state_codec.h result_type) in place of
+			 its buffers; the workbench's rewound panes */
 } sl_state_read_opts;
 void sl_state_read_opts_init(sl_state_read_opts *o);
 /* Spark's options from strings (case-insensitive names: batchId,

@@ -1337,3 +1337,123 @@ int sl_agg_merge_raw(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 	return a->has[g] ? 1 + (int)raw_uvar_short(out + 1, zigzag(a->isum[g]))
 			 : 1;
 }
+
+/* ---------------------------- reading a stored buffer (the state reader) */
+
+/* Group 0 back to "never updated", and a fresh arena once the strings of
+ * earlier decodes pile up (group 0 is the only group a decoder uses, its
+ * strings already copied out). */
+static int reset0(sl_agg *a)
+{
+	if (a->cap > 0) {
+		if (a->cnt)
+			a->cnt[0] = 0;
+		if (a->isum)
+			a->isum[0] = 0;
+		if (a->dsum)
+			a->dsum[0] = 0;
+		if (a->vals && a->w > 0)
+			memset(a->vals, 0, (size_t)a->w);
+		if (a->has)
+			a->has[0] = 0;
+		if (a->vnull)
+			a->vnull[0] = 0;
+		if (a->regs)
+			memset(a->regs, 0, (size_t)1 << a->p);
+	}
+	if (sl_arena_used(a->arena) > ((size_t)1 << 20)) {
+		sl_arena *fresh = sl_arena_new();
+		if (fresh == NULL)
+			return SL_ENOMEM;
+		sl_arena_free(a->arena);
+		a->arena = fresh;
+	}
+	return a->ord != NULL ? reset0(a->ord) : 0;
+}
+
+/* Group 0's kept value (min/max/first/last, min_by's value) into c. */
+static int kept_field(const sl_agg *a, sl_col *c, int64_t row)
+{
+	sl_str v;
+	if (!a->has[0] || a->vnull[0] || a->w == 0)
+		return sl_col_set_null(c, row) < 0 ? SL_ENOMEM : 0;
+	if (a->vk != SL_STRING) {
+		memcpy((char *)c->data + row * a->w, a->vals, (size_t)a->w);
+		return 0;
+	}
+	v = ((const sl_str *)a->vals)[0];
+	return sl_col_set_str(c, row, v.p, v.len) < 0 ? SL_ENOMEM : 0;
+}
+
+int sl_agg_buffer_nfields(const sl_agg *a)
+{
+	switch (a->fn) {
+	case SL_AGGFN_AVG:
+	case SL_AGGFN_FIRST:
+	case SL_AGGFN_LAST:
+	case SL_AGGFN_MINBY:
+	case SL_AGGFN_MAXBY: return 2;
+	default: return 1;
+	}
+}
+
+/* Group 0's buffer as Spark's aggBufferAttributes into f[0..). */
+static int buffer_fields(const sl_agg *a, sl_col *const *f, int64_t row)
+{
+	switch (a->fn) {
+	case SL_AGGFN_COUNT: sl_col_i64(f[0])[row] = a->cnt[0]; return 0;
+	case SL_AGGFN_SUM:
+		if (!a->has[0])
+			return sl_col_set_null(f[0], row) < 0 ? SL_ENOMEM : 0;
+		if (a->vk == SL_BIGINT)
+			sl_col_i64(f[0])[row] = a->isum[0];
+		else
+			sl_col_f64(f[0])[row] = a->dsum[0];
+		return 0;
+	case SL_AGGFN_AVG:
+		sl_col_f64(f[0])[row] = a->dsum[0];
+		sl_col_i64(f[1])[row] = a->cnt[0];
+		return 0;
+	case SL_AGGFN_FIRST:
+	case SL_AGGFN_LAST:
+		sl_col_u8(f[1])[row] = a->has[0] != 0;
+		return kept_field(a, f[0], row);
+	case SL_AGGFN_APPROX:
+		return sl_col_set_str(f[0], row, (const char *)a->regs,
+				      (size_t)1 << a->p) < 0
+			   ? SL_ENOMEM
+			   : 0;
+	case SL_AGGFN_MINBY:
+	case SL_AGGFN_MAXBY:
+		if (kept_field(a, f[0], row) < 0)
+			return SL_ENOMEM;
+		return kept_field(a->ord, f[1], row);
+	case SL_AGGFN_COLLECT: return SL_EINTERNAL;
+	default: return kept_field(a, f[0], row);
+	}
+}
+
+int sl_agg_decode(sl_agg *a, const void *p, size_t n, size_t *used,
+		  sl_col *const *f, sl_col *res, int64_t row, sl_err *err)
+{
+	sl_col *one;
+	int rc;
+	if (reset0(a) < 0)
+		return sl_err_nomem(err);
+	if ((rc = sl_agg_merge(a, 0, p, n, used, err)) < 0)
+		return rc;
+	if (f != NULL && (rc = buffer_fields(a, f, row)) < 0)
+		return merge_err(a, rc, err);
+	if (res == NULL)
+		return 0;
+	if ((one = sl_agg_result(a, 0, 1, err)) == NULL)
+		return err ? err->code : SL_ENOMEM;
+	rc = sl_col_copy_row(res, row, one, 0);
+	sl_col_free(one);
+	return rc < 0 ? sl_err_nomem(err) : 0;
+}
+
+const sl_type *sl_agg_result_type(const sl_agg *a)
+{
+	return a->rtype;
+}

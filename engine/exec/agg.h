@@ -93,4 +93,22 @@ int sl_agg_reserve(sl_agg *a, int64_t ngroups, sl_err *err);
 int sl_agg_merge_raw(sl_agg *a, int64_t g, const unsigned char *p, size_t n,
 		     size_t *used, unsigned char *out, sl_err *err);
 
+/* ---- reading a stored buffer back (driver/state_read.c) ----
+ * The fields of a's buffer as Spark's aggBufferAttributes name them: 2
+ * for avg (sum DOUBLE, count BIGINT), first/last (the value, valueSet
+ * BOOLEAN) and min_by/max_by (valueWithExtremumOrdering,
+ * extremumOrdering), else 1 (count, sum, min, max, approx's registers
+ * BINARY). */
+int sl_agg_buffer_nfields(const sl_agg *a);
+/* Decode one group's saved buffer p[0..n) (*used = bytes read): its
+ * buffer fields into f[0..sl_agg_buffer_nfields) at row (f may be NULL),
+ * and its result (what the query emits for the group: avg's sum / count,
+ * approx's estimate) into res at row (res may be NULL).  The columns are
+ * borrowed and long enough; strings are copied.  Uses group 0 of a as
+ * scratch: a is a decoder's own sl_agg, never a query's. */
+int sl_agg_decode(sl_agg *a, const void *p, size_t n, size_t *used,
+		  sl_col *const *f, sl_col *res, int64_t row, sl_err *err);
+/* The type of the results (borrowed). */
+const sl_type *sl_agg_result_type(const sl_agg *a);
+
 #endif

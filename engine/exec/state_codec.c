@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "exec/agg.h"
 #include "exec/hash.h"
 #include "expr/aggfunc.h"
 
@@ -55,6 +56,8 @@ struct sl_state_codec {
 	aggbuf *aggs;
 	int skey; /* session: the session_window key's index */
 	int hdr;  /* join: value header bytes (8, or 9 with matched) */
+	sl_agg **dec; /* agg, session: one decoder per aggregate */
+	sl_type *res; /* agg, session: the aggregates' results */
 };
 
 static const struct {
@@ -89,6 +92,10 @@ void sl_state_codec_free(sl_state_codec *c)
 		sl_type_free(c->kwik[s]);
 		sl_type_free(c->kwiv[s]);
 	}
+	for (s = 0; c->dec != NULL && s < c->naggs; s++)
+		sl_agg_free(c->dec[s]);
+	free(c->dec);
+	sl_type_free(c->res);
 	free(c->aggs);
 	free(c->opname);
 	free(c);
@@ -372,6 +379,8 @@ static int kwi_types(sl_state_codec *c, sl_err *err)
 	return 0;
 }
 
+static int make_decoders(sl_state_codec *c, sl_err *err);
+
 sl_state_codec *sl_state_codec_of_op(const sl_op *op, sl_err *err)
 {
 	sl_state_codec *c;
@@ -396,6 +405,8 @@ sl_state_codec *sl_state_codec_of_op(const sl_op *op, sl_err *err)
 		sl_err_nomem(err);
 	if (rc == 0)
 		rc = kwi_types(c, err);
+	if (rc == 0)
+		rc = make_decoders(c, err);
 	if (rc < 0) {
 		sl_state_codec_free(c);
 		return NULL;
@@ -645,7 +656,7 @@ sl_state_codec *sl_state_codec_parse(const char *text, const char *path,
 	if (!layout &&
 	    (c->kind == CK_AGG || c->kind == CK_SESSION || c->kind == CK_JOIN))
 		goto bad;
-	if (kwi_types(c, err) < 0)
+	if (kwi_types(c, err) < 0 || make_decoders(c, err) < 0)
 		goto nomem;
 	free(copy);
 	return c;
@@ -664,151 +675,83 @@ bad:
 
 /* ---------------------------------------------------------- decode */
 
-typedef struct rd {
-	const unsigned char *p;
-	size_t n, at;
-} rd;
-
-static int rd_uvar(rd *r, uint64_t *v)
+/* Aggregate i's decoder: an sl_agg of the same function over argument
+ * types its buffer fields fix (agg.c reads its own bytes: the layout
+ * lives in one place), or NULL when no sl_agg takes those types. */
+static sl_agg *agg_decoder(const aggbuf *b, sl_type *const *f)
 {
-	int shift = 0;
-	*v = 0;
-	while (r->at < r->n && shift < 64) {
-		unsigned char b = r->p[r->at++];
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return 0;
-		shift += 7;
-	}
-	return BAD;
-}
-
-static int rd_bytes(rd *r, void *out, size_t n)
-{
-	if (r->n - r->at < n)
-		return BAD;
-	memcpy(out, r->p + r->at, n);
-	r->at += n;
-	return 0;
-}
-
-/* A kept value of column c's type (agg.c's save_value) into row i. */
-static int rd_value(rd *r, sl_col *c, int64_t i)
-{
-	uint32_t len;
-	int32_t i32;
-	switch (c->type->kind) {
-	case SL_BOOLEAN: {
-		uint8_t u;
-		if (rd_bytes(r, &u, 1) < 0)
-			return BAD;
-		sl_col_u8(c)[i] = u != 0;
-		return 0;
-	}
-	case SL_INT:
-	case SL_DATE:
-		if (rd_bytes(r, &i32, 4) < 0)
-			return BAD;
-		sl_col_i32(c)[i] = i32;
-		return 0;
-	case SL_BIGINT:
-	case SL_TIMESTAMP: return rd_bytes(r, &sl_col_i64(c)[i], 8);
-	case SL_DOUBLE: return rd_bytes(r, &sl_col_f64(c)[i], 8);
-	case SL_STRING:
-	case SL_BINARY:
-		if (rd_bytes(r, &len, 4) < 0 || r->n - r->at < len)
-			return BAD;
-		if (sl_col_set_str(c, i, (const char *)r->p + r->at, len) < 0)
-			return SL_ENOMEM;
-		r->at += len;
-		return 0;
-	default: return sl_col_set_null(c, i) < 0 ? SL_ENOMEM : 0;
-	}
-}
-
-/* A flags byte then the value when it is exactly 1 (min/max/first/last);
- * *has = the flags' bit 0 (a row was seen: first's valueSet). */
-static int rd_kept(rd *r, sl_col *c, int64_t i, bool *has)
-{
-	uint8_t f;
-	if (rd_bytes(r, &f, 1) < 0)
-		return BAD;
-	*has = (f & 1) != 0;
-	if (f == 1)
-		return rd_value(r, c, i);
-	return sl_col_set_null(c, i) < 0 ? SL_ENOMEM : 0;
-}
-
-static int set_bool(sl_col *c, int64_t i, bool v)
-{
-	sl_col_u8(c)[i] = v;
-	return 0;
-}
-
-/* One aggregate's buffer into fields f[0..) of row i. */
-static int rd_agg(rd *r, const aggbuf *a, sl_col *const *f, int64_t i)
-{
-	uint64_t u;
-	uint8_t has;
-	bool set;
-	int rc;
-	switch (a->fn) {
-	case SL_AGGFN_COUNT:
-		if (rd_uvar(r, &u) < 0)
-			return BAD;
-		sl_col_i64(f[0])[i] = (int64_t)u;
-		return 0;
-	case SL_AGGFN_SUM:
-		if (rd_bytes(r, &has, 1) < 0)
-			return BAD;
-		if (!has)
-			return sl_col_set_null(f[0], i) < 0 ? SL_ENOMEM : 0;
-		if (f[0]->type->kind == SL_DOUBLE)
-			return rd_bytes(r, &sl_col_f64(f[0])[i], 8);
-		if (rd_uvar(r, &u) < 0)
-			return BAD;
-		sl_col_i64(f[0])[i] = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-		return 0;
-	case SL_AGGFN_AVG:
-		if (rd_bytes(r, &sl_col_f64(f[0])[i], 8) < 0 ||
-		    rd_uvar(r, &u) < 0)
-			return BAD;
-		sl_col_i64(f[1])[i] = (int64_t)u;
-		return 0;
-	case SL_AGGFN_MIN:
-	case SL_AGGFN_MAX: return rd_kept(r, f[0], i, &set);
-	case SL_AGGFN_FIRST:
-	case SL_AGGFN_LAST:
-		if ((rc = rd_kept(r, f[0], i, &set)) < 0)
-			return rc;
-		return set_bool(f[1], i, set);
-	case SL_AGGFN_APPROX: {
-		size_t m = (size_t)1 << a->p;
-		if (r->n - r->at < m)
-			return BAD;
-		if (sl_col_set_str(f[0], i, (const char *)r->p + r->at, m) < 0)
-			return SL_ENOMEM;
-		r->at += m;
-		return 0;
-	}
+	sl_type *args[2] = { f[0], f[0] };
+	bool rows = false;
+	double rsd = 0;
+	int nargs = 1;
+	switch (b->fn) {
+	case SL_AGGFN_COUNT: rows = true, nargs = 0; break;
+	case SL_AGGFN_AVG: args[0] = sl_type_prim(SL_DOUBLE); break;
+	case SL_AGGFN_APPROX:
+		args[0] = sl_type_prim(SL_STRING);
+		/* agg.c's p = ceil(2 log2(1.106 / rsd)) gives b->p back */
+		rsd = 1.106 / pow(2.0, ((double)b->p - 0.5) / 2.0);
+		break;
 	case SL_AGGFN_MINBY:
 	case SL_AGGFN_MAXBY:
-		if ((rc = rd_kept(r, f[0], i, &set)) < 0)
-			return rc;
-		return rd_kept(r, f[1], i, &set);
-	default: return BAD;
+		args[1] = f[1];
+		nargs = 2;
+		break;
+	default: break;
 	}
+	return sl_agg_new(fn_name(b->fn), false, rows, args, nargs, rsd, NULL);
 }
 
-static int rd_aggs(const sl_state_codec *c, rd *r, sl_col *val, int64_t i)
+/* The decoders and the result type (aggregation and session kinds). */
+static int make_decoders(sl_state_codec *c, sl_err *err)
 {
-	int a, at = 0, rc;
-	for (a = 0; a < c->naggs; a++) {
-		if ((rc = rd_agg(r, &c->aggs[a], val->child + at, i)) < 0)
-			return rc;
-		at += agg_nfields(c->aggs[a].fn);
+	flist r;
+	int i, at = 0, rc = 0;
+	if (c->kind != CK_AGG && c->kind != CK_SESSION)
+		return 0;
+	memset(&r, 0, sizeof r);
+	c->dec = calloc((size_t)c->naggs + 1, sizeof *c->dec);
+	if (c->dec == NULL)
+		return sl_err_nomem(err);
+	for (i = 0; i < c->naggs && rc == 0; i++) {
+		sl_type *ft[2];
+		int k, nf = agg_nfields(c->aggs[i].fn);
+		if (at + nf > c->val[0]->nfields)
+			return SL_EINTERNAL; /* parse_layout checked it */
+		for (k = 0; k < nf; k++)
+			ft[k] = c->val[0]->fields[at + k].type;
+		c->dec[i] = agg_decoder(&c->aggs[i], ft);
+		rc = flist_add(&r, fn_name(c->aggs[i].fn),
+			       c->dec[i] != NULL
+				   ? (sl_type *)sl_agg_result_type(c->dec[i])
+				   : sl_type_prim(SL_NULLTYPE));
+		at += nf;
 	}
-	return r->at == r->n ? 0 : BAD;
+	if (rc == 0 && (c->res = flist_struct(&r, err)) == NULL)
+		rc = SL_ENOMEM;
+	flist_release(&r);
+	return rc < 0 ? sl_err_nomem(err) : 0;
+}
+
+/* The aggregates' buffers at v[at..n): into their buffer fields of val,
+ * or (res) their results into val's fields one per aggregate. */
+static int rd_aggs(const sl_state_codec *c, const unsigned char *v, size_t n,
+		   size_t at, bool res, sl_col *val, int64_t i)
+{
+	int a, f = 0, rc;
+	for (a = 0; a < c->naggs; a++) {
+		size_t used = 0;
+		if (c->dec[a] == NULL)
+			return BAD;
+		rc = sl_agg_decode(c->dec[a], v + at, n - at, &used,
+				   res ? NULL : val->child + f,
+				   res ? val->child[a] : NULL, i, NULL);
+		if (rc < 0)
+			return rc == SL_ENOMEM ? rc : BAD;
+		at += used;
+		f += agg_nfields(c->aggs[a].fn);
+	}
+	return at == n ? 0 : BAD;
 }
 
 static int64_t be64(const unsigned char *x)
@@ -869,16 +812,12 @@ int sl_state_codec_side(const sl_state_codec *c, const void *k, size_t klen)
 
 /* The layout-specific part; BAD for bytes that do not match. */
 static int decode(const sl_state_codec *c, int side, const unsigned char *k,
-		  size_t klen, const unsigned char *v, size_t vlen, sl_col *key,
-		  sl_col *val, int64_t row, sl_err *err)
+		  size_t klen, const unsigned char *v, size_t vlen, bool res,
+		  sl_col *key, sl_col *val, int64_t row, sl_err *err)
 {
 	size_t used = 0;
 	int64_t t;
-	rd r;
 	int rc;
-	r.p = v;
-	r.n = v != NULL ? vlen : 0;
-	r.at = 0;
 	switch (c->kind) {
 	case CK_AGG:
 		if ((rc = sl_hash_key_decode(key->child, key->nchild, row, k,
@@ -887,15 +826,14 @@ static int decode(const sl_state_codec *c, int side, const unsigned char *k,
 		if (used != klen)
 			return BAD;
 		return v == NULL ? null_row(val, row)
-				 : rd_aggs(c, &r, val, row);
+				 : rd_aggs(c, v, vlen, 0, res, val, row);
 	case CK_SESSION:
 		if ((rc = decode_session_key(c, k, klen, v, vlen, key, row,
 					     err)) < 0)
 			return rc;
 		if (v == NULL)
 			return null_row(val, row);
-		r.at = 8;
-		return rd_aggs(c, &r, val, row);
+		return rd_aggs(c, v, vlen, 8, res, val, row);
 	case CK_DEDUP:
 	case CK_DEDUP_WM:
 		if ((rc = sl_hash_key_decode(key->child, key->nchild, row, k,
@@ -955,18 +893,37 @@ static int decode(const sl_state_codec *c, int side, const unsigned char *k,
 	return BAD;
 }
 
+static int decode_err(const sl_state_codec *c, int rc, sl_err *err)
+{
+	if (rc == SL_ENOMEM)
+		return sl_err_nomem(err);
+	return sl_err_set(
+	    err, SL_ECHECKPOINT,
+	    "state: an entry of operator '%s' does not decode with its recorded schema",
+	    c->opname);
+}
+
 int sl_state_codec_decode(const sl_state_codec *c, int side, const void *k,
 			  size_t klen, const void *v, size_t vlen, sl_col *key,
 			  sl_col *val, int64_t row, sl_err *err)
 {
 	sl_err e;
-	int rc = decode(c, side, k, klen, v, vlen, key, val, row, &e);
-	if (rc == SL_ENOMEM)
-		return sl_err_nomem(err);
-	if (rc < 0)
-		return sl_err_set(
-		    err, SL_ECHECKPOINT,
-		    "state: an entry of operator '%s' does not decode with its recorded schema",
-		    c->opname);
-	return 0;
+	int rc = decode(c, side, k, klen, v, vlen, false, key, val, row, &e);
+	return rc < 0 ? decode_err(c, rc, err) : 0;
+}
+
+sl_type *sl_state_codec_result_type(const sl_state_codec *c)
+{
+	return c->res != NULL ? c->res : sl_state_codec_value_type(c, 0);
+}
+
+int sl_state_codec_decode_result(const sl_state_codec *c, const void *k,
+				 size_t klen, const void *v, size_t vlen,
+				 sl_col *key, sl_col *res, int64_t row,
+				 sl_err *err)
+{
+	sl_err e;
+	int rc = decode(c, 0, k, klen, v, vlen, c->res != NULL, key, res, row,
+			&e);
+	return rc < 0 ? decode_err(c, rc, err) : 0;
 }

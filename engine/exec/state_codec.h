@@ -94,4 +94,18 @@ int sl_state_codec_decode(const sl_state_codec *c, int side, const void *k,
 			  size_t klen, const void *v, size_t vlen, sl_col *key,
 			  sl_col *val, int64_t row, sl_err *err);
 
+/* The values as the query showed them (not Spark's: the workbench's
+ * rewound panes): for an aggregation or session window a STRUCT of the
+ * aggregates' results, one field per aggregate named by its function
+ * (avg is sum / count, approx_count_distinct the estimate), finalised by
+ * agg.c (sl_agg_decode); for every other operator value_type(0).
+ * Borrowed. */
+sl_type *sl_state_codec_result_type(const sl_state_codec *c);
+/* sl_state_codec_decode of a non-join entry with the value as
+ * result_type's row. */
+int sl_state_codec_decode_result(const sl_state_codec *c, const void *k,
+				 size_t klen, const void *v, size_t vlen,
+				 sl_col *key, sl_col *res, int64_t row,
+				 sl_err *err);
+
 #endif
