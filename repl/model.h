@@ -251,6 +251,10 @@ void sl_model_live(sl_model *m);
  * (the query's name or the folder) into what (borrowed). */
 bool sl_model_rewound(const sl_model *m, int64_t *batch, int64_t *last,
 		      const char **what);
+/* An :open folder's output mode, how it was known ("output mode Update
+ * (recorded)", "output mode Append (a guess: not recorded)"), borrowed; NULL when rewound
+ * to a query of this session (its mode is known) or not rewound. */
+const char *sl_model_rewound_mode(const sl_model *m);
 /* What the panes draw: the snapshot when rewound, else the focused query. */
 model_query *sl_model_shown(sl_model *m);
 

@@ -50,6 +50,7 @@ typedef struct model_rw {
 	char *sink_dir; /* its file sink's directory, or NULL */
 	char *qid;      /* the live query it belongs to, or NULL (:open) */
 	bool opened;    /* an :open folder, kept until :live */
+	char mode[96];  /* how the output mode of a folder was known */
 } model_rw;
 model_rw *model_rw_of(sl_model *m);
 void model_rw_release(model_rw *rw);

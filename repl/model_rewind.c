@@ -47,9 +47,11 @@
  * leaves no trace in the state, so the rewound pane lacks it; a batch
  * with more than SL_FEED_ROWS_PER_BATCH changed groups shows that many,
  * as the live feed does, but the first in key order where the live feed
- * took the first in its hash table's order.  Output mode is not in a
- * checkpoint (nor in Spark's): a folder with a file sink is Append (the
- * only mode a file sink takes), any other Update.
+ * took the first in its hash table's order.  Output mode is not in
+ * Spark's checkpoint; streamlab's queries record it beside their state
+ * schema (the state reader's sl_state_opinfo.output_mode), and a folder
+ * without it (an older layout) gets a guess, said on the banner: Append
+ * with a file sink (the only mode a file sink takes), else Update.
  *
  * Cost: every rewind replays from the oldest batch kept: measured 0.1 s
  * of CPU for 60 batches of 2,000 changed groups (120,000 change rows),
@@ -64,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model.h"
 #include "model_int.h"
@@ -854,9 +857,32 @@ static int check_batch(build *b, const char *dir)
 
 /* A snapshot of the checkpoint dir at batch n (-1: the last committed)
  * into *out; live (may be NULL) is the same query in the live model. */
+/* The output mode of a folder from another session (append -1): as the
+ * query recorded it beside its state schema, else a guess from the sink
+ * (a file sink takes only Append), said in note. */
+static int folder_mode(build *b, int append, char *note, size_t n)
+{
+	const char *rec = NULL;
+
+	note[0] = '\0';
+	if (append >= 0 || b->nops == 0)
+		return append;
+	for (int i = 0; i < b->nops && rec == NULL; i++)
+		rec = sl_state_read_op(b->rd, i)->output_mode;
+	if (rec != NULL) {
+		snprintf(note, n, "output mode %s (recorded)", rec);
+		return strcasecmp(rec, "Append") == 0	  ? 1
+		       : strcasecmp(rec, "Complete") == 0 ? 2
+							  : 0;
+	}
+	snprintf(note, n, "output mode %s (a guess: not recorded)",
+		 b->sink_dir != NULL ? "Append" : "Update");
+	return b->sink_dir != NULL ? 1 : 0;
+}
+
 static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
 		    model_query *live, int append, int64_t n, model_query **out,
-		    int64_t *last, char *msg, size_t msgn)
+		    int64_t *last, char *note, char *msg, size_t msgn)
 {
 	build b;
 	sl_err err;
@@ -887,12 +913,13 @@ static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
 		return failf(&b, ":rewind: out of memory");
 	}
 	b.has_wm = live ? live->watermark != NULL : any_watermark(&b);
-	/* append: 1 Append, 0 Update, 2 Complete, -1 unknown (a folder) */
-	b.append = append == 1 || (append < 0 && sink_dir != NULL);
-	b.evicts = b.has_wm && append != 2;
-	live_sources(&b);
 	b.nops = sl_state_read_nops(b.rd) < MAX_OPS ? sl_state_read_nops(b.rd)
 						    : MAX_OPS;
+	/* append: 1 Append, 0 Update, 2 Complete, -1 unknown (a folder) */
+	append = folder_mode(&b, append, note, sizeof ((model_rw *)0)->mode);
+	b.append = append == 1;
+	b.evicts = b.has_wm && append != 2;
+	live_sources(&b);
 	for (int i = 0; i < b.nops; i++) {
 		const sl_state_opinfo *info = sl_state_read_op(b.rd, i);
 		/* the operators whose rows the live panes show (a join's
@@ -987,7 +1014,7 @@ static int rebuild(sl_model *m, model_rw *rw, int64_t batch, char *msg,
 						  : 0;
 	}
 	if (snapshot(m, rw->ckdir, rw->sink_dir, live, append, batch, &snap,
-		     &last, msg, n) < 0)
+		     &last, rw->mode, msg, n) < 0)
 		return -1;
 	snap->id = dup0(live ? live->id : rw->qid ? rw->qid : "checkpoint");
 	snap->run_id = dup0(live ? live->run_id : NULL);
@@ -1083,6 +1110,13 @@ int sl_model_open(sl_model *m, const char *dir, const char *sink_dir, char *msg,
 void sl_model_live(sl_model *m)
 {
 	model_rw_release(model_rw_of(m));
+}
+
+const char *sl_model_rewound_mode(const sl_model *m)
+{
+	model_rw *rw = model_rw_of((sl_model *)m);
+
+	return rw->snap != NULL && rw->mode[0] ? rw->mode : NULL;
 }
 
 bool sl_model_rewound(const sl_model *m, int64_t *batch, int64_t *last,

@@ -68,16 +68,18 @@ static void say(sl_console *c, int stream, const char *s)
 void sl_rewind_banner(const sl_model *m, char *out, size_t n)
 {
 	int64_t batch = -1, last = -1;
-	const char *what = NULL;
+	const char *what = NULL, *mode;
 
 	if (!sl_model_rewound(m, &batch, &last, &what)) {
 		snprintf(out, n, "live");
 		return;
 	}
+	mode = sl_model_rewound_mode(m);
 	snprintf(out, n,
-		 "REWOUND to batch %lld of %lld \xe2\x80\x94 :live to return  "
-		 "(Alt-Left/Alt-Right: step)  %s",
-		 (long long)batch, (long long)last, what ? what : "");
+		 "REWOUND to batch %lld of %lld%s%s \xe2\x80\x94 :live to "
+		 "return  (Alt-Left/Alt-Right: step)  %s",
+		 (long long)batch, (long long)last, mode ? ", " : "",
+		 mode ? mode : "", what ? what : "");
 }
 
 /* Rows a pane needs to show everything it holds (a guess from the

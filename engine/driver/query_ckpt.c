@@ -596,6 +596,8 @@ static int write_state_schemas(sl_query *q, sl_err *err)
 			continue;
 		sl_buf_init(&b);
 		rc = sl_state_codec_text(c, &b, err);
+		sl_buf_printf(&b, "outputMode %s\n",
+			      sl_outmode_name(q->ctx.mode));
 		snprintf(dir, sizeof dir, "%s/state/%d/0/_metadata", q->ckdir,
 			 i);
 		snprintf(path, sizeof path, "%s/schema", dir);

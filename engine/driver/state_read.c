@@ -38,7 +38,7 @@
 
 typedef struct opent {
 	sl_state_opinfo info;
-	char *name, *store;
+	char *name, *store, *mode;
 	int64_t *snaps, *deltas; /* version ids in state/<op>/0 */
 	int nsnaps, ndeltas;
 } opent;
@@ -143,6 +143,14 @@ static int read_op(sl_state_read *r, opent *o, int64_t id, sl_err *err)
 	snprintf(p, sizeof p, "%s/state/%lld/0/_metadata/schema",
 		 sl_ckpt_dir(r->ck), (long long)id);
 	o->info.has_schema = sl_fs_exists(p);
+	if (o->info.has_schema && sl_fs_read(p, &data, &len, NULL, NULL) == 0) {
+		/* the query's line after the codec's (state_codec.h) */
+		const char *m = strstr(data, "\noutputMode ");
+		if (m != NULL)
+			o->mode = strndup(m + 12, strcspn(m + 12, "\n"));
+		free(data);
+	}
+	o->info.output_mode = o->mode;
 	o->info.min_batch = o->info.max_batch = -1;
 	for (i = 0; i < r->ncommits; i++)
 		if (loadable(o, r->commits[i] + 1)) {
@@ -214,6 +222,7 @@ void sl_state_read_free(sl_state_read *r)
 	for (i = 0; i < r->nops; i++) {
 		free(r->ops[i].name);
 		free(r->ops[i].store);
+		free(r->ops[i].mode);
 		free(r->ops[i].snaps);
 		free(r->ops[i].deltas);
 	}

@@ -68,6 +68,10 @@ typedef struct sl_state_opinfo {
 	int64_t min_batch, max_batch; /* committed batches whose state is
 					 readable, -1 when none */
 	bool has_schema;              /* key/value schema recorded */
+	const char *output_mode;      /* "Append", "Update", "Complete"
+					 as the query recorded it with the
+					 schema; NULL when it did not
+					 (Spark's checkpoint never does) */
 } sl_state_opinfo;
 /* Operators in id order. */
 int sl_state_read_nops(const sl_state_read *r);

@@ -65,6 +65,10 @@ bool sl_state_codec_is_join(const sl_state_codec *c);
  *   value <DDL>           (join: the left rows; value1: the right rows)
  *   layout <words>        (agg: the functions, approx_count_distinct/p;
  *                          join: header bytes 8 or 9)
+ *   outputMode <mode>     (appended by the query, query_ckpt.c: Spark
+ *                          keeps it in StateStoreSaveExec, never in the
+ *                          checkpoint; the parser ignores it, the state
+ *                          reader's sl_state_opinfo names it)
  * Field names are backquoted.  Spark writes its key and value schemas as
  * StructType JSON through Java's writeUTF; this text is ours. */
 int sl_state_codec_text(const sl_state_codec *c, sl_buf *out, sl_err *err);
