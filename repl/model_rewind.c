@@ -177,8 +177,15 @@ static void kv_release(kvset *s)
 
 /* ---- one build ---- */
 
+typedef enum opkind {
+	OP_AGG,   /* an aggregation: windows and their values */
+	OP_DEDUP, /* dropDuplicates: its keys */
+	OP_JOIN   /* one side of a stream-stream join: its held rows */
+} opkind;
+
 typedef struct opfeed {
-	bool agg;          /* an aggregation (else dropDuplicates) */
+	opkind kind;
+	int side;          /* OP_JOIN: 0 left, 1 right */
 	sl_batch *changes; /* the change feed from `from`, or NULL */
 	int64_t next;      /* its next row */
 	int64_t from;      /* first batch replayed */
@@ -246,6 +253,23 @@ static void row_text(const sl_col *c, int64_t i, sl_buf *out)
 	sl_buf_addc(out, ']');
 }
 
+/* A state value as its operator's STATE_ROW events write it: a join's
+ * keyWithIndexToValue value is the held row and its matched flag, the
+ * event the row alone. */
+static void value_text(const opfeed *o, const sl_col *c, int64_t i,
+		       sl_buf *out)
+{
+	int n = c == NULL ? 0 : c->nchild - (o->kind == OP_JOIN);
+
+	sl_buf_addc(out, '[');
+	for (int k = 0; k < n; k++) {
+		if (k)
+			sl_buf_addc(out, ',');
+		sl_value_show(c->child[k], i, out);
+	}
+	sl_buf_addc(out, ']');
+}
+
 static int col_of(const sl_batch *t, const char *name)
 {
 	for (int i = 0; t && i < t->schema->nfields; i++)
@@ -270,16 +294,22 @@ static void state_event(build *b, int64_t batch, int64_t ts, const char *key,
 	sl_buf_release(&j);
 }
 
+static const char *const side_name[2] = { "left", "right" };
+
 /* Operator i's rows before batch `from` and its change feed from there
- * to N.  A checkpoint whose state cannot be read this way (no schema,
- * purged deltas): the state at N alone, every row OPEN. */
-static void op_open(build *b, int i, const sl_state_opinfo *info)
+ * to N (side: a join's side, whose keyWithIndexToValue store it reads;
+ * -1 otherwise).  A checkpoint whose state cannot be read this way (no
+ * schema, purged deltas): the state at N alone, every row OPEN. */
+static void op_open(build *b, int i, const sl_state_opinfo *info, int side)
 {
 	opfeed *o = &b->ops[i];
 	sl_state_read_opts ro;
 	sl_err err;
 
-	o->agg = strncmp(info->operator_name, "dedupe", 6) != 0;
+	o->kind = side >= 0 ? OP_JOIN
+		  : strncmp(info->operator_name, "dedupe", 6) == 0 ? OP_DEDUP
+								    : OP_AGG;
+	o->side = side;
 	o->from = b->b0;
 	if (info->min_batch >= 0 && o->from > 0 &&
 	    o->from - 1 < info->min_batch)
@@ -287,6 +317,9 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 	sl_state_read_opts_init(&ro);
 	ro.operator_id = info->operator_id;
 	ro.results = true; /* the values the live pane showed */
+	if (side >= 0)
+		snprintf(ro.store_name, sizeof ro.store_name,
+			 "%s-keyWithIndexToValue", side_name[side]);
 	sl_err_clear(&err);
 	if (o->from > 0 && o->from <= b->n) {
 		ro.batch_id = o->from - 1;
@@ -309,7 +342,7 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 		o->base = sl_state_read_rows(b->rd, &ro, &err);
 	}
 	if (o->base == NULL && o->changes == NULL && err.code != 0 &&
-	    b->snap->nnotes < 8) { /* said on the Checkpoint pane */
+	    b->snap->nnotes < 8 && side < 1) { /* said on the Checkpoint pane */
 		char line[600];
 		snprintf(line, sizeof line,
 			 "state of operator %d not shown: %s",
@@ -322,8 +355,15 @@ static void op_open(build *b, int i, const sl_state_opinfo *info)
 	o->vb = col_of(o->changes, "value");
 }
 
+/* The key a STATE_ROW event names: a join's side, else the key's row. */
+static const char *event_key(const opfeed *o, sl_buf *k)
+{
+	return o->kind == OP_JOIN ? side_name[o->side] : sl_buf_cstr(k);
+}
+
 /* The base rows of every operator whose replay starts at batch `from`:
- * OPEN rows of batch from-1. */
+ * OPEN rows of batch from-1 (a join's held rows: UPDATED, as it holds
+ * them). */
 static void op_base(build *b, int64_t from, int64_t ts)
 {
 	sl_buf k, v;
@@ -339,22 +379,111 @@ static void op_base(build *b, int64_t from, int64_t ts)
 			sl_buf_clear(&k);
 			sl_buf_clear(&v);
 			row_text(o->base->cols[kc], r, &k);
-			row_text(o->base->cols[vc], r, &v);
+			value_text(o, o->base->cols[vc], r, &v);
 			if (sl_buf_failed(&k) || sl_buf_failed(&v))
 				continue;
 			kv_put(&o->keys, sl_buf_cstr(&k), sl_buf_cstr(&v));
 			/* the model keeps MODEL_MAX_ROWS: the last ones */
 			if (r >= o->base->nrows - MODEL_MAX_ROWS)
-				state_event(b, from - 1, ts, sl_buf_cstr(&k),
-					    sl_buf_cstr(&v), "OPEN");
+				state_event(b, from - 1, ts, event_key(o, &k),
+					    sl_buf_cstr(&v),
+					    o->kind == OP_JOIN ? "UPDATED"
+							       : "OPEN");
 		}
 	}
 	sl_buf_release(&k);
 	sl_buf_release(&v);
 }
 
+/* The change feed's rows of batch `batch` from row o->next: [start, end). */
+static int64_t batch_end(const opfeed *o, int64_t batch)
+{
+	const sl_col *bc = o->changes->cols[o->kb]; /* batch_id BIGINT */
+	int64_t r = o->next;
+
+	while (r < o->changes->nrows && !sl_col_isnull(bc, r) &&
+	       sl_col_i64(bc)[r] == batch)
+		r++;
+	return r;
+}
+
+static bool is_delete(const opfeed *o, int64_t r)
+{
+	const sl_col *tc = o->changes->cols[o->ct]; /* change_type STRING */
+	sl_str ty = sl_col_isnull(tc, r) ? (sl_str){ "", 0 } : sl_col_str(tc)[r];
+
+	return ty.len == 6 && memcmp(ty.p, "delete", 6) == 0;
+}
+
+/* One change row r into the keys and, when shown, an event: updates
+ * OPEN (a new key of an operator that evicts) or UPDATED, deletes
+ * EMITTED (Append) or EVICTED with the value the key had. */
+static void apply_change(build *b, opfeed *o, int64_t r, bool shown,
+			 int64_t batch, int64_t ts, sl_buf *k, sl_buf *v)
+{
+	bool agg = o->kind == OP_AGG, fresh;
+	char *old;
+
+	sl_buf_clear(k);
+	sl_buf_clear(v);
+	row_text(o->changes->cols[o->ck], r, k);
+	if (sl_buf_failed(k))
+		return;
+	if (is_delete(o, r)) {
+		old = kv_take(&o->keys, sl_buf_cstr(k));
+		if (shown)
+			state_event(b, batch, ts, event_key(o, k),
+				    old ? old : "",
+				    agg && b->append ? "EMITTED" : "EVICTED");
+		free(old);
+		return;
+	}
+	value_text(o, o->changes->cols[o->vb], r, v);
+	if (sl_buf_failed(v))
+		return;
+	fresh = kv_put(&o->keys, sl_buf_cstr(k), sl_buf_cstr(v));
+	/* a join row's matched flag set later rewrites it: no event, as
+	 * the operator makes none */
+	if (shown && (fresh || o->kind != OP_JOIN))
+		state_event(b, batch, ts, event_key(o, k), sl_buf_cstr(v),
+			    fresh && b->evicts && agg ? "OPEN" : "UPDATED");
+}
+
+/* The order a join held the rows it added: their index (the key's last
+ * field, the row number the operator gave them). */
+static const sl_col *sort_ix;
+
+static int by_index(const void *x, const void *y)
+{
+	int64_t a = sl_col_i64(sort_ix)[*(const int64_t *)x];
+	int64_t c = sl_col_i64(sort_ix)[*(const int64_t *)y];
+
+	return (a > c) - (a < c);
+}
+
+/* Rows [start, end) of a join side in the order the operator held them,
+ * into *rows (malloc'd); NULL when out of memory (key order then). */
+static int64_t *held_order(const opfeed *o, int64_t start, int64_t end)
+{
+	const sl_col *key = o->changes->cols[o->ck];
+	int64_t *rows = malloc((size_t)(end - start + 1) * sizeof *rows);
+
+	if (rows == NULL || key->nchild < 1) {
+		free(rows);
+		return NULL;
+	}
+	for (int64_t r = start; r < end; r++)
+		rows[r - start] = r;
+	sort_ix = key->child[key->nchild - 1];
+	qsort(rows, (size_t)(end - start), sizeof *rows, by_index);
+	return rows;
+}
+
 /* The change feed's rows of batch `batch`, updates first (the operators
- * update a batch's groups, then evict). */
+ * update a batch's groups or hold its rows, then evict).  Events stop
+ * at the live feed's SL_FEED_ROWS_PER_BATCH per kind (the keys are kept
+ * whole); a join shows the last rows it held, as its side's row on the
+ * live pane is the last event. */
 static void op_changes(build *b, int64_t batch, int64_t ts)
 {
 	sl_buf k, v;
@@ -363,80 +492,34 @@ static void op_changes(build *b, int64_t batch, int64_t ts)
 	sl_buf_init(&v);
 	for (int i = 0; i < b->nshown; i++) {
 		opfeed *o = &b->ops[i];
-		int64_t start, r;
+		int64_t start, end, *order = NULL;
 		if (o->changes == NULL || o->kb < 0 || o->ct < 0 || o->ck < 0 ||
 		    o->vb < 0)
 			continue;
 		start = o->next;
+		end = batch_end(o, batch);
+		if (o->kind == OP_JOIN)
+			order = held_order(o, start, end);
 		for (int pass = 0; pass < 2; pass++) {
-			int64_t shown = 0; /* the feed's cap, per kind */
-			for (r = start; r < o->changes->nrows; r++) {
-				/* batch_id BIGINT, change_type STRING
-				 * (state_read.h) */
-				const sl_col *bc = o->changes->cols[o->kb];
-				const sl_col *tc = o->changes->cols[o->ct];
-				sl_str ty;
-				bool del;
-				if (sl_col_isnull(bc, r) ||
-				    sl_col_i64(bc)[r] != batch)
-					break;
-				ty = sl_col_isnull(tc, r) ? (sl_str){ "", 0 }
-							  : sl_col_str(tc)[r];
-				del = ty.len == 6 &&
-				      memcmp(ty.p, "delete", 6) == 0;
-				if (del != (pass == 1))
+			int64_t n = 0, shown = 0, seen = 0;
+			for (int64_t j = start; j < end; j++)
+				n += is_delete(o, j) == (pass == 1);
+			for (int64_t j = start; j < end; j++) {
+				int64_t r = order && pass == 0 ? order[j - start]
+							       : j;
+				bool show;
+				if (is_delete(o, r) != (pass == 1))
 					continue;
-				/* the keys are kept whole (new or not, the
-				 * values of evicted keys); the events stop
-				 * at the live feed's SL_FEED_ROWS_PER_BATCH */
-				if (shown >= SL_FEED_ROWS_PER_BATCH) {
-					sl_buf_clear(&k);
-					row_text(o->changes->cols[o->ck], r,
-						 &k);
-					if (del)
-						free(kv_take(&o->keys,
-							     sl_buf_cstr(&k)));
-					else {
-						sl_buf_clear(&v);
-						row_text(
-						    o->changes->cols[o->vb], r,
-						    &v);
-						kv_put(&o->keys,
-						       sl_buf_cstr(&k),
-						       sl_buf_cstr(&v));
-					}
-					continue;
-				}
-				shown++;
-				sl_buf_clear(&k);
-				sl_buf_clear(&v);
-				row_text(o->changes->cols[o->ck], r, &k);
-				if (sl_buf_failed(&k))
-					continue;
-				if (del) {
-					char *old =
-					    kv_take(&o->keys, sl_buf_cstr(&k));
-					state_event(
-					    b, batch, ts, sl_buf_cstr(&k),
-					    old ? old : "",
-					    o->agg && b->append ? "EMITTED"
-								: "EVICTED");
-					free(old);
-					continue;
-				}
-				row_text(o->changes->cols[o->vb], r, &v);
-				if (sl_buf_failed(&v))
-					continue;
-				state_event(b, batch, ts, sl_buf_cstr(&k),
-					    sl_buf_cstr(&v),
-					    kv_put(&o->keys, sl_buf_cstr(&k),
-						   sl_buf_cstr(&v)) &&
-						    b->evicts && o->agg
-						? "OPEN"
-						: "UPDATED");
+				seen++;
+				show = o->kind == OP_JOIN && pass == 0
+					   ? n - seen < SL_FEED_ROWS_PER_BATCH
+					   : shown < SL_FEED_ROWS_PER_BATCH;
+				shown += show;
+				apply_change(b, o, r, show, batch, ts, &k, &v);
 			}
 		}
-		o->next = r;
+		free(order);
+		o->next = end;
 	}
 	sl_buf_release(&k);
 	sl_buf_release(&v);
@@ -927,7 +1010,13 @@ static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
 		if (strcmp(info->operator_name, "stateStoreSave") == 0 ||
 		    strcmp(info->operator_name, "unknown") == 0 ||
 		    strncmp(info->operator_name, "dedupe", 6) == 0)
-			op_open(&b, b.nshown++, info);
+			op_open(&b, b.nshown++, info, -1);
+		else if (strcmp(info->operator_name, "symmetricHashJoin") ==
+			     0 &&
+			 b.nshown + 2 <= MAX_OPS) {
+			op_open(&b, b.nshown++, info, 0);
+			op_open(&b, b.nshown++, info, 1);
+		}
 	}
 	if ((rc = replay(&b)) < 0) {
 		model_query_free(b.snap);
