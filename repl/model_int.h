@@ -51,6 +51,8 @@ typedef struct model_rw {
 	char *qid;      /* the live query it belongs to, or NULL (:open) */
 	bool opened;    /* an :open folder, kept until :live */
 	char mode[96];  /* how the output mode of a folder was known */
+	struct rw_state *cache; /* the operators' rows, kept between steps
+				   (model_rewind_int.h) */
 } model_rw;
 model_rw *model_rw_of(sl_model *m);
 void model_rw_release(model_rw *rw);

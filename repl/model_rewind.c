@@ -8,12 +8,9 @@
  *
  *   BATCH_START   offsets/b's batchTimestampMs
  *   OFFSETS       offsets/b-1 -> offsets/b, per source
- *   STATE_ROW     the state change feed of batch b (state version b+1
- *                 against b; engine/driver/state_read.h): an update is
- *                 OPEN when the key is new and the operator evicts (a
- *                 watermarked aggregation, not Complete mode), else
- *                 UPDATED; a delete is EMITTED in Append mode, else
- *                 EVICTED, with the value the key had
+ *   STATE_ROW     the stateful operators' rows changed in batch b: the
+ *                 state change feed (state version b+1 against b), as
+ *                 model_rewind_state.c makes them
  *   SINK          the rows of the file sink's log entry _spark_metadata/b
  *   BATCH_END     the watermark the batch ran with (offsets/b's
  *                 batchWatermarkMs), the state rows after it
@@ -34,29 +31,27 @@
  * sink that skipped a replayed batch.  A folder from another session
  * (:open) has none of it: those parts of the panes stay empty.
  *
- * The operators replayed are those whose rows the live Windows pane
- * shows: aggregations (stateStoreSave) and dropDuplicates (dedupe*:
- * updates are UPDATED, deletes EVICTED).  A stream-stream join's held rows
- * and session windows are not replayed (the live pane does not list them
- * as keys either); their state versions still show on the Checkpoint pane.
+ * The operators replayed (model_rewind_state.c) are those whose rows the
+ * live Windows pane shows: aggregations with their values, dropDuplicates
+ * and a stream-stream join's held rows.  Session windows make no rows on
+ * the live pane, nor here; their state versions show on the Checkpoint
+ * pane.
  *
- * Deviations, named: the value column shows what the state reader gives,
- * the aggregation buffers (count, sum, max: the same as the result; avg
- * shows its sum and count; dropDuplicates a null where the live pane
- * shows the row's event time); a key made and evicted inside one batch
- * leaves no trace in the state, so the rewound pane lacks it; a batch
- * with more than SL_FEED_ROWS_PER_BATCH changed groups shows that many,
- * as the live feed does, but the first in key order where the live feed
- * took the first in its hash table's order.  Output mode is not in
- * Spark's checkpoint; streamlab's queries record it beside their state
- * schema (the state reader's sl_state_opinfo.output_mode), and a folder
- * without it (an older layout) gets a guess, said on the banner: Append
- * with a file sink (the only mode a file sink takes), else Update.
+ * Deviations, named: dropDuplicates shows a null value where the live
+ * pane shows the row's event time; the operators' own are in
+ * model_rewind_state.c.  Output mode is not in Spark's checkpoint;
+ * streamlab's queries record it beside their state schema (the state
+ * reader's sl_state_opinfo.output_mode), and a folder without it (an
+ * older layout) gets a guess, said on the banner: Append with a file
+ * sink (the only mode a file sink takes), else Update.
  *
- * Cost: every rewind replays from the oldest batch kept: measured 0.1 s
- * of CPU for 60 batches of 2,000 changed groups (120,000 change rows),
- * most of it formatting keys (timestamps) as Row text.  NEEDSWORK: keep
- * the decoded change feed between steps of the same checkpoint.
+ * Cost: a rewind replays from the oldest batch kept, the operators' rows
+ * from texts kept between steps (model_rewind_state.c): measured with
+ * 60 batches of 2,000 changed groups (120,000 change rows), :open and
+ * ten steps back took 8.4 s of CPU before (a sorted array of keys, and
+ * each step reading and formatting every row again), 1.9 s now: 0.6 s
+ * the first, 0.13 s each step, most of it the live model's own event
+ * code.
  *
  * Never writes into the checkpoint (sl_state_read and sl_ckpt_open_ro
  * take no lock), so it is safe beside the running query.
@@ -70,6 +65,7 @@
 
 #include "model.h"
 #include "model_int.h"
+#include "model_rewind_int.h"
 #include "core/buf.h"
 #include "core/feed.h"
 #include "core/fsutil.h"
@@ -78,123 +74,6 @@
 #include "driver/state_read.h"
 #include "formats/parquet.h"
 #include "state/ckpt.h"
-
-/* ---- the keys the replay holds: Row text -> value text ---- */
-
-typedef struct kv {
-	char *key, *val;
-} kv;
-
-typedef struct kvset {
-	kv *e;
-	int64_t n, cap;
-} kvset;
-
-static kv *kv_find(kvset *s, const char *key, int64_t *at)
-{
-	int64_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->e[mid].key, key);
-		if (c == 0)
-			return &s->e[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*at = lo;
-	return NULL;
-}
-
-/* Put key -> val; true when the key is new.  Out of memory: the key is
- * not kept (it reads as new again: a row marked OPEN, never a crash). */
-static bool kv_put(kvset *s, const char *key, const char *val)
-{
-	int64_t at = 0;
-	kv *e = kv_find(s, key, &at);
-	char *v = strdup(val);
-
-	if (e != NULL) {
-		if (v != NULL) {
-			free(e->val);
-			e->val = v;
-		}
-		return false;
-	}
-	if (s->n == s->cap) {
-		int64_t cap = s->cap ? 2 * s->cap : 64;
-		kv *ne = realloc(s->e, (size_t)cap * sizeof *ne);
-		if (ne == NULL) {
-			free(v);
-			return true;
-		}
-		s->e = ne;
-		s->cap = cap;
-	}
-	memmove(s->e + at + 1, s->e + at, (size_t)(s->n - at) * sizeof *s->e);
-	s->e[at].key = strdup(key);
-	s->e[at].val = v;
-	if (s->e[at].key == NULL || v == NULL) {
-		free(s->e[at].key);
-		free(v);
-		memmove(s->e + at, s->e + at + 1,
-			(size_t)(s->n - at) * sizeof *s->e);
-		return true;
-	}
-	s->n++;
-	return true;
-}
-
-/* Remove key; its value (malloc'd, the caller frees), or NULL. */
-static char *kv_take(kvset *s, const char *key)
-{
-	int64_t at = 0;
-	kv *e = kv_find(s, key, &at);
-	char *v;
-
-	if (e == NULL)
-		return NULL;
-	v = e->val;
-	free(e->key);
-	at = e - s->e;
-	memmove(s->e + at, s->e + at + 1,
-		(size_t)(s->n - at - 1) * sizeof *s->e);
-	s->n--;
-	return v;
-}
-
-static void kv_release(kvset *s)
-{
-	for (int64_t i = 0; i < s->n; i++) {
-		free(s->e[i].key);
-		free(s->e[i].val);
-	}
-	free(s->e);
-	memset(s, 0, sizeof *s);
-}
-
-/* ---- one build ---- */
-
-typedef enum opkind {
-	OP_AGG,   /* an aggregation: windows and their values */
-	OP_DEDUP, /* dropDuplicates: its keys */
-	OP_JOIN   /* one side of a stream-stream join: its held rows */
-} opkind;
-
-typedef struct opfeed {
-	opkind kind;
-	int side;          /* OP_JOIN: 0 left, 1 right */
-	sl_batch *changes; /* the change feed from `from`, or NULL */
-	int64_t next;      /* its next row */
-	int64_t from;      /* first batch replayed */
-	sl_batch *base;    /* the state at batch from-1, or NULL */
-	kvset keys;
-	int kb, vb, ck, ct; /* columns: batch_id, change_type, key, value */
-} opfeed;
-
-#define MAX_OPS 8
 
 typedef struct build {
 	sl_model *m;
@@ -205,9 +84,8 @@ typedef struct build {
 	const char *sink_dir;
 	int64_t n, first, last, b0;
 	bool has_wm, append, evicts;
-	int nops;   /* stateful operators (state version column) */
-	int nshown; /* those replayed into the windows pane: ops[] */
-	opfeed ops[MAX_OPS];
+	int nops;     /* stateful operators (state version column) */
+	rw_state *st; /* their rows (the rewound screen's, borrowed) */
 	char src[MODEL_MAX_SRC][16]; /* short source names */
 	char *msg;
 	size_t msgn;
@@ -238,302 +116,6 @@ static void emit(build *b, sl_event_kind kind, int64_t batch, int64_t ts,
 	ev.text = (char *)text;
 	ev.json = (char *)json;
 	model_feed_event(b->m, b->snap, &ev);
-}
-
-/* "[v1,v2]": the fields of struct column c at row i, as the operators'
- * STATE_ROW events write a key or a value (Spark's Row text). */
-static void row_text(const sl_col *c, int64_t i, sl_buf *out)
-{
-	sl_buf_addc(out, '[');
-	for (int k = 0; c != NULL && k < c->nchild; k++) {
-		if (k)
-			sl_buf_addc(out, ',');
-		sl_value_show(c->child[k], i, out);
-	}
-	sl_buf_addc(out, ']');
-}
-
-/* A state value as its operator's STATE_ROW events write it: a join's
- * keyWithIndexToValue value is the held row and its matched flag, the
- * event the row alone. */
-static void value_text(const opfeed *o, const sl_col *c, int64_t i,
-		       sl_buf *out)
-{
-	int n = c == NULL ? 0 : c->nchild - (o->kind == OP_JOIN);
-
-	sl_buf_addc(out, '[');
-	for (int k = 0; k < n; k++) {
-		if (k)
-			sl_buf_addc(out, ',');
-		sl_value_show(c->child[k], i, out);
-	}
-	sl_buf_addc(out, ']');
-}
-
-static int col_of(const sl_batch *t, const char *name)
-{
-	for (int i = 0; t && i < t->schema->nfields; i++)
-		if (strcmp(t->schema->fields[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-static void state_event(build *b, int64_t batch, int64_t ts, const char *key,
-			const char *val, const char *state)
-{
-	sl_buf j;
-
-	sl_buf_init(&j);
-	sl_buf_adds(&j, "{\"op\":\"state\",\"key\":");
-	sl_buf_json_str(&j, key, strlen(key));
-	sl_buf_adds(&j, ",\"value\":");
-	sl_buf_json_str(&j, val, strlen(val));
-	sl_buf_printf(&j, ",\"state\":\"%s\"}", state);
-	if (!sl_buf_failed(&j))
-		emit(b, SL_EV_STATE_ROW, batch, ts, key, sl_buf_cstr(&j));
-	sl_buf_release(&j);
-}
-
-static const char *const side_name[2] = { "left", "right" };
-
-/* Operator i's rows before batch `from` and its change feed from there
- * to N (side: a join's side, whose keyWithIndexToValue store it reads;
- * -1 otherwise).  A checkpoint whose state cannot be read this way (no
- * schema, purged deltas): the state at N alone, every row OPEN. */
-static void op_open(build *b, int i, const sl_state_opinfo *info, int side)
-{
-	opfeed *o = &b->ops[i];
-	sl_state_read_opts ro;
-	sl_err err;
-
-	o->kind = side >= 0 ? OP_JOIN
-		  : strncmp(info->operator_name, "dedupe", 6) == 0 ? OP_DEDUP
-								    : OP_AGG;
-	o->side = side;
-	o->from = b->b0;
-	if (info->min_batch >= 0 && o->from > 0 &&
-	    o->from - 1 < info->min_batch)
-		o->from = info->min_batch + 1;
-	sl_state_read_opts_init(&ro);
-	ro.operator_id = info->operator_id;
-	ro.results = true; /* the values the live pane showed */
-	if (side >= 0)
-		snprintf(ro.store_name, sizeof ro.store_name,
-			 "%s-keyWithIndexToValue", side_name[side]);
-	sl_err_clear(&err);
-	if (o->from > 0 && o->from <= b->n) {
-		ro.batch_id = o->from - 1;
-		o->base = sl_state_read_rows(b->rd, &ro, &err);
-	}
-	if (o->from <= b->n && (o->from == 0 || o->base != NULL)) {
-		ro.batch_id = -1;
-		ro.change_feed = true;
-		ro.change_start = o->from;
-		ro.change_end = b->n;
-		o->changes = sl_state_read_rows(b->rd, &ro, &err);
-	}
-	if (o->changes == NULL) { /* the state at N, as it is */
-		sl_batch_free(o->base);
-		o->base = NULL;
-		ro.change_feed = false;
-		ro.change_start = ro.change_end = -1;
-		ro.batch_id = b->n;
-		o->from = b->n + 1;
-		o->base = sl_state_read_rows(b->rd, &ro, &err);
-	}
-	if (o->base == NULL && o->changes == NULL && err.code != 0 &&
-	    b->snap->nnotes < 8 && side < 1) { /* said on the Checkpoint pane */
-		char line[600];
-		snprintf(line, sizeof line,
-			 "state of operator %d not shown: %s",
-			 info->operator_id, err.msg);
-		b->snap->ckpt_note[b->snap->nnotes++] = strdup(line);
-	}
-	o->kb = col_of(o->changes, "batch_id");
-	o->ct = col_of(o->changes, "change_type");
-	o->ck = col_of(o->changes, "key");
-	o->vb = col_of(o->changes, "value");
-}
-
-/* The key a STATE_ROW event names: a join's side, else the key's row. */
-static const char *event_key(const opfeed *o, sl_buf *k)
-{
-	return o->kind == OP_JOIN ? side_name[o->side] : sl_buf_cstr(k);
-}
-
-/* The base rows of every operator whose replay starts at batch `from`:
- * OPEN rows of batch from-1 (a join's held rows: UPDATED, as it holds
- * them). */
-static void op_base(build *b, int64_t from, int64_t ts)
-{
-	sl_buf k, v;
-
-	sl_buf_init(&k);
-	sl_buf_init(&v);
-	for (int i = 0; i < b->nshown; i++) {
-		opfeed *o = &b->ops[i];
-		int kc = col_of(o->base, "key"), vc = col_of(o->base, "value");
-		if (o->base == NULL || o->from != from || kc < 0 || vc < 0)
-			continue;
-		for (int64_t r = 0; r < o->base->nrows; r++) {
-			sl_buf_clear(&k);
-			sl_buf_clear(&v);
-			row_text(o->base->cols[kc], r, &k);
-			value_text(o, o->base->cols[vc], r, &v);
-			if (sl_buf_failed(&k) || sl_buf_failed(&v))
-				continue;
-			kv_put(&o->keys, sl_buf_cstr(&k), sl_buf_cstr(&v));
-			/* the model keeps MODEL_MAX_ROWS: the last ones */
-			if (r >= o->base->nrows - MODEL_MAX_ROWS)
-				state_event(b, from - 1, ts, event_key(o, &k),
-					    sl_buf_cstr(&v),
-					    o->kind == OP_JOIN ? "UPDATED"
-							       : "OPEN");
-		}
-	}
-	sl_buf_release(&k);
-	sl_buf_release(&v);
-}
-
-/* The change feed's rows of batch `batch` from row o->next: [start, end). */
-static int64_t batch_end(const opfeed *o, int64_t batch)
-{
-	const sl_col *bc = o->changes->cols[o->kb]; /* batch_id BIGINT */
-	int64_t r = o->next;
-
-	while (r < o->changes->nrows && !sl_col_isnull(bc, r) &&
-	       sl_col_i64(bc)[r] == batch)
-		r++;
-	return r;
-}
-
-static bool is_delete(const opfeed *o, int64_t r)
-{
-	const sl_col *tc = o->changes->cols[o->ct]; /* change_type STRING */
-	sl_str ty = sl_col_isnull(tc, r) ? (sl_str){ "", 0 } : sl_col_str(tc)[r];
-
-	return ty.len == 6 && memcmp(ty.p, "delete", 6) == 0;
-}
-
-/* One change row r into the keys and, when shown, an event: updates
- * OPEN (a new key of an operator that evicts) or UPDATED, deletes
- * EMITTED (Append) or EVICTED with the value the key had. */
-static void apply_change(build *b, opfeed *o, int64_t r, bool shown,
-			 int64_t batch, int64_t ts, sl_buf *k, sl_buf *v)
-{
-	bool agg = o->kind == OP_AGG, fresh;
-	char *old;
-
-	sl_buf_clear(k);
-	sl_buf_clear(v);
-	row_text(o->changes->cols[o->ck], r, k);
-	if (sl_buf_failed(k))
-		return;
-	if (is_delete(o, r)) {
-		old = kv_take(&o->keys, sl_buf_cstr(k));
-		if (shown)
-			state_event(b, batch, ts, event_key(o, k),
-				    old ? old : "",
-				    agg && b->append ? "EMITTED" : "EVICTED");
-		free(old);
-		return;
-	}
-	value_text(o, o->changes->cols[o->vb], r, v);
-	if (sl_buf_failed(v))
-		return;
-	fresh = kv_put(&o->keys, sl_buf_cstr(k), sl_buf_cstr(v));
-	/* a join row's matched flag set later rewrites it: no event, as
-	 * the operator makes none */
-	if (shown && (fresh || o->kind != OP_JOIN))
-		state_event(b, batch, ts, event_key(o, k), sl_buf_cstr(v),
-			    fresh && b->evicts && agg ? "OPEN" : "UPDATED");
-}
-
-/* The order a join held the rows it added: their index (the key's last
- * field, the row number the operator gave them). */
-static const sl_col *sort_ix;
-
-static int by_index(const void *x, const void *y)
-{
-	int64_t a = sl_col_i64(sort_ix)[*(const int64_t *)x];
-	int64_t c = sl_col_i64(sort_ix)[*(const int64_t *)y];
-
-	return (a > c) - (a < c);
-}
-
-/* Rows [start, end) of a join side in the order the operator held them,
- * into *rows (malloc'd); NULL when out of memory (key order then). */
-static int64_t *held_order(const opfeed *o, int64_t start, int64_t end)
-{
-	const sl_col *key = o->changes->cols[o->ck];
-	int64_t *rows = malloc((size_t)(end - start + 1) * sizeof *rows);
-
-	if (rows == NULL || key->nchild < 1) {
-		free(rows);
-		return NULL;
-	}
-	for (int64_t r = start; r < end; r++)
-		rows[r - start] = r;
-	sort_ix = key->child[key->nchild - 1];
-	qsort(rows, (size_t)(end - start), sizeof *rows, by_index);
-	return rows;
-}
-
-/* The change feed's rows of batch `batch`, updates first (the operators
- * update a batch's groups or hold its rows, then evict).  Events stop
- * at the live feed's SL_FEED_ROWS_PER_BATCH per kind (the keys are kept
- * whole); a join shows the last rows it held, as its side's row on the
- * live pane is the last event. */
-static void op_changes(build *b, int64_t batch, int64_t ts)
-{
-	sl_buf k, v;
-
-	sl_buf_init(&k);
-	sl_buf_init(&v);
-	for (int i = 0; i < b->nshown; i++) {
-		opfeed *o = &b->ops[i];
-		int64_t start, end, *order = NULL;
-		if (o->changes == NULL || o->kb < 0 || o->ct < 0 || o->ck < 0 ||
-		    o->vb < 0)
-			continue;
-		start = o->next;
-		end = batch_end(o, batch);
-		if (o->kind == OP_JOIN)
-			order = held_order(o, start, end);
-		for (int pass = 0; pass < 2; pass++) {
-			int64_t n = 0, shown = 0, seen = 0;
-			for (int64_t j = start; j < end; j++)
-				n += is_delete(o, j) == (pass == 1);
-			for (int64_t j = start; j < end; j++) {
-				int64_t r = order && pass == 0 ? order[j - start]
-							       : j;
-				bool show;
-				if (is_delete(o, r) != (pass == 1))
-					continue;
-				seen++;
-				show = o->kind == OP_JOIN && pass == 0
-					   ? n - seen < SL_FEED_ROWS_PER_BATCH
-					   : shown < SL_FEED_ROWS_PER_BATCH;
-				shown += show;
-				apply_change(b, o, r, show, batch, ts, &k, &v);
-			}
-		}
-		free(order);
-		o->next = end;
-	}
-	sl_buf_release(&k);
-	sl_buf_release(&v);
-}
-
-static int64_t state_total(const build *b)
-{
-	int64_t t = 0;
-
-	for (int i = 0; i < b->nshown; i++)
-		t += b->ops[i].keys.n + (b->ops[i].from > b->n && b->ops[i].base
-					     ? b->ops[i].base->nrows
-					     : 0);
-	return t;
 }
 
 /* ---- the sink log ---- */
@@ -644,9 +226,7 @@ static void batch_events(build *b, int64_t id, const sl_ckpt_offsets *prev,
 
 	sl_buf_init(&j);
 	sl_buf_init(&t);
-	for (int i = 0; i < b->nshown; i++)
-		if (b->ops[i].from == id)
-			op_base(b, id, ts);
+	rw_state_base(b->st, id, ts);
 	sl_buf_printf(&j, "{\"batchId\":%lld}", (long long)id);
 	emit(b, SL_EV_BATCH_START, id, ts, "batch started", sl_buf_cstr(&j));
 	for (int s = 0; s < o->nsources && s < MODEL_MAX_SRC; s++) {
@@ -663,7 +243,7 @@ static void batch_events(build *b, int64_t id, const sl_ckpt_offsets *prev,
 			 model_source_long(b->src[s]));
 		emit(b, SL_EV_OFFSETS, id, ts, text, sl_buf_cstr(&j));
 	}
-	op_changes(b, id, ts);
+	rw_state_changes(b->st, id, ts);
 	if (b->sink_dir != NULL) {
 		int64_t rows = sink_log_rows(b->sink_dir, id);
 		if (rows >= 0) {
@@ -682,7 +262,7 @@ static void batch_events(build *b, int64_t id, const sl_ckpt_offsets *prev,
 	if (b->nops > 0)
 		sl_buf_printf(&j,
 			      ",\"stateOperators\":[{\"numRowsTotal\":%lld}]",
-			      (long long)state_total(b));
+			      (long long)rw_state_rows(b->st));
 	if (b->has_wm) {
 		sl_ts_iso(o->watermark_ms * 1000, &t);
 		snprintf(iso, sizeof iso, "%s", sl_buf_cstr(&t));
@@ -891,11 +471,8 @@ static void copy_pts(model_query *s, const model_query *l)
 
 static void build_release(build *b)
 {
-	for (int i = 0; i < b->nshown; i++) {
-		sl_batch_free(b->ops[i].changes);
-		sl_batch_free(b->ops[i].base);
-		kv_release(&b->ops[i].keys);
-	}
+	if (b->st != NULL)
+		rw_state_end(b->st);
 	sl_state_read_free(b->rd);
 	sl_ckpt_close(b->ck);
 }
@@ -963,10 +540,14 @@ static int folder_mode(build *b, int append, char *note, size_t n)
 	return b->sink_dir != NULL ? 1 : 0;
 }
 
-static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
-		    model_query *live, int append, int64_t n, model_query **out,
-		    int64_t *last, char *note, char *msg, size_t msgn)
+/* A snapshot of rw's checkpoint at batch n (-1: the last committed)
+ * into *out; live (may be NULL) is the same query in the live model.
+ * rw's state cache serves it, or is made again. */
+static int snapshot(sl_model *m, model_rw *rw, model_query *live, int append,
+		    int64_t n, model_query **out, int64_t *last, char *msg,
+		    size_t msgn)
 {
+	const char *dir = rw->ckdir, *sink_dir = rw->sink_dir;
 	build b;
 	sl_err err;
 	int rc;
@@ -996,28 +577,22 @@ static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
 		return failf(&b, ":rewind: out of memory");
 	}
 	b.has_wm = live ? live->watermark != NULL : any_watermark(&b);
-	b.nops = sl_state_read_nops(b.rd) < MAX_OPS ? sl_state_read_nops(b.rd)
-						    : MAX_OPS;
+	b.nops = sl_state_read_nops(b.rd);
 	/* append: 1 Append, 0 Update, 2 Complete, -1 unknown (a folder) */
-	append = folder_mode(&b, append, note, sizeof ((model_rw *)0)->mode);
+	append = folder_mode(&b, append, rw->mode, sizeof rw->mode);
 	b.append = append == 1;
 	b.evicts = b.has_wm && append != 2;
 	live_sources(&b);
-	for (int i = 0; i < b.nops; i++) {
-		const sl_state_opinfo *info = sl_state_read_op(b.rd, i);
-		/* the operators whose rows the live panes show (a join's
-		 * held rows and session windows are not STATE_ROW rows) */
-		if (strcmp(info->operator_name, "stateStoreSave") == 0 ||
-		    strcmp(info->operator_name, "unknown") == 0 ||
-		    strncmp(info->operator_name, "dedupe", 6) == 0)
-			op_open(&b, b.nshown++, info, -1);
-		else if (strcmp(info->operator_name, "symmetricHashJoin") ==
-			     0 &&
-			 b.nshown + 2 <= MAX_OPS) {
-			op_open(&b, b.nshown++, info, 0);
-			op_open(&b, b.nshown++, info, 1);
-		}
+	if (!rw_state_fits(rw->cache, dir, b.b0, b.n, b.last)) {
+		rw_state_free(rw->cache);
+		rw->cache = rw_state_new(b.rd, dir, b.b0, b.n, b.last);
 	}
+	if ((b.st = rw->cache) == NULL) {
+		model_query_free(b.snap);
+		build_release(&b);
+		return failf(&b, ":rewind: out of memory");
+	}
+	rw_state_begin(b.st, m, b.snap, b.n, b.append, b.evicts);
 	if ((rc = replay(&b)) < 0) {
 		model_query_free(b.snap);
 		build_release(&b);
@@ -1038,6 +613,7 @@ static int snapshot(sl_model *m, const char *dir, const char *sink_dir,
 
 void model_rw_release(model_rw *rw)
 {
+	rw_state_free(rw->cache);
 	model_query_free(rw->snap);
 	free(rw->what);
 	free(rw->ckdir);
@@ -1102,8 +678,7 @@ static int rebuild(sl_model *m, model_rw *rw, int64_t batch, char *msg,
 			 : om == SL_MODE_COMPLETE ? 2
 						  : 0;
 	}
-	if (snapshot(m, rw->ckdir, rw->sink_dir, live, append, batch, &snap,
-		     &last, rw->mode, msg, n) < 0)
+	if (snapshot(m, rw, live, append, batch, &snap, &last, msg, n) < 0)
 		return -1;
 	snap->id = dup0(live ? live->id : rw->qid ? rw->qid : "checkpoint");
 	snap->run_id = dup0(live ? live->run_id : NULL);
@@ -1125,6 +700,8 @@ int sl_model_rewind(sl_model *m, int64_t batch, char *msg, size_t n)
 	if (rw->opened)
 		return rebuild(m, rw, batch, msg, n);
 	memset(&to, 0, sizeof to);
+	to.cache = rw->cache; /* it knows its checkpoint: kept if it fits */
+	rw->cache = NULL;
 	if (focused_source(m, &to, msg, n) < 0 ||
 	    rebuild(m, &to, batch, msg, n) < 0) {
 		model_rw_release(&to);
@@ -1187,6 +764,8 @@ int sl_model_open(sl_model *m, const char *dir, const char *sink_dir, char *msg,
 	sl_ckpt_close(ck);
 	to.what = dup0(dir);
 	to.opened = true;
+	to.cache = rw->cache;
+	rw->cache = NULL;
 	if (rebuild(m, &to, -1, msg, n) < 0) {
 		model_rw_release(&to);
 		return -1;
