@@ -55,6 +55,18 @@ for my $k (reverse 0 .. $#arrivals) {
 	}
 }
 
+# a batch commits while the screen is rewound: the rows kept between
+# steps are read again, the new batch is there
+$t->type_line('ms:addData({{"2026-01-01 12:33:00", "owl", 8}})');
+$t->type_line(':step');
+$t->type_line(':rewind 5');
+$s = $t->settled(qr/REWOUND to batch 5 of 5/);
+ok($s, 'a batch committed while rewound: :rewind 5 finds it');
+like(pane($s, 'windows'), qr/12:30:00-12:40:00 owl\s+\[8\.0,8,8,1\]\s+OPEN/, 'with its new window');
+$t->type_line(':rewind 4');
+$s = $t->settled(qr/REWOUND to batch 4 of 5/);
+is(pane($s, 'windows'), $live{4}{windows}, 'and batch 4 as it was');
+
 $t->type_line(':live');
 $t->type_line('q:stop()');
 $t->type_line(':quit');
