@@ -32,10 +32,8 @@
  * (:open) has none of it: those parts of the panes stay empty.
  *
  * The operators replayed (model_rewind_state.c) are those whose rows the
- * live Windows pane shows: aggregations with their values, dropDuplicates
- * and a stream-stream join's held rows.  Session windows make no rows on
- * the live pane, nor here; their state versions show on the Checkpoint
- * pane.
+ * live Windows pane shows: aggregations with their values, dropDuplicates,
+ * a stream-stream join's held rows and the open session windows.
  *
  * Deviations, named: dropDuplicates shows a null value where the live
  * pane shows the row's event time; the operators' own are in
@@ -243,7 +241,7 @@ static void batch_events(build *b, int64_t id, const sl_ckpt_offsets *prev,
 			 model_source_long(b->src[s]));
 		emit(b, SL_EV_OFFSETS, id, ts, text, sl_buf_cstr(&j));
 	}
-	rw_state_changes(b->st, id, ts);
+	rw_state_changes(b->st, id, ts, o->watermark_ms * 1000);
 	if (b->sink_dir != NULL) {
 		int64_t rows = sink_log_rows(b->sink_dir, id);
 		if (rows >= 0) {

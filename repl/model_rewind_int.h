@@ -38,7 +38,9 @@ void rw_state_free(rw_state *s);
 void rw_state_begin(rw_state *s, sl_model *m, model_query *snap, int64_t n,
 		    bool append, bool evicts);
 void rw_state_base(rw_state *s, int64_t id, int64_t ts);
-void rw_state_changes(rw_state *s, int64_t id, int64_t ts);
+/* wm_us: the watermark batch id ran with (offsets/id's), which closed
+ * sessions. */
+void rw_state_changes(rw_state *s, int64_t id, int64_t ts, int64_t wm_us);
 /* The rows the operators hold so far (numRowsTotal). */
 int64_t rw_state_rows(const rw_state *s);
 void rw_state_end(rw_state *s);

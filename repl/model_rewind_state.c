@@ -23,6 +23,15 @@
  *                                  rows a batch added in the order the
  *                                  join held them (their index), then
  *                                  those it dropped
+ *   session windows                the open sessions with their values
+ *     (sessionWindowStateStoreSave (op_session.c's events): UPDATED when
+ *     Exec)                        touched, the old window EVICTED when
+ *                                  a session grew or merged into another,
+ *                                  EMITTED (Append) / EVICTED when its
+ *                                  end passed the batch's watermark
+ *
+ * A key removed and put again in one batch (a session extended) is in the
+ * delta twice: the later change wins.
  *
  * Why a cache: stepping through batches (Alt-Left/Right) rebuilds the
  * screen each time; the reads and the Row text of every change row were
@@ -38,7 +47,8 @@
  * first in its hash table's order; a join's dropped rows come in key
  * order, where the join drops them in its store's order (the side's row
  * on the pane is the last event: with several rows dropped in a batch it
- * may name another one).
+ * may name another one); a session touched and closed in the same batch
+ * shows its old window closed, where the operator showed the grown one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,12 +170,14 @@ static void kv_release(kvset *s)
 typedef enum opkind {
 	OP_AGG,   /* an aggregation: windows and their values */
 	OP_DEDUP, /* dropDuplicates: its keys */
-	OP_JOIN   /* one side of a stream-stream join: its held rows */
+	OP_JOIN,  /* one side of a stream-stream join: its held rows */
+	OP_SESSION /* session windows: the open sessions */
 } opkind;
 
 typedef struct opfeed {
 	opkind kind;
 	int side;           /* OP_JOIN: 0 left, 1 right */
+	int skey;           /* OP_SESSION: the session_window key field */
 	int64_t from;       /* first batch replayed */
 	sl_batch *base;     /* the state at batch from-1, or NULL */
 	sl_batch *changes;  /* the change feed from `from`, or NULL */
@@ -216,7 +228,9 @@ static void feed_open(rw_state *s, opfeed *o, sl_state_read *rd,
 
 	o->kind = side >= 0 ? OP_JOIN
 		  : strncmp(info->operator_name, "dedupe", 6) == 0 ? OP_DEDUP
-								    : OP_AGG;
+		  : strncmp(info->operator_name, "session", 7) == 0
+		      ? OP_SESSION
+		      : OP_AGG;
 	o->side = side;
 	o->from = s->b0;
 	if (info->min_batch >= 0 && o->from > 0 &&
@@ -265,6 +279,21 @@ static void feed_open(rw_state *s, opfeed *o, sl_state_read *rd,
 		sl_batch_free(o->changes);
 		o->changes = NULL;
 	}
+	o->skey = -1;
+	if (o->kind == OP_SESSION) { /* the key field {start, end} */
+		const sl_batch *t = o->changes ? o->changes : o->base;
+		int kc = col_of(t, "key");
+		const sl_type *kt = kc >= 0 ? t->schema->fields[kc].type : NULL;
+		for (int f = 0; kt != NULL && f < kt->nfields; f++)
+			if (kt->fields[f].type->kind == SL_STRUCT &&
+			    kt->fields[f].type->nfields == 2)
+				o->skey = f;
+		if (o->skey < 0) { /* not a layout this file knows */
+			sl_batch_free(o->changes);
+			sl_batch_free(o->base);
+			o->changes = o->base = NULL;
+		}
+	}
 	if (o->changes != NULL) {
 		size_t rows = (size_t)o->changes->nrows + 1;
 		o->kt = calloc(rows, sizeof *o->kt);
@@ -292,7 +321,8 @@ rw_state *rw_state_new(sl_state_read *rd, const char *dir, int64_t b0,
 		if (s->nfeeds < MAX_FEEDS &&
 		    (strcmp(name, "stateStoreSave") == 0 ||
 		     strcmp(name, "unknown") == 0 ||
-		     strncmp(name, "dedupe", 6) == 0))
+		     strncmp(name, "dedupe", 6) == 0 ||
+		     strcmp(name, "sessionWindowStateStoreSaveExec") == 0))
 			feed_open(s, &s->f[s->nfeeds++], rd, info, -1, n);
 		else if (s->nfeeds + 2 <= MAX_FEEDS &&
 			 strcmp(name, "symmetricHashJoin") == 0) {
@@ -374,6 +404,30 @@ static const char *feed_text(opfeed *o, int64_t r, bool val)
 	return *slot;
 }
 
+/* A session's identity in its store, (other keys, start), as text: the
+ * key's Row text with the session's start alone (a delete has no end). */
+static void session_id(const opfeed *o, const sl_col *key, int64_t r,
+		       sl_buf *out)
+{
+	sl_buf_addc(out, '[');
+	for (int k = 0; k < key->nchild; k++) {
+		if (k)
+			sl_buf_addc(out, ',');
+		sl_value_show(k == o->skey ? key->child[k]->child[0]
+					   : key->child[k],
+			      r, out);
+	}
+	sl_buf_addc(out, ']');
+}
+
+/* A session's end in microseconds (its key's), INT64_MIN when NULL. */
+static int64_t session_end(const opfeed *o, const sl_col *key, int64_t r)
+{
+	const sl_col *e = key->child[o->skey]->child[1];
+
+	return sl_col_isnull(e, r) ? INT64_MIN : sl_col_i64(e)[r];
+}
+
 /* ---- the replay ---- */
 
 static void state_event(rw_state *s, int64_t batch, int64_t ts,
@@ -422,6 +476,24 @@ void rw_state_begin(rw_state *s, sl_model *m, model_query *snap, int64_t n,
 	}
 }
 
+/* A session of the base rows into the keys (k, v its texts). */
+static void base_session(opfeed *o, const sl_col *key, int64_t r,
+			 const sl_buf *k, const sl_buf *v)
+{
+	sl_buf id, packed;
+
+	sl_buf_init(&id);
+	sl_buf_init(&packed);
+	session_id(o, key, r, &id);
+	sl_buf_printf(&packed, "%lld\x01%s\x01%s",
+		      (long long)session_end(o, key, r), sl_buf_cstr(k),
+		      sl_buf_cstr(v));
+	if (!sl_buf_failed(&id) && !sl_buf_failed(&packed))
+		kv_put(&o->keys, sl_buf_cstr(&id), sl_buf_cstr(&packed));
+	sl_buf_release(&id);
+	sl_buf_release(&packed);
+}
+
 void rw_state_base(rw_state *s, int64_t from, int64_t ts)
 {
 	sl_buf k, v;
@@ -441,7 +513,11 @@ void rw_state_base(rw_state *s, int64_t from, int64_t ts)
 			row_text(val, value_fields(o, val), r, &v);
 			if (sl_buf_failed(&k) || sl_buf_failed(&v))
 				continue;
-			kv_put(&o->keys, sl_buf_cstr(&k), sl_buf_cstr(&v));
+			if (o->kind == OP_SESSION)
+				base_session(o, o->base->cols[kc], r, &k, &v);
+			else
+				kv_put(&o->keys, sl_buf_cstr(&k),
+				       sl_buf_cstr(&v));
 			/* the model keeps MODEL_MAX_ROWS: the last ones; a
 			 * join holds its rows (UPDATED) */
 			if (r >= o->base->nrows - MODEL_MAX_ROWS)
@@ -476,6 +552,65 @@ static int64_t batch_end(const opfeed *o, int64_t batch)
 	return r;
 }
 
+static void session_event(rw_state *s, int64_t batch, int64_t ts,
+			  const char *packed, const char *state)
+{
+	const char *k = strchr(packed, '\x01'), *v = k ? strchr(k + 1, '\x01')
+							  : NULL;
+	char *key;
+
+	if (v == NULL || (key = strndup(k + 1, (size_t)(v - k - 1))) == NULL)
+		return;
+	state_event(s, batch, ts, key, v + 1, state);
+	free(key);
+}
+
+/* A session's change: the key is (other keys, start), the kept value
+ * "end \1 Row text \1 results".  An update whose window moved (more rows
+ * extended the session) shows the old window EVICTED, as the operator
+ * does; a delete is the watermark closing the session (its end <= the
+ * batch's watermark: EMITTED in Append, else EVICTED) or its merging
+ * into an earlier one (EVICTED). */
+static void session_change(rw_state *s, opfeed *o, int64_t r, bool shown,
+			   int64_t batch, int64_t ts, int64_t wm_us)
+{
+	const sl_col *key = o->changes->cols[o->ck];
+	const char *k, *v;
+	char *old, *packed;
+	sl_buf id;
+	int n;
+
+	sl_buf_init(&id);
+	session_id(o, key, r, &id);
+	old = sl_buf_failed(&id) ? NULL : kv_take(&o->keys, sl_buf_cstr(&id));
+	if (is_delete(o, r)) {
+		if (old != NULL && shown)
+			session_event(s, batch, ts, old,
+				      strtoll(old, NULL, 10) <= wm_us &&
+					      s->append
+					  ? "EMITTED"
+					  : "EVICTED");
+	} else if ((k = feed_text(o, r, false)) != NULL &&
+		   (v = feed_text(o, r, true)) != NULL) {
+		const char *ok = old ? strchr(old, '\x01') : NULL;
+		size_t kl = strlen(k);
+		if (ok != NULL && shown &&
+		    (strncmp(ok + 1, k, kl) != 0 || ok[kl + 1] != '\x01'))
+			session_event(s, batch, ts, old, "EVICTED");
+		n = asprintf(&packed, "%lld\x01%s\x01%s",
+			     (long long)session_end(o, key, r), k, v);
+		if (n >= 0 && !sl_buf_failed(&id)) {
+			kv_put(&o->keys, sl_buf_cstr(&id), packed);
+			if (shown)
+				state_event(s, batch, ts, k, v, "UPDATED");
+		}
+		if (n >= 0)
+			free(packed);
+	}
+	free(old);
+	sl_buf_release(&id);
+}
+
 /* One change row r into the keys and, when shown, an event. */
 static void apply_change(rw_state *s, opfeed *o, int64_t r, bool shown,
 			 int64_t batch, int64_t ts)
@@ -503,6 +638,34 @@ static void apply_change(rw_state *s, opfeed *o, int64_t r, bool shown,
 	if (shown && (fresh || o->kind != OP_JOIN))
 		state_event(s, batch, ts, event_key(o, k), v,
 			    fresh && s->evicts && agg ? "OPEN" : "UPDATED");
+}
+
+/* Whether change row r is followed in its batch by another change of the
+ * same key (an operator that removes a key and puts it again in one
+ * batch, as a session extended: the delta holds both, the later wins). */
+static bool superseded(opfeed *o, int64_t r, int64_t end)
+{
+	const sl_col *key = o->changes->cols[o->ck];
+	bool same = false;
+
+	if (r + 1 >= end)
+		return false;
+	if (o->kind == OP_SESSION) {
+		sl_buf a, b;
+		sl_buf_init(&a);
+		sl_buf_init(&b);
+		session_id(o, key, r, &a);
+		session_id(o, key, r + 1, &b);
+		same = !sl_buf_failed(&a) && !sl_buf_failed(&b) &&
+		       strcmp(sl_buf_cstr(&a), sl_buf_cstr(&b)) == 0;
+		sl_buf_release(&a);
+		sl_buf_release(&b);
+	} else {
+		const char *a = feed_text(o, r, false);
+		const char *b = feed_text(o, r + 1, false);
+		same = a != NULL && b != NULL && strcmp(a, b) == 0;
+	}
+	return same;
 }
 
 /* The order a join held the rows it added: their index (the key's last
@@ -540,7 +703,7 @@ static int64_t *held_order(const opfeed *o, int64_t start, int64_t end)
  * live feed's SL_FEED_ROWS_PER_BATCH per kind (the keys are kept whole);
  * a join shows the last rows it held, as its side's row on the live pane
  * is its last event. */
-void rw_state_changes(rw_state *s, int64_t batch, int64_t ts)
+void rw_state_changes(rw_state *s, int64_t batch, int64_t ts, int64_t wm_us)
 {
 	for (int i = 0; i < s->nfeeds; i++) {
 		opfeed *o = &s->f[i];
@@ -554,19 +717,25 @@ void rw_state_changes(rw_state *s, int64_t batch, int64_t ts)
 		for (int pass = 0; pass < 2; pass++) {
 			int64_t n = 0, shown = 0, seen = 0;
 			for (int64_t j = start; j < end; j++)
-				n += is_delete(o, j) == (pass == 1);
+				n += is_delete(o, j) == (pass == 1) &&
+				     !superseded(o, j, end);
 			for (int64_t j = start; j < end; j++) {
 				int64_t r = order && pass == 0 ? order[j - start]
 							       : j;
 				bool show;
-				if (is_delete(o, r) != (pass == 1))
+				if (is_delete(o, r) != (pass == 1) ||
+				    superseded(o, r, end))
 					continue;
 				seen++;
 				show = o->kind == OP_JOIN && pass == 0
 					   ? n - seen < SL_FEED_ROWS_PER_BATCH
 					   : shown < SL_FEED_ROWS_PER_BATCH;
 				shown += show;
-				apply_change(s, o, r, show, batch, ts);
+				if (o->kind == OP_SESSION)
+					session_change(s, o, r, show, batch,
+						       ts, wm_us);
+				else
+					apply_change(s, o, r, show, batch, ts);
 			}
 		}
 		free(order);

@@ -23,7 +23,10 @@
  *
  * An in-memory map key -> stored session starts (a second, uncommitted
  * sl_state) finds a key's sessions; it is rebuilt from the store after an
- * abort.  Ownership: the operator owns its stores and buffered batches.
+ * abort.  With the feed's detail on, each batch's sessions are STATE_ROW
+ * events (see "feed events" below: the workbench's windows pane and its
+ * rewind, repl/model_rewind_state.c).  Ownership: the operator owns its
+ * stores and buffered batches.
  */
 #include "exec/exec.h"
 
@@ -33,6 +36,7 @@
 #include "exec/agg.h"
 #include "exec/hash.h"
 #include "exec/stream_int.h"
+#include "core/feed.h"
 #include "core/timeutil.h"
 #include "exec/window.h"
 
@@ -263,7 +267,24 @@ typedef struct srun {
 	int64_t nfs, capfs;
 	sl_buf olds; /* stored sessions merged: sid, klen, key */
 	sl_agg **aggs;
+	bool feed;     /* STATE_ROW events wanted */
+	sl_buf merged; /* the feed's merged-away sessions: klen, vlen, key,
+			  value */
+	int64_t nmerged;
 } srun;
+
+/* A stored session merged into one with another window, for its EVICTED
+ * event (the bytes copied: the store drops them). */
+static int keep_merged(srun *r, const void *k, size_t klen, const void *v,
+		       size_t vlen, sl_err *err)
+{
+	uint64_t n[2] = { klen, vlen };
+	sl_buf_add(&r->merged, n, sizeof n);
+	sl_buf_add(&r->merged, k, klen);
+	sl_buf_add(&r->merged, v, vlen);
+	r->nmerged++;
+	return sl_buf_failed(&r->merged) ? sl_err_nomem(err) : 0;
+}
 
 static int fs_add(srun *r, int64_t s, int64_t e, size_t kof, size_t klen)
 {
@@ -424,6 +445,44 @@ static int aggregate(srun *r, sl_err *err)
 	return rc;
 }
 
+/* ---- feed events: the workbench's windows pane (stream_feed.c) ----
+ * A session's row is its output row (the session_window struct, the
+ * other keys, the aggregates' results): UPDATED when new rows touched it,
+ * EVICTED when it merged into another one with another window, EMITTED
+ * (Append) or EVICTED when the watermark closed it.  Capped per batch at
+ * SL_FEED_ROWS_PER_BATCH per kind, as every operator's. */
+
+typedef struct sent sent;
+static sl_batch *entries_out(sl_op *op, sent *en, int64_t n, sl_err *err);
+static sl_batch *batch_out(sl_op *op, srun *r, sl_err *err);
+
+/* Rows of o (those with pick[i], or all) as STATE_ROW events. */
+static void feed_rows(sl_op *op, const sl_batch *o, const fsess *pick,
+		      const char *word)
+{
+	sess *st = op->state;
+	int nk = op->plan->nkeys;
+	int64_t i, shown = 0;
+	sl_buf k, v;
+	if (o == NULL)
+		return;
+	sl_buf_init(&k);
+	sl_buf_init(&v);
+	for (i = 0; i < o->nrows && shown < SL_FEED_ROWS_PER_BATCH; i++) {
+		if (pick != NULL && !pick[i].touched)
+			continue;
+		shown++;
+		sl_buf_clear(&k);
+		sl_buf_clear(&v);
+		sl_stream_row_text(o->cols, nk, i, &k);
+		sl_stream_row_text(o->cols + nk, o->ncols - nk, i, &v);
+		sl_stream_state_event(st->ctx, st->sf.name, sl_buf_cstr(&k),
+				      sl_buf_cstr(&v), word);
+	}
+	sl_buf_release(&k);
+	sl_buf_release(&v);
+}
+
 /* Stored sessions merged into touched ones: buffers into the aggregates,
  * then out of the store and the index. */
 static int merge_olds(srun *r, sl_err *err)
@@ -454,6 +513,9 @@ static int merge_olds(srun *r, sl_err *err)
 					  &used, err);
 			off += used;
 		}
+		if (rc == 0 && r->feed && vlen >= 8 &&
+		    (s0 != f->s || memcmp(v, &f->e, 8) != 0))
+			rc = keep_merged(r, sk.p, sk.len, v, vlen, err);
 		sl_state_remove(st->sf.store, sk.p, sk.len);
 		if (rc == 0)
 			rc = idx_add(st, r->keys.p + f->kof, f->klen, s0, false,
@@ -536,10 +598,10 @@ static sl_batch *output(sl_op *op, const char *const *kp, const size_t *kl,
 }
 
 /* Stored entries (state key, value) as output rows, sorted by key. */
-typedef struct sent {
+struct sent {
 	const char *k, *v;
 	size_t klen, vlen;
-} sent;
+};
 
 static int sent_cmp(const void *a, const void *b)
 {
@@ -663,6 +725,10 @@ static sl_batch *evict(sl_op *op, sl_err *err)
 		o = entries_out(op, l.e, l.n, err);
 	else
 		sl_err_nomem(err);
+	if (sl_stream_wants_rows(st->ctx))
+		feed_rows(op, o, NULL,
+			  st->ctx->mode == SL_MODE_APPEND ? "EMITTED"
+							  : "EVICTED");
 	free(l.e);
 	sl_buf_release(&l.copy);
 	return o;
@@ -719,6 +785,7 @@ static void srun_release(srun *r, int naggs, int nok)
 	free(r->ok);
 	sl_buf_release(&r->keys);
 	sl_buf_release(&r->olds);
+	sl_buf_release(&r->merged);
 	free(r->koff);
 	free(r->gid);
 	free(r->fs);
@@ -727,12 +794,38 @@ static void srun_release(srun *r, int naggs, int nok)
 	free(r->aggs);
 }
 
+/* The merged-away sessions kept by keep_merged, EVICTED. */
+static void feed_merged(sl_op *op, srun *r)
+{
+	sent *en = calloc((size_t)r->nmerged + 1, sizeof *en);
+	const char *q = r->merged.p;
+	sl_batch *o;
+	int64_t i;
+	if (en == NULL || r->nmerged == 0 || sl_buf_failed(&r->merged)) {
+		free(en);
+		return;
+	}
+	for (i = 0; i < r->nmerged; i++) {
+		uint64_t n[2];
+		memcpy(n, q, sizeof n);
+		en[i].k = q + sizeof n;
+		en[i].klen = (size_t)n[0];
+		en[i].v = en[i].k + n[0];
+		en[i].vlen = (size_t)n[1];
+		q = en[i].v + n[1];
+	}
+	if ((o = entries_out(op, en, r->nmerged, NULL)) != NULL)
+		feed_rows(op, o, NULL, "EVICTED");
+	sl_batch_free(o);
+	free(en);
+}
+
 /* This batch's rows into sessions (and the store, streaming). */
 static int run_rows(sl_op *op, srun *r, sl_err *err)
 {
 	sess *st = op->state;
 	const sl_expr *swx = unalias(op->plan->keys[st->skey]);
-	sl_batch *all;
+	sl_batch *all, *o;
 	sl_col *sw;
 	int rc;
 	if (st->nin == 0)
@@ -753,7 +846,14 @@ static int run_rows(sl_op *op, srun *r, sl_err *err)
 		return 0;
 	if ((rc = merge_olds(r, err)) < 0)
 		return rc;
-	return store_sessions(r, err);
+	if (r->feed)
+		feed_merged(op, r);
+	if ((rc = store_sessions(r, err)) < 0 || !r->feed)
+		return rc;
+	if ((o = batch_out(op, r, NULL)) != NULL) /* the touched ones */
+		feed_rows(op, o, r->fs, "UPDATED");
+	sl_batch_free(o);
+	return 0;
 }
 
 static int sess_finish(sl_op *op, int side, sl_err *err)
@@ -767,6 +867,8 @@ static int sess_finish(sl_op *op, int side, sl_err *err)
 	r.op = op;
 	sl_buf_init(&r.keys);
 	sl_buf_init(&r.olds);
+	sl_buf_init(&r.merged);
+	r.feed = sl_stream_wants_rows(st->ctx);
 	if (st->ctx != NULL && op->plan->nkeys == 1)
 		rc = sl_err_set(
 		    err, SL_EANALYSIS,
