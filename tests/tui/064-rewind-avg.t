@@ -14,6 +14,7 @@ use File::Temp qw(tempdir);
 use Test::More;
 use Tmux;
 use LessonScreen qw();
+use RewindScreen qw();
 
 plan skip_all => 'tmux not installed' unless Tmux::available();
 *pane = \&LessonScreen::pane;
@@ -34,26 +35,16 @@ my @arrivals = (
 	undef,   # no data: the watermark (12:16) evicts [12:00, 12:10)
 	'{{"2026-01-01 12:29:00", "cat", 4}, {"2026-01-01 12:31:00", "dog", 5}}',
 );
-my (%live, $s);
-for my $k (0 .. $#arrivals) {
-	$t->type_line("ms:addData($arrivals[$k])") if defined $arrivals[$k];
-	$t->type_line(':step');
-	$s = $t->settled(qr/^\|\s*$k mem .*commit/m);
-	ok($s, "live: batch $k committed");
-	$live{$k} = { map { $_ => pane($s, $_) } qw(windows watermark checkpoint) };
-}
+my %live = RewindScreen::step_live($t, \@arrivals, sub {
+	my ($k, $data) = @_;
+	$t->type_line("ms:addData($data)") if defined $data;
+});
+my $s;
 like($live{1}{windows}, qr/12:00:00-12:10:00 dog\s+\[1\.5,1,2,2\]/, 'live batch 1: dog avg 1.5, first 1, max_by 2, 2 distinct');
 like($live{2}{windows}, qr/12:20:00-12:30:00 cat\s+\[4\.5,7,2,2\]/, 'live batch 2: cat avg 4.5');
 like($live{4}{windows}, qr/12:20:00-12:30:00 cat\s+\[4\.333/, 'live batch 4: cat avg 13/3');
 
-for my $k (reverse 0 .. $#arrivals) {
-	$t->type_line(":rewind $k");
-	$s = $t->settled(qr/REWOUND to batch $k of 4/);
-	ok($s, ":rewind $k: rewound");
-	for my $p (qw(windows watermark checkpoint)) {
-		is(pane($s, $p), $live{$k}{$p}, ":rewind $k: the $p pane as it was live");
-	}
-}
+$s = RewindScreen::check_rewinds($t, \%live, $#arrivals);
 
 # a batch commits while the screen is rewound: the rows kept between
 # steps are read again, the new batch is there

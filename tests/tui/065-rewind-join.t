@@ -14,9 +14,9 @@ use File::Temp qw(tempdir);
 use Test::More;
 use Tmux;
 use LessonScreen qw();
+use RewindScreen qw();
 
 plan skip_all => 'tmux not installed' unless Tmux::available();
-*pane = \&LessonScreen::pane;
 
 my $dir = tempdir(CLEANUP => 1);
 my $t = Tmux->new(cols => 120, rows => 40);
@@ -35,28 +35,18 @@ my @arrivals = (
 	[undef, undef],
 	['{{4, "2026-01-01 12:09:00"}}', '{{4, "2026-01-01 12:09:20"}}'],
 );
-my (%live, $s);
-for my $k (0 .. $#arrivals) {
-	my ($l, $r) = @{$arrivals[$k]};
+my %live = RewindScreen::step_live($t, \@arrivals, sub {
+	my ($k, $data) = @_;
+	my ($l, $r) = @$data;
 	$t->type_line("ads:addData($l)") if defined $l;
 	$t->type_line("clicks:addData($r)") if defined $r;
-	$t->type_line(':step');
-	$s = $t->settled(qr/^\|\s*$k mem .*commit/m);
-	ok($s, "live: batch $k committed");
-	$live{$k} = { map { $_ => pane($s, $_) } qw(windows watermark checkpoint) };
-}
+});
+my $s;
 like($live{0}{windows}, qr/left\s+\[1,2026-01-\S* UPDATED/, 'live batch 0: the left side holds ad 1');
 like($live{1}{windows}, qr/right\s+\[9,2026-01-\S* UPDATED/, 'live batch 1: the right side holds click 9');
 like(join('', map { $live{$_}{windows} } 0 .. $#arrivals), qr/EVICTED/, 'and some batch evicts a held row');
 
-for my $k (reverse 0 .. $#arrivals) {
-	$t->type_line(":rewind $k");
-	$s = $t->settled(qr/REWOUND to batch $k of 4/);
-	ok($s, ":rewind $k: rewound");
-	for my $p (qw(windows watermark checkpoint)) {
-		is(pane($s, $p), $live{$k}{$p}, ":rewind $k: the $p pane as it was live");
-	}
-}
+$s = RewindScreen::check_rewinds($t, \%live, $#arrivals);
 
 $t->type_line(':live');
 $t->type_line('q:stop()');

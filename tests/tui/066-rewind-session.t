@@ -14,9 +14,9 @@ use File::Temp qw(tempdir);
 use Test::More;
 use Tmux;
 use LessonScreen qw();
+use RewindScreen qw();
 
 plan skip_all => 'tmux not installed' unless Tmux::available();
-*pane = \&LessonScreen::pane;
 
 my $dir = tempdir(CLEANUP => 1);
 my $t = Tmux->new(cols => 140, rows => 40);
@@ -34,28 +34,18 @@ my @arrivals = (
 	undef,                                                    # the watermark (12:20) closes ann and bob
 	'{{"2026-01-01 12:33:00", "cat"}}',
 );
-my (%live, $s);
-for my $k (0 .. $#arrivals) {
-	$t->type_line("ms:addData($arrivals[$k])") if defined $arrivals[$k];
-	$t->type_line(':step');
-	$s = $t->settled(qr/^\|\s*$k mem .*commit/m);
-	ok($s, "live: batch $k committed");
-	$live{$k} = { map { $_ => pane($s, $_) } qw(windows watermark checkpoint) };
-}
+my %live = RewindScreen::step_live($t, \@arrivals, sub {
+	my ($k, $data) = @_;
+	$t->type_line("ms:addData($data)") if defined $data;
+});
+my $s;
 like($live{0}{windows}, qr/12:00:00-12:05:00 ann\s+\[1\]\s+UPDATED/, 'live batch 0: ann has a session [12:00, 12:05)');
 like($live{1}{windows}, qr/12:01:00-12:07:00 bob\s+\[2\]\s+UPDATED/, 'live batch 1: bob\'s session grew');
 like($live{1}{windows}, qr/12:01:00-12:06:00 bob\s+\[1\]\s+EVICTED/, 'and its old window left');
 like($live{2}{windows}, qr/12:00:00-12:13:00 ann\s+\[3\]\s+UPDATED/, 'live batch 2: ann\'s sessions merged');
 like($live{3}{windows}, qr/12:00:00-12:13:00 ann\s+\[3\]\s+EMITTED/, 'live batch 3: the watermark closed it');
 
-for my $k (reverse 0 .. $#arrivals) {
-	$t->type_line(":rewind $k");
-	$s = $t->settled(qr/REWOUND to batch $k of 4/);
-	ok($s, ":rewind $k: rewound");
-	for my $p (qw(windows watermark checkpoint)) {
-		is(pane($s, $p), $live{$k}{$p}, ":rewind $k: the $p pane as it was live");
-	}
-}
+$s = RewindScreen::check_rewinds($t, \%live, $#arrivals);
 
 $t->type_line(':live');
 $t->type_line('q:stop()');
