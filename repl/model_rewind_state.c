@@ -168,9 +168,9 @@ static void kv_release(kvset *s)
 /* ---- the feeds ---- */
 
 typedef enum opkind {
-	OP_AGG,   /* an aggregation: windows and their values */
-	OP_DEDUP, /* dropDuplicates: its keys */
-	OP_JOIN,  /* one side of a stream-stream join: its held rows */
+	OP_AGG,    /* an aggregation: windows and their values */
+	OP_DEDUP,  /* dropDuplicates: its keys */
+	OP_JOIN,   /* one side of a stream-stream join: its held rows */
 	OP_SESSION /* session windows: the open sessions */
 } opkind;
 
@@ -226,11 +226,10 @@ static void feed_open(rw_state *s, opfeed *o, sl_state_read *rd,
 	sl_state_read_opts ro;
 	sl_err err;
 
-	o->kind = side >= 0 ? OP_JOIN
-		  : strncmp(info->operator_name, "dedupe", 6) == 0 ? OP_DEDUP
-		  : strncmp(info->operator_name, "session", 7) == 0
-		      ? OP_SESSION
-		      : OP_AGG;
+	o->kind = side >= 0                                         ? OP_JOIN
+		  : strncmp(info->operator_name, "dedupe", 6) == 0  ? OP_DEDUP
+		  : strncmp(info->operator_name, "session", 7) == 0 ? OP_SESSION
+								    : OP_AGG;
 	o->side = side;
 	o->from = s->b0;
 	if (info->min_batch >= 0 && o->from > 0 &&
@@ -430,8 +429,8 @@ static int64_t session_end(const opfeed *o, const sl_col *key, int64_t r)
 
 /* ---- the replay ---- */
 
-static void state_event(rw_state *s, int64_t batch, int64_t ts,
-			const char *key, const char *val, const char *state)
+static void state_event(rw_state *s, int64_t batch, int64_t ts, const char *key,
+			const char *val, const char *state)
 {
 	sl_event ev;
 	sl_buf j;
@@ -535,7 +534,8 @@ void rw_state_base(rw_state *s, int64_t from, int64_t ts)
 static bool is_delete(const opfeed *o, int64_t r)
 {
 	const sl_col *tc = o->changes->cols[o->ct]; /* change_type STRING */
-	sl_str ty = sl_col_isnull(tc, r) ? (sl_str){ "", 0 } : sl_col_str(tc)[r];
+	sl_str ty =
+	    sl_col_isnull(tc, r) ? (sl_str){ "", 0 } : sl_col_str(tc)[r];
 
 	return ty.len == 6 && memcmp(ty.p, "delete", 6) == 0;
 }
@@ -555,8 +555,8 @@ static int64_t batch_end(const opfeed *o, int64_t batch)
 static void session_event(rw_state *s, int64_t batch, int64_t ts,
 			  const char *packed, const char *state)
 {
-	const char *k = strchr(packed, '\x01'), *v = k ? strchr(k + 1, '\x01')
-							  : NULL;
+	const char *k = strchr(packed, '\x01'),
+		   *v = k ? strchr(k + 1, '\x01') : NULL;
 	char *key;
 
 	if (v == NULL || (key = strndup(k + 1, (size_t)(v - k - 1))) == NULL)
@@ -720,8 +720,8 @@ void rw_state_changes(rw_state *s, int64_t batch, int64_t ts, int64_t wm_us)
 				n += is_delete(o, j) == (pass == 1) &&
 				     !superseded(o, j, end);
 			for (int64_t j = start; j < end; j++) {
-				int64_t r = order && pass == 0 ? order[j - start]
-							       : j;
+				int64_t r =
+				    order && pass == 0 ? order[j - start] : j;
 				bool show;
 				if (is_delete(o, r) != (pass == 1) ||
 				    superseded(o, r, end))
@@ -732,8 +732,8 @@ void rw_state_changes(rw_state *s, int64_t batch, int64_t ts, int64_t wm_us)
 					   : shown < SL_FEED_ROWS_PER_BATCH;
 				shown += show;
 				if (o->kind == OP_SESSION)
-					session_change(s, o, r, show, batch,
-						       ts, wm_us);
+					session_change(s, o, r, show, batch, ts,
+						       wm_us);
 				else
 					apply_change(s, o, r, show, batch, ts);
 			}

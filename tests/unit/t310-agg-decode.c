@@ -55,8 +55,9 @@ static void roundtrip(const char *fn, sl_col **args, int nargs, bool rows)
 		rc = sl_agg_decode(d, b.p, b.len, &used, NULL, got, grp, &err);
 		w = show(want, grp);
 		h = show(got, grp);
-		ok(rc == 0 && used == b.len, "%s group %lld: decodes all %zu bytes",
-		   fn, (long long)grp, b.len);
+		ok(rc == 0 && used == b.len,
+		   "%s group %lld: decodes all %zu bytes", fn, (long long)grp,
+		   b.len);
 		is_str(h, w, "%s group %lld: the result the query emitted", fn,
 		       (long long)grp);
 		if (b.len > 1) { /* one byte short */
@@ -126,8 +127,8 @@ int main(void)
 	sl_col *ints = sl_col_new(sl_type_prim(SL_INT), 6);
 	sl_col *dbls = sl_col_new(sl_type_prim(SL_DOUBLE), 6);
 	sl_col *strs = sl_col_new(sl_type_prim(SL_STRING), 6);
-	static const char *const words[6] = { "owl", "cat", "emu", "dog",
-					      "ant", "owl" };
+	static const char *const words[6] = { "owl", "cat", "emu",
+					      "dog", "ant", "owl" };
 	sl_col *two[2];
 	int i;
 	for (i = 0; i < 6; i++) {
