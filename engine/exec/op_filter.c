@@ -38,11 +38,12 @@ sl_batch *sl_op_filter_batch(const sl_expr *cond, sl_batch *in, sl_err *err)
 	uint8_t *sel;
 	const uint8_t *v;
 	int64_t i, n = in->nrows, k = 0;
+	int all;
 	sl_batch *o;
 	if (cond->rtype->kind == SL_NULLTYPE)
 		return sl_batch_slice(in, 0, 0);
-	if ((k = null_test(cond, in)) >= 0) {
-		o = k ? sl_batch_ref(in) : sl_batch_slice(in, 0, 0);
+	if ((all = null_test(cond, in)) >= 0) {
+		o = all ? sl_batch_ref(in) : sl_batch_slice(in, 0, 0);
 		if (o == NULL)
 			sl_err_nomem(err);
 		return o;
