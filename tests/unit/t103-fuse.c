@@ -286,8 +286,22 @@ static void test_rules(void)
 			   "b %% 0 is NULL on every row");
 		sl_col_free(m);
 		sl_col_free(d);
+		/* an INT column by an INT constant */
+		k = (int32_t)k;
+		m = ev(b, sl_expr_binop(SL_OP_MOD, sl_expr_col("a"),
+					sl_expr_lit_int((int32_t)k)));
+		for (i = 0; m != NULL && i < n; i++) {
+			int32_t x = sl_col_i32(ax)[i];
+			bool want_null = sl_col_isnull(ax, i) || k == 0;
+			int32_t want = want_null || k == -1 ? 0 : (int32_t)(x % k);
+			if (sl_col_isnull(m, i) != want_null ||
+			    sl_col_i32(m)[i] != want)
+				bad++;
+		}
+		sl_col_free(m);
 	}
-	is_int(bad, 0, "b %% k and b %% e as C's %% (NULL for 0, 0 for -1)");
+	is_int(bad, 0,
+	       "b %% k, b %% e and a %% k as C's %% (NULL for 0, 0 for -1)");
 	{
 		sl_col *s = ev(b, sl_expr_binop(SL_OP_ADD, sl_expr_col("a"),
 						 sl_expr_col("d")));
