@@ -8,7 +8,10 @@
  * function names become implementations, every node gets its result type,
  * and implicit casts are inserted (INT + DOUBLE -> DOUBLE, as Spark).
  * A resolved tree is evaluated a whole column batch at a time
- * (sl_expr_eval), never row by row through a generic interpreter.
+ * (sl_expr_eval), never row by row through a generic interpreter; a
+ * region of arithmetic, comparisons and casts over numbers is compiled to
+ * a small register program and run in one pass over the rows, a chunk at
+ * a time (expr_fuse.c).
  *
  * The node struct is transparent so the planner can walk trees (find
  * aggregates, generators, column references); only the expr module builds

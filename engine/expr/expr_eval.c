@@ -2,7 +2,11 @@
  * expr_eval: evaluating a resolved tree over a batch (expr.h's
  * sl_expr_eval): whole columns per node, type-specialised kernels for
  * arithmetic and comparisons, function calls through their eval hooks
- * (func.c).  Returns a new column reference; never prints.
+ * (func.c).  A region of arithmetic, comparisons and casts over numbers
+ * goes to the fused path instead (expr_fuse.c: one chunked pass, no column
+ * per node), which calls the kernels here (expr_int.h) on chunks of rows;
+ * sl_expr_eval_unfused keeps every node here (the differential tests).
+ * Returns a new column reference; never prints.
  */
 #include "expr/expr.h"
 #include "expr/expr_int.h"

@@ -453,9 +453,10 @@ static int finish_chunk(const fz_prog *p, sl_col *out, int64_t off, int64_t m)
 	for (i = 0; i < m; i++) {
 		if (!r->nul[i])
 			continue;
+		/* a bitmap has one spare byte, as col.c allocates them */
 		if (out->nulls == NULL &&
-		    (out->nulls = calloc((size_t)((out->len + 7) >> 3), 1)) ==
-			NULL)
+		    (out->nulls = calloc((size_t)((out->len + 7) >> 3) + 1,
+					 1)) == NULL)
 			return SL_ENOMEM;
 		out->nulls[(off + i) >> 3] |= (uint8_t)(1u << ((off + i) & 7));
 		memset((char *)out->data + (off + i) * w, 0, (size_t)w);

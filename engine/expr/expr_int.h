@@ -1,8 +1,9 @@
 /*
  * expr_int: what the evaluator's files share (expr_eval.c, the node by
  * node evaluator and its column kernels; expr_fuse.c, the fused path that
- * runs the same kernels over chunks of rows; cast.c).  Engine-internal:
- * included by expr/expr*.c and expr/cast.c only.
+ * runs the same kernels over chunks of rows; cast.c and func_math.c, the
+ * double to integer conversion).  Engine-internal: included by files of
+ * expr/ only.
  *
  * The kernels below work on plain arrays: xa (or, when xa is NULL, the
  * scalar xs) op ya (or ys) into o[0..n).  They write every slot, know
