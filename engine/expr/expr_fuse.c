@@ -28,7 +28,8 @@
  * arithmetic wraps; DOUBLE -> INT/BIGINT truncates and saturates, NaN 0.
  * A NULL constant, or a constant divisor 0, makes the call decline
  * (return 0): the node by node path answers those with an all-NULL column
- * without touching the rows.  The result's NULL slots are zeroed (col.h).
+ * without touching the rows; so does a region of more than FZ_MAX nodes.
+ * The result's NULL slots are zeroed (col.h).
  *
  * Ownership: b and e are borrowed; the result is a new column.  Never
  * prints; out of memory is SL_ENOMEM.
@@ -254,9 +255,10 @@ static void prog_release(fz_prog *p)
 	p->blk = NULL;
 }
 
-/* One block for every register's chunk: values for the instructions that
- * are neither leaves nor the last (which writes the result), a NULL byte
- * per row for all. */
+/* One block for every register's chunk: values for each computing
+ * instruction (the last one's stay unused: it writes into the result
+ * column), a NULL byte per row for all.  cap is a multiple of 8, so every
+ * buffer is 8-byte aligned. */
 static int prog_buffers(fz_prog *p, int64_t cap)
 {
 	size_t sz = 0, at = 0;
