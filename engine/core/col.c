@@ -158,6 +158,7 @@ int sl_col_set_null(sl_col *c, int64_t i)
 	int w;
 	assert(i >= 0 && i < c->len);
 	assert(c->refs <= 1); /* col.h: immutable once shared */
+	c->tstats.set = false;
 	if (c->nulls == NULL) {
 		c->nulls = calloc(bitmap_bytes(c->len) + 1, 1);
 		if (c->nulls == NULL)

@@ -36,6 +36,19 @@ typedef struct sl_str {
 	uint32_t len;
 } sl_str;
 
+/* Event-time statistics of a TIMESTAMP column over its non-NULL rows, in
+ * whole milliseconds (each value / 1000, truncated, as Spark's
+ * EventTimeStats reads them), when the code that wrote the column worked
+ * them out in the same loop (the rate source, whose timestamps are whole
+ * milliseconds): op_watermark then takes them instead of a pass over the
+ * rows.  set false: not known (every new column, copies and gathers
+ * included).  Code that changes a value after setting them clears set
+ * (sl_col_set_null does). */
+typedef struct sl_col_tstats {
+	bool set;
+	int64_t min_ms, max_ms, sum_ms, count;
+} sl_col_tstats;
+
 typedef struct sl_col sl_col;
 struct sl_col {
 	sl_type *type;
@@ -47,6 +60,7 @@ struct sl_col {
 	sl_col **child;
 	sl_arena *arena;
 	int refs;
+	sl_col_tstats tstats;
 };
 
 /* New column of len rows, values zeroed, no nulls.  For STRUCT the children

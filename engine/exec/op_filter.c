@@ -4,11 +4,33 @@
  * The condition is evaluated once per batch into a BOOLEAN column; a row
  * passes when the value is true and not NULL (SQL's three-valued logic:
  * NULL filters out, as Spark).  A batch whose every row passes is handed on
- * as is (no copy); otherwise the passing rows are gathered.
+ * as is (no copy); otherwise the passing rows are gathered.  A NULL test of
+ * a column without NULLs (window aggregates filter `ts IS NOT NULL`) is
+ * decided from the column's bitmap alone, without a pass over the rows.
  */
 #include "exec/exec.h"
 
 #include <stdlib.h>
+
+/* `c IS NOT NULL` (the filter Spark's TimeWindowing puts under every
+ * window aggregate) or `c IS NULL` over a column of the batch that has no
+ * NULL row decides every row at once: 1 all pass, 0 none; -1 when cond is
+ * not such a test or the column has NULLs (then rows are looked at). */
+static int null_test(const sl_expr *cond, const sl_batch *in)
+{
+	const sl_expr *a;
+	const sl_col *c;
+	if (cond->kind != SL_X_ISNOTNULL && cond->kind != SL_X_ISNULL)
+		return -1;
+	for (a = cond->args[0]; a->kind == SL_X_ALIAS; a = a->args[0])
+		;
+	if (a->kind != SL_X_COL || a->idx < 0 || a->idx >= in->ncols)
+		return -1;
+	c = in->cols[a->idx];
+	if (c->nulls != NULL || c->type->kind == SL_NULLTYPE)
+		return -1;
+	return cond->kind == SL_X_ISNOTNULL;
+}
 
 sl_batch *sl_op_filter_batch(const sl_expr *cond, sl_batch *in, sl_err *err)
 {
@@ -16,9 +38,16 @@ sl_batch *sl_op_filter_batch(const sl_expr *cond, sl_batch *in, sl_err *err)
 	uint8_t *sel;
 	const uint8_t *v;
 	int64_t i, n = in->nrows, k = 0;
+	int all;
 	sl_batch *o;
 	if (cond->rtype->kind == SL_NULLTYPE)
 		return sl_batch_slice(in, 0, 0);
+	if ((all = null_test(cond, in)) >= 0) {
+		o = all ? sl_batch_ref(in) : sl_batch_slice(in, 0, 0);
+		if (o == NULL)
+			sl_err_nomem(err);
+		return o;
+	}
 	c = sl_expr_eval(cond, in, err);
 	if (c == NULL)
 		return NULL;

@@ -6,6 +6,9 @@
  * ignored; rows a stateful operator later drops as late are still
  * counted).  The driver (query_batch.c) reads the statistics at the end of
  * the batch and computes the next watermark (SPARK-SEMANTICS.md 3.1).
+ * A column whose writer already summed them in its own loop carries them
+ * (col.h sl_col_tstats: the rate source's timestamps); then no row is
+ * read here.
  *
  * In a streaming query whose feed wants per-row detail (the workbench;
  * benchmarks turn detail off and pay one branch per batch), the operator
@@ -51,6 +54,15 @@ static void wm_observe(wmst *w, const sl_col *c, int64_t n)
 	int64_t i, mn = w->st.min_ms, mx = w->st.max_ms, sum = 0, cnt = 0;
 	if ((c = et_col(c)) == NULL)
 		return;
+	if (c->tstats.set && c->len == n) {
+		/* worked out by the column's writer in its own loop */
+		const sl_col_tstats *t = &c->tstats;
+		w->st.min_ms = t->min_ms < mn ? t->min_ms : mn;
+		w->st.max_ms = t->max_ms > mx ? t->max_ms : mx;
+		w->st.sum_ms += t->sum_ms;
+		w->st.count += t->count;
+		return;
+	}
 	v = sl_col_i64(c);
 	for (i = 0; i < n; i++) {
 		int64_t ms;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "expr/expr.h"
+#include "expr/expr_int.h"
 #include "expr/func.h"
 #include "core/timeutil.h"
 
@@ -236,29 +237,6 @@ oom:
 		}                                                              \
 	} while (0)
 
-/* Java's (long) / (int) of a double: NaN -> 0, saturating. */
-static int64_t d2l(double x)
-{
-	if (x != x)
-		return 0;
-	if (x >= 9223372036854775807.0)
-		return INT64_MAX;
-	if (x <= -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)x;
-}
-
-static int32_t d2i(double x)
-{
-	if (x != x)
-		return 0;
-	if (x >= 2147483647.0)
-		return INT32_MAX;
-	if (x <= -2147483648.0)
-		return INT32_MIN;
-	return (int32_t)x;
-}
-
 /* Every source read as int64 (BOOLEAN, INT, BIGINT, TIMESTAMP) or as
  * double; then one loop per target. */
 static int conv_from_int(sl_kind f, const void *src, sl_kind t, void *dst,
@@ -315,8 +293,8 @@ static int conv_from_double(const double *src, sl_col *o, int64_t n)
 	void *dst = o->data;
 	switch (o->type->kind) {
 	case SL_BOOLEAN: CONV(double, src, uint8_t, dst, x != 0); break;
-	case SL_INT: CONV(double, src, int32_t, dst, d2i(x)); break;
-	case SL_BIGINT: CONV(double, src, int64_t, dst, d2l(x)); break;
+	case SL_INT: CONV(double, src, int32_t, dst, sl_d2i(x)); break;
+	case SL_BIGINT: CONV(double, src, int64_t, dst, sl_d2l(x)); break;
 	case SL_TIMESTAMP:
 		for (i = 0; i < n; i++) {
 			double x = src[i];
@@ -325,7 +303,7 @@ static int conv_from_double(const double *src, sl_col *o, int64_t n)
 					return SL_ENOMEM;
 				continue;
 			}
-			sl_col_i64(o)[i] = d2l(x * 1e6);
+			sl_col_i64(o)[i] = sl_d2l(x * 1e6);
 		}
 		break;
 	default: break;
@@ -339,9 +317,10 @@ static bool fixed(sl_kind k)
 	       k == SL_DOUBLE || k == SL_TIMESTAMP;
 }
 
+/* Every slot is written below (NULL rows zeroed after): no zeroing first. */
 static sl_col *fixed_cast(const sl_col *c, sl_type *to, sl_err *err)
 {
-	sl_col *o = sl_col_new(to, c->len);
+	sl_col *o = sl_col_new_raw(to, c->len);
 	if (o == NULL)
 		goto oom;
 	if (sl_func_nulls_merge(o, (sl_col *const *)&c, 1) < 0)

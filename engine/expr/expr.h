@@ -8,7 +8,10 @@
  * function names become implementations, every node gets its result type,
  * and implicit casts are inserted (INT + DOUBLE -> DOUBLE, as Spark).
  * A resolved tree is evaluated a whole column batch at a time
- * (sl_expr_eval), never row by row through a generic interpreter.
+ * (sl_expr_eval), never row by row through a generic interpreter; a
+ * region of arithmetic, comparisons and casts over numbers is compiled to
+ * a small register program and run in one pass over the rows, a chunk at
+ * a time (expr_fuse.c).
  *
  * The node struct is transparent so the planner can walk trees (find
  * aggregates, generators, column references); only the expr module builds
@@ -164,6 +167,15 @@ sl_expr *sl_expr_resolve(const sl_expr *e, const sl_type *schema, sl_err *err);
  * e->rtype with b->nrows rows.  Aggregates and generators are not scalar:
  * the operators evaluate their arguments with this and do the rest. */
 sl_col *sl_expr_eval(const sl_expr *e, const sl_batch *b, sl_err *err);
+/* sl_expr_eval with every node through its own column kernel: never the
+ * fused path that sl_expr_eval takes for regions of arithmetic,
+ * comparisons and casts over INT, BIGINT and DOUBLE values (expr_fuse.c,
+ * one pass over the rows, no column per node).  The differential tests
+ * (tests/unit/t103-fuse.c) compare the two. */
+sl_col *sl_expr_eval_unfused(const sl_expr *e, const sl_batch *b,
+			     sl_err *err);
+/* True if sl_expr_eval takes the fused path at e's root. */
+bool sl_expr_fused(const sl_expr *e);
 /* sl_expr_eval of e[0..n) over b: a new array of n new columns (free it
  * with sl_cols_free), or NULL with err set (nothing left allocated). */
 sl_col **sl_expr_eval_n(sl_expr *const *e, int n, const sl_batch *b,

@@ -2,9 +2,14 @@
  * expr_eval: evaluating a resolved tree over a batch (expr.h's
  * sl_expr_eval): whole columns per node, type-specialised kernels for
  * arithmetic and comparisons, function calls through their eval hooks
- * (func.c).  Returns a new column reference; never prints.
+ * (func.c).  A region of arithmetic, comparisons and casts over numbers
+ * goes to the fused path instead (expr_fuse.c: one chunked pass, no column
+ * per node), which calls the kernels here (expr_int.h) on chunks of rows;
+ * sl_expr_eval_unfused keeps every node here (the differential tests).
+ * Returns a new column reference; never prints.
  */
 #include "expr/expr.h"
+#include "expr/expr_int.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -68,7 +73,7 @@ sl_col *sl_expr_lit_col(const sl_expr *lit, int64_t n)
 
 /* A subtree without column references evaluates to the same value on every
  * row: the kernels broadcast it as a scalar instead of a column. */
-static bool const_tree(const sl_expr *e)
+bool sl_expr_const_tree(const sl_expr *e)
 {
 	int i;
 	if (e->kind == SL_X_COL || e->kind == SL_X_STAR)
@@ -77,7 +82,7 @@ static bool const_tree(const sl_expr *e)
 	    (e->fn == NULL || e->fn->kind != SL_FN_SCALAR))
 		return false;
 	for (i = 0; i < e->nargs; i++)
-		if (!const_tree(e->args[i]))
+		if (!sl_expr_const_tree(e->args[i]))
 			return false;
 	return true;
 }
@@ -116,7 +121,7 @@ static int operand_get(const sl_expr *e, const sl_batch *b, struct operand *o,
 		       sl_err *err)
 {
 	memset(o, 0, sizeof *o);
-	if (const_tree(e)) {
+	if (sl_expr_const_tree(e)) {
 		sl_batch one = { NULL, 1, 0, NULL, 1 };
 		o->c = eval(e, &one, err);
 		if (o->c == NULL)
@@ -218,14 +223,84 @@ static inline int64_t cmod_rem(const cmod *c, int64_t x)
 	return x < 0 ? (int64_t)(0 - r) : (int64_t)r;
 }
 
+/* The same for divisors up to 2^62 with fewer instructions a row (about
+ * half: no absolute value, no conditional negation): the signed magic
+ * number of Hacker's Delight 10-1 (Figure 10-1, for 64 bits), as compilers
+ * divide by a constant: q = (mulhs(m, x) [+ x]) >> sh, plus 1 when x < 0
+ * (truncation toward zero), r = x - q d.  x % y = x % |y| (the sign
+ * follows x), so only positive divisors are needed. */
+typedef struct smod {
+	int64_t d, m;
+	int sh;
+} smod;
+
+static smod smod_new(int64_t d) /* 2 <= d <= 2^62 */
+{
+	const uint64_t two63 = (uint64_t)1 << 63;
+	uint64_t ad = (uint64_t)d, anc, q1, r1, q2, r2, delta;
+	int p = 63;
+	smod c;
+	anc = two63 - 1 - two63 % ad;
+	q1 = two63 / anc;
+	r1 = two63 - q1 * anc;
+	q2 = two63 / ad;
+	r2 = two63 - q2 * ad;
+	do {
+		p++;
+		q1 *= 2;
+		r1 *= 2;
+		if (r1 >= anc) {
+			q1++;
+			r1 -= anc;
+		}
+		q2 *= 2;
+		r2 *= 2;
+		if (r2 >= ad) {
+			q2++;
+			r2 -= ad;
+		}
+		delta = ad - r2;
+	} while (q1 < delta || (q1 == delta && r1 == 0));
+	c.d = d;
+	c.m = (int64_t)(q2 + 1);
+	c.sh = p - 64;
+	return c;
+}
+
+/* add: m < 0 (the "+ x" step); a constant in each of the two loops. */
+static inline int64_t smod_rem(int64_t m, int sh, int64_t d, bool add,
+			       int64_t x)
+{
+	int64_t q = (int64_t)(((__int128)m * x) >> 64);
+	if (add)
+		q = (int64_t)((uint64_t)q + (uint64_t)x);
+	q = (q >> sh) - (x >> 63);
+	return (int64_t)((uint64_t)x - (uint64_t)q * (uint64_t)d);
+}
+
 /* x % y for a column x and a scalar y (not 0 or -1: handled before). */
 #define CMOD_LOOP(T, XA, YS, OUT)                                              \
 	do {                                                                   \
 		uint64_t ay = (YS) < 0 ? 0 - (uint64_t)(int64_t)(YS)           \
 				       : (uint64_t)(int64_t)(YS);              \
 		cmod c;                                                        \
+		smod sc;                                                       \
 		if (ay == 1) {                                                 \
 			memset((OUT), 0, (size_t)n * sizeof(T));               \
+			break;                                                 \
+		}                                                              \
+		if (ay <= (uint64_t)1 << 62) {                                 \
+			sc = smod_new((int64_t)ay);                            \
+			if (sc.m < 0)                                          \
+				for (i = 0; i < n; i++)                        \
+					(OUT)[i] = (T)smod_rem(sc.m, sc.sh,    \
+							       sc.d, true,     \
+							       (XA)[i]);       \
+			else                                                   \
+				for (i = 0; i < n; i++)                        \
+					(OUT)[i] = (T)smod_rem(sc.m, sc.sh,    \
+							       sc.d, false,    \
+							       (XA)[i]);       \
 			break;                                                 \
 		}                                                              \
 		c = cmod_new(ay);                                              \
@@ -233,7 +308,7 @@ static inline int64_t cmod_rem(const cmod *c, int64_t x)
 			(OUT)[i] = (T)cmod_rem(&c, (XA)[i]);                   \
 	} while (0)
 
-static void arith_i32(int op, const int32_t *xa, int32_t xs, const int32_t *ya,
+void sl_arith_i32(int op, const int32_t *xa, int32_t xs, const int32_t *ya,
 		      int32_t ys, int32_t *o, int64_t n)
 {
 	int64_t i;
@@ -245,7 +320,7 @@ static void arith_i32(int op, const int32_t *xa, int32_t xs, const int32_t *ya,
 	INT_ARITH(int32_t, uint32_t, xa, xs, ya, ys, o)
 }
 
-static void arith_i64(int op, const int64_t *xa, int64_t xs, const int64_t *ya,
+void sl_arith_i64(int op, const int64_t *xa, int64_t xs, const int64_t *ya,
 		      int64_t ys, int64_t *o, int64_t n)
 {
 	int64_t i;
@@ -257,7 +332,7 @@ static void arith_i64(int op, const int64_t *xa, int64_t xs, const int64_t *ya,
 	INT_ARITH(int64_t, uint64_t, xa, xs, ya, ys, o)
 }
 
-static void arith_f64(int op, const double *xa, double xs, const double *ya,
+void sl_arith_f64(int op, const double *xa, double xs, const double *ya,
 		      double ys, double *o, int64_t n)
 {
 	int64_t i;
@@ -266,6 +341,11 @@ static void arith_f64(int op, const double *xa, double xs, const double *ya,
 	case SL_OP_SUB: BIN_LOOP(double, xa, xs, ya, ys, o, x - y); break;
 	case SL_OP_MUL: BIN_LOOP(double, xa, xs, ya, ys, o, x *y); break;
 	case SL_OP_DIV:
+		if (ya == NULL && ys != 0) { /* by a constant: no test a row */
+			for (i = 0; i < n; i++)
+				o[i] = xa[i] / ys;
+			break;
+		}
 		BIN_LOOP(double, xa, xs, ya, ys, o, y == 0 ? 0 : x / y);
 		break;
 	default:
@@ -351,15 +431,15 @@ static sl_col *eval_arith(const sl_expr *e, const sl_batch *b, sl_err *err)
 		goto done;
 	k = x.c->type->kind;
 	if (k == SL_INT)
-		arith_i32(op, x.scalar ? NULL : sl_col_i32(x.c), (int32_t)x.v.i,
+		sl_arith_i32(op, x.scalar ? NULL : sl_col_i32(x.c), (int32_t)x.v.i,
 			  y.scalar ? NULL : sl_col_i32(y.c), (int32_t)y.v.i,
 			  sl_col_i32(o), n);
 	else if (k == SL_DOUBLE)
-		arith_f64(op, x.scalar ? NULL : sl_col_f64(x.c), x.v.d,
+		sl_arith_f64(op, x.scalar ? NULL : sl_col_f64(x.c), x.v.d,
 			  y.scalar ? NULL : sl_col_f64(y.c), y.v.d,
 			  sl_col_f64(o), n);
 	else /* BIGINT, and TIMESTAMP +- interval literal */
-		arith_i64(op, x.scalar ? NULL : sl_col_i64(x.c), x.v.i,
+		sl_arith_i64(op, x.scalar ? NULL : sl_col_i64(x.c), x.v.i,
 			  y.scalar ? NULL : sl_col_i64(y.c), y.v.i,
 			  sl_col_i64(o), n);
 	ins[0] = x.scalar ? NULL : x.c;
@@ -417,6 +497,19 @@ static bool str_eq(sl_str a, sl_str b)
 
 #define NUM_CMP(x, y) (((x) > (y)) - ((x) < (y)))
 
+/* The numeric comparison kernels (expr_int.h); DATE rides on the INT one,
+ * TIMESTAMP on the BIGINT one. */
+#define CMP_KERNEL(NAME, T)                                                    \
+	void NAME(int op, const T *xa, T xs, const T *ya, T ys, uint8_t *o,    \
+		  int64_t n)                                                   \
+	{                                                                      \
+		int64_t i;                                                     \
+		CMP_OPS(T, xa, xs, ya, ys, o, x == y, NUM_CMP(x, y))           \
+	}
+CMP_KERNEL(sl_cmp_i32, int32_t)
+CMP_KERNEL(sl_cmp_i64, int64_t)
+CMP_KERNEL(sl_cmp_f64, double)
+
 static void cmp_kernel(int op, const struct operand *a, const struct operand *b,
 		       uint8_t *o, int64_t n)
 {
@@ -430,20 +523,15 @@ static void cmp_kernel(int op, const struct operand *a, const struct operand *b,
 		break;
 	}
 	case SL_INT:
-	case SL_DATE: {
-		const int32_t *xa = a->scalar ? NULL : sl_col_i32(a->c);
-		const int32_t *ya = b->scalar ? NULL : sl_col_i32(b->c);
-		CMP_OPS(int32_t, xa, (int32_t)a->v.i, ya, (int32_t)b->v.i, o,
-			x == y, NUM_CMP(x, y))
+	case SL_DATE:
+		sl_cmp_i32(op, a->scalar ? NULL : sl_col_i32(a->c),
+			   (int32_t)a->v.i, b->scalar ? NULL : sl_col_i32(b->c),
+			   (int32_t)b->v.i, o, n);
 		break;
-	}
-	case SL_DOUBLE: {
-		const double *xa = a->scalar ? NULL : sl_col_f64(a->c);
-		const double *ya = b->scalar ? NULL : sl_col_f64(b->c);
-		CMP_OPS(double, xa, a->v.d, ya, b->v.d, o, x == y,
-			NUM_CMP(x, y))
+	case SL_DOUBLE:
+		sl_cmp_f64(op, a->scalar ? NULL : sl_col_f64(a->c), a->v.d,
+			   b->scalar ? NULL : sl_col_f64(b->c), b->v.d, o, n);
 		break;
-	}
 	case SL_STRING:
 	case SL_BINARY: {
 		const sl_str *xa = a->scalar ? NULL : sl_col_str(a->c);
@@ -453,13 +541,10 @@ static void cmp_kernel(int op, const struct operand *a, const struct operand *b,
 		CMP_OPS(sl_str, xa, xs, ya, ys, o, str_eq(x, y), str_cmp(x, y))
 		break;
 	}
-	default: { /* BIGINT, TIMESTAMP */
-		const int64_t *xa = a->scalar ? NULL : sl_col_i64(a->c);
-		const int64_t *ya = b->scalar ? NULL : sl_col_i64(b->c);
-		CMP_OPS(int64_t, xa, a->v.i, ya, b->v.i, o, x == y,
-			NUM_CMP(x, y))
+	default: /* BIGINT, TIMESTAMP */
+		sl_cmp_i64(op, a->scalar ? NULL : sl_col_i64(a->c), a->v.i,
+			   b->scalar ? NULL : sl_col_i64(b->c), b->v.i, o, n);
 		break;
-	}
 	}
 }
 
@@ -837,13 +922,24 @@ static sl_col *eval_cast(const sl_expr *e, const sl_batch *b, sl_err *err)
 	return o;
 }
 
+/* Set while sl_expr_eval_unfused runs on this thread. */
+static _Thread_local int no_fuse;
+
 static sl_col *eval(const sl_expr *e, const sl_batch *b, sl_err *err)
 {
 	sl_col *o;
+	int rc;
 	if (e->rtype == NULL) {
 		sl_err_set(err, SL_EINTERNAL,
 			   "eval: expression is not resolved");
 		return NULL;
+	}
+	/* arithmetic, comparison and cast regions: one pass (expr_fuse.c) */
+	if (!no_fuse && (e->kind == SL_X_BINOP || e->kind == SL_X_NEG ||
+			 e->kind == SL_X_CAST)) {
+		rc = sl_expr_fuse(e, b, &o, err);
+		if (rc != 0)
+			return rc > 0 ? o : NULL;
 	}
 	switch (e->kind) {
 	case SL_X_COL: return sl_col_ref(b->cols[e->idx]);
@@ -882,6 +978,20 @@ sl_col *sl_expr_eval(const sl_expr *e, const sl_batch *b, sl_err *err)
 	return eval(e, b, err);
 }
 
+sl_col *sl_expr_eval_unfused(const sl_expr *e, const sl_batch *b, sl_err *err)
+{
+	sl_col *o;
+	no_fuse++;
+	o = eval(e, b, err);
+	no_fuse--;
+	return o;
+}
+
+bool sl_expr_fused(const sl_expr *e)
+{
+	return sl_expr_fuse_root(e);
+}
+
 sl_col **sl_expr_eval_n(sl_expr *const *e, int n, const sl_batch *b,
 			sl_err *err)
 {
@@ -907,7 +1017,7 @@ int sl_expr_eval_const(const sl_expr *e, sl_value *out, sl_err *err)
 	sl_col *c;
 	sl_value v;
 	memset(out, 0, sizeof *out);
-	if (!const_tree(e))
+	if (!sl_expr_const_tree(e))
 		return sl_err_set(err, SL_EANALYSIS,
 				  "expression is not a constant");
 	c = eval(e, &one, err);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr/expr_int.h" /* sl_d2l */
 #include "formats/fileformat.h"
 #include "core/timeutil.h"
 #include "core/utf8.h"
@@ -181,17 +182,6 @@ static int res_floor(sl_expr *call, sl_err *err)
 	return sl_func_rtype(call, SL_BIGINT, call->args[0]->nullable);
 }
 
-static int64_t d2l_sat(double x)
-{
-	if (x != x)
-		return 0;
-	if (x >= 9223372036854775807.0)
-		return INT64_MAX;
-	if (x <= -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)x;
-}
-
 static sl_col *floor_ceil(const sl_expr *call, sl_col *const *args, int64_t n,
 			  sl_err *err, bool up)
 {
@@ -206,7 +196,7 @@ static sl_col *floor_ceil(const sl_expr *call, sl_col *const *args, int64_t n,
 		case SL_BIGINT: sl_col_i64(o)[i] = sl_col_i64(a)[i]; break;
 		default:
 			sl_col_i64(o)[i] =
-			    d2l_sat(up ? ceil(sl_col_f64(a)[i])
+			    sl_d2l(up ? ceil(sl_col_f64(a)[i])
 				       : floor(sl_col_f64(a)[i]));
 		}
 	}

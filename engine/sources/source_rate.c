@@ -192,22 +192,37 @@ static sl_batch *rate_chunk(sl_type *schema, int64_t v0, int64_t step,
 	ts = sl_col_i64(cols[0]);
 	val = sl_col_i64(cols[1]);
 	/* One pass writing both arrays; the double arithmetic is Java's
-	 * exactly (base + (v - rs) * rel), so rounding matches Spark. */
+	 * exactly (base + (v - rs) * rel), so rounding matches Spark.  The
+	 * same pass sums the milliseconds for the watermark's statistics
+	 * (col.h sl_col_tstats; op_watermark then reads no row); they rise
+	 * with v (rel > 0), so the first and last are the min and max. */
+	int64_t sum = 0;
 	if (base >= 0) {
 		/* x >= 0, so truncating x + 0.5 is floor(x + 0.5). */
 		for (int64_t k = 0; k < n; k++) {
 			int64_t v = v0 + k * step;
 			double x = base + (double)(v - rs) * rel;
+			int64_t ms = (int64_t)(x + 0.5);
 			val[k] = v;
-			ts[k] = (int64_t)(x + 0.5) * 1000;
+			ts[k] = ms * 1000;
+			sum += ms;
 		}
 	} else {
 		for (int64_t k = 0; k < n; k++) {
 			int64_t v = v0 + k * step;
 			double x = base + (double)(v - rs) * rel;
+			int64_t ms = (int64_t)floor(x + 0.5);
 			val[k] = v;
-			ts[k] = (int64_t)floor(x + 0.5) * 1000;
+			ts[k] = ms * 1000;
+			sum += ms;
 		}
+	}
+	if (n > 0 && rel > 0) {
+		cols[0]->tstats.set = true;
+		cols[0]->tstats.min_ms = ts[0] / 1000;
+		cols[0]->tstats.max_ms = ts[n - 1] / 1000;
+		cols[0]->tstats.sum_ms = sum;
+		cols[0]->tstats.count = n;
 	}
 	return sl_batch_new(schema, n, cols);
 }
