@@ -24,6 +24,7 @@
 #include "driver/query.h"
 #include "driver/session.h"
 #include "sl_lua.h"
+#include "sqlmode.h"
 
 typedef struct cmd_entry {
 	const char *name; /* with its ':' */
@@ -45,6 +46,8 @@ static int cmd_restart(sl_console *c, const char *args);
 static int cmd_view(sl_console *c, const char *args);
 static int cmd_zoom(sl_console *c, const char *args);
 static int cmd_pyspark(sl_console *c, const char *args);
+static int cmd_sql(sl_console *c, const char *args);
+static int cmd_lua(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
@@ -81,6 +84,11 @@ static const cmd_entry cmd_table[] = {
 	  cmd_zoom },
 	{ ":pyspark", "", "the focused query as a PySpark program (for Spark)",
 	  cmd_pyspark },
+	{ ":sql", "[STATEMENT]",
+	  "SQL mode: statements end with ';' (:lua back); with a statement: "
+	  "run it",
+	  cmd_sql },
+	{ ":lua", "", "back to Lua from the SQL mode", cmd_lua },
 	{ ":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
 	  cmd_quit },
 };
@@ -576,6 +584,47 @@ static int cmd_pyspark(sl_console *c, const char *args)
 		return SL_CMD_ERROR;
 	sl_buf_adds(&b, "print(q:toPySpark())\n");
 	return run_lua(c, &b);
+}
+
+/* :sql switches the prompt (sqlmode.h); :sql STATEMENT runs one from
+ * either mode, its ';' optional. */
+static int cmd_sql(sl_console *c, const char *args)
+{
+	bool was = sl_sqlmode_on();
+	sl_buf b;
+	int st;
+
+	if (args[0] == '\0') {
+		sl_sqlmode_set(true);
+		say(c, SL_CONSOLE_OUT,
+		    "SQL mode: a statement ends with ';' and may span lines; "
+		    "Tab completes; :lua goes back\n");
+		return SL_CMD_OK;
+	}
+	sl_buf_init(&b);
+	sl_buf_adds(&b, args);
+	if (args[strlen(args) - 1] != ';')
+		sl_buf_addc(&b, ';');
+	sl_sqlmode_set(true);
+	st = sl_buf_failed(&b) ? SL_CONSOLE_ERROR
+			       : sl_sqlmode_line(c, sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	sl_sqlmode_set(was);
+	if (st == SL_CONSOLE_EXIT)
+		return SL_CMD_QUIT;
+	if (st == SL_CONSOLE_MORE)
+		return fail(c, "error: :sql: the statement does not end%s\n",
+			    " (a quote or comment is open)");
+	return st == SL_CONSOLE_OK ? SL_CMD_OK : SL_CMD_ERROR;
+}
+
+static int cmd_lua(sl_console *c, const char *args)
+{
+	(void)args;
+	if (sl_sqlmode_on())
+		say(c, SL_CONSOLE_OUT, "Lua mode (:sql for SQL)\n");
+	sl_sqlmode_set(false);
+	return SL_CMD_OK;
 }
 
 static int cmd_quit(sl_console *c, const char *args)
