@@ -312,6 +312,19 @@ static bool names_table(const char *ctx, const char *name)
 	return false;
 }
 
+/* Does the context end in FROM or JOIN (a table name comes next)? */
+static bool after_table_word(const char *ctx)
+{
+	size_t n = strlen(ctx), e, b;
+
+	for (e = n; e > 0 && strchr(" \t\r\n", ctx[e - 1]); e--)
+		;
+	for (b = e; b > 0 && is_name_char(ctx[b - 1], false); b--)
+		;
+	return e > b && ((e - b == 4 && strncasecmp(ctx + b, "from", 4) == 0) ||
+			 (e - b == 4 && strncasecmp(ctx + b, "join", 4) == 0));
+}
+
 static void sql_columns(lua_State *L, int set, sl_catalog *cat,
 			const char *table, const char *prefix, size_t plen)
 {
@@ -353,6 +366,12 @@ static int complete_sql_k(lua_State *L)
 			sql_columns(L, set, cat, t, prefix, plen);
 		free(t);
 		q->r.count = emit_sorted(L, set, &q->r, (size_t)(dot - w) + 1);
+		return 0;
+	}
+	if (after_table_word(q->context)) { /* FROM, JOIN: a table */
+		for (int i = 0; i < ntables; i++)
+			sql_add(L, set, sl_catalog_name(cat, i), prefix, plen);
+		q->r.count = emit_sorted(L, set, &q->r, 0);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++) {

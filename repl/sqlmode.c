@@ -37,6 +37,7 @@ static struct {
 	/* the live result */
 	sl_query *live; /* referenced */
 	char live_name[32];
+	char live_mode[16]; /* complete or append */
 	int64_t live_batch;  /* batch of the table in `table` */
 	int64_t shown_batch; /* batch the line modes printed last */
 	bool table_ok;
@@ -150,6 +151,20 @@ static size_t stmt_end(const char *s, size_t n, size_t from, bool *blank)
 			*blank = false;
 	}
 	return n;
+}
+
+/* Past blanks and comments from s[i]: where a statement's text starts. */
+static size_t skip_blank(const char *s, size_t n, size_t i)
+{
+	for (;;) {
+		i += strspn(s + i, " \t\r\n");
+		if (i + 1 < n && s[i] == '-' && s[i + 1] == '-')
+			i += strcspn(s + i, "\n");
+		else if (i + 1 < n && s[i] == '/' && s[i + 1] == '*')
+			i = skip_comment(s, n, i);
+		else
+			return i < n ? i : n;
+	}
 }
 
 /* Does the statement (leading blanks skipped) start with word? */
@@ -300,11 +315,12 @@ static int l_sql_took(lua_State *L)
 	return 0;
 }
 
-/* W.sql_live(id, name): the query just started is the live result. */
+/* W.sql_live(id, name, mode): the query just started is the live result. */
 static int l_sql_live(lua_State *L)
 {
 	const char *id = luaL_checkstring(L, 1);
 	const char *name = luaL_checkstring(L, 2);
+	const char *mode = luaL_checkstring(L, 3);
 	sl_query *q = sl_session_find(sl_lua_session(L), id);
 
 	unlive();
@@ -312,6 +328,7 @@ static int l_sql_live(lua_State *L)
 		return 0;
 	sm.live = sl_query_ref(q);
 	snprintf(sm.live_name, sizeof sm.live_name, "%s", name);
+	snprintf(sm.live_mode, sizeof sm.live_mode, "%s", mode);
 	return 0;
 }
 
@@ -357,7 +374,7 @@ static const char sql_lua[] =
     "    return\n"
     "  end\n"
     "  W.sql_live_id = q.id\n"
-    "  W.sql_live(q.id, name)\n"
+    "  W.sql_live(q.id, name, mode)\n"
     "  print(string.format('streaming query %s: memory sink %s, %s mode; "
     "its table is live (Ctrl-C stops it; SELECT * FROM %s reads it)', "
     "name, name, mode, name))\n"
@@ -478,7 +495,7 @@ static int run_complete(sl_console *c, const char *buf, size_t len,
 		}
 		*used = end + 1;
 		if (!blank) {
-			size_t at = from + strspn(buf + from, " \t\r\n");
+			size_t at = skip_blank(buf, end, from);
 			int line = 1;
 
 			for (size_t i = 0; i < at; i++)
@@ -488,7 +505,10 @@ static int run_complete(sl_console *c, const char *buf, size_t len,
 					 where_file, line);
 			else
 				sm.where[0] = '\0';
-			if ((text = strndup(buf + at, end - at)) == NULL)
+			size_t e = end;
+			while (e > at && strchr(" \t\r\n", buf[e - 1]))
+				e--;
+			if ((text = strndup(buf + at, e - at)) == NULL)
 				return SL_CONSOLE_ERROR;
 			st = run_stmt(c, text, how);
 			free(text);
@@ -551,7 +571,7 @@ int sl_sqlmode_run_text(sl_console *c, const char *text, const char *where)
 	/* a last statement without its ';' runs too, as Flink's -f does */
 	if (st == SL_CONSOLE_OK && used < len &&
 	    (stmt_end(text, len, used, &blank), !blank)) {
-		size_t at = used + strspn(text + used, " \t\r\n");
+		size_t at = skip_blank(text, len, used);
 		int line = 1;
 
 		for (size_t i = 0; i < at; i++)
@@ -570,6 +590,11 @@ int sl_sqlmode_run_text(sl_console *c, const char *text, const char *where)
 const char *sl_sqlmode_live(void)
 {
 	return sm.live ? sm.live_name : NULL;
+}
+
+const char *sl_sqlmode_live_mode(void)
+{
+	return sm.live ? sm.live_mode : NULL;
 }
 
 const char *sl_sqlmode_live_table(sl_console *c, int64_t *batch,

@@ -78,6 +78,8 @@ int sl_sqlmode_run_text(sl_console *c, const char *text, const char *where);
 
 /* The live result's query name (sql_N), or NULL when there is none. */
 const char *sl_sqlmode_live(void);
+/* Its output mode ("complete" or "append"), or NULL. */
+const char *sl_sqlmode_live_mode(void);
 /* Its table now: the memory sink's rows, sorted, as show() draws them,
  * and the query's last batch id.  *changed says whether the batch moved
  * since the last call.  Borrowed; NULL when there is no live result. */
