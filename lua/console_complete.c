@@ -19,9 +19,9 @@
 #include <lauxlib.h>
 
 #include "console.h"
-#include "core/batch.h"
 #include "driver/session.h"
 #include "plan/catalog.h"
+#include "plan/plan.h"
 #include "sl_lua.h"
 
 typedef struct complete_req {
@@ -276,7 +276,7 @@ int sl_console_complete(sl_console *c, const char *word,
  * the statement names (of every one while it names none), the functions of
  * F; after "name." the columns of table name.  Names match without regard
  * to case, as Spark's analyzer resolves them (spark.sql.caseSensitive is
- * false).  Nothing runs: the catalog's schemas are read, no plan. */
+ * false).  Nothing runs: the schemas of the catalog's plans are read. */
 
 typedef struct sql_req {
 	complete_req r;
@@ -328,13 +328,12 @@ static bool after_table_word(const char *ctx)
 static void sql_columns(lua_State *L, int set, sl_catalog *cat,
 			const char *table, const char *prefix, size_t plen)
 {
-	sl_batch *b = sl_catalog_get(cat, table, NULL);
+	sl_plan *p = sl_catalog_plan(cat, table, NULL); /* views too */
+	sl_type *st = p ? sl_plan_schema(p) : NULL;
 
-	if (b == NULL)
-		return;
-	for (int i = 0; i < b->schema->nfields; i++)
-		sql_add(L, set, b->schema->fields[i].name, prefix, plen);
-	sl_batch_free(b);
+	for (int i = 0; st && i < st->nfields; i++)
+		sql_add(L, set, st->fields[i].name, prefix, plen);
+	sl_plan_free(p);
 }
 
 static int complete_sql_k(lua_State *L)
