@@ -339,14 +339,53 @@ static void sql_columns(lua_State *L, int set, sl_catalog *cat,
 static int complete_sql_k(lua_State *L)
 {
 	static const char *const keywords[] = {
-		"SELECT", "DISTINCT", "FROM",   "WHERE",    "GROUP",   "BY",
-		"HAVING", "ORDER",    "LIMIT",  "AS",       "AND",     "OR",
-		"NOT",    "NULL",     "IS",     "IN",       "LIKE",    "BETWEEN",
-		"CASE",   "WHEN",     "THEN",   "ELSE",     "END",     "CAST",
-		"JOIN",   "INNER",    "LEFT",   "RIGHT",    "FULL",    "OUTER",
-		"SEMI",   "ON",       "USING",  "UNION",    "ALL",     "WITH",
-		"ASC",    "DESC",     "TRUE",   "FALSE",    "INTERVAL", "SHOW",
-		"TABLES", "DESCRIBE", "EXPLAIN", "window",  "session_window",
+		"SELECT",
+		"DISTINCT",
+		"FROM",
+		"WHERE",
+		"GROUP",
+		"BY",
+		"HAVING",
+		"ORDER",
+		"LIMIT",
+		"AS",
+		"AND",
+		"OR",
+		"NOT",
+		"NULL",
+		"IS",
+		"IN",
+		"LIKE",
+		"BETWEEN",
+		"CASE",
+		"WHEN",
+		"THEN",
+		"ELSE",
+		"END",
+		"CAST",
+		"JOIN",
+		"INNER",
+		"LEFT",
+		"RIGHT",
+		"FULL",
+		"OUTER",
+		"SEMI",
+		"ON",
+		"USING",
+		"UNION",
+		"ALL",
+		"WITH",
+		"ASC",
+		"DESC",
+		"TRUE",
+		"FALSE",
+		"INTERVAL",
+		"SHOW",
+		"TABLES",
+		"DESCRIBE",
+		"EXPLAIN",
+		"window",
+		"session_window",
 	};
 	sql_req *q = lua_touserdata(L, 1);
 	const char *w = q->r.word, *dot = strrchr(w, '.');
@@ -376,8 +415,9 @@ static int complete_sql_k(lua_State *L)
 	for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++) {
 		size_t k = 0;
 		for (; keywords[i][k] && k + 1 < sizeof kw; k++)
-			kw[k] = lower ? (char)tolower((unsigned char)keywords[i][k])
-				      : keywords[i][k];
+			kw[k] =
+			    lower ? (char)tolower((unsigned char)keywords[i][k])
+				  : keywords[i][k];
 		kw[k] = '\0';
 		sql_add(L, set, kw, prefix, plen);
 	}

@@ -227,13 +227,13 @@ static int sql_run(int argc, char **argv, int first)
 	sl_console *c;
 
 	for (int i = first; i < argc; i++) {
-		if (strcmp(argv[i], "-e") == 0 || strcmp(argv[i], "--init") == 0) {
+		if (strcmp(argv[i], "-e") == 0 ||
+		    strcmp(argv[i], "--init") == 0) {
 			if (i + 1 >= argc)
-				return usage_error("sql: option '%s' needs %s",
-						   argv[i],
-						   argv[i][1] == 'e'
-						       ? "a statement"
-						       : "a Lua file");
+				return usage_error(
+				    "sql: option '%s' needs %s", argv[i],
+				    argv[i][1] == 'e' ? "a statement"
+						      : "a Lua file");
 			work += argv[i][1] == 'e';
 			i++;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -262,12 +262,14 @@ static int sql_run(int argc, char **argv, int first)
 	for (int i = first; i < argc && status == SL_CONSOLE_OK; i++) {
 		char *text;
 
-		if (strcmp(argv[i], "-e") == 0 || strcmp(argv[i], "--init") == 0) {
+		if (strcmp(argv[i], "-e") == 0 ||
+		    strcmp(argv[i], "--init") == 0) {
 			i++;
 			continue;
 		}
 		if ((text = read_all(argv[i])) == NULL) {
-			fprintf(stderr, "streamlab: sql: cannot read '%s': %s\n",
+			fprintf(stderr,
+				"streamlab: sql: cannot read '%s': %s\n",
 				argv[i], strerror(errno));
 			status = SL_CONSOLE_ERROR;
 			break;
@@ -277,7 +279,8 @@ static int sql_run(int argc, char **argv, int first)
 	}
 	if (work == 0 && status == SL_CONSOLE_OK) {
 		sl_sqlmode_set(true);
-		code = want_tty(false) ? sl_screen_run(c) : sl_plain_run(c, stdin);
+		code =
+		    want_tty(false) ? sl_screen_run(c) : sl_plain_run(c, stdin);
 		sl_console_free(c);
 		return code;
 	}

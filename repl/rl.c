@@ -43,7 +43,7 @@ struct sl_rl {
 	char *histfile;
 	char *sql_histfile; /* the SQL mode's history */
 	bool sql;           /* the history now is the SQL mode's */
-	char *line; /* parked by line_done, owned */
+	char *line;         /* parked by line_done, owned */
 	bool have_line;
 	bool installed;
 	bool done;
@@ -194,8 +194,7 @@ static void line_history_mode(sl_rl *r, bool sql)
 		history_set_history_state(&empty);
 		history_base = 1;
 		stifle_history(HISTORY_MAX);
-		if (r->sql_histfile &&
-		    read_history(r->sql_histfile) == ENOENT)
+		if (r->sql_histfile && read_history(r->sql_histfile) == ENOENT)
 			write_history(r->sql_histfile);
 	}
 	other_history = cur;

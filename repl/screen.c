@@ -156,12 +156,16 @@ static const char *live_table(screen *s, char *title, size_t n, int *lines)
 	for (const char *p = t; *p; p++)
 		*lines += *p == '\n';
 	if (batch < 0)
-		snprintf(title, n, "result %s (%s mode), no batch yet: Ctrl-C "
-			 "stops it", sl_sqlmode_live(), sl_sqlmode_live_mode());
+		snprintf(title, n,
+			 "result %s (%s mode), no batch yet: Ctrl-C "
+			 "stops it",
+			 sl_sqlmode_live(), sl_sqlmode_live_mode());
 	else
-		snprintf(title, n, "result %s (%s mode) after batch %lld: "
-			 "Ctrl-C stops it", sl_sqlmode_live(),
-			 sl_sqlmode_live_mode(), (long long)batch);
+		snprintf(title, n,
+			 "result %s (%s mode) after batch %lld: "
+			 "Ctrl-C stops it",
+			 sl_sqlmode_live(), sl_sqlmode_live_mode(),
+			 (long long)batch);
 	return t;
 }
 

@@ -37,7 +37,7 @@ static struct {
 	/* the live result */
 	sl_query *live; /* referenced */
 	char live_name[32];
-	char live_mode[16]; /* complete or append */
+	char live_mode[16];  /* complete or append */
 	int64_t live_batch;  /* batch of the table in `table` */
 	int64_t shown_batch; /* batch the line modes printed last */
 	bool table_ok;
@@ -247,7 +247,8 @@ static void sort_rows(sl_buf *t)
 			start = i + 1;
 	for (end = start; end < t->len && p[end] != '+';)
 		end += strcspn(p + end, "\n") + 1;
-	if (lines < 4 || end <= start || (copy = strndup(p + start, end - start)) == NULL)
+	if (lines < 4 || end <= start ||
+	    (copy = strndup(p + start, end - start)) == NULL)
 		return;
 	for (char *s = strtok(copy, "\n"); s; s = strtok(NULL, "\n")) {
 		if (n == cap) {
@@ -350,7 +351,9 @@ static const char sql_lua[] =
     "    if explain then\n"
     "      for _, r in ipairs(df:collect()) do print(r[1]) end\n"
     "    elseif #df.columns > 0 then\n"
-    "      df:show(" "1000" ", false)\n"
+    "      df:show("
+    "1000"
+    ", false)\n"
     "    end\n"
     "    return\n"
     "  end\n"
@@ -437,8 +440,7 @@ static void lua_long_string(sl_buf *b, const char *s)
 	int level = 0;
 
 	for (;;) {
-		snprintf(close, sizeof close, "]%.*s]", level,
-			 "==========");
+		snprintf(close, sizeof close, "]%.*s]", level, "==========");
 		if (strstr(s, close) == NULL || level == 10)
 			break;
 		level++;
@@ -465,9 +467,9 @@ static int run_stmt(sl_console *c, const char *text, const char *how)
 	sl_buf_printf(&chunk, ", 'sql_%d', '%s', %s)\n", sm.next_no + 1, how,
 		      starts_with_word(text, "EXPLAIN") ? "true" : "false");
 	sm.failed = false;
-	st = sl_buf_failed(&chunk) ? SL_CONSOLE_ERROR
-				   : sl_console_eval_chunk(
-					 c, sl_buf_cstr(&chunk), "=(sql)");
+	st = sl_buf_failed(&chunk)
+		 ? SL_CONSOLE_ERROR
+		 : sl_console_eval_chunk(c, sl_buf_cstr(&chunk), "=(sql)");
 	sl_buf_release(&chunk);
 	if (st == SL_CONSOLE_OK && sm.failed)
 		st = SL_CONSOLE_ERROR;
@@ -501,8 +503,8 @@ static int run_complete(sl_console *c, const char *buf, size_t len,
 			for (size_t i = 0; i < at; i++)
 				line += buf[i] == '\n';
 			if (where_file)
-				snprintf(sm.where, sizeof sm.where, "%s:%d: ",
-					 where_file, line);
+				snprintf(sm.where, sizeof sm.where,
+					 "%s:%d: ", where_file, line);
 			else
 				sm.where[0] = '\0';
 			size_t e = end;
@@ -514,7 +516,8 @@ static int run_complete(sl_console *c, const char *buf, size_t len,
 			free(text);
 			sm.where[0] = '\0';
 			if (st != SL_CONSOLE_OK) {
-				*used = len; /* the first error drops the rest */
+				*used =
+				    len; /* the first error drops the rest */
 				break;
 			}
 		}
@@ -597,8 +600,7 @@ const char *sl_sqlmode_live_mode(void)
 	return sm.live ? sm.live_mode : NULL;
 }
 
-const char *sl_sqlmode_live_table(sl_console *c, int64_t *batch,
-				  bool *changed)
+const char *sl_sqlmode_live_table(sl_console *c, int64_t *batch, bool *changed)
 {
 	int64_t b;
 

@@ -83,8 +83,7 @@ const char *sl_sqlmode_live_mode(void);
 /* Its table now: the memory sink's rows, sorted, as show() draws them,
  * and the query's last batch id.  *changed says whether the batch moved
  * since the last call.  Borrowed; NULL when there is no live result. */
-const char *sl_sqlmode_live_table(sl_console *c, int64_t *batch,
-				  bool *changed);
+const char *sl_sqlmode_live_table(sl_console *c, int64_t *batch, bool *changed);
 /* Notice a live query that stopped or failed by itself (its last table
  * and how it ended go to the output, and it is no longer live); with
  * print_batches (the line modes), also write the table again when a batch
