@@ -52,7 +52,8 @@ static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
 	{ ":help", "[topic]",
-	  "this help; topics: input, keys, views, formats, or a Lua name",
+	  "this help; topics: input, keys, views, formats, sql, or a Lua "
+	  "name",
 	  cmd_help },
 	{ ":lessons", "", "list the lessons", cmd_lessons },
 	{ ":lesson", "N", "run lesson N", cmd_lesson },
@@ -238,6 +239,24 @@ static int help_topic(sl_console *c, const char *topic)
 		    "  DATE schema, and partition directories day=2026-01-01 read as DATE.\n"
 		    "  Time: F.current_timestamp(), F.to_timestamp, F.timestamp_seconds,\n"
 		    "    INTERVAL '3:30' MINUTE TO SECOND, F.window, F.session_window.\n");
+		return SL_CMD_OK;
+	}
+	if (strcmp(topic, "sql") == 0 || strcmp(topic, ":sql") == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "SQL: df:createOrReplaceTempView(\"events\") names a DataFrame\n"
+		    "  (a streaming one too); spark.sql(\"SELECT ... FROM events\") gives\n"
+		    "  a DataFrame, streaming when a view it reads is.\n"
+		    "  :sql          the SQL prompt (sql>): a statement ends with ';' and\n"
+		    "                may span lines (  ->); :lua goes back; Up recalls\n"
+		    "                this mode's statements; Tab: tables, columns, keywords\n"
+		    "  :sql STMT     one statement from the Lua prompt\n"
+		    "  A batch result is a table (the pager when tall).  A streaming\n"
+		    "  SELECT starts a query to the memory sink sql_N (complete mode when\n"
+		    "  it aggregates, else append); its table stays live above the\n"
+		    "  progress line (:zoom result: the whole screen); Ctrl-C stops it;\n"
+		    "  SELECT * FROM sql_N; reads what it left.\n"
+		    "  streamlab sql [--init F.lua] -e STMT | FILE.sql: headless, the\n"
+		    "  first error stops (file:line, exit 1).  TUTORIAL.md chapter 12.\n");
 		return SL_CMD_OK;
 	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {

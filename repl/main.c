@@ -44,7 +44,8 @@ static const char usage_text[] =
     "       streamlab run FILE.lua [ARG]...\n"
     "       streamlab lesson N|FILE [--check]\n"
     "       streamlab kafka [--topic NAME:PARTITIONS]...\n"
-    "       streamlab sql [--init FILE.lua]... [-e STATEMENT]... [FILE.sql]...\n"
+    "       streamlab sql [--plain|--line] [--init FILE.lua]... [-e STATEMENT]...\n"
+    "                     [FILE.sql]...\n"
     "\n"
     "Learn Spark Structured Streaming in a terminal, in Lua.\n"
     "\n"
@@ -64,7 +65,8 @@ static const char usage_text[] =
     "                       1 when an expected answer does not match\n"
     "  sql                  SQL: with -e or FILE.sql, run the statements\n"
     "                       headless, stop at the first error (exit 1);\n"
-    "                       alone, the REPL in SQL mode (:lua for Lua);\n"
+    "                       alone, the REPL in SQL mode (:lua for Lua;\n"
+    "                       --plain, --line as above);\n"
     "                       --init runs a Lua file first (its views)\n"
     "  kafka                serve the embedded Kafka cluster and\n"
     "                       print bootstrap.servers=...\n"
@@ -224,11 +226,16 @@ static char *read_all(const char *path)
 static int sql_run(int argc, char **argv, int first)
 {
 	int status = SL_CONSOLE_OK, work = 0, code;
+	bool plain = false, line = false;
 	sl_console *c;
 
 	for (int i = first; i < argc; i++) {
-		if (strcmp(argv[i], "-e") == 0 ||
-		    strcmp(argv[i], "--init") == 0) {
+		if (strcmp(argv[i], "--plain") == 0) {
+			plain = true;
+		} else if (strcmp(argv[i], "--line") == 0) {
+			line = true;
+		} else if (strcmp(argv[i], "-e") == 0 ||
+			   strcmp(argv[i], "--init") == 0) {
 			if (i + 1 >= argc)
 				return usage_error(
 				    "sql: option '%s' needs %s", argv[i],
@@ -267,6 +274,9 @@ static int sql_run(int argc, char **argv, int first)
 			i++;
 			continue;
 		}
+		if (strcmp(argv[i], "--plain") == 0 ||
+		    strcmp(argv[i], "--line") == 0)
+			continue;
 		if ((text = read_all(argv[i])) == NULL) {
 			fprintf(stderr,
 				"streamlab: sql: cannot read '%s': %s\n",
@@ -279,8 +289,9 @@ static int sql_run(int argc, char **argv, int first)
 	}
 	if (work == 0 && status == SL_CONSOLE_OK) {
 		sl_sqlmode_set(true);
-		code =
-		    want_tty(false) ? sl_screen_run(c) : sl_plain_run(c, stdin);
+		code = !want_tty(plain) ? sl_plain_run(c, stdin)
+		       : line           ? sl_rl_run(c)
+					: sl_screen_run(c);
 		sl_console_free(c);
 		return code;
 	}
