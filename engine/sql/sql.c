@@ -1133,9 +1133,10 @@ fail:
 	return fail_plan(t);
 }
 
-/* SELECT ... [ORDER BY ...] [LIMIT n] (ORDER BY and LIMIT when no UNION
- * follows: they may read the FROM scope). */
-static int select_core(sql_tr *t, sql_rel *out)
+/* SELECT ... [ORDER BY ...] [LIMIT n]: ORDER BY and LIMIT (which may
+ * read the FROM scope) only when `tail`, i.e. not on the right of a
+ * UNION, where they belong to the whole union (query_tail). */
+static int select_core(sql_tr *t, sql_rel *out, bool tail)
 {
 	sel q;
 	sql_rel from;
@@ -1176,12 +1177,12 @@ static int select_core(sql_tr *t, sql_rel *out)
 	}
 	if (accept_kw(t, "having") && (q.having = expr(t)) == NULL)
 		goto out;
-	if (is_kw(t, "order") && kw_at(t, 1, "by")) {
+	if (tail && is_kw(t, "order") && kw_at(t, 1, "by")) {
 		skip(t, 2);
 		if (parse_order(t, &q.norder, &q.order) < 0)
 			goto out;
 	}
-	if (accept_kw(t, "limit") && parse_limit(t, &q.limit) < 0)
+	if (tail && accept_kw(t, "limit") && parse_limit(t, &q.limit) < 0)
 		goto out;
 	if ((out->p = plan_select(t, &q, &from)) == NULL)
 		goto out;
@@ -1290,7 +1291,7 @@ static int query(sql_tr *t, sql_rel *out)
 	}
 	if (accept_kw(t, "with") && with_clause(t) < 0)
 		goto out;
-	if (select_core(t, out) < 0)
+	if (select_core(t, out, true) < 0)
 		goto out;
 	while (is_kw(t, "union")) {
 		sql_rel r;
@@ -1299,7 +1300,7 @@ static int query(sql_tr *t, sql_rel *out)
 		all = accept_kw(t, "all");
 		if (!all)
 			accept_kw(t, "distinct");
-		if (select_core(t, &r) < 0)
+		if (select_core(t, &r, false) < 0)
 			goto fail;
 		if (step(&out->p, sl_plan_union(out->p, r.p, t->err)) < 0) {
 			rel_release(&r);
