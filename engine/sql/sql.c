@@ -117,7 +117,7 @@ static const char *const reserved[] = {
 	"or",	  "not",    "distinct", "case",   "when",    "then",
 	"else",	  "end",    "is",    "in",	      "like",    "between",
 	"null",	  "true",   "false", "except",    "intersect", "asc",
-	"desc",	  "nulls",  "natural", "lateral", "window",  NULL
+	"desc",	  "nulls",  "natural", "lateral", NULL
 };
 
 static bool reserved_at(const sql_tr *t, int ahead)
