@@ -23,6 +23,7 @@
  */
 #include "sql/sql_int.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,30 @@ out:
 
 static int query(sql_tr *t, sql_rel *out);
 
+/* Note a catalog view the statement reads (once), for toPySpark. */
+static int remember_view(sql_tr *t, const char *name, sl_plan *p)
+{
+	sl_plan_sql *o = t->origin;
+	char **nn;
+	sl_plan **np;
+	int i;
+	for (i = 0; i < o->nviews; i++)
+		if (strcasecmp(o->names[i], name) == 0)
+			return 0;
+	nn = realloc(o->names, (size_t)(o->nviews + 1) * sizeof *nn);
+	if (nn == NULL)
+		return sl_err_nomem(t->err);
+	o->names = nn;
+	np = realloc(o->plans, (size_t)(o->nviews + 1) * sizeof *np);
+	if (np == NULL)
+		return sl_err_nomem(t->err);
+	o->plans = np;
+	if ((nn[o->nviews] = strdup(name)) == NULL)
+		return sl_err_nomem(t->err);
+	np[o->nviews++] = sl_plan_ref(p);
+	return 0;
+}
+
 static sl_plan *lookup_view(sql_tr *t, const char *name, int off)
 {
 	sl_plan *p;
@@ -279,8 +304,10 @@ static sl_plan *lookup_view(sql_tr *t, const char *name, int off)
 		}
 		return NULL;
 	}
-	if (t->on_view != NULL)
-		t->on_view(t->ctx, name);
+	if (remember_view(t, name, p) < 0) {
+		sl_plan_free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -1541,9 +1568,28 @@ static sl_plan *statement(sql_tr *t)
 	return NULL;
 }
 
-static sl_plan *plan_text(const char *text, sl_catalog *cat,
-			  void (*fn)(void *, const char *), void *ctx,
-			  sl_err *err)
+/* The plan spark.sql returns is a node of its own (not a view's, which
+ * others share), holding the statement's origin. */
+static sl_plan *with_origin(sql_tr *t, sl_plan *p)
+{
+	if (p->refs > 1) {
+		sl_expr *star = sl_expr_star(NULL);
+		sl_plan *q = star ? sl_plan_project(p, &star, 1, t->err) : NULL;
+		sl_plan_free(p);
+		if ((p = q) == NULL)
+			return fail_plan(t);
+	}
+	assert(p->sql == NULL);
+	if ((t->origin->text = strdup(t->src)) == NULL) {
+		sl_plan_free(p);
+		return fail_plan(t);
+	}
+	p->sql = t->origin;
+	t->origin = NULL;
+	return p;
+}
+
+sl_plan *sl_sql_plan(const char *text, sl_catalog *cat, sl_err *err)
 {
 	sql_tr t;
 	sl_err local;
@@ -1553,8 +1599,10 @@ static sl_plan *plan_text(const char *text, sl_catalog *cat,
 	t.src = text;
 	t.cat = cat;
 	t.err = &local;
-	t.on_view = fn;
-	t.ctx = ctx;
+	if ((t.origin = calloc(1, sizeof *t.origin)) == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
 	t.x = sl_sqlexpr_open(text, &local);
 	if (t.x == NULL) {
 		/* a lexical error: "unterminated string at col 5" */
@@ -1581,29 +1629,16 @@ static sl_plan *plan_text(const char *text, sl_catalog *cat,
 			syntax(&t);
 			sl_plan_free(p);
 			p = NULL;
+		} else {
+			p = with_origin(&t, p);
 		}
 	} else if (local.code == 0) {
 		sl_err_nomem(&local);
 	}
 out:
 	sl_sqlexpr_close(t.x);
+	sl_plan_sql_free(t.origin);
 	if (p == NULL && err != NULL)
 		*err = local;
 	return p;
-}
-
-sl_plan *sl_sql_plan(const char *text, sl_catalog *cat, sl_err *err)
-{
-	return plan_text(text, cat, NULL, NULL, err);
-}
-
-int sl_sql_views(const char *text, sl_catalog *cat,
-		 void (*fn)(void *ctx, const char *name), void *ctx,
-		 sl_err *err)
-{
-	sl_plan *p = plan_text(text, cat, fn, ctx, err);
-	if (p == NULL)
-		return err ? err->code : SL_EPARSE;
-	sl_plan_free(p);
-	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "expr/sqlexpr.h"
+#include "plan/plan_int.h"
 #include "sql/sql.h"
 
 /* One column of a scope: its qualifier (the view name or alias, NULL for
@@ -52,8 +53,7 @@ typedef struct sql_tr {
 	int ncte;
 	int depth;
 	int uniq; /* the N of the next name#N */
-	void (*on_view)(void *ctx, const char *name);
-	void *ctx;
+	sl_plan_sql *origin; /* the text and the views read (plan_int.h) */
 } sql_tr;
 
 /* ---- sql_scope.c ---- */
