@@ -680,9 +680,13 @@ static int parse_select_list(sql_tr *t, sel *q)
 		if (e == NULL)
 			return -1;
 		a = opt_alias(t, &fail);
-		if (fail || push_expr(&q->raw, &q->nraw, e) < 0) {
+		if (fail) {
+			sl_expr_free(e);
+			return -1;
+		}
+		if (push_expr(&q->raw, &q->nraw, e) < 0) { /* e freed */
 			free(a);
-			return fail ? -1 : sl_err_nomem(t->err);
+			return sl_err_nomem(t->err);
 		}
 		m = realloc(q->alias, (size_t)q->nraw * sizeof *m);
 		if (m == NULL) {
