@@ -192,6 +192,14 @@ static void rel_release(sql_rel *r)
 	sql_scope_release(&r->s);
 }
 
+/* Replace *p by f(*p) (NULL: *p freed, failure). */
+static int step(sl_plan **p, sl_plan *next)
+{
+	sl_plan_free(*p);
+	*p = next;
+	return next ? 0 : -1;
+}
+
 /* e named `name`: e itself when that is its automatic name. */
 static sl_expr *named(sl_expr *e, const char *name)
 {
@@ -366,42 +374,53 @@ fail:
 }
 
 /* Rename the right side's columns whose plan names the left uses (but
- * for the USING columns): name#N, so the join's output names are unique
- * and each side's references stay exact. */
+ * for the USING columns): name#N, in one projection, so the join's
+ * output names are unique and each side's references stay exact.  A
+ * FROM item's scope is its schema, column for column. */
 static int rename_clashes(sql_tr *t, const sql_rel *l, sql_rel *r,
 			  char *const *using_cols, int nusing)
 {
-	int i, j, k;
+	const sl_type *st = sl_plan_schema(r->p);
+	sl_expr **ex;
+	sl_plan *np;
+	int i, j, k, renamed = 0;
+	assert(r->s.n == st->nfields);
+	if ((ex = calloc((size_t)r->s.n + 1, sizeof *ex)) == NULL)
+		return sl_err_nomem(t->err);
 	for (i = 0; i < r->s.n; i++) {
 		sql_col *c = &r->s.c[i];
 		bool clash = false;
 		char fresh[300];
-		sl_plan *np;
 		for (k = 0; k < nusing; k++)
 			if (strcasecmp(c->in, using_cols[k]) == 0)
 				break;
-		if (k < nusing)
-			continue;
-		for (j = 0; j < l->s.n && !clash; j++)
+		for (j = 0; j < l->s.n && !clash && k == nusing; j++)
 			clash = strcasecmp(l->s.c[j].in, c->in) == 0;
-		if (!clash)
-			continue;
-		snprintf(fresh, sizeof fresh, "%s#%d", c->name, ++t->uniq);
-		np = sl_plan_rename(r->p, c->in, fresh, t->err);
-		if (np == NULL)
-			return -1;
-		sl_plan_free(r->p);
-		r->p = np;
-		for (j = 0; j < r->s.n; j++)
-			if (j != i && strcmp(r->s.c[j].in, c->in) == 0) {
-				free(r->s.c[j].in);
-				r->s.c[j].in = strdup(fresh);
-			}
-		free(c->in);
-		if ((c->in = strdup(fresh)) == NULL)
+		ex[i] = sl_expr_col(c->in);
+		if (ex[i] != NULL && clash) {
+			snprintf(fresh, sizeof fresh, "%s#%d", c->name,
+				 ++t->uniq);
+			ex[i] = sl_expr_alias(ex[i], fresh);
+			free(c->in);
+			c->in = strdup(fresh);
+			renamed++;
+			if (c->in == NULL)
+				ex[i] = (sl_expr_free(ex[i]), NULL);
+		}
+		if (ex[i] == NULL) {
+			free_exprs(ex, i);
+			free(ex);
 			return sl_err_nomem(t->err);
+		}
 	}
-	return 0;
+	if (renamed == 0) {
+		free_exprs(ex, r->s.n);
+		free(ex);
+		return 0;
+	}
+	np = sl_plan_project(r->p, ex, r->s.n, t->err);
+	free(ex);
+	return step(&r->p, np);
 }
 
 /* The scope after a join: ON: left ++ right (left only for semi/anti);
@@ -1034,14 +1053,6 @@ static sl_plan *plan_project(sql_tr *t, sel *q, sl_plan *in)
 	p = sl_plan_project(in, ex, q->nit, t->err);
 	free(ex);
 	return p;
-}
-
-/* Replace *p by f(*p) (NULL: *p freed, failure). */
-static int step(sl_plan **p, sl_plan *next)
-{
-	sl_plan_free(*p);
-	*p = next;
-	return next ? 0 : -1;
 }
 
 static int plan_sort(sql_tr *t, sl_plan **p, sl_expr **over, int n,
