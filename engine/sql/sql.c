@@ -1288,29 +1288,34 @@ done:
 	return 0;
 }
 
-/* WITH name AS (query), ... */
+/* WITH name AS (query), ...: the slot is taken once its query is
+ * planned (the query may hold a WITH of its own, which uses the slots
+ * above and frees them when it ends). */
 static int with_clause(sql_tr *t)
 {
 	do {
 		sql_rel r;
-		sql_cte *c;
+		char *name;
 		if (!name_at(t, 0))
 			return syntax(t);
-		if (t->ncte == SQL_MAX_CTE)
-			return sl_err_set(t->err, SL_EPARSE,
-					  "sql: more than %d WITH queries",
-					  SQL_MAX_CTE);
-		c = &t->cte[t->ncte];
-		if ((c->name = strdup(tk(t, 0)->text)) == NULL)
+		if ((name = strdup(tk(t, 0)->text)) == NULL)
 			return sl_err_nomem(t->err);
 		skip(t, 1);
 		if (!expect_kw(t, "as") || !expect_op(t, "(") ||
 		    query(t, &r) < 0) {
-			free(c->name);
+			free(name);
 			return -1;
 		}
 		sql_scope_release(&r.s);
-		c->p = r.p;
+		if (t->ncte == SQL_MAX_CTE) {
+			free(name);
+			sl_plan_free(r.p);
+			return sl_err_set(t->err, SL_EPARSE,
+					  "sql: more than %d WITH queries",
+					  SQL_MAX_CTE);
+		}
+		t->cte[t->ncte].name = name;
+		t->cte[t->ncte].p = r.p;
 		t->ncte++;
 		if (!expect_op(t, ")"))
 			return -1;
