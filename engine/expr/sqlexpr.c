@@ -43,6 +43,7 @@ struct sl_sqlexpr {
 	sl_err *err;
 	bool failed;
 	int depth; /* operands open, and operators chained to the left */
+	bool comments; /* statements (sl_sqlexpr_open): -- and C comments */
 };
 
 /* Deeper is refused: every later pass (resolve, eval, free) recurses over
@@ -171,11 +172,11 @@ static int lex(struct sl_sqlexpr *p)
 	while (s[i] != '\0') {
 		if (isspace((unsigned char)s[i])) {
 			i++;
-		} else if (s[i] == '-' && s[i + 1] == '-') {
+		} else if (p->comments && s[i] == '-' && s[i + 1] == '-') {
 			/* a comment to the end of the line, as Spark's lexer */
 			while (s[i] != '\0' && s[i] != '\n')
 				i++;
-		} else if (s[i] == '/' && s[i + 1] == '*') {
+		} else if (p->comments && s[i] == '/' && s[i + 1] == '*') {
 			const char *e = strstr(s + i + 2, "*/");
 			if (e == NULL) {
 				sl_err_set(p->err, SL_EPARSE,
@@ -1366,6 +1367,7 @@ sl_sqlexpr *sl_sqlexpr_open(const char *sql, sl_err *err)
 	}
 	x->src = sql;
 	x->err = err;
+	x->comments = true;
 	if (lex(x) < 0) {
 		if (!x->failed)
 			sl_err_nomem(err);

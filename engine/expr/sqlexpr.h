@@ -29,7 +29,8 @@ sl_expr *sl_sqlexpr_parse(const char *sql, sl_err *err);
  * statement parser reads keywords and names token by token and hands the
  * cursor to sl_sqlexpr_next for each expression, which stops at the first
  * token that cannot continue it (a keyword such as FROM, a ',', a ')').
- * The lexer also skips -- and C comments and knows ';'.  Offsets are
+ * Here the lexer also skips -- and C comments (selectExpr strings keep
+ * reading "--1" as two minus signs); ';' is an operator token.  Offsets are
  * bytes into the text; an expression's nodes carry pos = offset + 1. */
 enum sl_sqltok_kind {
 	SL_TOK_EOF,

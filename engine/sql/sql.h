@@ -31,6 +31,10 @@
  * names.  Not supported (a clear error): IN/EXISTS subqueries, OVER
  * windows, INTERSECT/EXCEPT.
  *
+ * The plan returned remembers its text and the catalog views it read
+ * (plan_int.h's sl_plan_sql), so toPySpark writes spark.sql(...) after
+ * registering the same views.
+ *
  * Ownership: the text and the catalog are borrowed.  The result is a new
  * plan reference (sl_plan_free it).  Statements nest at most
  * SL_SQL_MAX_DEPTH queries deep; expressions have sqlexpr's own limit.
@@ -49,12 +53,5 @@
  * change the catalog and give an empty relation.  NULL with err set
  * (SL_EPARSE, SL_EANALYSIS, SL_ENOMEM). */
 sl_plan *sl_sql_plan(const char *text, sl_catalog *cat, sl_err *err);
-
-/* The names of the catalog views and tables the statement reads (each
- * once, in the order first read), for toPySpark: calls fn for each.
- * 0, or the parse error of sl_sql_plan. */
-int sl_sql_views(const char *text, sl_catalog *cat,
-		 void (*fn)(void *ctx, const char *name), void *ctx,
-		 sl_err *err);
 
 #endif

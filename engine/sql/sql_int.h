@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "expr/sqlexpr.h"
+#include "plan/plan_int.h"
 #include "sql/sql.h"
 
 /* One column of a scope: its qualifier (the view name or alias, NULL for
@@ -52,9 +53,97 @@ typedef struct sql_tr {
 	int ncte;
 	int depth;
 	int uniq; /* the N of the next name#N */
-	void (*on_view)(void *ctx, const char *name);
-	void *ctx;
+	sl_plan_sql *origin; /* the text and the views read (plan_int.h) */
 } sql_tr;
+
+/* A select item: its expression over the FROM scope (plan names, no
+ * alias) and its output name; hidden items serve HAVING and ORDER BY. */
+typedef struct sql_item {
+	sl_expr *e;
+	char *name;
+	bool hidden;
+	int key; /* the GROUP BY key it names, -1 */
+} sql_item;
+
+typedef struct sql_order {
+	sl_expr *e; /* unresolved, as parsed */
+	int flags;
+} sql_order;
+
+/* Everything a SELECT's clauses parsed, before planning. */
+typedef struct sql_sel {
+	bool distinct;
+	int nraw;
+	sl_expr **raw; /* select list as parsed */
+	char **alias;
+	int ngroup;
+	sl_expr **group;
+	sl_expr *where, *having;
+	int norder;
+	sql_order *order;
+	int64_t limit; /* -1 none */
+	/* planning */
+	int nit, capit;
+	sql_item *it;
+	int nhidden;
+} sql_sel;
+
+
+/* ---- sql.c: tokens and the statement grammar ---- */
+const sl_sqltok *sql_tk(const sql_tr *t, int ahead);
+void sql_skip(sql_tr *t, int n);
+bool sql_kw_at(const sql_tr *t, int ahead, const char *kw);
+bool sql_is_kw(const sql_tr *t, const char *kw);
+bool sql_accept_kw(sql_tr *t, const char *kw);
+bool sql_is_op(const sql_tr *t, const char *op);
+bool sql_accept_op(sql_tr *t, const char *op);
+/* [PARSE_SYNTAX_ERROR] at the current token; returns SL_EPARSE. */
+int sql_syntax(sql_tr *t);
+bool sql_expect_kw(sql_tr *t, const char *kw);
+bool sql_expect_op(sql_tr *t, const char *op);
+/* A name token (an identifier that is no keyword, or `quoted`). */
+bool sql_name_at(const sql_tr *t, int ahead);
+/* [AS] alias: a copy, or NULL when there is none (*fail on error). */
+char *sql_opt_alias(sql_tr *t, bool *fail);
+/* One expression at the cursor (sqlexpr's grammar); its syntax errors
+ * become [PARSE_SYNTAX_ERROR] where the grammar stopped. */
+sl_expr *sql_expr(sql_tr *t);
+/* NULL, with t->err set to out of memory unless already set. */
+sl_plan *sql_fail_plan(sql_tr *t);
+void sql_rel_release(sql_rel *r);
+/* Replace *p by next (*p's reference dropped); -1 when next is NULL. */
+int sql_step(sl_plan **p, sl_plan *next);
+/* e (taken) named `name`: e itself when that is its automatic name. */
+sl_expr *sql_named(sl_expr *e, const char *name);
+void sql_free_exprs(sl_expr **e, int n);
+/* A CTE or catalog view by name (off: its offset, for the error). */
+sl_plan *sql_lookup_view(sql_tr *t, const char *name, int off);
+int sql_query(sql_tr *t, sql_rel *out);
+sl_plan *sql_statement(sql_tr *t);
+
+/* ---- sql_select.c ---- */
+void sql_sel_release(sql_sel *q);
+int sql_parse_select_list(sql_tr *t, sql_sel *q);
+int sql_parse_group(sql_tr *t, sql_sel *q);
+int sql_parse_order(sql_tr *t, int *n, sql_order **keys);
+int sql_parse_limit(sql_tr *t, int64_t *limit);
+/* The parsed SELECT q over the FROM relation: its plan (new reference). */
+sl_plan *sql_plan_select(sql_tr *t, sql_sel *q, sql_rel *from);
+/* Sort *p by over[0..n) (taken) with ok's flags. */
+int sql_plan_sort(sql_tr *t, sl_plan **p, sl_expr **over, int n,
+		  const sql_order *ok);
+/* ORDER BY k, a 1-based ordinal of out's first nvis columns: a reference
+ * to that column; NULL when e is no ordinal (err unset) or out of range
+ * (err set). */
+sl_expr *sql_ordinal(sql_tr *t, const sl_expr *e, const sl_type *out,
+		     int nvis);
+
+/* ---- sql_cmd.c ---- */
+sl_plan *sql_show_tables(sql_tr *t);
+sl_plan *sql_describe(sql_tr *t);
+sl_plan *sql_explain(sql_tr *t);
+sl_plan *sql_create_view(sql_tr *t);
+sl_plan *sql_drop_view(sql_tr *t);
 
 /* ---- sql_scope.c ---- */
 void sql_scope_release(sql_scope *s);
