@@ -189,6 +189,7 @@ static int lesson_run(int argc, char **argv, int first)
 					     : 1;
 	}
 	sl_buf_release(&chunk);
+	sl_sqlmode_release(); /* a lesson may use :sql */
 	sl_console_free(c);
 	free(path);
 	fflush(stdout);
@@ -292,12 +293,14 @@ static int sql_run(int argc, char **argv, int first)
 		code = !want_tty(plain) ? sl_plain_run(c, stdin)
 		       : line           ? sl_rl_run(c)
 					: sl_screen_run(c);
+		sl_sqlmode_release();
 		sl_console_free(c);
 		return code;
 	}
 	code = status == SL_CONSOLE_EXIT ? sl_console_exit_code(c)
 	       : status == SL_CONSOLE_OK ? 0
 					 : 1;
+	sl_sqlmode_release();
 	sl_console_free(c);
 	fflush(stdout);
 	return code;
@@ -391,6 +394,7 @@ int main(int argc, char **argv)
 		code = line ? sl_rl_run(c) : sl_screen_run(c);
 	else
 		code = sl_plain_run(c, stdin);
+	sl_sqlmode_release();
 	sl_console_free(c);
 	fflush(stdout);
 	return code;

@@ -43,6 +43,18 @@ static struct {
 	bool table_ok;
 } sm = { .live_batch = -2, .shown_batch = -2 };
 
+static void unlive(void);
+
+void sl_sqlmode_release(void)
+{
+	unlive();
+	sm.on = false;
+	sl_buf_release(&sm.stmt);
+	sl_buf_release(&sm.last);
+	sl_buf_release(&sm.table);
+	sl_buf_release(&sm.scratch);
+}
+
 bool sl_sqlmode_on(void)
 {
 	return sm.on;

@@ -49,6 +49,10 @@
 
 #include "console.h"
 
+/* Free what the mode holds (its buffers, the live query's reference);
+ * before sl_console_free.  The mode is off afterwards. */
+void sl_sqlmode_release(void);
+
 /* Is the prompt in SQL mode? */
 bool sl_sqlmode_on(void);
 /* :sql (on) and :lua (off); an unfinished statement is dropped. */
