@@ -52,8 +52,7 @@ static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
 	{ ":help", "[topic]",
-	  "this help; topics: input, keys, views, formats, sql, or a Lua "
-	  "name",
+	  "this help; topics: input, keys, views, formats, or a Lua name",
 	  cmd_help },
 	{ ":lessons", "", "list the lessons", cmd_lessons },
 	{ ":lesson", "N", "run lesson N", cmd_lesson },
@@ -86,9 +85,7 @@ static const cmd_entry cmd_table[] = {
 	{ ":pyspark", "", "the focused query as a PySpark program (for Spark)",
 	  cmd_pyspark },
 	{ ":sql", "[STATEMENT]",
-	  "SQL mode: statements end with ';' (:lua back); with a statement: "
-	  "run it",
-	  cmd_sql },
+	  "SQL mode, statements end with ';' (:lua back; :help sql)", cmd_sql },
 	{ ":lua", "", "back to Lua from the SQL mode", cmd_lua },
 	{ ":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
 	  cmd_quit },
@@ -588,7 +585,7 @@ static int cmd_zoom(sl_console *c, const char *args)
 	if ((z = screen->zoom(screen->ud, args)) == NULL)
 		return fail(c,
 			    "error: unknown pane '%s' (watermark, windows, "
-			    "checkpoint, late, output)\n",
+			    "checkpoint, late, output, result)\n",
 			    args);
 	return SL_CMD_OK;
 }

@@ -4,6 +4,7 @@ local dir = debug.getinfo(1, "S").source:match("^[@=](.*)/[^/]*$") or "."
 dofile(dir .. "/sql_fake.lua")
 ms = spark.memoryStream("word STRING")
 FAKE_VIEWS.words = ms:toDF()
+ms:toDF():createOrReplaceTempView("words") -- for completion: a streaming view's columns
 spark.createDataFrame({{1, "apple"}, {2, "pear"}}, "id INT, fruit STRING")
   :createOrReplaceTempView("fruits")
 local rows = {}
