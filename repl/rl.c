@@ -258,6 +258,7 @@ static bool line_answer(sl_rl *r, const char *line)
 /* Evaluate one accepted line; false when the session should end. */
 static bool line_accept(sl_rl *r, const char *line)
 {
+	bool sql = sl_sqlmode_on();
 	int status;
 
 	if (r->screen && r->h.echo) {
@@ -270,29 +271,11 @@ static bool line_accept(sl_rl *r, const char *line)
 	}
 	if (r->asking)
 		return line_answer(r, line);
-	if (sl_sqlmode_on() && sl_cmd_is(line)) {
-		line_history_add(r, line, false);
-		line_busy(r, true);
-		status = sl_cmd_run(r->con, line);
-		line_busy(r, false);
-		return status != SL_CMD_QUIT || !line_quit(r);
-	}
-	if (sl_sqlmode_on()) {
-		line_busy(r, true);
-		status = sl_sqlmode_line(r->con, line);
-		line_busy(r, false);
-		if (status != SL_CONSOLE_MORE)
-			line_history_add(r, sl_sqlmode_chunk(), false);
-		if (!r->screen)
-			sl_sqlmode_poll(r->con, true);
-		if (status == SL_CONSOLE_EXIT) {
-			r->exit_code = sl_console_exit_code(r->con);
-			return false;
-		}
-		return true;
-	}
-	if (!sl_console_pending(r->con) && sl_cmd_is(line) &&
-	    !sl_console_continues(r->con, line)) {
+	/* a ':' line is a command; in Lua mode unless it continues a chunk
+	 * (':name('), in SQL mode always (sqlmode.h) */
+	if (sql ? sl_cmd_is(line)
+		: !sl_console_pending(r->con) && sl_cmd_is(line) &&
+		      !sl_console_continues(r->con, line)) {
 		line_history_add(r, line, false);
 		line_busy(r, true);
 		status = sl_cmd_run(r->con, line);
@@ -300,9 +283,12 @@ static bool line_accept(sl_rl *r, const char *line)
 		return status != SL_CMD_QUIT || !line_quit(r);
 	}
 	line_busy(r, true);
-	status = sl_console_eval_line(r->con, line);
+	status = sql ? sl_sqlmode_line(r->con, line)
+		     : sl_console_eval_line(r->con, line);
 	line_busy(r, false);
-	if (status != SL_CONSOLE_MORE)
+	if (status != SL_CONSOLE_MORE && sql)
+		line_history_add(r, sl_sqlmode_chunk(), false);
+	else if (status != SL_CONSOLE_MORE)
 		line_history_add(r, sl_console_chunk(r->con),
 				 sl_console_chunk_extends(r->con));
 	if (!r->screen)
