@@ -187,7 +187,8 @@ static int expand_items(sql_tr *t, sql_sel *q, const sql_scope *s)
 			for (j = 0; j < s->n; j++) {
 				const sql_col *c = &s->c[j];
 				sl_expr *e;
-				if (c->hidden ||
+				/* t.* keeps t's copy of a USING column */
+				if ((c->hidden && r->name == NULL) ||
 				    (r->name != NULL &&
 				     (c->qual == NULL ||
 				      strcasecmp(c->qual, r->name) != 0)))

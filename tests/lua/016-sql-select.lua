@@ -94,6 +94,8 @@ T.check(function() return qs("SELECT * FROM kinds LEFT ANTI JOIN sales USING (pr
   {{"kale", "leaf"}}, "LEFT ANTI JOIN ... USING")
 T.check(function() return cols("SELECT * FROM sales JOIN kinds USING (product)") end,
   {"product", "id", "qty", "price", "kind"}, "USING keeps one copy of the key, first")
+T.check(function() return cols("SELECT k.* FROM sales s JOIN kinds k USING (product)") end,
+  {"product", "kind"}, "t.* of a USING join keeps t's key")
 T.check(function() return cols("SELECT * FROM kinds a JOIN kinds b ON a.kind = b.kind") end,
   {"product", "kind", "product", "kind"}, "ON keeps both sides' columns under their names")
 T.check(function() return qs("SELECT a.product, b.product AS other FROM kinds a JOIN kinds b ON a.kind = b.kind AND a.product < b.product") end,

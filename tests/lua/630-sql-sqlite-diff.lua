@@ -1,6 +1,7 @@
 -- A differential test of spark.sql (issue 19): a few hundred random batch
 -- SELECTs (filters, projections, CASE, group-bys with HAVING, joins of
--- every kind, DISTINCT, UNION [ALL], subqueries, WITH, ORDER BY + LIMIT)
+-- every kind, LEFT SEMI/ANTI (EXISTS in SQLite), DISTINCT, UNION [ALL],
+-- subqueries, WITH, ORDER BY + LIMIT)
 -- over small random tables with NULLs run through spark.sql and through
 -- sqlite3, and the results must agree.  Only constructs on which Spark SQL
 -- and SQLite mean the same are generated (no '/', which is integer
@@ -125,6 +126,33 @@ local templates = {
   function() -- WITH
     return string.format("WITH f AS (SELECT * FROM a WHERE %s) SELECT f.g, count(*) AS n FROM f GROUP BY f.g", pred(""))
   end,
+  function() -- LEFT SEMI JOIN (sqlite: EXISTS)
+    local c, p = const(), pred("a.")
+    return string.format("SELECT a.id, a.g FROM a LEFT SEMI JOIN b ON a.g = b.g AND b.z > %s WHERE %s", c, p),
+      false, string.format("SELECT a.id, a.g FROM a WHERE EXISTS (SELECT 1 FROM b WHERE a.g = b.g AND b.z > %s) AND %s",
+        c, p)
+  end,
+  function() -- LEFT ANTI JOIN (sqlite: NOT EXISTS)
+    local c = const()
+    return string.format("SELECT a.id, a.x FROM a LEFT ANTI JOIN b ON a.id = b.id OR b.z = %s", c), false,
+      string.format("SELECT a.id, a.x FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE a.id = b.id OR b.z = %s)", c)
+  end,
+  function() -- an aggregate subquery joined to a table
+    return string.format([[SELECT t.g, t.n, b.z FROM (SELECT g, count(*) AS n, %s AS m FROM a GROUP BY g) t
+      %s b ON t.g = b.g]], agg("x"), join_kind())
+  end,
+  function() -- UNION ALL ordered as a whole, limited
+    return string.format("SELECT id, g FROM a WHERE %s UNION ALL SELECT id, g FROM b ORDER BY id DESC, g LIMIT %d",
+      pred(""), rand(12) + 1), true
+  end,
+  function() -- HAVING over an alias, ORDER BY an aggregate, two keys
+    return string.format([[SELECT g, x %% 2 AS odd, count(*) AS n, %s AS s FROM a GROUP BY g, x %% 2
+      HAVING count(*) >= %d ORDER BY n DESC, g, odd]], agg("y"), rand(3)), true
+  end,
+  function() -- a CASE key, GROUP BY an ordinal
+    return string.format("SELECT CASE WHEN x > %s THEN 'hi' ELSE 'lo' END AS band, %s AS m FROM a GROUP BY 1",
+      const(), agg(aexpr()))
+  end,
   function() -- CASE over a join
     return string.format([[SELECT a.id AS aid, CASE WHEN b.z IS NULL THEN 'none' WHEN b.z > a.x THEN 'more'
       ELSE 'less' END AS c FROM a LEFT JOIN b ON a.id = b.id WHERE %s]], pred("a."))
@@ -133,15 +161,15 @@ local templates = {
 
 local queries = {}
 for i = 1, 300 do
-  local text, ordered = templates[(i - 1) % #templates + 1]()
-  queries[i] = {text = text, ordered = ordered}
+  local text, ordered, lite = templates[(i - 1) % #templates + 1]()
+  queries[i] = {text = text, ordered = ordered, lite = lite or text}
 end
 
 -- ---- sqlite3: all queries in one run, separated by markers ----
 local f = assert(io.open(dir .. "/q.sql", "w"))
 f:write(".mode list\n.separator |\n.nullvalue NULL\n", table.concat(load, "\n"), "\n")
 for i, q in ipairs(queries) do
-  f:write(string.format("SELECT '@@%d';\n%s;\n", i, q.text))
+  f:write(string.format("SELECT '@@%d';\n%s;\n", i, q.lite))
 end
 f:close()
 local theirs, cur = {}, nil
@@ -215,6 +243,7 @@ for i, q in ipairs(queries) do
   end
 end
 T.is(#queries, 300, "300 queries generated")
+T.is(#templates, 19, "from 19 templates")
 T.is(failed, 0, "spark.sql and sqlite3 agree on every query")
 T.ok(nonempty > 200, "most queries return rows (" .. nonempty .. ")")
 
