@@ -187,13 +187,15 @@ check-units: $(BUILD)/.deps-ok
 # UBSan), starting from the checked-in corpus; what it finds lands in
 # build-fuzz/crashes/NAME/ (copy a crash into tests/fuzz/corpus/NAME/ as
 # crash-<what> once fixed, and `make test` replays it from then on).
+# FUZZ_ONLY="sql sqlexpr" runs only those targets.
 FUZZ_S  ?= 60
 FUZZ_CC ?= clang
+FUZZ_ONLY ?= $(FUZZ_NAMES)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 fuzz:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: needs clang (apt-get install -y clang)"; exit 1; }
 	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" build-fuzz/libengine.a
-	@set -e; for t in $(FUZZ_NAMES); do \
+	@set -e; for t in $(FUZZ_ONLY); do \
 	  mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \
 	  cp -n tests/fuzz/corpus/$$t/* build-fuzz/corpus/$$t/ 2>/dev/null || true; \
 	  $(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Iengine -Itests/fuzz \

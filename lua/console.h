@@ -163,5 +163,15 @@ void sl_console_pretty(lua_State *L, int idx, sl_buf *out);
  * number of candidates. */
 int sl_console_complete(sl_console *c, const char *word,
 			void (*add)(void *ud, const char *cand), void *ud);
+/* Tab completion in the SQL mode (repl/sqlmode.h): word is the text
+ * before the cursor from the start of a name ("sel", "wo", "words.co"),
+ * context the statement before it (borrowed; NULL for none).  Candidates
+ * are SQL keywords (in the word's case), the session's tables and views,
+ * their columns (those the context names, else all), F's functions;
+ * after "table." that table's columns.  Matching ignores case.  Sorted,
+ * unique; never runs Lua code.  Returns the number of candidates. */
+int sl_console_complete_sql(sl_console *c, const char *word,
+			    const char *context,
+			    void (*add)(void *ud, const char *cand), void *ud);
 
 #endif

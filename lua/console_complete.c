@@ -11,12 +11,18 @@
  * what the metatable declares by the convention of the bindings in lua/:
  * `methods` (offered after ':') and `fields` (offered after '.').
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <lauxlib.h>
 
 #include "console.h"
+#include "driver/session.h"
+#include "plan/catalog.h"
+#include "plan/plan.h"
+#include "sl_lua.h"
 
 typedef struct complete_req {
 	const char *word;
@@ -262,4 +268,196 @@ int sl_console_complete(sl_console *c, const char *word,
 		r.count = 0; /* out of memory: no candidates */
 	lua_settop(L, top);
 	return r.count;
+}
+
+/* ---- SQL (the prompt's SQL mode) ----
+ * Candidates for the word before the cursor: SQL keywords (in the case the
+ * word starts with), the session's tables and views, the columns of those
+ * the statement names (of every one while it names none), the functions of
+ * F; after "name." the columns of table name.  Names match without regard
+ * to case, as Spark's analyzer resolves them (spark.sql.caseSensitive is
+ * false).  Nothing runs: the schemas of the catalog's plans are read. */
+
+typedef struct sql_req {
+	complete_req r;
+	const char *context; /* the statement before the word */
+} sql_req;
+
+static bool has_prefix_ci(const char *s, const char *prefix, size_t n)
+{
+	return strncasecmp(s, prefix, n) == 0;
+}
+
+static void sql_add(lua_State *L, int set, const char *name, const char *prefix,
+		    size_t plen)
+{
+	if (has_prefix_ci(name, prefix, plen) && strlen(name) > 0) {
+		lua_pushstring(L, name);
+		lua_pushboolean(L, 1);
+		lua_rawset(L, set);
+	}
+}
+
+/* Does the statement name table `name` (as a whole word)? */
+static bool names_table(const char *ctx, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = ctx; (p = strcasestr(p, name)) != NULL; p += n) {
+		bool before = p == ctx || !is_name_char(p[-1], false);
+		bool after = !is_name_char(p[n], false);
+		if (before && after)
+			return true;
+	}
+	return false;
+}
+
+/* Does the context end in FROM or JOIN (a table name comes next)? */
+static bool after_table_word(const char *ctx)
+{
+	size_t n = strlen(ctx), e, b;
+
+	for (e = n; e > 0 && strchr(" \t\r\n", ctx[e - 1]); e--)
+		;
+	for (b = e; b > 0 && is_name_char(ctx[b - 1], false); b--)
+		;
+	return e > b && ((e - b == 4 && strncasecmp(ctx + b, "from", 4) == 0) ||
+			 (e - b == 4 && strncasecmp(ctx + b, "join", 4) == 0));
+}
+
+static void sql_columns(lua_State *L, int set, sl_catalog *cat,
+			const char *table, const char *prefix, size_t plen)
+{
+	sl_plan *p = sl_catalog_plan(cat, table, NULL); /* views too */
+	sl_type *st = p ? sl_plan_schema(p) : NULL;
+
+	for (int i = 0; st && i < st->nfields; i++)
+		sql_add(L, set, st->fields[i].name, prefix, plen);
+	sl_plan_free(p);
+}
+
+static int complete_sql_k(lua_State *L)
+{
+	static const char *const keywords[] = {
+		"SELECT",
+		"DISTINCT",
+		"FROM",
+		"WHERE",
+		"GROUP",
+		"BY",
+		"HAVING",
+		"ORDER",
+		"LIMIT",
+		"AS",
+		"AND",
+		"OR",
+		"NOT",
+		"NULL",
+		"IS",
+		"IN",
+		"LIKE",
+		"BETWEEN",
+		"CASE",
+		"WHEN",
+		"THEN",
+		"ELSE",
+		"END",
+		"CAST",
+		"JOIN",
+		"INNER",
+		"LEFT",
+		"RIGHT",
+		"FULL",
+		"OUTER",
+		"SEMI",
+		"ON",
+		"USING",
+		"UNION",
+		"ALL",
+		"WITH",
+		"ASC",
+		"DESC",
+		"TRUE",
+		"FALSE",
+		"INTERVAL",
+		"SHOW",
+		"TABLES",
+		"DESCRIBE",
+		"EXPLAIN",
+		"window",
+		"session_window",
+	};
+	sql_req *q = lua_touserdata(L, 1);
+	const char *w = q->r.word, *dot = strrchr(w, '.');
+	sl_catalog *cat = sl_session_catalog(sl_lua_session(L));
+	int set, ntables = sl_catalog_count(cat), named = 0;
+	bool lower = w[0] >= 'a' && w[0] <= 'z';
+	const char *prefix = dot ? dot + 1 : w;
+	size_t plen = strlen(prefix);
+	char kw[32];
+
+	lua_newtable(L);
+	set = lua_gettop(L);
+	if (dot) { /* table.column */
+		char *t = strndup(w, (size_t)(dot - w));
+		if (t != NULL)
+			sql_columns(L, set, cat, t, prefix, plen);
+		free(t);
+		q->r.count = emit_sorted(L, set, &q->r, (size_t)(dot - w) + 1);
+		return 0;
+	}
+	if (after_table_word(q->context)) { /* FROM, JOIN: a table */
+		for (int i = 0; i < ntables; i++)
+			sql_add(L, set, sl_catalog_name(cat, i), prefix, plen);
+		q->r.count = emit_sorted(L, set, &q->r, 0);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++) {
+		size_t k = 0;
+		for (; keywords[i][k] && k + 1 < sizeof kw; k++)
+			kw[k] =
+			    lower ? (char)tolower((unsigned char)keywords[i][k])
+				  : keywords[i][k];
+		kw[k] = '\0';
+		sql_add(L, set, kw, prefix, plen);
+	}
+	for (int i = 0; i < ntables; i++) {
+		const char *t = sl_catalog_name(cat, i);
+		sql_add(L, set, t, prefix, plen);
+		if (names_table(q->context, t)) {
+			sql_columns(L, set, cat, t, prefix, plen);
+			named++;
+		}
+	}
+	for (int i = 0; named == 0 && i < ntables; i++)
+		sql_columns(L, set, cat, sl_catalog_name(cat, i), prefix, plen);
+	if (lua_getglobal(L, "F") == LUA_TTABLE) { /* the functions */
+		lua_pushnil(L);
+		while (lua_next(L, -2) != 0) {
+			if (lua_type(L, -2) == LUA_TSTRING &&
+			    lua_isfunction(L, -1) && plen > 0)
+				sql_add(L, set, lua_tostring(L, -2), prefix,
+					plen);
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+	q->r.count = emit_sorted(L, set, &q->r, 0);
+	return 0;
+}
+
+int sl_console_complete_sql(sl_console *c, const char *word,
+			    const char *context,
+			    void (*add)(void *ud, const char *cand), void *ud)
+{
+	sql_req q = { { word, add, ud, 0 }, context ? context : "" };
+	lua_State *L = sl_console_state(c);
+	int top = lua_gettop(L);
+
+	lua_pushcfunction(L, complete_sql_k);
+	lua_pushlightuserdata(L, &q);
+	if (lua_pcall(L, 1, 0, 0) != LUA_OK)
+		q.r.count = 0;
+	lua_settop(L, top);
+	return q.r.count;
 }

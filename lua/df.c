@@ -966,17 +966,40 @@ static int l_df_explain(lua_State *L)
 	return 0;
 }
 
-static int l_df_tempview(lua_State *L)
+/* createOrReplaceTempView: a batch DataFrame runs once and its rows are
+ * the view; a streaming one is kept as its plan, which spark.table and
+ * spark.sql read (a streaming DataFrame again), as Spark allows.  Global
+ * views live under "global_temp.", as Spark's global_temp database. */
+static int tempview(lua_State *L, const char *method, bool global)
 {
-	sl_plan *p = self(L, "createOrReplaceTempView");
-	const char *name =
-	    sl_lerr_checkstr(L, 2, "createOrReplaceTempView", "view name");
+	sl_plan *p = self(L, method);
+	const char *name = sl_lerr_checkstr(L, 2, method, "view name");
 	sl_catalog *cat = sl_session_catalog(sl_lua_session(L));
-	sl_batch *b = run_guarded(L, p);
 	sl_err err;
-	if (sl_catalog_put(cat, name, b, &err) < 0)
+	int rc;
+	if (global) {
+		lua_pushfstring(L, "global_temp.%s", name);
+		name = lua_tostring(L, -1);
+	}
+	if (sl_plan_is_streaming(p)) {
+		rc = sl_catalog_put_plan(cat, name, p, &err);
+	} else {
+		sl_batch *b = run_guarded(L, p);
+		rc = sl_catalog_put(cat, name, b, &err);
+	}
+	if (rc < 0)
 		return sl_lerr_raise(L, &err);
 	return 0;
+}
+
+static int l_df_tempview(lua_State *L)
+{
+	return tempview(L, "createOrReplaceTempView", false);
+}
+
+static int l_df_globaltempview(lua_State *L)
+{
+	return tempview(L, "createOrReplaceGlobalTempView", true);
 }
 
 static int l_df_writestream(lua_State *L, sl_plan *p)
@@ -1027,6 +1050,7 @@ static const luaL_Reg df_methods[] = {
 	{ "printSchema", l_df_printschema },
 	{ "explain", l_df_explain },
 	{ "createOrReplaceTempView", l_df_tempview },
+	{ "createOrReplaceGlobalTempView", l_df_globaltempview },
 	{ "toPySpark", sl_lpyspark_df },
 	{ NULL, NULL }
 };
@@ -1035,37 +1059,6 @@ static const char *const df_fields[] = { "schema", "columns",
 					 "dtypes", "isStreaming",
 					 "write",  "writeStream",
 					 NULL };
-
-/* Spark's catalogString: int, bigint, struct<a:int,b:string>. */
-static void catalog_name(const sl_type *t, sl_buf *out)
-{
-	switch (t->kind) {
-	case SL_NULLTYPE: sl_buf_adds(out, "void"); return;
-	case SL_BOOLEAN: sl_buf_adds(out, "boolean"); return;
-	case SL_INT: sl_buf_adds(out, "int"); return;
-	case SL_BIGINT: sl_buf_adds(out, "bigint"); return;
-	case SL_DOUBLE: sl_buf_adds(out, "double"); return;
-	case SL_STRING: sl_buf_adds(out, "string"); return;
-	case SL_BINARY: sl_buf_adds(out, "binary"); return;
-	case SL_TIMESTAMP: sl_buf_adds(out, "timestamp"); return;
-	case SL_DATE: sl_buf_adds(out, "date"); return;
-	case SL_ARRAY:
-		sl_buf_adds(out, "array<");
-		catalog_name(t->elem, out);
-		sl_buf_addc(out, '>');
-		return;
-	case SL_STRUCT:
-		sl_buf_adds(out, "struct<");
-		for (int f = 0; f < t->nfields; f++) {
-			if (f)
-				sl_buf_addc(out, ',');
-			sl_buf_printf(out, "%s:", t->fields[f].name);
-			catalog_name(t->fields[f].type, out);
-		}
-		sl_buf_addc(out, '>');
-		return;
-	}
-}
 
 static int push_field(lua_State *L, sl_plan *p, const char *k)
 {
@@ -1089,7 +1082,7 @@ static int push_field(lua_State *L, sl_plan *p, const char *k)
 			lua_pushstring(L, st->fields[f].name);
 			lua_rawseti(L, -2, 1);
 			sl_buf_init(&b);
-			catalog_name(st->fields[f].type, &b);
+			sl_type_catalog_string(st->fields[f].type, &b);
 			lua_pushstring(L, sl_buf_cstr(&b));
 			sl_buf_release(&b);
 			lua_rawseti(L, -2, 2);
@@ -1162,7 +1155,7 @@ static int l_df_tostring(lua_State *L)
 		if (f)
 			sl_buf_adds(&b, ", ");
 		sl_buf_printf(&b, "%s: ", st->fields[f].name);
-		catalog_name(st->fields[f].type, &b);
+		sl_type_catalog_string(st->fields[f].type, &b);
 	}
 	sl_buf_addc(&b, ']');
 	lua_pushstring(L, sl_buf_cstr(&b));

@@ -38,6 +38,7 @@
 #include <strings.h>
 
 #include "plan/catalog.h"
+#include "sql/sql.h"
 #include "expr/expr.h"
 #include "lconv.h"
 #include "lerr.h"
@@ -152,18 +153,30 @@ static int l_spark_table(lua_State *L)
 {
 	const char *name;
 	sl_err err;
-	sl_batch *b;
 	sl_plan *p;
 	int ud;
 	drop_self(L);
 	name = sl_lerr_checkstr(L, 1, "table", "table name");
 	sl_ldf_new(L);
 	ud = lua_gettop(L);
-	b = sl_catalog_get(sl_session_catalog(sl_lua_session(L)), name, &err);
-	if (b == NULL)
-		return sl_lerr_raise(L, &err);
-	p = sl_plan_local(b, &err);
-	sl_batch_free(b);
+	/* a view of a streaming DataFrame reads as that (streaming) plan */
+	p = sl_catalog_plan(sl_session_catalog(sl_lua_session(L)), name, &err);
+	return sl_ldf_finish(L, ud, p, &err);
+}
+
+/* spark.sql(text): the statement's plan (sql/sql.h), streaming when a
+ * view it reads is. */
+static int l_spark_sql(lua_State *L)
+{
+	const char *text;
+	sl_err err;
+	sl_plan *p;
+	int ud;
+	drop_self(L);
+	text = sl_lerr_checkstr(L, 1, "sql", "SQL text");
+	sl_ldf_new(L);
+	ud = lua_gettop(L);
+	p = sl_sql_plan(text, sl_session_catalog(sl_lua_session(L)), &err);
 	return sl_ldf_finish(L, ud, p, &err);
 }
 
@@ -386,7 +399,7 @@ static void push_conf(lua_State *L)
 
 static const char *const spark_fields[] = {
 	"read",  "readStream",   "conf", "createDataFrame", "table", "streams",
-	"clock", "memoryStream", NULL
+	"clock", "memoryStream", "sql", NULL
 };
 
 static int l_spark_memorystream(lua_State *L)
@@ -428,6 +441,10 @@ static int l_spark_index(lua_State *L)
 	}
 	if (strcmp(k, "table") == 0) {
 		lua_pushcfunction(L, l_spark_table);
+		return 1;
+	}
+	if (strcmp(k, "sql") == 0) {
+		lua_pushcfunction(L, l_spark_sql);
 		return 1;
 	}
 	{

@@ -24,6 +24,7 @@
 #include "driver/query.h"
 #include "driver/session.h"
 #include "sl_lua.h"
+#include "sqlmode.h"
 
 typedef struct cmd_entry {
 	const char *name; /* with its ':' */
@@ -45,6 +46,8 @@ static int cmd_restart(sl_console *c, const char *args);
 static int cmd_view(sl_console *c, const char *args);
 static int cmd_zoom(sl_console *c, const char *args);
 static int cmd_pyspark(sl_console *c, const char *args);
+static int cmd_sql(sl_console *c, const char *args);
+static int cmd_lua(sl_console *c, const char *args);
 static int cmd_quit(sl_console *c, const char *args);
 
 static const cmd_entry cmd_table[] = {
@@ -81,6 +84,9 @@ static const cmd_entry cmd_table[] = {
 	  cmd_zoom },
 	{ ":pyspark", "", "the focused query as a PySpark program (for Spark)",
 	  cmd_pyspark },
+	{ ":sql", "[STATEMENT]",
+	  "SQL mode, statements end with ';' (:lua back; :help sql)", cmd_sql },
+	{ ":lua", "", "back to Lua from the SQL mode", cmd_lua },
 	{ ":quit", "", "leave streamlab (Ctrl-D on an empty line does too)",
 	  cmd_quit },
 };
@@ -230,6 +236,24 @@ static int help_topic(sl_console *c, const char *topic)
 		    "  DATE schema, and partition directories day=2026-01-01 read as DATE.\n"
 		    "  Time: F.current_timestamp(), F.to_timestamp, F.timestamp_seconds,\n"
 		    "    INTERVAL '3:30' MINUTE TO SECOND, F.window, F.session_window.\n");
+		return SL_CMD_OK;
+	}
+	if (strcmp(topic, "sql") == 0 || strcmp(topic, ":sql") == 0) {
+		say(c, SL_CONSOLE_OUT,
+		    "SQL: df:createOrReplaceTempView(\"events\") names a DataFrame\n"
+		    "  (a streaming one too); spark.sql(\"SELECT ... FROM events\") gives\n"
+		    "  a DataFrame, streaming when a view it reads is.\n"
+		    "  :sql          the SQL prompt (sql>): a statement ends with ';' and\n"
+		    "                may span lines (  ->); :lua goes back; Up recalls\n"
+		    "                this mode's statements; Tab: tables, columns, keywords\n"
+		    "  :sql STMT     one statement from the Lua prompt\n"
+		    "  A batch result is a table (the pager when tall).  A streaming\n"
+		    "  SELECT starts a query to the memory sink sql_N (complete mode when\n"
+		    "  it aggregates, else append); its table stays live above the\n"
+		    "  progress line (:zoom result: the whole screen); Ctrl-C stops it;\n"
+		    "  SELECT * FROM sql_N; reads what it left.\n"
+		    "  streamlab sql [--init F.lua] -e STMT | FILE.sql: headless, the\n"
+		    "  first error stops (file:line, exit 1).  TUTORIAL.md chapter 12.\n");
 		return SL_CMD_OK;
 	}
 	if (strcmp(topic, "views") == 0 || strcmp(topic, "view") == 0) {
@@ -561,7 +585,7 @@ static int cmd_zoom(sl_console *c, const char *args)
 	if ((z = screen->zoom(screen->ud, args)) == NULL)
 		return fail(c,
 			    "error: unknown pane '%s' (watermark, windows, "
-			    "checkpoint, late, output)\n",
+			    "checkpoint, late, output, result)\n",
 			    args);
 	return SL_CMD_OK;
 }
@@ -576,6 +600,47 @@ static int cmd_pyspark(sl_console *c, const char *args)
 		return SL_CMD_ERROR;
 	sl_buf_adds(&b, "print(q:toPySpark())\n");
 	return run_lua(c, &b);
+}
+
+/* :sql switches the prompt (sqlmode.h); :sql STATEMENT runs one from
+ * either mode, its ';' optional. */
+static int cmd_sql(sl_console *c, const char *args)
+{
+	bool was = sl_sqlmode_on();
+	sl_buf b;
+	int st;
+
+	if (args[0] == '\0') {
+		sl_sqlmode_set(true);
+		say(c, SL_CONSOLE_OUT,
+		    "SQL mode: a statement ends with ';' and may span lines; "
+		    "Tab completes; :lua goes back\n");
+		return SL_CMD_OK;
+	}
+	sl_buf_init(&b);
+	sl_buf_adds(&b, args);
+	if (args[strlen(args) - 1] != ';')
+		sl_buf_addc(&b, ';');
+	sl_sqlmode_set(true);
+	st = sl_buf_failed(&b) ? SL_CONSOLE_ERROR
+			       : sl_sqlmode_line(c, sl_buf_cstr(&b));
+	sl_buf_release(&b);
+	sl_sqlmode_set(was);
+	if (st == SL_CONSOLE_EXIT)
+		return SL_CMD_QUIT;
+	if (st == SL_CONSOLE_MORE)
+		return fail(c, "error: :sql: the statement does not end%s\n",
+			    " (a quote or comment is open)");
+	return st == SL_CONSOLE_OK ? SL_CMD_OK : SL_CMD_ERROR;
+}
+
+static int cmd_lua(sl_console *c, const char *args)
+{
+	(void)args;
+	if (sl_sqlmode_on())
+		say(c, SL_CONSOLE_OUT, "Lua mode (:sql for SQL)\n");
+	sl_sqlmode_set(false);
+	return SL_CMD_OK;
 }
 
 static int cmd_quit(sl_console *c, const char *args)

@@ -7,11 +7,13 @@
  *   streamlab run FILE [ARG]  run a script headless
  *   streamlab -e CHUNK ...    run chunks in order, then exit
  *   streamlab lesson N|FILE   a lesson in the workbench (--check: headless)
+ *   streamlab sql ...         SQL statements headless, or the SQL prompt
  *
  * Exit status: 0 success; 1 a Lua error in run/-e mode (or plain input
  * ending inside a chunk); 2 a usage error; otherwise the os.exit code.
  * Usage errors are one line on stderr naming the offending word.
  */
+#include <errno.h>
 #include <locale.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -32,6 +34,7 @@
 #include "plain.h"
 #include "rl.h"
 #include "screen.h"
+#include "sqlmode.h"
 
 #define SL_VERSION "0.1.0"
 #define MAX_CHUNKS 64
@@ -41,6 +44,8 @@ static const char usage_text[] =
     "       streamlab run FILE.lua [ARG]...\n"
     "       streamlab lesson N|FILE [--check]\n"
     "       streamlab kafka [--topic NAME:PARTITIONS]...\n"
+    "       streamlab sql [--plain|--line] [--init FILE.lua]... [-e STATEMENT]...\n"
+    "                     [FILE.sql]...\n"
     "\n"
     "Learn Spark Structured Streaming in a terminal, in Lua.\n"
     "\n"
@@ -58,6 +63,11 @@ static const char usage_text[] =
     "  lesson N|FILE        run lesson N (lessons/NN-*.lua) or FILE in the\n"
     "                       workbench; --check runs it headless and exits\n"
     "                       1 when an expected answer does not match\n"
+    "  sql                  SQL: with -e or FILE.sql, run the statements\n"
+    "                       headless, stop at the first error (exit 1);\n"
+    "                       alone, the REPL in SQL mode (:lua for Lua;\n"
+    "                       --plain, --line as above);\n"
+    "                       --init runs a Lua file first (its views)\n"
     "  kafka                serve the embedded Kafka cluster and\n"
     "                       print bootstrap.servers=...\n"
     "  --help               this text\n"
@@ -179,8 +189,119 @@ static int lesson_run(int argc, char **argv, int first)
 					     : 1;
 	}
 	sl_buf_release(&chunk);
+	sl_sqlmode_release(); /* a lesson may use :sql */
 	sl_console_free(c);
 	free(path);
+	fflush(stdout);
+	return code;
+}
+
+/* The whole of a file, NUL-terminated (owned), or NULL (errno). */
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	sl_buf b;
+	char buf[8192];
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	sl_buf_init(&b);
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		sl_buf_add(&b, buf, n);
+	fclose(f);
+	if (sl_buf_failed(&b)) {
+		sl_buf_release(&b);
+		return NULL;
+	}
+	sl_buf_cstr(&b);
+	return b.p ? b.p : strdup("");
+}
+
+/* streamlab sql [--init FILE.lua]... [-e STATEMENT]... [FILE.sql]...:
+ * the --init files run first (as `streamlab run` runs a script), then the
+ * -e statements, then the files, each statement the headless way
+ * (sqlmode.h); the first error ends the run with exit 1, its message on
+ * stderr naming the file and the line its statement starts on.  With
+ * neither -e nor a file: the REPL, in SQL mode. */
+static int sql_run(int argc, char **argv, int first)
+{
+	int status = SL_CONSOLE_OK, work = 0, code;
+	bool plain = false, line = false;
+	sl_console *c;
+
+	for (int i = first; i < argc; i++) {
+		if (strcmp(argv[i], "--plain") == 0) {
+			plain = true;
+		} else if (strcmp(argv[i], "--line") == 0) {
+			line = true;
+		} else if (strcmp(argv[i], "-e") == 0 ||
+			   strcmp(argv[i], "--init") == 0) {
+			if (i + 1 >= argc)
+				return usage_error(
+				    "sql: option '%s' needs %s", argv[i],
+				    argv[i][1] == 'e' ? "a statement"
+						      : "a Lua file");
+			work += argv[i][1] == 'e';
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			return usage_error("sql: unknown option '%s'", argv[i]);
+		} else {
+			work++;
+		}
+	}
+	if ((c = sl_console_new()) == NULL) {
+		fputs("streamlab: cannot create the Lua state\n", stderr);
+		return 1;
+	}
+	for (int i = first; i < argc && status == SL_CONSOLE_OK; i++)
+		if (strcmp(argv[i], "--init") == 0) {
+			char *av[] = { argv[0], argv[i + 1], NULL };
+			status = sl_console_run_file(c, 2, av, 1);
+			i++;
+		} else if (strcmp(argv[i], "-e") == 0) {
+			i++;
+		}
+	for (int i = first; i < argc && status == SL_CONSOLE_OK; i++)
+		if (strcmp(argv[i], "-e") == 0)
+			status = sl_sqlmode_run_text(c, argv[++i], NULL);
+		else if (strcmp(argv[i], "--init") == 0)
+			i++;
+	for (int i = first; i < argc && status == SL_CONSOLE_OK; i++) {
+		char *text;
+
+		if (strcmp(argv[i], "-e") == 0 ||
+		    strcmp(argv[i], "--init") == 0) {
+			i++;
+			continue;
+		}
+		if (strcmp(argv[i], "--plain") == 0 ||
+		    strcmp(argv[i], "--line") == 0)
+			continue;
+		if ((text = read_all(argv[i])) == NULL) {
+			fprintf(stderr,
+				"streamlab: sql: cannot read '%s': %s\n",
+				argv[i], strerror(errno));
+			status = SL_CONSOLE_ERROR;
+			break;
+		}
+		status = sl_sqlmode_run_text(c, text, argv[i]);
+		free(text);
+	}
+	if (work == 0 && status == SL_CONSOLE_OK) {
+		sl_sqlmode_set(true);
+		code = !want_tty(plain) ? sl_plain_run(c, stdin)
+		       : line           ? sl_rl_run(c)
+					: sl_screen_run(c);
+		sl_sqlmode_release();
+		sl_console_free(c);
+		return code;
+	}
+	code = status == SL_CONSOLE_EXIT ? sl_console_exit_code(c)
+	       : status == SL_CONSOLE_OK ? 0
+					 : 1;
+	sl_sqlmode_release();
+	sl_console_free(c);
 	fflush(stdout);
 	return code;
 }
@@ -254,6 +375,8 @@ int main(int argc, char **argv)
 			return kafka_serve(argc, argv, i + 1);
 		} else if (strcmp(a, "lesson") == 0) {
 			return lesson_run(argc, argv, i + 1);
+		} else if (strcmp(a, "sql") == 0) {
+			return sql_run(argc, argv, i + 1);
 		} else if (a[0] == '-') {
 			return usage_error("unknown option '%s'", a);
 		} else {
@@ -271,6 +394,7 @@ int main(int argc, char **argv)
 		code = line ? sl_rl_run(c) : sl_screen_run(c);
 	else
 		code = sl_plain_run(c, stdin);
+	sl_sqlmode_release();
 	sl_console_free(c);
 	fflush(stdout);
 	return code;

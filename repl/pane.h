@@ -27,12 +27,16 @@ typedef struct pane_layout {
 	ui_rect strip;                          /* the queries strip, one row */
 	ui_rect windows, watermark, late, ckpt; /* VIEW_MAIN */
 	ui_rect view;     /* the other views: the four panes' area */
+	ui_rect live;     /* the SQL mode's live result, or h 0 (none) */
 	ui_rect progress; /* one row */
 	ui_rect output;
 	ui_rect input; /* one row */
 } pane_layout;
 
 void pane_layout_for(int rows, int cols, pane_layout *l);
+/* Make room for the live result (want rows, at most half the panes'
+ * area) between the panes and the progress line. */
+void pane_layout_live(pane_layout *l, int want);
 
 void pane_strip(ui_rect r, sl_model *m);
 void pane_windows(ui_rect r, model_query *q);
@@ -46,6 +50,10 @@ void pane_input(ui_rect r, const char *prompt, const char *text, int point);
 void pane_scatter(ui_rect r, model_query *q);
 void pane_state(ui_rect r, model_query *q);
 void pane_kafka(ui_rect r, model_query *q);
+/* The SQL mode's live result (pane_live.c): a box titled title holding
+ * the table's lines (text, as show() draws it) from its top; lines that
+ * do not fit are counted on the last row. */
+void pane_live(ui_rect r, const char *title, const char *table);
 
 /* Shared helpers (pane_output.c). */
 /* "(no data yet)" (or why) inside r, dimmed. */

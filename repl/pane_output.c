@@ -15,26 +15,43 @@
 
 #include "pane.h"
 
-void pane_layout_for(int rows, int cols, pane_layout *l)
+/* The four panes (and the other views) in area_h rows from row 1. */
+static void place_panes(pane_layout *l, int area_h, int cols)
 {
-	int out_h = rows / 4 < 5 ? 5 : rows / 4;
-	int area_h = rows - 3 - out_h, top_h, left_w = cols * 52 / 100;
+	int top_h = (area_h + 1) / 2, left_w = cols * 52 / 100;
 
-	if (area_h < 4) { /* tiny terminal: output and input only */
-		area_h = 0;
-		out_h = rows - 3 > 1 ? rows - 3 : 1;
-	}
-	top_h = (area_h + 1) / 2;
-	memset(l, 0, sizeof *l);
-	l->strip = (ui_rect){ 0, 0, 1, cols };
 	l->view = (ui_rect){ 1, 0, area_h, cols };
 	l->watermark = (ui_rect){ 1, 0, top_h, left_w };
 	l->windows = (ui_rect){ 1, left_w, top_h, cols - left_w };
 	l->ckpt = (ui_rect){ 1 + top_h, 0, area_h - top_h, left_w };
 	l->late = (ui_rect){ 1 + top_h, left_w, area_h - top_h, cols - left_w };
+}
+
+void pane_layout_for(int rows, int cols, pane_layout *l)
+{
+	int out_h = rows / 4 < 5 ? 5 : rows / 4;
+	int area_h = rows - 3 - out_h;
+
+	if (area_h < 4) { /* tiny terminal: output and input only */
+		area_h = 0;
+		out_h = rows - 3 > 1 ? rows - 3 : 1;
+	}
+	memset(l, 0, sizeof *l);
+	l->strip = (ui_rect){ 0, 0, 1, cols };
+	place_panes(l, area_h, cols);
 	l->progress = (ui_rect){ 1 + area_h, 0, 1, cols };
 	l->output = (ui_rect){ 2 + area_h, 0, out_h, cols };
 	l->input = (ui_rect){ rows - 1, 0, 1, cols };
+}
+
+void pane_layout_live(pane_layout *l, int want)
+{
+	int area = l->view.h, h = want < area / 2 ? want : area / 2;
+
+	if (h < 3)
+		return;
+	place_panes(l, area - h, l->view.w);
+	l->live = (ui_rect){ 1 + area - h, 0, h, l->view.w };
 }
 
 ui_rect pane_inner(ui_rect r)

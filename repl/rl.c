@@ -27,6 +27,7 @@
 #include "rewind.h"
 #include "rl.h"
 #include "sl_lua.h"
+#include "sqlmode.h"
 
 /* How often the idle loop lets real-clock streaming triggers run. */
 #define IDLE_TICK_US 100000
@@ -40,7 +41,9 @@ struct sl_rl {
 	bool asking; /* "quit anyway?" is on the input line */
 	const char *prompt;
 	char *histfile;
-	char *line; /* parked by line_done, owned */
+	char *sql_histfile; /* the SQL mode's history */
+	bool sql;           /* the history now is the SQL mode's */
+	char *line;         /* parked by line_done, owned */
 	bool have_line;
 	bool installed;
 	bool done;
@@ -110,6 +113,16 @@ static char **line_complete(const char *text, int start, int end)
 		for (int i = 0; (name = sl_cmd_name(i)) != NULL; i++)
 			if (strncmp(name, text, strlen(text)) == 0)
 				line_add_match(&matches, name);
+	} else if (sl_sqlmode_on()) {
+		sl_buf ctx;
+
+		sl_buf_init(&ctx);
+		sl_buf_adds(&ctx, sl_sqlmode_pending_text());
+		sl_buf_addc(&ctx, '\n');
+		sl_buf_add(&ctx, rl_line_buffer, (size_t)start);
+		sl_console_complete_sql(the_rl->con, text, sl_buf_cstr(&ctx),
+					line_add_match, &matches);
+		sl_buf_release(&ctx);
 	} else if (start > 0 && rl_line_buffer[start - 1] == '"') {
 		return NULL; /* inside a string: nothing sensible to offer */
 	} else {
@@ -120,6 +133,11 @@ static char **line_complete(const char *text, int start, int end)
 }
 
 /* ---- history ---- */
+
+static const char *line_histfile(const sl_rl *r)
+{
+	return r->sql ? r->sql_histfile : r->histfile;
+}
 
 /* extends: chunk is the last entry with a continuation line joined (a
  * method chain typed line by line comes back as one entry). */
@@ -138,8 +156,8 @@ static void line_history_add(sl_rl *r, const char *chunk, bool extends)
 	if (prev && strcmp(prev->line, chunk) == 0)
 		return;
 	add_history(chunk);
-	if (r->histfile)
-		append_history(1, r->histfile);
+	if (line_histfile(r))
+		append_history(1, line_histfile(r));
 }
 
 static void line_history_open(sl_rl *r)
@@ -153,6 +171,34 @@ static void line_history_open(sl_rl *r)
 	stifle_history(HISTORY_MAX);
 	if (r->histfile && read_history(r->histfile) == ENOENT)
 		write_history(r->histfile); /* append_history needs the file */
+}
+
+/* History is kept per mode: Up in the SQL mode recalls statements, in Lua
+ * mode Lua.  Readline has one list; the other mode's waits in a saved
+ * state (its entries untouched) until the mode comes back. */
+static HISTORY_STATE *other_history;
+
+static void line_history_mode(sl_rl *r, bool sql)
+{
+	HISTORY_STATE *cur;
+
+	if (r->sql == sql)
+		return;
+	if ((cur = history_get_history_state()) == NULL)
+		return;
+	if (other_history != NULL) {
+		history_set_history_state(other_history);
+		free(other_history);
+	} else { /* the first switch: a fresh list, from the mode's file */
+		HISTORY_STATE empty = { .flags = cur->flags };
+		history_set_history_state(&empty);
+		history_base = 1;
+		stifle_history(HISTORY_MAX);
+		if (r->sql_histfile && read_history(r->sql_histfile) == ENOENT)
+			write_history(r->sql_histfile);
+	}
+	other_history = cur;
+	r->sql = sql;
 }
 
 /* ---- the line ---- */
@@ -173,7 +219,9 @@ static void line_prompt(sl_rl *r)
 {
 	if (!r->screen)
 		fflush(stdout);
+	line_history_mode(r, sl_sqlmode_on());
 	r->prompt = r->asking                    ? QUIT_QUESTION
+		    : sl_sqlmode_on()            ? sl_sqlmode_prompt()
 		    : sl_console_pending(r->con) ? ">> "
 						 : "> ";
 	rl_callback_handler_install(r->prompt, line_done);
@@ -210,6 +258,7 @@ static bool line_answer(sl_rl *r, const char *line)
 /* Evaluate one accepted line; false when the session should end. */
 static bool line_accept(sl_rl *r, const char *line)
 {
+	bool sql = sl_sqlmode_on();
 	int status;
 
 	if (r->screen && r->h.echo) {
@@ -222,8 +271,11 @@ static bool line_accept(sl_rl *r, const char *line)
 	}
 	if (r->asking)
 		return line_answer(r, line);
-	if (!sl_console_pending(r->con) && sl_cmd_is(line) &&
-	    !sl_console_continues(r->con, line)) {
+	/* a ':' line is a command; in Lua mode unless it continues a chunk
+	 * (':name('), in SQL mode always (sqlmode.h) */
+	if (sql ? sl_cmd_is(line)
+		: !sl_console_pending(r->con) && sl_cmd_is(line) &&
+		      !sl_console_continues(r->con, line)) {
 		line_history_add(r, line, false);
 		line_busy(r, true);
 		status = sl_cmd_run(r->con, line);
@@ -231,11 +283,16 @@ static bool line_accept(sl_rl *r, const char *line)
 		return status != SL_CMD_QUIT || !line_quit(r);
 	}
 	line_busy(r, true);
-	status = sl_console_eval_line(r->con, line);
+	status = sql ? sl_sqlmode_line(r->con, line)
+		     : sl_console_eval_line(r->con, line);
 	line_busy(r, false);
-	if (status != SL_CONSOLE_MORE)
+	if (status != SL_CONSOLE_MORE && sql)
+		line_history_add(r, sl_sqlmode_chunk(), false);
+	else if (status != SL_CONSOLE_MORE)
 		line_history_add(r, sl_console_chunk(r->con),
 				 sl_console_chunk_extends(r->con));
+	if (!r->screen)
+		sl_sqlmode_poll(r->con, true);
 	if (status == SL_CONSOLE_EXIT) {
 		r->exit_code = sl_console_exit_code(r->con);
 		return false;
@@ -253,6 +310,14 @@ sl_rl *sl_rl_open(sl_console *c, const char *histfile)
 	if (histfile && (r->histfile = strdup(histfile)) == NULL) {
 		free(r);
 		return NULL;
+	}
+	if (histfile) {
+		const char *suf = strstr(histfile, "_history");
+		int keep = suf && suf[8] == '\0' ? (int)(suf - histfile)
+						 : (int)strlen(histfile);
+		if (asprintf(&r->sql_histfile, "%.*s_sql%s", keep, histfile,
+			     suf && suf[8] == '\0' ? "_history" : "") < 0)
+			r->sql_histfile = NULL;
 	}
 	the_rl = r;
 	rl_readline_name = "streamlab";
@@ -559,6 +624,8 @@ static void screen_interrupt(sl_rl *r)
 	}
 	r->asking = false;
 	sl_console_cancel(r->con);
+	sl_sqlmode_cancel();
+	sl_sqlmode_stop_live(r->con);
 	line_prompt(r);
 }
 
@@ -584,6 +651,9 @@ void sl_rl_interrupt(sl_rl *r)
 		fputs("^C\n", stdout);
 	}
 	sl_console_cancel(r->con);
+	sl_sqlmode_cancel();
+	sl_sqlmode_stop_live(r->con);
+	fflush(stdout);
 	line_prompt(r);
 }
 
@@ -600,6 +670,22 @@ void sl_rl_close(sl_rl *r)
 		rl_callback_handler_remove();
 	if (r->histfile)
 		history_truncate_file(r->histfile, HISTORY_MAX);
+	if (r->sql_histfile)
+		history_truncate_file(r->sql_histfile, HISTORY_MAX);
+	if (other_history) {
+		/* the other mode's entries: free them as clear_history would */
+		HISTORY_STATE *cur = history_get_history_state();
+		history_set_history_state(other_history);
+		clear_history();
+		free(other_history->entries);
+		free(other_history);
+		other_history = NULL;
+		if (cur) {
+			history_set_history_state(cur);
+			free(cur);
+		}
+	}
+	free(r->sql_histfile);
 	sl_buf_release(&paste.text);
 	paste.in = false;
 	paste.nheld = paste.nend = 0;
@@ -638,6 +724,7 @@ static void line_idle_tick(sl_rl *r)
 	sl_buf_init(&out);
 	sl_console_set_writer(r->con, line_idle_collect, &out);
 	sl_lua_tick(L);
+	sl_sqlmode_poll(r->con, true);
 	sl_console_set_writer(r->con, NULL, NULL);
 	if (out.len == 0) {
 		sl_buf_release(&out);

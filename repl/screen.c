@@ -37,6 +37,7 @@
 #include "rewind.h"
 #include "rl.h"
 #include "screen.h"
+#include "sqlmode.h"
 #include "driver/session.h"
 #include "sl_lua.h"
 #include "ui.h"
@@ -77,11 +78,12 @@ enum {
 	ZOOM_CKPT,
 	ZOOM_LATE,
 	ZOOM_OUTPUT,
+	ZOOM_RESULT, /* the SQL mode's live result */
 	ZOOM_COUNT
 };
-static const char *const zoom_names[ZOOM_COUNT] = { "",        "watermark",
-						    "windows", "checkpoint",
-						    "late",    "output" };
+static const char *const zoom_names[ZOOM_COUNT] = {
+	"", "watermark", "windows", "checkpoint", "late", "output", "result"
+};
 
 /* The smallest terminal the frame is drawn in (issue 13 item 6). */
 #define MIN_COLS 80
@@ -141,11 +143,48 @@ static ui_rect out_rect(const screen *s)
 	return s->zoom == ZOOM_OUTPUT ? zoom_rect(s) : s->lay.output;
 }
 
+/* The live result's table and its box title, or NULL when none. */
+static const char *live_table(screen *s, char *title, size_t n, int *lines)
+{
+	int64_t batch;
+	bool changed;
+	const char *t = sl_sqlmode_live_table(s->con, &batch, &changed);
+
+	*lines = 0;
+	if (t == NULL)
+		return NULL;
+	for (const char *p = t; *p; p++)
+		*lines += *p == '\n';
+	if (batch < 0)
+		snprintf(title, n,
+			 "result %s (%s mode), no batch yet: Ctrl-C "
+			 "stops it",
+			 sl_sqlmode_live(), sl_sqlmode_live_mode());
+	else
+		snprintf(title, n,
+			 "result %s (%s mode) after batch %lld: "
+			 "Ctrl-C stops it",
+			 sl_sqlmode_live(), sl_sqlmode_live_mode(),
+			 (long long)batch);
+	return t;
+}
+
 static void draw_zoomed(screen *s, model_query *q)
 {
 	ui_rect z = zoom_rect(s);
+	char title[200];
+	const char *t;
+	int lines;
 
 	switch (s->zoom) {
+	case ZOOM_RESULT:
+		if ((t = live_table(s, title, sizeof title, &lines)) != NULL)
+			pane_live(z, title, t);
+		else
+			pane_live(z, "result",
+				  "(no live result: a streaming SELECT in the "
+				  "SQL mode (:sql) makes one)\n");
+		break;
 	case ZOOM_WATERMARK: pane_watermark(z, q); break;
 	case ZOOM_WINDOWS: pane_windows(z, q); break;
 	case ZOOM_CKPT: pane_ckpt(z, q); break;
@@ -190,6 +229,9 @@ static void draw_strip(screen *s)
 static void draw(screen *s)
 {
 	model_query *q = sl_model_shown(s->m);
+	const char *live;
+	char title[200];
+	int lines;
 
 	ui_clear();
 	if (too_small(s)) {
@@ -204,6 +246,13 @@ static void draw(screen *s)
 		return;
 	}
 	draw_strip(s);
+	pane_layout_for(s->rows, s->cols, &s->lay);
+	if (s->zoom == ZOOM_NONE &&
+	    (live = live_table(s, title, sizeof title, &lines)) != NULL) {
+		pane_layout_live(&s->lay, lines + 2);
+		if (s->lay.live.h > 0)
+			pane_live(s->lay.live, title, live);
+	}
 	if (s->zoom != ZOOM_NONE) {
 		draw_zoomed(s, q);
 	} else if (s->lay.view.h > 0) {
@@ -412,7 +461,8 @@ static void maybe_page(screen *s)
 	rows = result_rows(s, start, end, o.w - 2, z.h - 2);
 	if (rows <= o.h - 2)
 		return;
-	if (rows <= z.h - 2) {
+	/* a SQL result is a table: the pager at once, as psql's */
+	if (rows <= z.h - 2 && !sl_sqlmode_on()) {
 		if (s->zoom == ZOOM_NONE) {
 			s->zoom = ZOOM_OUTPUT;
 			s->auto_zoom = true;
@@ -915,6 +965,7 @@ static bool step(screen *s)
 		if (sl_lua_tick_due(s->L))
 			sl_lua_tick(s->L);
 		refresh(s);
+		sl_sqlmode_poll(s->con, false); /* the live query ended? */
 	} else if (c >= 0) {
 		refresh(s);
 	}

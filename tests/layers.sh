@@ -24,6 +24,7 @@ core     values, buffers, errors, the clock, files, the event feed
 formats  CSV and JSON text, the file formats
 expr     expressions, functions, the SQL expression parser
 plan     the logical plan, its analysis, the catalog, streaming words
+sql      SQL statements (spark.sql) planned as the DataFrame API plans
 state    the versioned state store, checkpoint logs
 kafka    the Kafka client: librdkafka, the embedded cluster
 sources  the sources behind sl_source_ops (memory, rate, socket, files, kafka)

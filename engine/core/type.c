@@ -524,6 +524,36 @@ const char *sl_type_simple_name(const sl_type *t)
 	return names[t->kind];
 }
 
+void sl_type_catalog_string(const sl_type *t, sl_buf *out)
+{
+	switch (t->kind) {
+	case SL_NULLTYPE: sl_buf_adds(out, "void"); return;
+	case SL_BOOLEAN: sl_buf_adds(out, "boolean"); return;
+	case SL_INT: sl_buf_adds(out, "int"); return;
+	case SL_BIGINT: sl_buf_adds(out, "bigint"); return;
+	case SL_DOUBLE: sl_buf_adds(out, "double"); return;
+	case SL_STRING: sl_buf_adds(out, "string"); return;
+	case SL_BINARY: sl_buf_adds(out, "binary"); return;
+	case SL_TIMESTAMP: sl_buf_adds(out, "timestamp"); return;
+	case SL_DATE: sl_buf_adds(out, "date"); return;
+	case SL_ARRAY:
+		sl_buf_adds(out, "array<");
+		sl_type_catalog_string(t->elem, out);
+		sl_buf_addc(out, '>');
+		return;
+	case SL_STRUCT:
+		sl_buf_adds(out, "struct<");
+		for (int f = 0; f < t->nfields; f++) {
+			if (f)
+				sl_buf_addc(out, ',');
+			sl_buf_printf(out, "%s:", t->fields[f].name);
+			sl_type_catalog_string(t->fields[f].type, out);
+		}
+		sl_buf_addc(out, '>');
+		return;
+	}
+}
+
 void sl_type_ddl(const sl_type *st, sl_buf *out)
 {
 	int i;

@@ -81,6 +81,9 @@ void sl_type_sql(const sl_type *t, sl_buf *out);
 /* Spark's simpleString names used by printSchema: integer, long, double,
  * string, binary, boolean, timestamp, date, struct, array. */
 const char *sl_type_simple_name(const sl_type *t);
+/* Spark's catalogString (dtypes, DESCRIBE): int, bigint, array<string>,
+ * struct<a:int,b:string>.  Appends. */
+void sl_type_catalog_string(const sl_type *t, sl_buf *out);
 /* DDL of a struct: "a INT, b STRING". */
 void sl_type_ddl(const sl_type *st, sl_buf *out);
 /* printSchema() text, Spark's format ("root\n |-- a: integer (nullable = true)\n"). */

@@ -1420,18 +1420,52 @@ static bool is_leaf(const sl_plan *p)
 	return p->nchild == 0;
 }
 
+/* A plan spark.sql built: each catalog view it read as a DataFrame
+ * registered under its name (a global temp view with
+ * createOrReplaceGlobalTempView), then spark.sql with the same text. */
+static const char *sql_df(gen *g, const sl_plan *p, const char *want)
+{
+	const sl_plan_sql *o = p->sql;
+	const char *var;
+	int i;
+	for (i = 0; i < o->nviews; i++) {
+		const char *name = o->names[i];
+		bool global = strncasecmp(name, "global_temp.", 12) == 0;
+		char base[64];
+		size_t k;
+		snprintf(base, sizeof base, "%s_view", global ? name + 12 : name);
+		for (k = 0; base[k]; k++)
+			if (!isalnum((unsigned char)base[k]))
+				base[k] = '_';
+		var = emit_df(g, o->plans[i], base);
+		sl_buf_printf(&g->body, "%s.createOrReplace%sTempView(", var,
+			      global ? "Global" : "");
+		py_str(&g->body, global ? name + 12 : name);
+		sl_buf_adds(&g->body, ")\n\n");
+	}
+	var = new_var(g, want);
+	sl_buf_printf(&g->body, "%s = spark.sql(", var);
+	py_str(&g->body, o->text);
+	sl_buf_adds(&g->body, ")\n\n");
+	return var;
+}
+
 /* p's DataFrame in a variable (named `want` when it needs a new one). */
 static const char *emit_df(gen *g, const sl_plan *p, const char *want)
 {
 	const sl_plan *chain[256], *base = p;
 	const char *l, *r, *var;
 	int n = 0;
-	while (!is_leaf(base) && base->nchild == 1 && n < 256) {
+	if (p->sql != NULL)
+		return sql_df(g, p, want);
+	while (!is_leaf(base) && base->nchild == 1 && base->sql == NULL &&
+	       n < 256) {
 		chain[n++] = base;
 		base = base->child[0];
 	}
-	if (is_leaf(base)) {
-		var = base->kind == SL_P_STREAM_SOURCE ? stream_source(g, base)
+	if (base->sql != NULL || is_leaf(base)) {
+		var = base->sql != NULL		       ? sql_df(g, base, "sql_df")
+		      : base->kind == SL_P_STREAM_SOURCE ? stream_source(g, base)
 		      : base->kind == SL_P_LOCAL       ? local_rows(g, base)
 						       : file_read(g, base);
 		if (n == 0)

@@ -25,23 +25,25 @@
 
 #include "core/timeutil.h"
 
-enum tok_kind { T_EOF, T_IDENT, T_QIDENT, T_INT, T_FLOAT, T_STRING, T_OP };
-
-struct tok {
-	enum tok_kind kind;
-	int start, end; /* byte offsets [start, end) in the text */
-	char *text;     /* identifier / operator / number text, string value */
-	size_t len;     /* length of text (strings may hold NUL) */
+enum tok_kind {
+	T_EOF = SL_TOK_EOF,
+	T_IDENT = SL_TOK_IDENT,
+	T_QIDENT = SL_TOK_QIDENT,
+	T_INT = SL_TOK_INT,
+	T_FLOAT = SL_TOK_FLOAT,
+	T_STRING = SL_TOK_STRING,
+	T_OP = SL_TOK_OP
 };
 
-struct parser {
+struct sl_sqlexpr {
 	const char *src;
-	struct tok *t;
+	sl_sqltok *t;
 	int n, i;
 	int ctx; /* byte offset where the expression being built starts */
 	sl_err *err;
 	bool failed;
 	int depth; /* operands open, and operators chained to the left */
+	bool comments; /* statements (sl_sqlexpr_open): -- and C comments */
 };
 
 /* Deeper is refused: every later pass (resolve, eval, free) recurses over
@@ -50,10 +52,10 @@ struct parser {
 
 /* ---------------------------------------------------------------- lexer */
 
-static int push_tok(struct parser *p, enum tok_kind k, int s, int e,
+static int push_tok(struct sl_sqlexpr *p, enum tok_kind k, int s, int e,
 		    const char *text, size_t len)
 {
-	struct tok *t;
+	sl_sqltok *t;
 	/* room for 32, then doubled at each power of two: growing by a fixed
 	 * step copied the array O(n^2) times (minutes under ASan for the
 	 * 300,000 tokens of tests/lua/010-hostile-expr.lua) */
@@ -77,7 +79,7 @@ static int push_tok(struct parser *p, enum tok_kind k, int s, int e,
 	return 0;
 }
 
-static int lex_string(struct parser *p, int *pos)
+static int lex_string(struct sl_sqlexpr *p, int *pos)
 {
 	const char *s = p->src;
 	char q = s[*pos];
@@ -112,7 +114,7 @@ static int lex_string(struct parser *p, int *pos)
 	return rc;
 }
 
-static int lex_number(struct parser *p, int *pos)
+static int lex_number(struct sl_sqlexpr *p, int *pos)
 {
 	const char *s = p->src;
 	int i = *pos;
@@ -160,16 +162,30 @@ static int lex_number(struct parser *p, int *pos)
 
 static const char *const ops[] = {
 	"<=>", "==", "<>", "!=", "<=", ">=", "||", "=", "<", ">", "+",
-	"-",   "*",  "/",  "%",  "(",  ")",  ",",  ".", "[", "]", NULL
+	"-",   "*",  "/",  "%",  "(",  ")",  ",",  ".", "[", "]", ";", NULL
 };
 
-static int lex(struct parser *p)
+static int lex(struct sl_sqlexpr *p)
 {
 	const char *s = p->src;
 	int i = 0, k, j;
 	while (s[i] != '\0') {
 		if (isspace((unsigned char)s[i])) {
 			i++;
+		} else if (p->comments && s[i] == '-' && s[i + 1] == '-') {
+			/* a comment to the end of the line, as Spark's lexer */
+			while (s[i] != '\0' && s[i] != '\n')
+				i++;
+		} else if (p->comments && s[i] == '/' && s[i + 1] == '*') {
+			const char *e = strstr(s + i + 2, "*/");
+			if (e == NULL) {
+				sl_err_set(p->err, SL_EPARSE,
+					   "unterminated comment at col %d",
+					   i + 1);
+				p->failed = true;
+				return SL_EPARSE;
+			}
+			i = (int)(e - s) + 2;
 		} else if (s[i] == '\'' || s[i] == '"') {
 			if (lex_string(p, &i) < 0)
 				return SL_EPARSE;
@@ -224,28 +240,28 @@ static int lex(struct parser *p)
 
 /* ------------------------------------------------------------- helpers */
 
-static struct tok *cur(struct parser *p)
+static sl_sqltok *cur(struct sl_sqlexpr *p)
 {
 	return &p->t[p->i];
 }
 
-static bool is_op(struct parser *p, const char *op)
+static bool is_op(struct sl_sqlexpr *p, const char *op)
 {
 	return cur(p)->kind == T_OP && strcmp(cur(p)->text, op) == 0;
 }
 
-static bool is_kw(struct parser *p, const char *kw)
+static bool is_kw(struct sl_sqlexpr *p, const char *kw)
 {
 	return cur(p)->kind == T_IDENT && strcasecmp(cur(p)->text, kw) == 0;
 }
 
-static bool peek_kw(struct parser *p, int ahead, const char *kw)
+static bool peek_kw(struct sl_sqlexpr *p, int ahead, const char *kw)
 {
-	struct tok *t = &p->t[p->i + ahead < p->n ? p->i + ahead : p->n - 1];
+	sl_sqltok *t = &p->t[p->i + ahead < p->n ? p->i + ahead : p->n - 1];
 	return t->kind == T_IDENT && strcasecmp(t->text, kw) == 0;
 }
 
-static bool accept_op(struct parser *p, const char *op)
+static bool accept_op(struct sl_sqlexpr *p, const char *op)
 {
 	if (!is_op(p, op))
 		return false;
@@ -253,7 +269,7 @@ static bool accept_op(struct parser *p, const char *op)
 	return true;
 }
 
-static bool accept_kw(struct parser *p, const char *kw)
+static bool accept_kw(struct sl_sqlexpr *p, const char *kw)
 {
 	if (!is_kw(p, kw))
 		return false;
@@ -267,7 +283,7 @@ static const char *const reserved[] = { "and",      "or",      "not",  "is",
 					"end",      "null",    "true", "false",
 					"distinct", "from",    NULL };
 
-static bool is_reserved(const struct tok *t)
+static bool is_reserved(const sl_sqltok *t)
 {
 	int k;
 	if (t->kind != T_IDENT)
@@ -279,9 +295,9 @@ static bool is_reserved(const struct tok *t)
 }
 
 /* "unexpected 'x' at col N", or "unexpected end of expression at col N" */
-static void *unexpected(struct parser *p)
+static void *unexpected(struct sl_sqlexpr *p)
 {
-	struct tok *t = cur(p);
+	sl_sqltok *t = cur(p);
 	if (p->failed)
 		return NULL;
 	if (t->kind == T_EOF)
@@ -295,9 +311,9 @@ static void *unexpected(struct parser *p)
 	return NULL;
 }
 
-static void *expect_fail(struct parser *p, const char *what)
+static void *expect_fail(struct sl_sqlexpr *p, const char *what)
 {
-	struct tok *t = cur(p);
+	sl_sqltok *t = cur(p);
 	if (p->failed)
 		return NULL;
 	if (t->kind == T_EOF)
@@ -311,7 +327,7 @@ static void *expect_fail(struct parser *p, const char *what)
 	return NULL;
 }
 
-static bool expect_op(struct parser *p, const char *op)
+static bool expect_op(struct sl_sqlexpr *p, const char *op)
 {
 	char what[8];
 	if (accept_op(p, op))
@@ -323,10 +339,10 @@ static bool expect_op(struct parser *p, const char *op)
 
 /* The operand is missing: quote the expression from its start up to the
  * end of the last token read, and point just past it. */
-static void *missing_operand(struct parser *p)
+static void *missing_operand(struct sl_sqlexpr *p)
 {
 	int from = p->ctx, to = p->i > 0 ? p->t[p->i - 1].end : 0;
-	struct tok *t = cur(p);
+	sl_sqltok *t = cur(p);
 	if (p->failed)
 		return NULL;
 	while (from < to && isspace((unsigned char)p->src[from]))
@@ -352,7 +368,7 @@ static sl_expr *at(sl_expr *e, int off)
 	return e;
 }
 
-static sl_expr *nomem(struct parser *p)
+static sl_expr *nomem(struct sl_sqlexpr *p)
 {
 	if (!p->failed)
 		sl_err_nomem(p->err);
@@ -360,13 +376,13 @@ static sl_expr *nomem(struct parser *p)
 	return NULL;
 }
 
-static sl_expr *parse_expr(struct parser *p);
+static sl_expr *parse_expr(struct sl_sqlexpr *p);
 
-typedef sl_expr *(*level_fn)(struct parser *p);
+typedef sl_expr *(*level_fn)(struct sl_sqlexpr *p);
 
 /* Open k more levels (an operand, or one more operator of a left-deep
  * chain such as 1+1+1); false with the error past SQL_MAX_DEPTH. */
-static bool deeper(struct parser *p, int k)
+static bool deeper(struct sl_sqlexpr *p, int k)
 {
 	p->depth += k;
 	if (p->depth <= SQL_MAX_DEPTH)
@@ -381,7 +397,7 @@ static bool deeper(struct parser *p, int k)
 }
 
 /* Parse a required operand of the construct that starts at byte `ctx`. */
-static sl_expr *operand(struct parser *p, int ctx, level_fn fn)
+static sl_expr *operand(struct sl_sqlexpr *p, int ctx, level_fn fn)
 {
 	int save = p->ctx;
 	sl_expr *e;
@@ -396,7 +412,7 @@ static sl_expr *operand(struct parser *p, int ctx, level_fn fn)
 
 /* One more operator on a left-deep chain: the tree grows a level.  On
  * refusal the chain so far is freed (*l = NULL). */
-static bool chain(struct parser *p, int *k, sl_expr **l)
+static bool chain(struct sl_sqlexpr *p, int *k, sl_expr **l)
 {
 	if (!deeper(p, 1)) {
 		sl_expr_free(*l);
@@ -407,7 +423,7 @@ static bool chain(struct parser *p, int *k, sl_expr **l)
 	return true;
 }
 
-static sl_expr *binop(struct parser *p, int op, sl_expr *l, sl_expr *r, int pos)
+static sl_expr *binop(struct sl_sqlexpr *p, int op, sl_expr *l, sl_expr *r, int pos)
 {
 	sl_expr *e;
 	if (l == NULL || r == NULL) {
@@ -421,7 +437,7 @@ static sl_expr *binop(struct parser *p, int op, sl_expr *l, sl_expr *r, int pos)
 
 /* ------------------------------------------------------------ literals */
 
-static sl_expr *number(struct parser *p, struct tok *t, bool neg)
+static sl_expr *number(struct sl_sqlexpr *p, sl_sqltok *t, bool neg)
 {
 	const char *s = t->text;
 	size_t n = t->len;
@@ -470,9 +486,9 @@ static sl_expr *number(struct parser *p, struct tok *t, bool neg)
 }
 
 /* TIMESTAMP '2026-01-01 12:00:00' */
-static sl_expr *timestamp_lit(struct parser *p, int start)
+static sl_expr *timestamp_lit(struct sl_sqlexpr *p, int start)
 {
-	struct tok *t = cur(p);
+	sl_sqltok *t = cur(p);
 	int64_t us;
 	if (t->kind != T_STRING)
 		return expect_fail(p, "a string after TIMESTAMP");
@@ -504,7 +520,7 @@ static const char *const dt_units[] = { "DAY", "HOUR", "MINUTE", "SECOND" };
 
 /* A unit of a unit-to-unit form: singular only, as Spark's grammar
  * (unitInUnitToUnit: SECOND | MINUTE | HOUR | DAY | MONTH | YEAR). */
-static int dt_unit(const struct tok *t)
+static int dt_unit(const sl_sqltok *t)
 {
 	if (t->kind != T_IDENT)
 		return -1;
@@ -565,7 +581,7 @@ static bool dt_parse(const char *s, const struct dt_form *f, int64_t *us)
 
 /* The unit-to-unit errors Spark's AstBuilder.visitUnitToUnitInterval
  * raises, with the units as written (lower case). */
-static bool interval_to_err(struct parser *p, int start, bool ym)
+static bool interval_to_err(struct sl_sqlexpr *p, int start, bool ym)
 {
 	char a[32], b[32];
 	size_t k;
@@ -592,9 +608,9 @@ static bool interval_to_err(struct parser *p, int start, bool ym)
 /* INTERVAL '3:30' MINUTE TO SECOND (cur: the value; neg: a '-' before it,
  * Spark's sign outside the quotes, so -'-1:30' is +1:30): the literal's
  * microseconds in *us, or false with an error. */
-static bool interval_to(struct parser *p, bool neg, int start, int64_t *us)
+static bool interval_to(struct sl_sqlexpr *p, bool neg, int start, int64_t *us)
 {
-	struct tok *t = cur(p);
+	sl_sqltok *t = cur(p);
 	int from = dt_unit(&p->t[p->i + 1]), to = dt_unit(&p->t[p->i + 3]);
 	const struct dt_form *f = NULL;
 	if (t->kind != T_STRING) {
@@ -628,9 +644,9 @@ static bool interval_to(struct parser *p, bool neg, int start, int64_t *us)
 }
 
 /* DATE '2026-01-01' (Spark's stringToDate forms). */
-static sl_expr *date_lit(struct parser *p, int start)
+static sl_expr *date_lit(struct sl_sqlexpr *p, int start)
 {
-	struct tok *t = cur(p);
+	sl_sqltok *t = cur(p);
 	int32_t days;
 	if (!sl_date_parse(t->text, t->len, &days)) {
 		sl_err_set(p->err, SL_EPARSE,
@@ -646,11 +662,11 @@ static sl_expr *date_lit(struct parser *p, int start)
 /* After INTERVAL: a value, or a sign then a value (Spark's intervalValue:
  * (PLUS | MINUS)? (INTEGER_VALUE | DECIMAL_VALUE | stringLit)), so that
  * `interval - 1` over a column named interval stays an expression. */
-static bool interval_starts(struct parser *p)
+static bool interval_starts(struct sl_sqlexpr *p)
 {
-	const struct tok *a = &p->t[p->i + 1 < p->n ? p->i + 1 : p->n - 1];
-	const struct tok *b = &p->t[p->i + 2 < p->n ? p->i + 2 : p->n - 1];
-	const struct tok *c;
+	const sl_sqltok *a = &p->t[p->i + 1 < p->n ? p->i + 1 : p->n - 1];
+	const sl_sqltok *b = &p->t[p->i + 2 < p->n ? p->i + 2 : p->n - 1];
+	const sl_sqltok *c;
 	if (a->kind != T_OP)
 		return true;
 	if (strcmp(a->text, "-") != 0 && strcmp(a->text, "+") != 0)
@@ -664,7 +680,7 @@ static bool interval_starts(struct parser *p)
 /* INTERVAL 10 MINUTES, INTERVAL '10 minutes', INTERVAL 1 HOUR 30 MINUTES,
  * INTERVAL '1 2:03' DAY TO MINUTE: a BIGINT literal of microseconds,
  * marked (op 1) as an interval. */
-static sl_expr *interval_lit(struct parser *p, int start)
+static sl_expr *interval_lit(struct sl_sqlexpr *p, int start)
 {
 	sl_buf b;
 	sl_err e2;
@@ -675,7 +691,7 @@ static sl_expr *interval_lit(struct parser *p, int start)
 	{
 		int save = p->i;
 		bool neg = accept_op(p, "-");
-		struct tok *v;
+		sl_sqltok *v;
 		if (!neg)
 			accept_op(p, "+");
 		v = cur(p);
@@ -694,7 +710,7 @@ static sl_expr *interval_lit(struct parser *p, int start)
 	for (;;) {
 		int save = p->i;
 		bool neg = accept_op(p, "-");
-		struct tok *t;
+		sl_sqltok *t;
 		if (!neg)
 			accept_op(p, "+");
 		t = cur(p);
@@ -733,7 +749,7 @@ made:
 
 /* --------------------------------------------------------------- primary */
 
-static sl_expr *parse_cast(struct parser *p, int start)
+static sl_expr *parse_cast(struct sl_sqlexpr *p, int start)
 {
 	sl_expr *x;
 	sl_type *t;
@@ -789,7 +805,7 @@ static sl_expr *parse_cast(struct parser *p, int start)
 	return x ? at(x, start) : nomem(p);
 }
 
-static sl_expr *parse_case(struct parser *p, int start)
+static sl_expr *parse_case(struct sl_sqlexpr *p, int start)
 {
 	sl_expr *base = NULL, **args = NULL, **na;
 	int n = 0, cap = 0;
@@ -857,7 +873,7 @@ fail:
 	return NULL;
 }
 
-static sl_expr *parse_call(struct parser *p, const char *name, int start)
+static sl_expr *parse_call(struct sl_sqlexpr *p, const char *name, int start)
 {
 	sl_expr **args = NULL, **na, *a, *e;
 	int n = 0, cap = 0;
@@ -904,9 +920,9 @@ fail:
 }
 
 /* a, a.b.c (one dotted name, resolved through struct fields), a.*, f(...) */
-static sl_expr *parse_name(struct parser *p)
+static sl_expr *parse_name(struct sl_sqlexpr *p)
 {
-	struct tok *t = cur(p);
+	sl_sqltok *t = cur(p);
 	int start = t->start;
 	sl_buf b;
 	sl_expr *e;
@@ -922,7 +938,7 @@ static sl_expr *parse_name(struct parser *p)
 				 p->t[p->i + 1].kind == T_QIDENT ||
 				 (p->t[p->i + 1].kind == T_OP &&
 				  strcmp(p->t[p->i + 1].text, "*") == 0))) {
-		struct tok *f = &p->t[p->i + 1];
+		sl_sqltok *f = &p->t[p->i + 1];
 		if (f->kind == T_OP) { /* s.* */
 			p->i += 2;
 			e = sl_expr_star(sl_buf_cstr(&b));
@@ -937,9 +953,9 @@ static sl_expr *parse_name(struct parser *p)
 	return e ? at(e, start) : nomem(p);
 }
 
-static sl_expr *parse_primary(struct parser *p)
+static sl_expr *parse_primary(struct sl_sqlexpr *p)
 {
-	struct tok *t = cur(p);
+	sl_sqltok *t = cur(p);
 	int start = t->start;
 	sl_expr *e;
 	switch (t->kind) {
@@ -1012,7 +1028,7 @@ static sl_expr *parse_primary(struct parser *p)
 
 /* ------------------------------------------------------------ operators */
 
-static sl_expr *parse_postfix(struct parser *p)
+static sl_expr *parse_postfix(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start;
 	sl_expr *e = parse_primary(p), *ix, *args[2];
@@ -1044,12 +1060,12 @@ static sl_expr *parse_postfix(struct parser *p)
 	return e;
 }
 
-static sl_expr *parse_unary(struct parser *p)
+static sl_expr *parse_unary(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start;
 	sl_expr *e;
 	if (accept_op(p, "-")) {
-		struct tok *t = cur(p);
+		sl_sqltok *t = cur(p);
 		/* -5 is the literal -5, as Spark's parser folds it */
 		if ((t->kind == T_INT || t->kind == T_FLOAT) &&
 		    !(p->t[p->i + 1].kind == T_OP &&
@@ -1069,7 +1085,7 @@ static sl_expr *parse_unary(struct parser *p)
 	return parse_postfix(p);
 }
 
-static sl_expr *parse_mul(struct parser *p)
+static sl_expr *parse_mul(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_unary(p);
@@ -1088,7 +1104,7 @@ static sl_expr *parse_mul(struct parser *p)
 	return l;
 }
 
-static sl_expr *parse_add(struct parser *p)
+static sl_expr *parse_add(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_mul(p);
@@ -1106,7 +1122,7 @@ static sl_expr *parse_add(struct parser *p)
 	return l;
 }
 
-static sl_expr *parse_concat(struct parser *p)
+static sl_expr *parse_concat(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_add(p);
@@ -1120,7 +1136,7 @@ static sl_expr *parse_concat(struct parser *p)
 	return l;
 }
 
-static int cmp_op(struct parser *p)
+static int cmp_op(struct sl_sqlexpr *p)
 {
 	static const struct {
 		const char *s;
@@ -1137,7 +1153,7 @@ static int cmp_op(struct parser *p)
 	return 0;
 }
 
-static sl_expr *negate(struct parser *p, sl_expr *e, bool neg, int start)
+static sl_expr *negate(struct sl_sqlexpr *p, sl_expr *e, bool neg, int start)
 {
 	if (e == NULL || !neg)
 		return e;
@@ -1145,7 +1161,7 @@ static sl_expr *negate(struct parser *p, sl_expr *e, bool neg, int start)
 	return e ? at(e, start) : nomem(p);
 }
 
-static sl_expr *parse_in(struct parser *p, sl_expr *l, int start)
+static sl_expr *parse_in(struct sl_sqlexpr *p, sl_expr *l, int start)
 {
 	sl_expr *list[256], *e;
 	int n = 0;
@@ -1175,7 +1191,7 @@ fail:
 }
 
 /* a BETWEEN lo AND hi  ==>  ((a >= lo) AND (a <= hi)), as Spark rewrites */
-static sl_expr *parse_between(struct parser *p, sl_expr *l, int start)
+static sl_expr *parse_between(struct sl_sqlexpr *p, sl_expr *l, int start)
 {
 	sl_expr *lo = operand(p, start, parse_concat), *hi;
 	if (lo == NULL) {
@@ -1194,7 +1210,7 @@ static sl_expr *parse_between(struct parser *p, sl_expr *l, int start)
 }
 
 /* A comparison, IS, [NOT] IN/BETWEEN/LIKE continues the chain. */
-static bool cmp_follows(struct parser *p)
+static bool cmp_follows(struct sl_sqlexpr *p)
 {
 	return cmp_op(p) != 0 || is_kw(p, "is") || is_kw(p, "in") ||
 	       is_kw(p, "between") || is_kw(p, "like") ||
@@ -1203,7 +1219,7 @@ static bool cmp_follows(struct parser *p)
 		 peek_kw(p, 1, "like")));
 }
 
-static sl_expr *parse_cmp(struct parser *p)
+static sl_expr *parse_cmp(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start, op;
 	sl_expr *l = parse_concat(p), *args[2];
@@ -1253,7 +1269,7 @@ static sl_expr *parse_cmp(struct parser *p)
 	return l;
 }
 
-static sl_expr *parse_not(struct parser *p)
+static sl_expr *parse_not(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start;
 	sl_expr *e;
@@ -1266,7 +1282,7 @@ static sl_expr *parse_not(struct parser *p)
 	return e ? at(e, start) : nomem(p);
 }
 
-static sl_expr *parse_and(struct parser *p)
+static sl_expr *parse_and(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_not(p);
@@ -1279,7 +1295,7 @@ static sl_expr *parse_and(struct parser *p)
 	return l;
 }
 
-static sl_expr *parse_expr(struct parser *p)
+static sl_expr *parse_expr(struct sl_sqlexpr *p)
 {
 	int start = cur(p)->start;
 	sl_expr *l = parse_and(p);
@@ -1293,7 +1309,7 @@ static sl_expr *parse_expr(struct parser *p)
 }
 
 /* expr [[AS] alias] EOF */
-static sl_expr *parse_top(struct parser *p)
+static sl_expr *parse_top(struct sl_sqlexpr *p)
 {
 	sl_expr *e;
 	p->ctx = cur(p)->start;
@@ -1324,7 +1340,7 @@ static sl_expr *parse_top(struct parser *p)
 
 sl_expr *sl_sqlexpr_parse(const char *sql, sl_err *err)
 {
-	struct parser p;
+	struct sl_sqlexpr p;
 	sl_expr *e = NULL;
 	int k;
 	memset(&p, 0, sizeof p);
@@ -1336,6 +1352,67 @@ sl_expr *sl_sqlexpr_parse(const char *sql, sl_err *err)
 		free(p.t[k].text);
 	free(p.t);
 	if (e == NULL && !p.failed)
+		sl_err_nomem(err);
+	return e;
+}
+
+/* ------------------------------------------------------------- cursor */
+
+sl_sqlexpr *sl_sqlexpr_open(const char *sql, sl_err *err)
+{
+	sl_sqlexpr *x = calloc(1, sizeof *x);
+	if (x == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	x->src = sql;
+	x->err = err;
+	x->comments = true;
+	if (lex(x) < 0) {
+		if (!x->failed)
+			sl_err_nomem(err);
+		sl_sqlexpr_close(x);
+		return NULL;
+	}
+	return x;
+}
+
+void sl_sqlexpr_close(sl_sqlexpr *x)
+{
+	int k;
+	if (x == NULL)
+		return;
+	for (k = 0; k < x->n; k++)
+		free(x->t[k].text);
+	free(x->t);
+	free(x);
+}
+
+const sl_sqltok *sl_sqlexpr_tok(const sl_sqlexpr *x, int ahead)
+{
+	int i = x->i + ahead;
+	return &x->t[i < 0 ? 0 : i < x->n ? i : x->n - 1];
+}
+
+int sl_sqlexpr_at(const sl_sqlexpr *x)
+{
+	return x->i;
+}
+
+void sl_sqlexpr_seek(sl_sqlexpr *x, int i)
+{
+	x->i = i < 0 ? 0 : i < x->n ? i : x->n - 1;
+}
+
+sl_expr *sl_sqlexpr_next(sl_sqlexpr *x, sl_err *err)
+{
+	sl_expr *e;
+	x->err = err;
+	x->failed = false;
+	x->depth = 0;
+	x->ctx = cur(x)->start;
+	e = parse_expr(x);
+	if (e == NULL && !x->failed)
 		sl_err_nomem(err);
 	return e;
 }

@@ -24,4 +24,45 @@
 /* Parse one expression (an optional alias allowed).  New tree or NULL. */
 sl_expr *sl_sqlexpr_parse(const char *sql, sl_err *err);
 
+/* ---- the token cursor, for the statement parser (sql/sql.c) ----
+ * The same lexer and expression grammar over a whole statement: the
+ * statement parser reads keywords and names token by token and hands the
+ * cursor to sl_sqlexpr_next for each expression, which stops at the first
+ * token that cannot continue it (a keyword such as FROM, a ',', a ')').
+ * Here the lexer also skips -- and C comments (selectExpr strings keep
+ * reading "--1" as two minus signs); ';' is an operator token.  Offsets are
+ * bytes into the text; an expression's nodes carry pos = offset + 1. */
+enum sl_sqltok_kind {
+	SL_TOK_EOF,
+	SL_TOK_IDENT,  /* names and keywords */
+	SL_TOK_QIDENT, /* `quoted name` (text without the backquotes) */
+	SL_TOK_INT,
+	SL_TOK_FLOAT,
+	SL_TOK_STRING, /* text is the value */
+	SL_TOK_OP
+};
+typedef struct sl_sqltok {
+	int kind;       /* enum sl_sqltok_kind */
+	int start, end; /* byte offsets [start, end) in the text */
+	char *text;     /* NUL-terminated (strings may hold NUL before len) */
+	size_t len;
+} sl_sqltok;
+
+typedef struct sl_sqlexpr sl_sqlexpr;
+
+/* Lex sql (borrowed: it must outlive the cursor).  NULL with SL_EPARSE
+ * (an unterminated string, a stray character) or SL_ENOMEM.  The cursor
+ * stands on the first token; the last token is always SL_TOK_EOF. */
+sl_sqlexpr *sl_sqlexpr_open(const char *sql, sl_err *err);
+void sl_sqlexpr_close(sl_sqlexpr *x); /* accepts NULL */
+/* The token `ahead` tokens after the cursor (the EOF token past the end);
+ * borrowed, valid until close. */
+const sl_sqltok *sl_sqlexpr_tok(const sl_sqlexpr *x, int ahead);
+/* The cursor's token index, and moving it (clamped to the EOF token). */
+int sl_sqlexpr_at(const sl_sqlexpr *x);
+void sl_sqlexpr_seek(sl_sqlexpr *x, int i);
+/* Parse one expression (no alias) at the cursor and move past it: a new
+ * tree, or NULL with SL_EPARSE and the cursor on the offending token. */
+sl_expr *sl_sqlexpr_next(sl_sqlexpr *x, sl_err *err);
+
 #endif

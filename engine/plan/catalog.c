@@ -20,6 +20,7 @@ typedef struct table {
 	char *name;
 	int n, cap;
 	sl_batch **parts;
+	sl_plan *view; /* a plan view (then n == 0) */
 } table;
 
 struct sl_catalog {
@@ -38,6 +39,8 @@ static void table_clear_parts(table *t)
 	for (i = 0; i < t->n; i++)
 		sl_batch_free(t->parts[i]);
 	t->n = 0;
+	sl_plan_free(t->view);
+	t->view = NULL;
 }
 
 void sl_catalog_free(sl_catalog *c)
@@ -142,6 +145,8 @@ int sl_catalog_append(sl_catalog *c, const char *name, sl_batch *b, sl_err *err)
 	int rc;
 	if (t == NULL && (t = create(c, name, err)) == NULL)
 		return SL_ENOMEM;
+	if (t->view != NULL) /* a memory sink's table replaces a view */
+		table_clear_parts(t);
 	if ((rc = check_shape(t, name, b, err)) < 0)
 		return rc;
 	return add_part(t, b, err);
@@ -174,6 +179,14 @@ sl_batch *sl_catalog_get(sl_catalog *c, const char *name, sl_err *err)
 {
 	table *t = find(c, name);
 	sl_batch *all;
+	if (t != NULL && t->view != NULL) {
+		sl_err_set(err, SL_EANALYSIS,
+			   "Queries with streaming sources must be executed "
+			   "with writeStream.start()");
+		sl_err_hint(err, "'%s' is a view of a streaming DataFrame",
+			    t->name);
+		return NULL;
+	}
 	if (t == NULL || t->n == 0) { /* n == 0: creation ran out of memory */
 		not_found(c, name, err);
 		return NULL;
@@ -187,6 +200,37 @@ sl_batch *sl_catalog_get(sl_catalog *c, const char *name, sl_err *err)
 	t->parts[0] = sl_batch_ref(all);
 	t->n = 1;
 	return all;
+}
+
+int sl_catalog_put_plan(sl_catalog *c, const char *name, sl_plan *p,
+			sl_err *err)
+{
+	table *t = find(c, name);
+	if (t == NULL && (t = create(c, name, err)) == NULL)
+		return SL_ENOMEM;
+	table_clear_parts(t);
+	t->view = sl_plan_ref(p);
+	return 0;
+}
+
+sl_plan *sl_catalog_plan(sl_catalog *c, const char *name, sl_err *err)
+{
+	table *t = find(c, name);
+	sl_batch *b;
+	sl_plan *p;
+	if (t != NULL && t->view != NULL)
+		return sl_plan_ref(t->view);
+	if ((b = sl_catalog_get(c, name, err)) == NULL)
+		return NULL;
+	p = sl_plan_local(b, err);
+	sl_batch_free(b);
+	return p;
+}
+
+bool sl_catalog_is_streaming(const sl_catalog *c, const char *name)
+{
+	const table *t = find(c, name);
+	return t != NULL && t->view != NULL && sl_plan_is_streaming(t->view);
 }
 
 int sl_catalog_drop(sl_catalog *c, const char *name)

@@ -131,11 +131,27 @@ sl_plan *sl_plan_ref(sl_plan *p)
 	return p;
 }
 
+void sl_plan_sql_free(sl_plan_sql *s)
+{
+	int i;
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nviews; i++) {
+		free(s->names[i]);
+		sl_plan_free(s->plans[i]);
+	}
+	free(s->names);
+	free(s->plans);
+	free(s->text);
+	free(s);
+}
+
 void sl_plan_free(sl_plan *p)
 {
 	int i;
 	if (p == NULL || --p->refs > 0)
 		return;
+	sl_plan_sql_free(p->sql);
 	if (p->release != NULL)
 		p->release(p);
 	for (i = 0; i < p->nchild; i++)

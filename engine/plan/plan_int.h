@@ -67,6 +67,18 @@ typedef struct sl_join_out {
 	int idx; /* column or key index */
 } sl_join_out;
 
+/* The statement a plan was planned from when spark.sql built it
+ * (sql/sql.c) and the catalog views it read, for toPySpark's
+ * spark.sql(...) (driver/pyspark.c).  Owned by the node; the views'
+ * plans are counted references. */
+typedef struct sl_plan_sql {
+	char *text;
+	int nviews;
+	char **names;
+	sl_plan **plans;
+} sl_plan_sql;
+void sl_plan_sql_free(sl_plan_sql *s); /* accepts NULL */
+
 struct sl_plan {
 	sl_plan_kind kind;
 	int refs;
@@ -155,6 +167,9 @@ struct sl_plan {
 	 * (called by sl_plan_free before the common fields; may be NULL).
 	 * Keeps plan.o free of references to those modules. */
 	void (*release)(sl_plan *p);
+
+	/* Any kind: set on the top node spark.sql returns, else NULL */
+	sl_plan_sql *sql;
 };
 
 /* A new node of kind with one reference and nothing set. */
