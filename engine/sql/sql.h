@@ -11,7 +11,8 @@
  *   [WITH name AS (query), ...]
  *   SELECT [DISTINCT] item, ... [FROM rel [join rel ON cond | USING (c,..)]..]
  *     [WHERE cond] [GROUP BY expr|ordinal|alias, ...] [HAVING cond]
- *   [UNION [ALL] select ...] [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST],..]
+ *   [UNION [ALL] | INTERSECT | EXCEPT select ...]
+ *   [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST],..]
  *   [LIMIT n]
  *   rel:  view [[AS] alias] | (query) [[AS] alias]
  *   join: [INNER] | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER] | LEFT SEMI |
@@ -28,8 +29,11 @@
  * error at or near 'x'.(line L, pos P) (P 0-based, as Spark).  A join
  * whose two sides share a column name renames the right side's copy
  * inside the plan (name#N, shown by explain); the output keeps Spark's
- * names.  Not supported (a clear error): IN/EXISTS subqueries, OVER
- * windows, INTERSECT/EXCEPT.
+ * names.  INTERSECT and EXCEPT (DISTINCT) are a left semi / anti join on
+ * every column with <=>, as Spark rewrites them; set operators chain left
+ * to right (Spark binds INTERSECT tighter than UNION: parenthesize).  Not
+ * supported (a syntax error): IN/EXISTS subqueries, OVER windows,
+ * INTERSECT ALL / EXCEPT ALL.
  *
  * The plan returned remembers its text and the catalog views it read
  * (plan_int.h's sl_plan_sql), so toPySpark writes spark.sql(...) after
