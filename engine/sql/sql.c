@@ -512,14 +512,30 @@ out:
 	return rc;
 }
 
+/* Hostile text stops at a limit (a clear error) instead of planning for
+ * minutes: each join copies the scope. */
+static bool too_many(sql_tr *t, int n, int max, const char *what)
+{
+	int line, pos;
+	if (n <= max)
+		return false;
+	sql_linepos(t, sql_tk(t, 0)->start, &line, &pos);
+	sl_err_set(t->err, SL_EPARSE,
+		   "sql: more than %d %s (line %d, pos %d)", max, what, line,
+		   pos);
+	return true;
+}
+
 static int from_clause(sql_tr *t, sql_rel *out)
 {
 	const char *how;
 	bool comma;
+	int n = 0;
 	if (from_item(t, out) < 0)
 		return -1;
 	while ((how = join_kind(t, &comma)) != NULL)
-		if (join_one(t, out, how, comma) < 0) {
+		if (too_many(t, ++n, SL_SQL_MAX_JOINS, "joins in one FROM") ||
+		    join_one(t, out, how, comma) < 0) {
 			sql_rel_release(out);
 			return -1;
 		}
@@ -723,7 +739,7 @@ static int with_clause(sql_tr *t)
 
 int sql_query(sql_tr *t, sql_rel *out)
 {
-	int ncte = t->ncte, rc = -1;
+	int ncte = t->ncte, rc = -1, nset = 0;
 	memset(out, 0, sizeof *out);
 	if (++t->depth > SL_SQL_MAX_DEPTH) {
 		int line, pos;
@@ -741,6 +757,8 @@ int sql_query(sql_tr *t, sql_rel *out)
 	while (sql_is_kw(t, "union") || sql_is_kw(t, "intersect") ||
 	       sql_is_kw(t, "except") || sql_is_kw(t, "minus")) {
 		sql_rel r;
+		if (too_many(t, ++nset, SL_SQL_MAX_SETOPS, "set operations"))
+			goto fail;
 		bool all, is_union = sql_is_kw(t, "union");
 		const char *how = sql_is_kw(t, "intersect") ? "left_semi"
 							    : "left_anti";

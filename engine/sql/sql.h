@@ -40,8 +40,10 @@
  * registering the same views.
  *
  * Ownership: the text and the catalog are borrowed.  The result is a new
- * plan reference (sl_plan_free it).  Statements nest at most
- * SL_SQL_MAX_DEPTH queries deep; expressions have sqlexpr's own limit.
+ * plan reference (sl_plan_free it).  Limits, so hostile text fails
+ * fast: SL_SQL_MAX_DEPTH nested queries, SL_SQL_MAX_JOINS joins in a FROM
+ * clause, SL_SQL_MAX_SETOPS set operations in a query; expressions have
+ * sqlexpr's own.
  */
 #ifndef SL_SQL_H
 #define SL_SQL_H
@@ -50,7 +52,9 @@
 #include "plan/catalog.h"
 #include "plan/plan.h"
 
-#define SL_SQL_MAX_DEPTH 64
+#define SL_SQL_MAX_DEPTH  64
+#define SL_SQL_MAX_JOINS  256  /* joins in one FROM clause */
+#define SL_SQL_MAX_SETOPS 1024 /* UNION/INTERSECT/EXCEPT in one query */
 
 /* Plan one statement.  A query gives its plan; SHOW, DESCRIBE and
  * EXPLAIN give a local relation with Spark's columns; CREATE and DROP VIEW
