@@ -104,7 +104,7 @@ static const char *const reserved[] = {
 	"anti",   "on",	    "using", "as",	      "with",    "and",
 	"or",	  "not",    "distinct", "case",   "when",    "then",
 	"else",	  "end",    "is",    "in",	      "like",    "between",
-	"null",	  "true",   "false", "except",    "intersect", "asc",
+	"null",	  "true",   "false", "except",    "intersect", "minus", "asc",
 	"desc",	  "nulls",  "natural", "lateral", NULL
 };
 
@@ -512,14 +512,30 @@ out:
 	return rc;
 }
 
+/* Hostile text stops at a limit (a clear error) instead of planning for
+ * minutes: each join copies the scope. */
+static bool too_many(sql_tr *t, int n, int max, const char *what)
+{
+	int line, pos;
+	if (n <= max)
+		return false;
+	sql_linepos(t, sql_tk(t, 0)->start, &line, &pos);
+	sl_err_set(t->err, SL_EPARSE,
+		   "sql: more than %d %s (line %d, pos %d)", max, what, line,
+		   pos);
+	return true;
+}
+
 static int from_clause(sql_tr *t, sql_rel *out)
 {
 	const char *how;
 	bool comma;
+	int n = 0;
 	if (from_item(t, out) < 0)
 		return -1;
 	while ((how = join_kind(t, &comma)) != NULL)
-		if (join_one(t, out, how, comma) < 0) {
+		if (too_many(t, ++n, SL_SQL_MAX_JOINS, "joins in one FROM") ||
+		    join_one(t, out, how, comma) < 0) {
 			sql_rel_release(out);
 			return -1;
 		}
@@ -649,6 +665,43 @@ done:
 	return 0;
 }
 
+/* INTERSECT / EXCEPT (DISTINCT; the caller dedups): a left semi / anti
+ * join of the two sides on every column by position, NULL matching NULL
+ * (<=>), as Spark's ReplaceIntersectWithSemiJoin and
+ * ReplaceExceptWithAntiJoin.  A new plan (l->p stays the caller's). */
+static sl_plan *set_op(sql_tr *t, sql_rel *l, sql_rel *r, const char *how)
+{
+	const sl_type *a = sl_plan_schema(l->p), *b = sl_plan_schema(r->p);
+	sl_expr *cond = NULL;
+	int i;
+	if (a->nfields != b->nfields) {
+		sl_err_set(t->err, SL_EANALYSIS,
+			   "[NUM_COLUMNS_MISMATCH] %s can only be performed "
+			   "on inputs with the same number of columns, but "
+			   "the first input has %d columns and the second "
+			   "input has %d columns.",
+			   strcmp(how, "left_semi") == 0 ? "INTERSECT"
+							 : "EXCEPT",
+			   a->nfields, b->nfields);
+		return NULL;
+	}
+	if (rename_clashes(t, l, r, NULL, 0) < 0)
+		return NULL;
+	for (i = 0; i < a->nfields; i++) {
+		sl_expr *e = sl_expr_binop(SL_OP_EQNS,
+					   sl_expr_col(l->s.c[i].in),
+					   sl_expr_col(r->s.c[i].in));
+		if (e == NULL) {
+			sl_expr_free(cond);
+			return sql_fail_plan(t);
+		}
+		cond = cond ? sl_expr_binop(SL_OP_AND, cond, e) : e;
+		if (cond == NULL)
+			return sql_fail_plan(t);
+	}
+	return sl_plan_join(l->p, r->p, cond, NULL, 0, how, t->err);
+}
+
 /* WITH name AS (query), ...: the slot is taken once its query is
  * planned (the query may hold a WITH of its own, which uses the slots
  * above and frees them when it ends). */
@@ -686,7 +739,7 @@ static int with_clause(sql_tr *t)
 
 int sql_query(sql_tr *t, sql_rel *out)
 {
-	int ncte = t->ncte, rc = -1;
+	int ncte = t->ncte, rc = -1, nset = 0;
 	memset(out, 0, sizeof *out);
 	if (++t->depth > SL_SQL_MAX_DEPTH) {
 		int line, pos;
@@ -701,16 +754,26 @@ int sql_query(sql_tr *t, sql_rel *out)
 		goto out;
 	if (select_core(t, out, true) < 0)
 		goto out;
-	while (sql_is_kw(t, "union")) {
+	while (sql_is_kw(t, "union") || sql_is_kw(t, "intersect") ||
+	       sql_is_kw(t, "except") || sql_is_kw(t, "minus")) {
 		sql_rel r;
-		bool all;
+		if (too_many(t, ++nset, SL_SQL_MAX_SETOPS, "set operations"))
+			goto fail;
+		bool all, is_union = sql_is_kw(t, "union");
+		const char *how = sql_is_kw(t, "intersect") ? "left_semi"
+							    : "left_anti";
 		sql_skip(t, 1);
 		all = sql_accept_kw(t, "all");
 		if (!all)
 			sql_accept_kw(t, "distinct");
+		else if (!is_union) { /* INTERSECT ALL, EXCEPT ALL */
+			sql_syntax(t);
+			goto fail;
+		}
 		if (select_core(t, &r, false) < 0)
 			goto fail;
-		if (sql_step(&out->p, sl_plan_union(out->p, r.p, t->err)) < 0) {
+		if (sql_step(&out->p, is_union ? sl_plan_union(out->p, r.p, t->err)
+					       : set_op(t, out, &r, how)) < 0) {
 			sql_rel_release(&r);
 			goto fail;
 		}

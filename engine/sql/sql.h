@@ -11,7 +11,8 @@
  *   [WITH name AS (query), ...]
  *   SELECT [DISTINCT] item, ... [FROM rel [join rel ON cond | USING (c,..)]..]
  *     [WHERE cond] [GROUP BY expr|ordinal|alias, ...] [HAVING cond]
- *   [UNION [ALL] select ...] [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST],..]
+ *   [UNION [ALL] | INTERSECT | EXCEPT select ...]
+ *   [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST],..]
  *   [LIMIT n]
  *   rel:  view [[AS] alias] | (query) [[AS] alias]
  *   join: [INNER] | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER] | LEFT SEMI |
@@ -28,16 +29,21 @@
  * error at or near 'x'.(line L, pos P) (P 0-based, as Spark).  A join
  * whose two sides share a column name renames the right side's copy
  * inside the plan (name#N, shown by explain); the output keeps Spark's
- * names.  Not supported (a clear error): IN/EXISTS subqueries, OVER
- * windows, INTERSECT/EXCEPT.
+ * names.  INTERSECT and EXCEPT (DISTINCT) are a left semi / anti join on
+ * every column with <=>, as Spark rewrites them; set operators chain left
+ * to right (Spark binds INTERSECT tighter than UNION: parenthesize).  Not
+ * supported (a syntax error): IN/EXISTS subqueries, OVER windows,
+ * INTERSECT ALL / EXCEPT ALL.
  *
  * The plan returned remembers its text and the catalog views it read
  * (plan_int.h's sl_plan_sql), so toPySpark writes spark.sql(...) after
  * registering the same views.
  *
  * Ownership: the text and the catalog are borrowed.  The result is a new
- * plan reference (sl_plan_free it).  Statements nest at most
- * SL_SQL_MAX_DEPTH queries deep; expressions have sqlexpr's own limit.
+ * plan reference (sl_plan_free it).  Limits, so hostile text fails
+ * fast: SL_SQL_MAX_DEPTH nested queries, SL_SQL_MAX_JOINS joins in a FROM
+ * clause, SL_SQL_MAX_SETOPS set operations in a query; expressions have
+ * sqlexpr's own.
  */
 #ifndef SL_SQL_H
 #define SL_SQL_H
@@ -46,7 +52,9 @@
 #include "plan/catalog.h"
 #include "plan/plan.h"
 
-#define SL_SQL_MAX_DEPTH 64
+#define SL_SQL_MAX_DEPTH  64
+#define SL_SQL_MAX_JOINS  256  /* joins in one FROM clause */
+#define SL_SQL_MAX_SETOPS 1024 /* UNION/INTERSECT/EXCEPT in one query */
 
 /* Plan one statement.  A query gives its plan; SHOW, DESCRIBE and
  * EXPLAIN give a local relation with Spark's columns; CREATE and DROP VIEW

@@ -114,6 +114,10 @@ T.check(function() return q("SELECT product FROM kinds UNION ALL SELECT product 
   {{"apple"}, {"kale"}, {"kale"}, {"pear"}}, "UNION ALL keeps duplicates, ORDER BY over the union")
 T.check(function() return q("SELECT kind FROM kinds UNION SELECT 'leaf' UNION SELECT 'root' ORDER BY 1 LIMIT 2") end,
   {{"fruit"}, {"leaf"}}, "UNION removes duplicates; ORDER BY an ordinal; LIMIT")
+T.check(function() return q("SELECT product FROM sales INTERSECT SELECT product FROM kinds ORDER BY product") end,
+  {{"apple"}, {"pear"}}, "INTERSECT: distinct rows in both")
+T.check(function() return q("SELECT product FROM sales EXCEPT SELECT product FROM kinds ORDER BY 1") end,
+  {{nil}, {"fig"}}, "EXCEPT: distinct rows of the first not in the second (NULL is a value here)")
 T.check(function() return q("(SELECT id FROM sales WHERE id < 2) UNION ALL (SELECT id FROM sales WHERE id > 5)") end,
   {{1}, {6}}, "parenthesized queries")
 T.check(function() return q("SELECT id FROM sales WHERE id = 1;") end, {{1}}, "a trailing ';'")

@@ -71,6 +71,10 @@ T.like(sqlerr(string.rep("SELECT * FROM (", 200) .. "SELECT 1" .. string.rep(")"
   "nested deeper than 64", "subqueries nested 200 deep")
 T.like(sqlerr("SELECT " .. string.rep("(", 5000) .. "1" .. string.rep(")", 5000)),
   "^" .. lit("[PARSE_SYNTAX_ERROR]"), "an expression nested 5000 deep")
+T.is(sqlerr("SELECT count(*) FROM items" .. string.rep(", items", 300)),
+  "sql: more than 256 joins in one FROM (line 1, pos 1820)", "300 joins: a limit, not minutes of planning")
+T.like(sqlerr("SELECT 1" .. string.rep(" UNION ALL SELECT 1", 2000)), "more than 1024 set operations",
+  "2000 UNIONs")
 T.like(sqlerr("SELECT \1\2 FROM items"), "^" .. lit("[PARSE_SYNTAX_ERROR]"), "control bytes")
 T.is(sqlerr(""), "[PARSE_SYNTAX_ERROR] Syntax error at or near end of input.(line 1, pos 0)", "empty text")
 T.like(sqlerr(string.rep("WITH a AS (SELECT 1) ", 3) .. "SELECT 1"), "^" .. lit("[PARSE_SYNTAX_ERROR]"),

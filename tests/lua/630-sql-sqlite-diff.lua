@@ -1,6 +1,7 @@
 -- A differential test of spark.sql (issue 19): a few hundred random batch
 -- SELECTs (filters, projections, CASE, group-bys with HAVING, joins of
 -- every kind, LEFT SEMI/ANTI (EXISTS in SQLite), DISTINCT, UNION [ALL],
+-- INTERSECT, EXCEPT,
 -- subqueries, WITH, ORDER BY + LIMIT)
 -- over small random tables with NULLs run through spark.sql and through
 -- sqlite3, and the results must agree.  Only constructs on which Spark SQL
@@ -118,6 +119,10 @@ local templates = {
   function() -- union
     return string.format("SELECT g, x AS v FROM a WHERE %s %s SELECT g, z FROM b WHERE %s",
       pred(""), pick{"UNION", "UNION ALL"}, pick{"z > 0", "g = 'p'", "z IS NULL", "id < 10"})
+  end,
+  function() -- INTERSECT / EXCEPT (NULL equals NULL in both)
+    return string.format("SELECT g, x %% 2 AS e FROM a WHERE %s %s SELECT g, z %% 2 FROM b WHERE %s",
+      pred(""), pick{"INTERSECT", "EXCEPT"}, pick{"z > 0", "g = 'p'", "z IS NULL", "id < 10", "1 = 1"})
   end,
   function() -- a subquery in FROM
     return string.format("SELECT t.g, t.n FROM (SELECT g, count(*) AS n, %s AS m FROM a GROUP BY g) t WHERE t.n > %d",
@@ -243,7 +248,7 @@ for i, q in ipairs(queries) do
   end
 end
 T.is(#queries, 300, "300 queries generated")
-T.is(#templates, 19, "from 19 templates")
+T.is(#templates, 20, "from 20 templates")
 T.is(failed, 0, "spark.sql and sqlite3 agree on every query")
 T.ok(nonempty > 200, "most queries return rows (" .. nonempty .. ")")
 
