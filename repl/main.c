@@ -30,6 +30,8 @@
 #include "core/crash.h"
 #include "kafka/kafka.h"
 #include "core/engine.h"
+#include "driver/session.h"
+#include "sl_lua.h"
 #include "lesson.h"
 #include "plain.h"
 #include "rl.h"
@@ -312,6 +314,8 @@ static int run_batch(sl_console *c, char **chunks, int nchunks, int argc,
 {
 	int status = SL_CONSOLE_OK;
 
+	/* no screen: its panes' per-row events would be formatted unread */
+	sl_session_set_panes(sl_lua_session(sl_console_state(c)), false);
 	for (int i = 0; i < nchunks && status == SL_CONSOLE_OK; i++)
 		status = sl_console_eval_input(c, chunks[i], "=(command line)");
 	if (status == SL_CONSOLE_OK && script > 0)

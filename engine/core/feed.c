@@ -15,6 +15,7 @@
 struct sl_feed {
 	int cap;
 	bool detail;
+	bool panes; /* STATE_ROW, EVENT_TIMES: only the panes read them */
 	uint64_t first, last; /* 0, 0 when empty */
 	sl_event *ev;
 };
@@ -34,6 +35,7 @@ sl_feed *sl_feed_new(int capacity)
 	}
 	f->cap = capacity;
 	f->detail = true;
+	f->panes = true;
 	return f;
 }
 
@@ -60,15 +62,20 @@ void sl_feed_set_detail(sl_feed *f, bool on)
 	f->detail = on;
 }
 
+void sl_feed_set_panes(sl_feed *f, bool on)
+{
+	f->panes = on;
+}
+
 bool sl_feed_wants(const sl_feed *f, sl_event_kind kind)
 {
 	if (f == NULL)
 		return false;
 	switch (kind) {
 	case SL_EV_STATE_ROW:
+	case SL_EV_EVENT_TIMES: return f->detail && f->panes;
 	case SL_EV_LATE_ROW:
-	case SL_EV_BAD_RECORD:
-	case SL_EV_EVENT_TIMES: return f->detail;
+	case SL_EV_BAD_RECORD: return f->detail;
 	default: return true;
 	}
 }

@@ -67,6 +67,11 @@ void sl_feed_free(sl_feed *f);
  * EVENT_TIMES) are recorded only when enabled (default on; benchmarks
  * turn it off). */
 void sl_feed_set_detail(sl_feed *f, bool on);
+/* Pane switch: STATE_ROW and EVENT_TIMES, which only the workbench's panes
+ * read, are recorded only when this is on as well (default on).  LATE_ROW
+ * and BAD_RECORD stay with the detail switch: scripts read them
+ * (q:lateRows, q:badRecords).  See sl_session_set_panes. */
+void sl_feed_set_panes(sl_feed *f, bool on);
 bool sl_feed_wants(const sl_feed *f, sl_event_kind kind);
 /* Returns the new event's seq (0 on out of memory, the event is dropped). */
 uint64_t sl_feed_add(sl_feed *f, sl_event_kind kind, int64_t batch_id,

@@ -605,6 +605,8 @@ static sl_query *query_new(sl_session *s, sl_plan *plan, const sl_query_opts *o,
 		q->trigger.kind =
 		    SL_TRIGGER_DEFAULT; /* Spark: as fast as it can */
 	q->feed = sl_feed_new(FEED_EVENTS);
+	if (q->feed != NULL)
+		sl_feed_set_panes(q->feed, sl_session_panes(s));
 	q->last_batch_id = -1;
 	q->last_trigger = -1;
 	q->last_noexec_us = INT64_MIN;
@@ -731,7 +733,8 @@ sl_query *sl_query_restart(sl_query *q, sl_err *err)
 		return NULL;
 	/* the crash stays in q's feed; the new run's feed starts with the
 	 * recovery and the replay (the screen joins runs by query id) */
-	sl_feed_set_detail(n->feed, sl_feed_wants(q->feed, SL_EV_STATE_ROW));
+	sl_feed_set_detail(n->feed, sl_feed_wants(q->feed, SL_EV_BAD_RECORD));
+	sl_feed_set_panes(n->feed, sl_feed_wants(q->feed, SL_EV_STATE_ROW));
 	sl_query_event(n, SL_EV_LOG, -1, "restarted from the checkpoint", NULL);
 	return n;
 }

@@ -52,7 +52,18 @@ struct sl_session {
 	listener *l;
 	int next_handle;
 	int notifying; /* depth of sl_session_notify */
+	bool no_panes; /* sl_session_set_panes(s, false) */
 };
+
+void sl_session_set_panes(sl_session *s, bool on)
+{
+	s->no_panes = !on;
+}
+
+bool sl_session_panes(const sl_session *s)
+{
+	return s == NULL || !s->no_panes;
+}
 
 /* ------------------------------------------------------------ confs */
 

@@ -50,6 +50,15 @@ int sl_session_conf_set(sl_session *s, const char *key, const char *val,
 const char *sl_session_conf_get(sl_session *s, const char *key);
 int sl_session_conf_unset(sl_session *s, const char *key);
 
+/* Whether queries started from now on record the events only the
+ * workbench's panes read (each changed state row's text, each batch's
+ * event times: feed.h's sl_feed_set_panes).  Default on.  A session with
+ * no screen to draw them (`streamlab run`, -e, `streamlab sql`) turns it
+ * off: formatting every changed group's row was a fifth of W1's
+ * instructions there.  A restarted query keeps its first run's setting. */
+void sl_session_set_panes(sl_session *s, bool on);
+bool sl_session_panes(const sl_session *s);
+
 /* Where console-sink output and notices go (default: nowhere). */
 typedef void (*sl_write_fn)(void *ud, const char *s, size_t n);
 void sl_session_set_output(sl_session *s, sl_write_fn fn, void *ud);
