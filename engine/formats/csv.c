@@ -915,7 +915,9 @@ sl_batch *sl_csv_read_at(const char *name, int64_t line0, sl_arena *arena,
 	if (r.cols == NULL || r.map == NULL)
 		goto oom;
 	for (k = 0; k < nf; k++) {
-		if ((r.cols[k] = sl_col_new(schema->fields[k].type, cap)) ==
+		/* raw: every row stored gets a value or sl_col_set_null
+		 * (which zeroes its slot) in every column, on either path */
+		if ((r.cols[k] = sl_col_new_raw(schema->fields[k].type, cap)) ==
 		    NULL)
 			goto oom;
 		if (schema->fields[k].type->kind == SL_STRING ||

@@ -590,28 +590,38 @@ static int chunk_emit(const char *format, const char *file, int64_t line0,
 	return emit(ctx, b, err);
 }
 
-/* The same as chunk_emit for (*buf)[0..n) of a read buffer of cap bytes
- * (have of them read, n < cap) without copying the chunk: the buffer goes
- * to the batch's arena and the rest, (*buf)[n..have), to a new buffer of
- * cap bytes in *buf (NULL if there is no room for it: an error). */
+/* Bytes a chunk may grow to before it is cut at its last whole line
+ * (fewer than max_lines lines of long records). */
+#define CHUNK_BYTES ((size_t)64 << 20)
+#define READ_BYTES ((size_t)1 << 20)
+
+/* The same as chunk_emit for (*buf)[0..n) of a read buffer of *cap bytes
+ * (have of them read, n < *cap) without copying the chunk: the buffer goes
+ * to the batch's arena and the rest, (*buf)[n..have), to a new buffer in
+ * *buf, of *cap bytes: room for the rest and one more read. */
 static int chunk_emit_own(const char *format, const char *file, int64_t line0,
-			  char **buf, size_t cap, size_t n, size_t have,
+			  char **buf, size_t *cap, size_t n, size_t have,
 			  sl_type *schema, const sl_options *opts,
 			  const sl_format_bad *bad,
 			  int (*emit)(void *ctx, sl_batch *b, sl_err *err),
 			  void *ctx, sl_err *err)
 {
+	size_t nc = have - n + READ_BYTES + 1;
 	sl_arena *a = sl_arena_new();
-	char *rest = malloc(cap), *data = *buf;
+	char *rest, *data = *buf;
 	sl_batch *b;
+	assert(n < *cap && n <= have);
+	if (nc < 2 * READ_BYTES)
+		nc = 2 * READ_BYTES;
+	rest = malloc(nc);
 	if (a == NULL || rest == NULL || sl_arena_adopt(a, data, n + 1) != 0) {
 		sl_arena_free(a);
 		free(rest);
 		return sl_err_nomem(err);
 	}
-	assert(n < cap && n <= have);
 	memcpy(rest, data + n, have - n);
 	*buf = rest;
+	*cap = nc;
 	data[n] = '\0';
 	b = read_arena(format, file, line0, a, data, n, schema, opts, bad,
 		       err);
@@ -673,10 +683,6 @@ static int64_t nl_find(const char *p, size_t n, int64_t want, size_t *after)
 	return got;
 }
 
-/* Bytes a chunk may grow to before it is cut at its last whole line
- * (fewer than max_lines lines of long records). */
-#define CHUNK_BYTES ((size_t)64 << 20)
-#define READ_BYTES ((size_t)1 << 20)
 
 int sl_format_read_file_chunks(const char *format, const char *file,
 			       sl_type *schema, const sl_options *opts,
@@ -737,7 +743,7 @@ int sl_format_read_file_chunks(const char *format, const char *file,
 		if (lines == max_lines || (cut > 0 && have >= CHUNK_BYTES) ||
 		    (eof && have > 0)) {
 			size_t n = lines == max_lines || !eof ? cut : have;
-			rc = chunk_emit_own(format, file, line0, &buf, cap, n,
+			rc = chunk_emit_own(format, file, line0, &buf, &cap, n,
 					    have, schema, o, bad, emit, ctx,
 					    err);
 			o = &later;
