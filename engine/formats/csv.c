@@ -492,9 +492,11 @@ static int fill_row(cread *r, const sl_type *schema, csvtok *t, int64_t i)
 /* ---- the fast path: unquoted single-line records ----
  *
  * Most CSV files are lines of plain tokens.  fast_run parses such lines
- * straight into the columns, one token after another, with inline
- * converters for the common forms (digits, simple decimals, timestamps of
- * the cached date) and convert() for the rest.  It stops before the first
+ * straight into the columns, one token after another, by one op per field
+ * compiled once per read (fast_prog: a timestamp of the cached date taken
+ * without a token scan, integers parsed as their digits are scanned, plain
+ * strings), and for any token an op does not take, inline converters for
+ * the common forms (digits, simple decimals) and convert() for the rest.  It stops before the first
  * line that is not plainly well formed (a quote opening a token, a blank
  * or comment line, a wrong token count, a token that does not convert) and
  * the tokenizer above takes that line, so results do not depend on the

@@ -14,8 +14,11 @@
  * matched against its separators ({"ts": ,"product_id": ...) byte for
  * byte, which skips the per-key prediction, duplicate and whitespace
  * checks; a line that does not fit goes through the per-key scan, and
- * teaches a new template.  A 19-byte timestamp text equal to the last one
- * parsed takes its value without parsing.
+ * teaches a new template; after each of its separators the common value
+ * of the field's kind (the last timestamp text, a plain string, a short
+ * integer) is parsed inline (tpl_value), anything else by value().  A
+ * 19-byte timestamp text equal to the last one parsed takes its value
+ * without parsing.
  *
  * Invariant: a line is taken only if the general parser would accept it
  * with no syntax or type error and store exactly the same values; anything
