@@ -1,6 +1,7 @@
 /*
  * arena: chunked bump allocation.  Chunks double up to 1 MiB; a request
- * larger than a chunk gets a chunk of its own.
+ * larger than a chunk gets a chunk of its own.  An adopted buffer hangs
+ * off a full chunk of no bytes (ext), so allocation never looks at it.
  */
 #include "core/arena.h"
 
@@ -10,6 +11,7 @@
 struct chunk {
 	struct chunk *next;
 	size_t cap, used;
+	void *ext; /* an adopted buffer, freed with the chunk */
 	char data[];
 };
 
@@ -44,6 +46,7 @@ void sl_arena_free(sl_arena *a)
 		return;
 	for (c = a->head; c != NULL; c = n) {
 		n = c->next;
+		free(c->ext);
 		free(c);
 	}
 	free(a);
@@ -61,6 +64,7 @@ char *sl_arena_alloc(sl_arena *a, size_t n)
 			return NULL;
 		c->cap = cap;
 		c->used = 0;
+		c->ext = NULL;
 		if (a->head != NULL && n > a->next_cap) {
 			/* big one-off: keep filling the current chunk afterwards */
 			c->next = a->head->next;
@@ -75,6 +79,24 @@ char *sl_arena_alloc(sl_arena *a, size_t n)
 	c->used += n;
 	a->used += n;
 	return c->data + c->used - n;
+}
+
+int sl_arena_adopt(sl_arena *a, void *p, size_t n)
+{
+	struct chunk *c = malloc(sizeof *c);
+	if (c == NULL)
+		return -1;
+	c->cap = c->used = 0;
+	c->ext = p;
+	if (a->head != NULL) {
+		c->next = a->head->next;
+		a->head->next = c;
+	} else {
+		c->next = NULL;
+		a->head = c;
+	}
+	a->used += n;
+	return 0;
 }
 
 char *sl_arena_dup(sl_arena *a, const char *p, size_t n)

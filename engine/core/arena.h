@@ -21,6 +21,12 @@ sl_arena *sl_arena_ref(sl_arena *a);
 void sl_arena_free(sl_arena *a);
 /* n bytes owned by the arena, or NULL on out of memory. */
 char *sl_arena_alloc(sl_arena *a, size_t n);
+/* Take ownership of p (from malloc), holding n bytes the caller keeps
+ * using: freed with the arena, counted in sl_arena_used; later allocations
+ * never come from it.  A reader hands over its read buffer this way
+ * instead of copying it.  Returns 0, or -1 on out of memory (p is then
+ * still the caller's). */
+int sl_arena_adopt(sl_arena *a, void *p, size_t n);
 /* Copy of p[0..n) plus a NUL byte (not counted), or NULL. */
 char *sl_arena_dup(sl_arena *a, const char *p, size_t n);
 /* Bytes handed out so far (for memory accounting). */

@@ -423,6 +423,18 @@ static bool convert(sl_col *c, int64_t i, sl_str s, sl_format_tscache *tsc)
 	}
 }
 
+/* The fast path's op for one field: CF_TS a 19-byte timestamp of the
+ * cached date, CF_INT/CF_BIGINT digits parsed as they are scanned, CF_STR
+ * a plain token, CF_TOKEN the general token (fast_token). */
+enum { CF_TOKEN, CF_TS, CF_INT, CF_BIGINT, CF_STR };
+
+typedef struct cfield {
+	sl_col *col; /* borrowed */
+	int op;
+	char stop; /* the separator, or '\n' after the last field */
+	bool last;
+} cfield;
+
 typedef struct cread {
 	const char *name;
 	csvopt o;
@@ -432,7 +444,8 @@ typedef struct cread {
 	sl_col **cols;
 	sl_format_tscache tsc;
 	bool fast;    /* option fastPath (default true) */
-	bool ts_skip; /* fast_ts may take a timestamp token unscanned */
+	bool ts_skip; /* CF_TS may take a timestamp token unscanned */
+	cfield *prog; /* the fast path's ops, one per token column */
 	char why[200];
 	const sl_format_bad *bad; /* hears of malformed records, or NULL */
 } cread;
@@ -479,9 +492,11 @@ static int fill_row(cread *r, const sl_type *schema, csvtok *t, int64_t i)
 /* ---- the fast path: unquoted single-line records ----
  *
  * Most CSV files are lines of plain tokens.  fast_run parses such lines
- * straight into the columns, one token after another, with inline
- * converters for the common forms (digits, simple decimals, timestamps of
- * the cached date) and convert() for the rest.  It stops before the first
+ * straight into the columns, one token after another, by one op per field
+ * compiled once per read (fast_prog: a timestamp of the cached date taken
+ * without a token scan, integers parsed as their digits are scanned, plain
+ * strings), and for any token an op does not take, inline converters for
+ * the common forms (digits, simple decimals) and convert() for the rest.  It stops before the first
  * line that is not plainly well formed (a quote opening a token, a blank
  * or comment line, a wrong token count, a token that does not convert) and
  * the tokenizer above takes that line, so results do not depend on the
@@ -600,58 +615,115 @@ static inline const char *tok_end(const char *p, const char *end, char sep)
 	return p;
 }
 
-/* A timestamp token of 19 bytes at p ending with stop (the separator, or
- * '\n' for the last field), of the cached date, into row i, without the
- * token scan: the stop byte after it, or NULL for the scan.
- * Only when r->ts_skip: no separator or null value the 19 bytes could
- * hold (sl_format_ts_cached takes digits, '-', ':', ' ' and 'T' only). */
-static inline const char *fast_ts(cread *r, sl_col *c, const char *p,
-				  const char *end, char stop, int64_t i)
+/* Unnull row i of c. */
+static inline void csv_unnull(sl_col *c, int64_t i)
 {
-	if (end - p > 19 && p[19] == stop &&
-	    sl_format_ts_cached(p, &sl_col_i64(c)[i], &r->tsc))
-		return p + 19;
-	return NULL;
+	if (c->nulls != NULL)
+		c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
-/* One line at p into row i: the start of the next line, or NULL. */
+/* One token of field f at p into row i the general way (a quote stops the
+ * fast path; nullValue; fast_convert or convert): the byte after its
+ * separator (the '\n' for the last field), or NULL. */
+static const char *fast_token(cread *r, const cfield *f, const char *p,
+			      const char *end, int64_t i)
+{
+	const csvopt *o = &r->o;
+	const char *s = p, *e;
+	if (*p == o->quote && o->quote != '\0')
+		return NULL;
+	e = p = tok_end(p, end, o->sep);
+	if (f->last) {
+		if (*p != '\n')
+			return NULL; /* more tokens than fields */
+		if (e > s && e[-1] == '\r')
+			e--;
+	} else if (*p++ != o->sep) {
+		return NULL; /* fewer tokens than fields */
+	}
+	if ((size_t)(e - s) == o->nulln && memcmp(s, o->nullv, o->nulln) == 0) {
+		if (sl_col_set_null(f->col, i) != 0)
+			return NULL; /* the tokenizer reports it */
+		return p;
+	}
+	if (!fast_convert(f->col, i, s, e, &r->tsc))
+		return NULL;
+	csv_unnull(f->col, i);
+	return p;
+}
+
+/* A token of [+-]digits (at most 18) at p ending at f's stop ('\r\n' too
+ * for the last field), into row i: the byte after the separator (the
+ * '\n' for the last field), or NULL to take the general way.  Only for
+ * CF_INT/CF_BIGINT, compiled when no quote, separator or nullValue can
+ * be made of such bytes (fast_prog). */
+static inline const char *fast_digits(const cfield *f, const char *p,
+				      int64_t i)
+{
+	const char *q = p + (*p == '-' || *p == '+'), *d = q;
+	uint64_t v = 0;
+	unsigned x;
+	while ((x = (unsigned)(*q - '0')) <= 9) {
+		v = v * 10 + x;
+		q++;
+	}
+	if (q == d || q - d > 18)
+		return NULL;
+	if (*q != f->stop && !(f->last && q[0] == '\r' && q[1] == '\n'))
+		return NULL;
+	if (*p == '-')
+		v = (uint64_t) - (int64_t)v;
+	if (f->op == CF_BIGINT) {
+		sl_col_i64(f->col)[i] = (int64_t)v;
+	} else {
+		if ((int64_t)v < INT32_MIN || (int64_t)v > INT32_MAX)
+			return NULL;
+		sl_col_i32(f->col)[i] = (int32_t)(int64_t)v;
+	}
+	return f->last ? q + (*q == '\r') : q + 1;
+}
+
+/* One line at p into row i: the start of the next line, or NULL.  Each
+ * field's op (fast_prog) picks its inline parser; a token it does not
+ * take goes through fast_token, the same rules as before the ops. */
 static const char *fast_line(cread *r, const char *p, const char *end,
 			     int64_t i)
 {
-	const csvopt *o = &r->o;
-	const char sep = o->sep;
-	for (int k = 0; k < r->nf; k++) {
-		sl_col *c = r->cols[r->map[k]];
-		const char *s = p, *e;
-		if (r->ts_skip && c->type->kind == SL_TIMESTAMP &&
-		    (e = fast_ts(r, c, p, end, k == r->nf - 1 ? '\n' : sep,
-				 i)) != NULL) {
-			p = k == r->nf - 1 ? e : e + 1; /* the '\n' ends it */
-			if (c->nulls != NULL)
-				c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
-			continue;
+	const cfield *f = r->prog, *fe = f + r->nf;
+	for (; f < fe; f++) {
+		const char *q = NULL;
+		switch (f->op) {
+		case CF_TS:
+			/* 19 bytes of the cached date, then the stop: no
+			 * separator or null value hides in them (ts_skip) */
+			if (end - p > 19 && p[19] == f->stop &&
+			    sl_format_ts_cached(p, &sl_col_i64(f->col)[i],
+						&r->tsc))
+				q = p + 19 + !f->last;
+			break;
+		case CF_INT:
+		case CF_BIGINT: q = fast_digits(f, p, i); break;
+		case CF_STR:
+			if (*p != r->o.quote || r->o.quote == '\0') {
+				const char *e = tok_end(p, end, r->o.sep);
+				if ((size_t)(e - p) != r->o.nulln &&
+				    *e == f->stop &&
+				    (!f->last || e == p || e[-1] != '\r')) {
+					sl_str *d = &sl_col_str(f->col)[i];
+					d->p = p;
+					d->len = (uint32_t)(e - p);
+					q = e + !f->last;
+				}
+			}
+			break;
+		default: break;
 		}
-		if (*p == o->quote && o->quote != '\0')
+		if (q != NULL) {
+			csv_unnull(f->col, i);
+			p = q;
+		} else if ((p = fast_token(r, f, p, end, i)) == NULL) {
 			return NULL;
-		e = p = tok_end(p, end, sep);
-		if (k == r->nf - 1) {
-			if (*p != '\n')
-				return NULL; /* more tokens than fields */
-			if (e > s && e[-1] == '\r')
-				e--;
-		} else if (*p++ != sep) {
-			return NULL; /* fewer tokens than fields */
 		}
-		if ((size_t)(e - s) == o->nulln &&
-		    memcmp(s, o->nullv, o->nulln) == 0) {
-			if (sl_col_set_null(c, i) != 0)
-				return NULL; /* the tokenizer reports it */
-			continue;
-		}
-		if (!fast_convert(c, i, s, e, &r->tsc))
-			return NULL;
-		if (c->nulls != NULL)
-			c->nulls[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 	}
 	if (r->corrupt >= 0 && sl_col_set_null(r->cols[r->corrupt], i) != 0)
 		return NULL;
@@ -674,6 +746,37 @@ static int64_t fast_run(cread *r, csvtok *t, const char *end, int64_t row)
 	t->p = p;
 	t->line += n;
 	return n;
+}
+
+/* The fast path's ops for r's token columns (r->cols, r->map set); -1 on
+ * out of memory. */
+static int fast_prog(cread *r)
+{
+	static const char num[] = "+-0123456789";
+	const csvopt *o = &r->o;
+	/* digits-as-scanned needs bytes that can only be digits: no quote,
+	 * separator or nullValue made of them */
+	bool digits = strchr(num, o->sep) == NULL &&
+		      (o->quote == '\0' || strchr(num, o->quote) == NULL) &&
+		      (o->nulln == 0 || strspn(o->nullv, num) != o->nulln);
+	r->prog = calloc((size_t)r->nf + 1, sizeof *r->prog);
+	if (r->prog == NULL)
+		return -1;
+	for (int k = 0; k < r->nf; k++) {
+		cfield *f = &r->prog[k];
+		f->col = r->cols[r->map[k]];
+		f->last = k == r->nf - 1;
+		f->stop = f->last ? '\n' : o->sep;
+		switch (f->col->type->kind) {
+		case SL_TIMESTAMP: f->op = r->ts_skip ? CF_TS : CF_TOKEN; break;
+		case SL_INT: f->op = digits ? CF_INT : CF_TOKEN; break;
+		case SL_BIGINT: f->op = digits ? CF_BIGINT : CF_TOKEN; break;
+		case SL_STRING:
+		case SL_BINARY: f->op = o->sep != '\n' ? CF_STR : CF_TOKEN; break;
+		default: f->op = CF_TOKEN; break;
+		}
+	}
+	return 0;
 }
 
 static int read_records(cread *r, const sl_type *schema, csvtok *t,
@@ -814,7 +917,9 @@ sl_batch *sl_csv_read_at(const char *name, int64_t line0, sl_arena *arena,
 	if (r.cols == NULL || r.map == NULL)
 		goto oom;
 	for (k = 0; k < nf; k++) {
-		if ((r.cols[k] = sl_col_new(schema->fields[k].type, cap)) ==
+		/* raw: every row stored gets a value or sl_col_set_null
+		 * (which zeroes its slot) in every column, on either path */
+		if ((r.cols[k] = sl_col_new_raw(schema->fields[k].type, cap)) ==
 		    NULL)
 			goto oom;
 		if (schema->fields[k].type->kind == SL_STRING ||
@@ -823,6 +928,8 @@ sl_batch *sl_csv_read_at(const char *name, int64_t line0, sl_arena *arena,
 		if (k != r.corrupt)
 			r.map[r.nf++] = k;
 	}
+	if (r.fast && fast_prog(&r) != 0)
+		goto oom;
 	if (read_records(&r, schema, &t, &nrows, err) == 0) {
 		for (k = 0; k < nf; k++)
 			r.cols[k]->len = nrows;
@@ -842,6 +949,7 @@ out:
 			sl_col_free(r.cols[k]);
 	free(r.cols);
 	free(r.map);
+	free(r.prog);
 	return b;
 }
 

@@ -17,6 +17,7 @@
  */
 #include "formats/fileformat.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -589,6 +590,47 @@ static int chunk_emit(const char *format, const char *file, int64_t line0,
 	return emit(ctx, b, err);
 }
 
+/* Bytes a chunk may grow to before it is cut at its last whole line
+ * (fewer than max_lines lines of long records). */
+#define CHUNK_BYTES ((size_t)64 << 20)
+#define READ_BYTES ((size_t)1 << 20)
+
+/* The same as chunk_emit for (*buf)[0..n) of a read buffer of *cap bytes
+ * (have of them read, n < *cap) without copying the chunk: the buffer goes
+ * to the batch's arena and the rest, (*buf)[n..have), to a new buffer in
+ * *buf, of *cap bytes: room for the rest and one more read. */
+static int chunk_emit_own(const char *format, const char *file, int64_t line0,
+			  char **buf, size_t *cap, size_t n, size_t have,
+			  sl_type *schema, const sl_options *opts,
+			  const sl_format_bad *bad,
+			  int (*emit)(void *ctx, sl_batch *b, sl_err *err),
+			  void *ctx, sl_err *err)
+{
+	size_t nc = have - n + READ_BYTES + 1;
+	sl_arena *a = sl_arena_new();
+	char *rest, *data = *buf;
+	sl_batch *b;
+	assert(n < *cap && n <= have);
+	if (nc < 2 * READ_BYTES)
+		nc = 2 * READ_BYTES;
+	rest = malloc(nc);
+	if (a == NULL || rest == NULL || sl_arena_adopt(a, data, n + 1) != 0) {
+		sl_arena_free(a);
+		free(rest);
+		return sl_err_nomem(err);
+	}
+	memcpy(rest, data + n, have - n);
+	*buf = rest;
+	*cap = nc;
+	data[n] = '\0';
+	b = read_arena(format, file, line0, a, data, n, schema, opts, bad,
+		       err);
+	sl_arena_free(a);
+	if (b == NULL)
+		return err && err->code ? err->code : SL_EIO;
+	return emit(ctx, b, err);
+}
+
 static int whole_emit(const char *format, const char *file, sl_type *schema,
 		      const sl_options *opts, const sl_format_bad *bad,
 		      int (*emit)(void *ctx, sl_batch *b, sl_err *err),
@@ -601,10 +643,46 @@ static int whole_emit(const char *format, const char *file, sl_type *schema,
 	return emit(ctx, b, err);
 }
 
-/* Bytes a chunk may grow to before it is cut at its last whole line
- * (fewer than max_lines lines of long records). */
-#define CHUNK_BYTES ((size_t)64 << 20)
-#define READ_BYTES ((size_t)1 << 20)
+/* Up to want newlines in p[0..n): how many there are, and in *after the
+ * offset just past the last one counted (the want-th if there are that
+ * many); *after is untouched when there is none.  Counts 4 KiB at a time
+ * as sl_format_count_lines does and finds positions only at the end (a
+ * memchr per line cost 32 instructions on W2's 58-byte lines). */
+static int64_t nl_find(const char *p, size_t n, int64_t want, size_t *after)
+{
+	int64_t got = 0;
+	size_t k = 0;
+	const char *nl;
+#ifdef __SSE2__
+	const __m128i v = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	while (n - k >= 16 * 255) {
+		__m128i acc = zero, sum;
+		int64_t c;
+		for (int r = 0; r < 255; r++) {
+			__m128i x = _mm_loadu_si128(
+			    (const __m128i *)(p + k + 16 * (size_t)r));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(x, v));
+		}
+		sum = _mm_sad_epu8(acc, zero);
+		c = _mm_cvtsi128_si64(sum) +
+		    _mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
+		if (got + c >= want)
+			break; /* the want-th is in this block: find it below */
+		got += c;
+		k += 16 * 255;
+	}
+	if (got > 0 && (nl = memrchr(p, '\n', k)) != NULL)
+		*after = (size_t)(nl - p) + 1;
+#endif
+	while (got < want && k < n &&
+	       (nl = memchr(p + k, '\n', n - k)) != NULL) {
+		k = (size_t)(nl - p) + 1;
+		*after = k;
+		got++;
+	}
+	return got;
+}
+
 
 int sl_format_read_file_chunks(const char *format, const char *file,
 			       sl_type *schema, const sl_options *opts,
@@ -653,25 +731,23 @@ int sl_format_read_file_chunks(const char *format, const char *file,
 	while (rc == 0) {
 		/* cut after the max_lines-th '\n', or at the last whole line
 		 * once CHUNK_BYTES are held, or at the end of the file */
-		const char *nl;
-		while (scanned < have &&
-		       (nl = memchr(buf + scanned, '\n', have - scanned)) !=
-			   NULL) {
-			scanned = (size_t)(nl - buf) + 1;
-			cut = scanned;
-			if (++lines == max_lines)
-				break;
+		if (scanned < have) {
+			size_t after = 0;
+			int64_t got = nl_find(buf + scanned, have - scanned,
+					      max_lines - lines, &after);
+			if (got > 0)
+				cut = scanned + after;
+			lines += got;
+			scanned = lines == max_lines ? cut : have;
 		}
-		if (scanned < have && lines < max_lines)
-			scanned = have;
 		if (lines == max_lines || (cut > 0 && have >= CHUNK_BYTES) ||
 		    (eof && have > 0)) {
 			size_t n = lines == max_lines || !eof ? cut : have;
-			rc = chunk_emit(format, file, line0, buf, n, schema, o,
-					bad, emit, ctx, err);
+			rc = chunk_emit_own(format, file, line0, &buf, &cap, n,
+					    have, schema, o, bad, emit, ctx,
+					    err);
 			o = &later;
 			line0 += lines;
-			memmove(buf, buf + n, have - n);
 			have -= n;
 			scanned = cut = 0;
 			lines = 0;
@@ -690,7 +766,9 @@ int sl_format_read_file_chunks(const char *format, const char *file,
 			cap = nc;
 		}
 		{
-			ssize_t r = read(fd, buf + have, cap - have);
+			/* - 1: room for the NUL chunk_emit_own puts after a
+			 * chunk that fills the buffer */
+			ssize_t r = read(fd, buf + have, cap - have - 1);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r < 0) {

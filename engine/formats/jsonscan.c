@@ -14,8 +14,11 @@
  * matched against its separators ({"ts": ,"product_id": ...) byte for
  * byte, which skips the per-key prediction, duplicate and whitespace
  * checks; a line that does not fit goes through the per-key scan, and
- * teaches a new template.  A 19-byte timestamp text equal to the last one
- * parsed takes its value without parsing.
+ * teaches a new template; after each of its separators the common value
+ * of the field's kind (the last timestamp text, a plain string, a short
+ * integer) is parsed inline (tpl_value), anything else by value().  A
+ * 19-byte timestamp text equal to the last one parsed takes its value
+ * without parsing.
  *
  * Invariant: a line is taken only if the general parser would accept it
  * with no syntax or type error and store exactly the same values; anything
@@ -57,6 +60,8 @@ typedef struct sfield {
 typedef struct tsep {
 	const sfield *f; /* the field, in the scanner's array */
 	int k;
+	int kind;    /* f->kind */
+	sl_col *col; /* f->col */
 	uint32_t len;              /* bytes of sep */
 	uint64_t head[2], mask[2]; /* its first 16 bytes, masked */
 	char sep[76];
@@ -512,6 +517,58 @@ static inline bool sep_eq(const tsep *t, const char *p, const char *end)
 	return t->len <= 16 || memcmp(p + 16, t->sep + 16, t->len - 16) == 0;
 }
 
+/* The common values after a template separator, by the field's kind: a
+ * timestamp text of the last value, a plain string, a short integer; the
+ * byte after it, or NULL for value() to decide.  No check of the byte
+ * after a number: the template's next separator (',' or '}' first) or
+ * its end fails on anything else, and line() then looks again. */
+static inline const char *tpl_value(sl_jsonscan *s, const tsep *t,
+				    const char *p, const char *end, int64_t i)
+{
+	const char *q, *d;
+	uint64_t v = 0;
+	unsigned x;
+	switch (t->kind) {
+	case SK_TS:
+		if (*p == '"' && end - p > 20 && p[20] == '"' && s->ts_ok &&
+		    same_ts(p + 1, s->ts_text)) {
+			sl_col_i64(t->col)[i] = s->ts_us;
+			return p + 21;
+		}
+		return NULL;
+	case SK_STRING:
+		if (*p != '"' || *(q = plain_end(p + 1, end)) != '"')
+			return NULL;
+		sl_col_str(t->col)[i].p = p + 1;
+		sl_col_str(t->col)[i].len = (uint32_t)(q - p - 1);
+		return q + 1;
+	case SK_INT:
+	case SK_BIGINT:
+		d = q = p + (*p == '-');
+		if (*q == '0') {
+			q++; /* "0" then a digit: no separator follows */
+		} else {
+			while ((x = (unsigned)(*q - '0')) <= 9) {
+				v = v * 10 + x;
+				q++;
+			}
+			if (q == d || q - d > 18)
+				return NULL;
+		}
+		if (*p == '-')
+			v = (uint64_t) - (int64_t)v;
+		if (t->kind == SK_BIGINT) {
+			sl_col_i64(t->col)[i] = (int64_t)v;
+		} else {
+			if ((int64_t)v < INT32_MIN || (int64_t)v > INT32_MAX)
+				return NULL;
+			sl_col_i32(t->col)[i] = (int32_t)(int64_t)v;
+		}
+		return q;
+	default: return NULL;
+	}
+}
+
 /* One line at p into row i by the template: its separators byte for byte
  * and a value after each, then what ends a line.  The same as line() for
  * every line it takes (the keys are distinct, known and plain, as line()
@@ -519,15 +576,23 @@ static inline bool sep_eq(const tsep *t, const char *p, const char *end)
 static const char *tpl_line(sl_jsonscan *s, const char *p, const char *end,
 			    int64_t i, sl_format_tscache *tsc)
 {
-	for (int j = 0; j < s->ntpl; j++) {
-		const tsep *t = &s->tpl[j];
+	const tsep *t = s->tpl, *te = t + s->ntpl;
+	for (; t < te; t++) {
+		const char *q;
 		if (!sep_eq(t, p, end))
 			return NULL;
-		if ((p = value(s, t->f, p + t->len, end, i, tsc)) == NULL)
+		p += t->len;
+		if ((q = tpl_value(s, t, p, end, i)) != NULL) {
+			unnull(t->col, i);
+			p = q;
+		} else if ((p = value(s, t->f, p, end, i, tsc)) == NULL) {
 			return NULL;
+		}
 	}
 	if (*p != '}')
 		return NULL;
+	if (p[1] == '\n' && s->corrupt == NULL && s->tplset == s->fields)
+		return p + 2; /* what line_end does for such a line */
 	return line_end(s, p, i, s->tplset);
 }
 
@@ -542,6 +607,8 @@ static void tpl_build(sl_jsonscan *s)
 		unsigned char m[16] = { 0 }, h[16] = { 0 };
 		t->k = s->order[j];
 		t->f = f;
+		t->kind = f->kind;
+		t->col = f->col;
 		t->sep[0] = j == 0 ? '{' : ',';
 		memcpy(t->sep + 1, f->key, f->klen);
 		t->sep[f->klen + 1] = ':';

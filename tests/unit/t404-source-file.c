@@ -5,7 +5,10 @@
  * the files into log ids, latestFirst reverses, fileNameOnly matches by
  * name, maxFileAge follows Spark's SeenFilesMap, bad options give Spark's
  * sentences verbatim, and the metadata log (<metadir>/N) has Spark's
- * content and is read back after a restart.
+ * content and is read back after a restart.  The chunked reader under it
+ * (sl_format_read_file_chunks) cuts a file after every max_lines lines
+ * whatever their lengths: lines of 0 to 9,000 bytes, cuts inside and
+ * across its 4 KiB counting blocks and 1 MiB reads, no final newline.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/batch.h"
+#include "core/col.h"
+#include "formats/fileformat.h"
 #include "sources/source.h"
 #include "tap.h"
 
@@ -395,6 +401,95 @@ static void test_formats(void)
 	}
 }
 
+/* What the chunks of one read held. */
+typedef struct chunks {
+	int64_t max, rows, nchunks, bad; /* bad: chunks of a wrong size */
+	int64_t total;                   /* rows the file has */
+	uint64_t sum;                    /* over rows: row number * length */
+} chunks;
+
+static int chunk_take(void *ctx, sl_batch *b, sl_err *e)
+{
+	chunks *c = ctx;
+	(void)e;
+	c->nchunks++;
+	/* every chunk but the last holds max lines */
+	if (b->nrows > c->max ||
+	    (b->nrows < c->max && c->rows + b->nrows != c->total))
+		c->bad++;
+	for (int64_t i = 0; i < b->nrows; i++, c->rows++)
+		c->sum += (uint64_t)(c->rows + 1) *
+			  (sl_col_str(b->cols[0])[i].len + 1);
+	sl_batch_free(b);
+	return 0;
+}
+
+/* Lines to about size bytes at text + len: short ones (0-20 bytes) and
+ * now and then one of up to 9,000; *nl and *sum count them as chunk_take
+ * does. */
+static size_t gen_lines(char *text, size_t len, size_t size, uint64_t *rng,
+			int64_t *nl, uint64_t *sum)
+{
+	while (len < size) {
+		size_t n;
+		*rng = *rng * 6364136223846793005u + 1442695040888963407u;
+		n = (*rng >> 33) % 256 == 0 ? (size_t)(*rng >> 40) % 9000
+					    : (size_t)(*rng >> 40) % 21;
+		for (size_t k = 0; k < n; k++)
+			text[len + k] = (char)('a' + (k + (size_t)*nl) % 26);
+		len += n;
+		text[len++] = '\n';
+		*sum += (uint64_t)++*nl * (n + 1);
+	}
+	return len;
+}
+
+static void test_chunks(void)
+{
+	/* 1-100 over 200 KB; 1000 and 65536 over 3 MB (cuts across reads) */
+	static const int64_t maxes[] = { 1, 2, 3, 7, 100, 1000, 65536 };
+	uint64_t rng = 7, sum = 0;
+	int64_t nl = 0;
+	size_t len = 0;
+	char *text = malloc((size_t)4 << 20), *path = pth("chunks.txt");
+	FILE *f;
+	for (int big = 0; big < 2; big++) {
+		len = gen_lines(text, len, big ? (size_t)3 << 20 : 200000, &rng,
+				&nl, &sum);
+		for (int last = 0; last < 2; last++) {
+			int64_t n = nl;
+			uint64_t sm = sum;
+			size_t l = len;
+			if (last) {
+				/* no newline at the end: a line of 5 bytes */
+				memcpy(text + l, "tail!", 5);
+				l += 5;
+				sm += (uint64_t)++n * 6;
+			}
+			f = fopen(path, "w");
+			fwrite(text, 1, l, f);
+			fclose(f);
+			for (size_t m = big ? 5 : 0;
+			     m < (big ? 7 : 5); m++) {
+				chunks c = { .max = maxes[m], .total = n };
+				int rc = sl_format_read_file_chunks(
+				    "text", path, NULL, NULL, NULL, maxes[m],
+				    chunk_take, &c, &err);
+				ok(rc == 0 && c.rows == n && c.sum == sm &&
+				       c.bad == 0 &&
+				       c.nchunks ==
+					   (n + maxes[m] - 1) / maxes[m],
+				   "chunks of %lld lines%s: %lld lines in "
+				   "%lld chunks, each line once, in order",
+				   (long long)maxes[m],
+				   last ? ", no final newline" : "",
+				   (long long)c.rows, (long long)c.nchunks);
+			}
+		}
+	}
+	free(text);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -407,6 +502,7 @@ int main(void)
 	test_age();
 	test_log();
 	test_formats();
+	test_chunks();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
 	ok(system(cmd) == 0, "cleanup");
 	return done_testing();

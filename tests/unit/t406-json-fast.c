@@ -300,6 +300,58 @@ static void test_shaped(void)
 		       modes[m]);
 }
 
+/* The template's inline values (jsonscan.c tpl_value: integers parsed
+ * as scanned with no check of the byte after them, the last timestamp
+ * text, plain strings) and its line end without a call, on a schema with
+ * no corrupt-record column: lines of one shape, integers at the edges
+ * (leading zeros, -0, fractions, exponents, signs alone, 18 to 20
+ * digits, the int32 limits), and text after the '}'. */
+static void test_template_values(void)
+{
+	static const char *const ints[] = {
+		"12", "0", "-0", "01", "-01", "00", "1.5", "0.5", "1e3", "0e1",
+		"-", "2147483647", "2147483648", "-2147483648", "-2147483649",
+		"999999999999999999", "1000000000000000000",
+		"-9223372036854775808", "9223372036854775808", "1E2", "12 ",
+		"null", "nul", "\"3\"", "+1", "--1", "7}x", "[1]",
+	};
+	static const char *const tail[] = { "}", "}", "}", "} ", "}\r", "}x",
+					    "},", "}}" };
+	char why[512];
+	int bad[3] = { 0, 0, 0 };
+	for (int round = 0; round < 40; round++) {
+		sl_buf b;
+		sl_buf_init(&b);
+		for (int k = 0; k < 300; k++) {
+			bool odd = rnd(6) == 0;
+			sl_buf_printf(&b,
+				      "{\"ts\":\"2026-01-01 12:00:0%u\","
+				      "\"s\":\"p%u\",\"i\":%s,\"l\":%s%s\n",
+				      rnd(3), rnd(100),
+				      odd ? ints[rnd(sizeof ints / sizeof *ints)]
+					  : "42",
+				      rnd(6) == 0
+					  ? ints[rnd(sizeof ints / sizeof *ints)]
+					  : "-123456789012",
+				      rnd(10) == 0
+					  ? tail[rnd(sizeof tail / sizeof *tail)]
+					  : "}");
+		}
+		for (int m = 0; m < 3; m++)
+			if (!same(b.p, b.len,
+				  "ts TIMESTAMP, s STRING, i INT, l BIGINT",
+				  modes[m], why, sizeof why) &&
+			    bad[m]++ == 0)
+				printf("#   round %d %s: %s\n", round, modes[m],
+				       why);
+		sl_buf_release(&b);
+	}
+	for (int m = 0; m < 3; m++)
+		is_int(bad[m], 0,
+		       "template values, no corrupt column, %s: 40 x 300 lines",
+		       modes[m]);
+}
+
 /* The fast path's answers are right, not only the same as the other's. */
 static void test_values(void)
 {
@@ -394,5 +446,6 @@ int main(void)
 	test_differential();
 	test_edges();
 	test_shaped();
+	test_template_values();
 	return done_testing();
 }

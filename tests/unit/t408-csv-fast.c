@@ -12,7 +12,7 @@
 #include "formats/fileformat.h"
 #include "tap.h"
 
-static const char *opt_header, *opt_null, *opt_comment, *opt_sep;
+static const char *opt_header, *opt_null, *opt_comment, *opt_sep, *opt_quote;
 
 #define FP_FORMAT "csv"
 #define FP_FILE	  "data/f.csv"
@@ -26,6 +26,8 @@ static void fp_options(sl_options *o)
 		sl_options_set(o, "comment", opt_comment);
 	if (opt_sep)
 		sl_options_set(o, "sep", opt_sep);
+	if (opt_quote)
+		sl_options_set(o, "quote", opt_quote);
 }
 #include "fastpath.h"
 
@@ -117,6 +119,46 @@ static void test_cases(void)
 		 "i INT, l BIGINT", "19 and 20 digit integers");
 }
 
+/* The per-field ops (csv.c fast_prog): integers parsed as they are
+ * scanned only when no separator, quote or nullValue can be made of
+ * digits and signs; otherwise, and for every token they do not take, the
+ * general token rules.  Separators, quotes and null values of digits and
+ * signs, integers at the limits, signs alone, leading zeros, '\r\n',
+ * empty and extra tokens. */
+static void test_field_ops(void)
+{
+	static const char *const seps[] = { ",", "-", "+", "1", "0", ";" };
+	static const char *const quotes[] = { NULL, "1", "-", "" };
+	static const char *const nulls[] = { NULL, "12", "-", "+0", "x" };
+	const char *text =
+	    "12,34,p\n-5,+6,q\n2147483647,9223372036854775807,r\n"
+	    "2147483648,-9223372036854775808,s\n-2147483648,-0,t\n"
+	    "-,+,u\n007,0012,v\n1-2,3+4,w\n12,34\n12,34,p,q\n,,\n"
+	    "12,34,p\r\n\"12\",\"-3\",\"x\"\n1\"2,3,y\n"
+	    "123456789012345678,1234567890123456789,z\n12, 3,a\n"
+	    "12,3 ,b\n99999999999,12345678901234567890,c\n";
+	for (size_t k = 0; k < sizeof seps / sizeof seps[0]; k++) {
+		char t[1024];
+		size_t n = 0;
+		for (const char *c = text; *c; c++)
+			t[n++] = *c == ',' ? seps[k][0] : *c;
+		t[n] = '\0';
+		opt_sep = seps[k];
+		for (size_t q = 0; q < sizeof quotes / sizeof quotes[0]; q++) {
+			opt_quote = quotes[q];
+			for (size_t z = 0; z < sizeof nulls / sizeof nulls[0];
+			     z++) {
+				opt_null = nulls[z];
+				both(t, "i INT, l BIGINT, s STRING",
+				     "integer ops");
+				both(t, "s STRING, i INT, l BIGINT",
+				     "integer ops, string first");
+			}
+		}
+	}
+	opt_sep = opt_quote = opt_null = NULL;
+}
+
 static uint64_t rng = 88172645463325252u;
 
 static unsigned rnd(unsigned n)
@@ -204,6 +246,7 @@ int main(void)
 {
 	test_ts_tokens();
 	test_cases();
+	test_field_ops();
 	test_differential();
 	return done_testing();
 }
