@@ -58,11 +58,15 @@ static int put_rec(void *ud, const void *k, size_t kl, const void *v, size_t vl)
 	return 0;
 }
 
-/* The payload of a state file: head magic and records (no trailer). */
-static void state_payload(sl_buf *b, sl_state *s, bool full)
+/* The payload of a state file: head magic and records (no trailer).
+ * *last: the length of op's previous one of this kind (a delta or a
+ * snapshot), reserved with some room for growth, then updated. */
+static void state_payload(sl_buf *b, sl_state *s, bool full, size_t *last)
 {
 	struct wctx w;
 	uint32_t magic = MAGIC_HEAD;
+	if (last != NULL && *last > 0)
+		(void)sl_buf_reserve(b, *last + *last / 4);
 	w.b = b;
 	w.deletes = !full;
 	sl_buf_add(b, &magic, sizeof magic);
@@ -74,6 +78,8 @@ static void state_payload(sl_buf *b, sl_state *s, bool full)
 		 * last commit's, which would replay as changes of this
 		 * version in the change feed (driver/state_read.h) */
 		sl_state_foreach_delta(s, put_rec, &w);
+	if (last != NULL)
+		*last = b->len;
 }
 
 /* LZ4-compress the payload in b (Spark's default state store codec):
@@ -181,7 +187,8 @@ static int save_snapshot(sl_ckpt *c, const char *dir, int op, sl_state *s,
 	j->durable = c->durable;
 	snprintf(j->path, sizeof j->path, "%s/%lld.snapshot", dir,
 		 (long long)version);
-	state_payload(&j->b, s, true);
+	state_payload(&j->b, s, true,
+		      op >= 0 && op < 64 ? &c->payload_len[op][1] : NULL);
 	if (pthread_create(&j->thr, NULL, snap_main, j) != 0) {
 		int rc = finish_state_file(j->path, &j->b, j->durable, NULL,
 					   NULL, version, err);
@@ -210,7 +217,8 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 	}
 	snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)version);
 	sl_buf_init(&b);
-	state_payload(&b, s, false);
+	state_payload(&b, s, false,
+		      op >= 0 && op < 64 ? &c->payload_len[op][0] : NULL);
 	/* a re-run batch rewrites the same version (overwrite) */
 	rc =
 	    ckpt_put_file(c, p, &b, true, true, crash, "mid-state", batch, err);

@@ -96,7 +96,9 @@ void sl_state_abort(sl_state *s);
  * set_version).  First fn(ud, key, klen, NULL, 0) per remove (val NULL
  * means removed), then fn(ud, key, klen, val, vlen) per put with the
  * current value; a key removed and put again in the version has both, so
- * apply the records in order.  Costs a scan of the heap. */
+ * apply the records in order.  Costs a scan of the heap, or, when the
+ * version changed at most a quarter of the entries, a sort of their
+ * offsets (the same records in the same order). */
 int sl_state_foreach_delta(sl_state *s, sl_state_fn fn, void *ud);
 /* Replace everything with no entries at version v (loading a checkpoint
  * starts here, then puts, then sl_state_set_version). */
