@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lauxlib.h>
+
 #include "core/buf.h"
 #include "cmd.h"
 #include "lesson.h"
@@ -414,6 +416,20 @@ static int cmd_load(sl_console *c, const char *args)
 }
 
 /* ---- queries ---- */
+
+void sl_cmd_push_workbench(lua_State *L)
+{
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+	if (lua_getfield(L, -1, "streamlab.workbench") != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_newtable(L);
+		lua_setfield(L, -2, "queries");
+		lua_pushvalue(L, -1);
+		lua_setfield(L, -3, "streamlab.workbench");
+	}
+	lua_remove(L, -2);
+}
 
 /* The focused query's id: the screen's choice, else the newest active. */
 static const char *focus_id(sl_console *c)

@@ -37,6 +37,12 @@ typedef struct sl_cmd_screen {
 	const char *(*zoom)(void *ud, const char *name);
 } sl_cmd_screen;
 
+/* Push the workbench's Lua table, package.loaded["streamlab.workbench"]
+ * (W.queries: the query handles the commands keep; the screen's and the
+ * SQL mode's functions), creating it with an empty queries table. */
+struct lua_State;
+void sl_cmd_push_workbench(struct lua_State *L);
+
 /* Borrowed until replaced; NULL unregisters. */
 void sl_cmd_set_screen(const sl_cmd_screen *s);
 /* The view names :view accepts, NULL-terminated. */

@@ -700,15 +700,7 @@ static int l_live(lua_State *L)
 /* W.waitkey, W.view and W.focus in package.loaded["streamlab.workbench"]. */
 static void register_lua(lua_State *L)
 {
-	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-	if (lua_getfield(L, -1, "streamlab.workbench") != LUA_TTABLE) {
-		lua_pop(L, 1);
-		lua_newtable(L);
-		lua_newtable(L);
-		lua_setfield(L, -2, "queries");
-		lua_pushvalue(L, -1);
-		lua_setfield(L, -3, "streamlab.workbench");
-	}
+	sl_cmd_push_workbench(L);
 	lua_pushcfunction(L, l_waitkey);
 	lua_setfield(L, -2, "waitkey");
 	lua_pushcfunction(L, l_view);
@@ -719,7 +711,7 @@ static void register_lua(lua_State *L)
 	lua_setfield(L, -2, "rewind");
 	lua_pushcfunction(L, l_live);
 	lua_setfield(L, -2, "live");
-	lua_pop(L, 2);
+	lua_pop(L, 1);
 }
 
 /* Run the start-up chunk as if typed, the panes alive meanwhile. */

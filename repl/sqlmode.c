@@ -22,6 +22,7 @@
 #include "driver/query.h"
 #include "driver/session.h"
 #include "plan/catalog.h"
+#include "cmd.h"
 #include "sl_lua.h"
 #include "sqlmode.h"
 
@@ -395,29 +396,13 @@ static const char sql_lua[] =
     "name, name, mode, name))\n"
     "end\n";
 
-/* The workbench table (package.loaded["streamlab.workbench"]) with the
- * SQL functions in it, on the stack top. */
-static void push_workbench(lua_State *L)
-{
-	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-	if (lua_getfield(L, -1, "streamlab.workbench") != LUA_TTABLE) {
-		lua_pop(L, 1);
-		lua_newtable(L);
-		lua_newtable(L);
-		lua_setfield(L, -2, "queries");
-		lua_pushvalue(L, -1);
-		lua_setfield(L, -3, "streamlab.workbench");
-	}
-	lua_remove(L, -2);
-}
-
 /* Install W.sql_run and its C helpers once per state. */
 static bool ensure_lua(sl_console *c)
 {
 	lua_State *L = sl_console_state(c);
 	bool have;
 
-	push_workbench(L);
+	sl_cmd_push_workbench(L);
 	have = lua_getfield(L, -1, "sql_run") == LUA_TFUNCTION;
 	lua_pop(L, 1);
 	if (have) {
