@@ -9,6 +9,7 @@
  */
 #include "core/fsutil.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -221,69 +222,112 @@ static int open_tmp(const char *dir, const char *base, bool reuse, char *tmp,
 	return open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 }
 
-static int write_file(const char *path, const void *data, size_t len,
-		      bool overwrite, bool durable, bool reuse,
-		      const char *retire, bool *retired, sl_crash *crash,
-		      const char *point, int64_t batch_id, sl_err *err)
+int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
+		size_t len, bool durable, bool reuse, sl_crash *crash,
+		const char *point, int64_t batch_id, sl_err *err)
 {
-	char dir[4096], tmp[4200];
 	const char *base;
-	int fd, rc;
-	bool reused, linked = false;
+	int fd;
 	bool half = point != NULL && sl_crash_hits(crash, point, batch_id);
 	size_t n = half ? len / 2 : len;
-	if (retired != NULL)
-		*retired = false;
-	split_dir(path, dir, sizeof dir, &base);
-	fd = open_tmp(dir, base, reuse, tmp, sizeof tmp, &reused);
+	memset(st, 0, sizeof *st);
+	st->durable = durable;
+	if (strlen(path) >= sizeof st->path)
+		return sl_err_set(err, SL_EIO, "path too long: '%s'", path);
+	snprintf(st->path, sizeof st->path, "%s", path);
+	split_dir(path, st->dir, sizeof st->dir, &base);
+	fd = open_tmp(st->dir, base, reuse, st->tmp, sizeof st->tmp,
+		      &st->reused);
 	if (fd < 0)
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(errno));
 	/* a spare keeps its old bytes past n until it is cut */
 	if (write_all(fd, data, n) != 0 ||
-	    (reused && ftruncate(fd, (off_t)n) != 0) ||
+	    (st->reused && ftruncate(fd, (off_t)n) != 0) ||
 	    (durable &&
 	     ((io_fail_hits() && (errno = io_fail_errno)) || fsync(fd) != 0))) {
 		int e = errno;
 		close(fd);
-		unlink(tmp);
+		unlink(st->tmp);
+		st->tmp[0] = '\0';
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(e));
 	}
 	close(fd);
-	if (half) /* the process "dies" here: the temp file stays torn */
+	if (half) { /* the process "dies" here: the temp file stays torn */
+		st->tmp[0] = '\0';
 		return sl_crash_at(crash, point, batch_id, err);
-	if (durable && power_cut_hits()) {
-		if (!overwrite && link(tmp, path) == 0)
-			unlink(
-			    path); /* linked, but the directory was not synced */
+	}
+	return 0;
+}
+
+int sl_fs_publish(sl_fs_staged *st, bool overwrite, const char *retire,
+		  bool *retired, sl_err *err)
+{
+	char spare[4200];
+	int rc;
+	bool linked = false;
+	if (retired != NULL)
+		*retired = false;
+	assert(st->tmp[0] != '\0');
+	if (st->durable && power_cut_hits()) {
+		if (!overwrite && link(st->tmp, st->path) == 0)
+			unlink(st->path); /* linked, but the directory was
+					     not synced */
 		_exit(137);
 	}
 	if (overwrite)
-		rc = rename(tmp, path);
+		rc = rename(st->tmp, st->path);
 	else
-		rc = rename_noreplace(tmp, path, &linked);
+		rc = rename_noreplace(st->tmp, st->path, &linked);
 	if (rc != 0) {
 		int e = errno;
-		unlink(tmp);
+		sl_fs_unstage(st);
 		if (e == EEXIST)
 			return sl_err_set(
 			    err, SL_EIO,
 			    "'%s' already exists (another query writing the same checkpoint?)",
-			    path);
-		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
-				  strerror(e));
+			    st->path);
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s",
+				  st->path, strerror(e));
 	}
 	if (linked)
-		unlink(tmp);
+		unlink(st->tmp);
+	st->tmp[0] = '\0';
 	if (retire != NULL) { /* durable as a temp before it is overwritten */
-		snprintf(tmp, sizeof tmp, "%s/" SL_FS_SPARE, dir);
-		if (rename(retire, tmp) == 0 && retired != NULL)
+		snprintf(spare, sizeof spare, "%s/" SL_FS_SPARE, st->dir);
+		if (rename(retire, spare) == 0 && retired != NULL)
 			*retired = true;
 	}
-	if (durable)
-		sl_fs_fsync_dir(dir);
+	if (st->durable)
+		sl_fs_fsync_dir(st->dir);
 	return 0;
+}
+
+void sl_fs_unstage(sl_fs_staged *st)
+{
+	if (st->tmp[0] != '\0')
+		unlink(st->tmp);
+	st->tmp[0] = '\0';
+}
+
+static int write_file(const char *path, const void *data, size_t len,
+		      bool overwrite, bool durable, bool reuse,
+		      const char *retire, bool *retired, sl_crash *crash,
+		      const char *point, int64_t batch_id, sl_err *err)
+{
+	sl_fs_staged *st = malloc(sizeof *st);
+	int rc;
+	if (retired != NULL)
+		*retired = false;
+	if (st == NULL)
+		return sl_err_nomem(err);
+	rc = sl_fs_stage(st, path, data, len, durable, reuse, crash, point,
+			 batch_id, err);
+	if (rc == 0)
+		rc = sl_fs_publish(st, overwrite, retire, retired, err);
+	free(st);
+	return rc;
 }
 
 int sl_fs_write(const char *path, const void *data, size_t len, bool overwrite,
