@@ -223,15 +223,19 @@ static int open_tmp(const char *dir, const char *base, bool reuse, char *tmp,
 }
 
 int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
-		size_t len, bool durable, bool reuse, sl_crash *crash,
-		const char *point, int64_t batch_id, sl_err *err)
+		size_t len, bool durable, bool flush_now, bool reuse,
+		sl_crash *crash, const char *point, int64_t batch_id,
+		sl_err *err)
 {
 	const char *base;
 	int fd;
 	bool half = point != NULL && sl_crash_hits(crash, point, batch_id);
 	size_t n = half ? len / 2 : len;
 	memset(st, 0, sizeof *st);
+	st->fd = -1;
 	st->durable = durable;
+	st->late = durable && !flush_now && !half;
+	st->len = n;
 	if (strlen(path) >= sizeof st->path)
 		return sl_err_set(err, SL_EIO, "path too long: '%s'", path);
 	snprintf(st->path, sizeof st->path, "%s", path);
@@ -244,7 +248,7 @@ int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
 	/* a spare keeps its old bytes past n until it is cut */
 	if (write_all(fd, data, n) != 0 ||
 	    (st->reused && ftruncate(fd, (off_t)n) != 0) ||
-	    (durable &&
+	    (durable && !st->late &&
 	     ((io_fail_hits() && (errno = io_fail_errno)) || fsync(fd) != 0))) {
 		int e = errno;
 		close(fd);
@@ -253,7 +257,10 @@ int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(e));
 	}
-	close(fd);
+	if (st->late) /* flushed at publish, beside the directory */
+		st->fd = fd;
+	else
+		close(fd);
 	if (half) { /* the process "dies" here: the temp file stays torn */
 		st->tmp[0] = '\0';
 		return sl_crash_at(crash, point, batch_id, err);
@@ -261,16 +268,55 @@ int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
 	return 0;
 }
 
+static void *fsync_main(void *ud)
+{
+	int *fd = ud;
+	if (fsync(fd[0]) != 0)
+		fd[1] = errno;
+	return NULL;
+}
+
+/* A late-flushed file, renamed already: its data and its directory,
+ * flushed at once (two threads: the device serves both flushes in about
+ * the time of one).  0 or the file's errno. */
+static int flush_late(sl_fs_staged *st)
+{
+	int fd[2] = { st->fd, 0 };
+	pthread_t thr;
+	bool two;
+	if (io_fail_hits()) {
+		sl_fs_fsync_dir(st->dir);
+		return io_fail_errno;
+	}
+	two = pthread_create(&thr, NULL, fsync_main, fd) == 0;
+	if (!two)
+		fsync_main(fd);
+	sl_fs_fsync_dir(st->dir);
+	if (two)
+		pthread_join(thr, NULL);
+	return fd[1];
+}
+
+/* STREAMLAB_POWERCUT on a late-flushed file: the name reached the disk,
+ * half its bytes did not (cut at a 512-byte boundary): the torn file a
+ * real cut may leave, which its CRC rejects. */
+static void cut_late(sl_fs_staged *st)
+{
+	(void)ftruncate(st->fd, (off_t)(st->len / 2 / 512 * 512));
+	_exit(137);
+}
+
 int sl_fs_publish(sl_fs_staged *st, bool overwrite, const char *retire,
-		  bool *retired, sl_err *err)
+		  bool *retired, sl_crash *crash, const char *point,
+		  int64_t batch_id, sl_err *err)
 {
 	char spare[4200];
-	int rc;
+	int rc, e;
 	bool linked = false;
 	if (retired != NULL)
 		*retired = false;
 	assert(st->tmp[0] != '\0');
-	if (st->durable && power_cut_hits()) {
+	if (st->durable && !st->late && power_cut_hits()) {
 		if (!overwrite && link(st->tmp, st->path) == 0)
 			unlink(st->path); /* linked, but the directory was
 					     not synced */
@@ -281,7 +327,7 @@ int sl_fs_publish(sl_fs_staged *st, bool overwrite, const char *retire,
 	else
 		rc = rename_noreplace(st->tmp, st->path, &linked);
 	if (rc != 0) {
-		int e = errno;
+		e = errno;
 		sl_fs_unstage(st);
 		if (e == EEXIST)
 			return sl_err_set(
@@ -299,13 +345,31 @@ int sl_fs_publish(sl_fs_staged *st, bool overwrite, const char *retire,
 		if (rename(retire, spare) == 0 && retired != NULL)
 			*retired = true;
 	}
-	if (st->durable)
-		sl_fs_fsync_dir(st->dir);
+	if (!st->late) {
+		if (st->durable)
+			sl_fs_fsync_dir(st->dir);
+		return 0;
+	}
+	/* the process dies with the name there, the bytes in the page
+	 * cache only: whole for any reader, not durable */
+	if (point != NULL && (rc = sl_crash_at(crash, point, batch_id, err)) < 0)
+		return rc;
+	if (power_cut_hits())
+		cut_late(st);
+	e = flush_late(st);
+	close(st->fd);
+	st->fd = -1;
+	if (e != 0)
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s",
+				  st->path, strerror(e));
 	return 0;
 }
 
 void sl_fs_unstage(sl_fs_staged *st)
 {
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
 	if (st->tmp[0] != '\0')
 		unlink(st->tmp);
 	st->tmp[0] = '\0';
@@ -322,10 +386,11 @@ static int write_file(const char *path, const void *data, size_t len,
 		*retired = false;
 	if (st == NULL)
 		return sl_err_nomem(err);
-	rc = sl_fs_stage(st, path, data, len, durable, reuse, crash, point,
-			 batch_id, err);
+	rc = sl_fs_stage(st, path, data, len, durable, true, reuse, crash,
+			 point, batch_id, err);
 	if (rc == 0)
-		rc = sl_fs_publish(st, overwrite, retire, retired, err);
+		rc = sl_fs_publish(st, overwrite, retire, retired, NULL, NULL,
+				   batch_id, err);
 	free(st);
 	return rc;
 }
