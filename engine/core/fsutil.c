@@ -257,8 +257,14 @@ int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(e));
 	}
-	if (st->late) /* flushed at publish, beside the directory */
+	if (st->late) { /* flushed at publish, beside the directory */
+#ifdef SYNC_FILE_RANGE_WRITE
+		/* start the writeback now: the flush at publish (after the
+		 * writes queued before this one) then finds it under way */
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
 		st->fd = fd;
+	}
 	else
 		close(fd);
 	if (half) { /* the process "dies" here: the temp file stays torn */
