@@ -545,7 +545,8 @@ static int cmd_crash(sl_console *c, const char *args)
 	if (args[0] == '\0')
 		return fail(
 		    c, "error: :crash needs a POINT%s\n",
-		    " (after-offsets, mid-state, after-state, mid-sink, "
+		    " (after-offsets, mid-state, mid-state-flush, "
+		    "after-state, mid-sink, "
 		    "after-sink, before-commit, mid-commit, "
 		    "after-commit)");
 	if (!query_prologue(c, &b, ":crash"))

@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 static const char *const points[] = {
-	"after-offsets", "mid-state",  "after-state",  "mid-sink", "after-sink",
-	"before-commit", "mid-commit", "after-commit", NULL
+	"after-offsets", "mid-state",  "mid-state-flush", "after-state",
+	"mid-sink",      "after-sink", "before-commit",   "mid-commit",
+	"after-commit",  NULL
 };
 
 struct sl_crash {
@@ -46,7 +47,7 @@ int sl_crash_arm(sl_crash *c, const char *point, sl_err *err)
 	if (!sl_crash_known(point))
 		return sl_err_set(
 		    err, SL_EINVAL,
-		    "crash: unknown point '%s' (expected after-offsets, mid-state, after-state, mid-sink, after-sink, before-commit, mid-commit, after-commit)",
+		    "crash: unknown point '%s' (expected after-offsets, mid-state, mid-state-flush, after-state, mid-sink, after-sink, before-commit, mid-commit, after-commit)",
 		    point);
 	snprintf(c->armed, sizeof c->armed, "%s", point);
 	return 0;

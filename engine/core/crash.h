@@ -12,8 +12,11 @@
  *    the process _exit(137) at that point (of that batch id, or the first
  *    batch that reaches it), for tests that kill and restart the program.
  *
- * Points, in protocol order: after-offsets, mid-state, after-state,
- * mid-sink, after-sink, before-commit, mid-commit, after-commit.
+ * Points, in protocol order: after-offsets, mid-state, mid-state-flush,
+ * after-state, mid-sink, after-sink, before-commit, mid-commit,
+ * after-commit.  mid-state-flush: the state delta is named but its bytes
+ * and its directory are not flushed yet (fsutil.h's late flush; issue 18
+ * item 6): the process dies with the delta whole in the page cache.
  */
 #ifndef SL_CRASH_H
 #define SL_CRASH_H

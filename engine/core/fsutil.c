@@ -9,6 +9,7 @@
  */
 #include "core/fsutil.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -221,69 +222,183 @@ static int open_tmp(const char *dir, const char *base, bool reuse, char *tmp,
 	return open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 }
 
-static int write_file(const char *path, const void *data, size_t len,
-		      bool overwrite, bool durable, bool reuse,
-		      const char *retire, bool *retired, sl_crash *crash,
-		      const char *point, int64_t batch_id, sl_err *err)
+int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
+		size_t len, bool durable, bool flush_now, bool reuse,
+		sl_crash *crash, const char *point, int64_t batch_id,
+		sl_err *err)
 {
-	char dir[4096], tmp[4200];
 	const char *base;
-	int fd, rc;
-	bool reused, linked = false;
+	int fd;
 	bool half = point != NULL && sl_crash_hits(crash, point, batch_id);
 	size_t n = half ? len / 2 : len;
-	if (retired != NULL)
-		*retired = false;
-	split_dir(path, dir, sizeof dir, &base);
-	fd = open_tmp(dir, base, reuse, tmp, sizeof tmp, &reused);
+	memset(st, 0, sizeof *st);
+	st->fd = -1;
+	st->durable = durable;
+	st->late = durable && !flush_now && !half;
+	st->len = n;
+	if (strlen(path) >= sizeof st->path)
+		return sl_err_set(err, SL_EIO, "path too long: '%s'", path);
+	snprintf(st->path, sizeof st->path, "%s", path);
+	split_dir(path, st->dir, sizeof st->dir, &base);
+	fd = open_tmp(st->dir, base, reuse, st->tmp, sizeof st->tmp,
+		      &st->reused);
 	if (fd < 0)
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(errno));
 	/* a spare keeps its old bytes past n until it is cut */
 	if (write_all(fd, data, n) != 0 ||
-	    (reused && ftruncate(fd, (off_t)n) != 0) ||
-	    (durable &&
+	    (st->reused && ftruncate(fd, (off_t)n) != 0) ||
+	    (durable && !st->late &&
 	     ((io_fail_hits() && (errno = io_fail_errno)) || fsync(fd) != 0))) {
 		int e = errno;
 		close(fd);
-		unlink(tmp);
+		unlink(st->tmp);
+		st->tmp[0] = '\0';
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
 				  strerror(e));
 	}
-	close(fd);
-	if (half) /* the process "dies" here: the temp file stays torn */
+	if (st->late) { /* flushed at publish, beside the directory */
+#ifdef SYNC_FILE_RANGE_WRITE
+		/* start the writeback now: the flush at publish (after the
+		 * writes queued before this one) then finds it under way */
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+		st->fd = fd;
+	}
+	else
+		close(fd);
+	if (half) { /* the process "dies" here: the temp file stays torn */
+		st->tmp[0] = '\0';
 		return sl_crash_at(crash, point, batch_id, err);
-	if (durable && power_cut_hits()) {
-		if (!overwrite && link(tmp, path) == 0)
-			unlink(
-			    path); /* linked, but the directory was not synced */
+	}
+	return 0;
+}
+
+static void *fsync_main(void *ud)
+{
+	int *fd = ud;
+	if (fsync(fd[0]) != 0)
+		fd[1] = errno;
+	return NULL;
+}
+
+/* A late-flushed file, renamed already: its data and its directory,
+ * flushed at once (two threads: the device serves both flushes in about
+ * the time of one).  0 or the file's errno. */
+static int flush_late(sl_fs_staged *st)
+{
+	int fd[2] = { st->fd, 0 };
+	pthread_t thr;
+	bool two;
+	if (io_fail_hits()) {
+		sl_fs_fsync_dir(st->dir);
+		return io_fail_errno;
+	}
+	two = pthread_create(&thr, NULL, fsync_main, fd) == 0;
+	if (!two)
+		fsync_main(fd);
+	sl_fs_fsync_dir(st->dir);
+	if (two)
+		pthread_join(thr, NULL);
+	return fd[1];
+}
+
+/* STREAMLAB_POWERCUT on a late-flushed file: the name reached the disk,
+ * half its bytes did not (cut at a 512-byte boundary): the torn file a
+ * real cut may leave, which its CRC rejects. */
+static void cut_late(sl_fs_staged *st)
+{
+	(void)ftruncate(st->fd, (off_t)(st->len / 2 / 512 * 512));
+	_exit(137);
+}
+
+int sl_fs_publish(sl_fs_staged *st, bool overwrite, const char *retire,
+		  bool *retired, sl_crash *crash, const char *point,
+		  int64_t batch_id, sl_err *err)
+{
+	char spare[4200];
+	int rc, e;
+	bool linked = false;
+	if (retired != NULL)
+		*retired = false;
+	assert(st->tmp[0] != '\0');
+	if (st->durable && !st->late && power_cut_hits()) {
+		if (!overwrite && link(st->tmp, st->path) == 0)
+			unlink(st->path); /* linked, but the directory was
+					     not synced */
 		_exit(137);
 	}
 	if (overwrite)
-		rc = rename(tmp, path);
+		rc = rename(st->tmp, st->path);
 	else
-		rc = rename_noreplace(tmp, path, &linked);
+		rc = rename_noreplace(st->tmp, st->path, &linked);
 	if (rc != 0) {
-		int e = errno;
-		unlink(tmp);
+		e = errno;
+		sl_fs_unstage(st);
 		if (e == EEXIST)
 			return sl_err_set(
 			    err, SL_EIO,
 			    "'%s' already exists (another query writing the same checkpoint?)",
-			    path);
-		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,
-				  strerror(e));
+			    st->path);
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s",
+				  st->path, strerror(e));
 	}
 	if (linked)
-		unlink(tmp);
+		unlink(st->tmp);
+	st->tmp[0] = '\0';
 	if (retire != NULL) { /* durable as a temp before it is overwritten */
-		snprintf(tmp, sizeof tmp, "%s/" SL_FS_SPARE, dir);
-		if (rename(retire, tmp) == 0 && retired != NULL)
+		snprintf(spare, sizeof spare, "%s/" SL_FS_SPARE, st->dir);
+		if (rename(retire, spare) == 0 && retired != NULL)
 			*retired = true;
 	}
-	if (durable)
-		sl_fs_fsync_dir(dir);
+	if (!st->late) {
+		if (st->durable)
+			sl_fs_fsync_dir(st->dir);
+		return 0;
+	}
+	/* the process dies with the name there, the bytes in the page
+	 * cache only: whole for any reader, not durable */
+	if (point != NULL && (rc = sl_crash_at(crash, point, batch_id, err)) < 0)
+		return rc;
+	if (power_cut_hits())
+		cut_late(st);
+	e = flush_late(st);
+	close(st->fd);
+	st->fd = -1;
+	if (e != 0)
+		return sl_err_set(err, SL_EIO, "cannot write '%s': %s",
+				  st->path, strerror(e));
 	return 0;
+}
+
+void sl_fs_unstage(sl_fs_staged *st)
+{
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+	if (st->tmp[0] != '\0')
+		unlink(st->tmp);
+	st->tmp[0] = '\0';
+}
+
+static int write_file(const char *path, const void *data, size_t len,
+		      bool overwrite, bool durable, bool reuse,
+		      const char *retire, bool *retired, sl_crash *crash,
+		      const char *point, int64_t batch_id, sl_err *err)
+{
+	sl_fs_staged *st = malloc(sizeof *st);
+	int rc;
+	if (retired != NULL)
+		*retired = false;
+	if (st == NULL)
+		return sl_err_nomem(err);
+	rc = sl_fs_stage(st, path, data, len, durable, true, reuse, crash,
+			 point, batch_id, err);
+	if (rc == 0)
+		rc = sl_fs_publish(st, overwrite, retire, retired, NULL, NULL,
+				   batch_id, err);
+	free(st);
+	return rc;
 }
 
 int sl_fs_write(const char *path, const void *data, size_t len, bool overwrite,

@@ -62,6 +62,49 @@ int sl_fs_write_reusing(const char *path, const void *data, size_t len,
 			bool overwrite, bool durable, const char *retire,
 			bool *retired, sl_crash *crash, const char *point,
 			int64_t batch_id, sl_err *err);
+/* sl_fs_write in two steps, for a writer that flushes one file's data
+ * while it publishes another's name (state/ckwriter.h's two lanes).
+ * sl_fs_stage writes data to a temp file in path's directory (its spare
+ * when reuse and there is one) and, when durable, fsyncs it: nothing any
+ * reader or recovery looks at changes (temp names are swept).  Crash
+ * point, STREAMLAB_IO_FAIL: as sl_fs_write, here.  sl_fs_publish then
+ * renames it to path (overwrite as sl_fs_write; retire as
+ * sl_fs_write_reusing) and, when durable, fsyncs the directory;
+ * STREAMLAB_POWERCUT counts it and cuts before the rename.  On any
+ * failure both leave no temp behind except a crash point's torn one.
+ *
+ * durable && !flush_now (a late flush): the stage only writes; publish
+ * renames first, then flushes the file and its directory at once (about
+ * one flush's time instead of two in a row, measured: p50 2.4-3.6 ms
+ * against 7.0-7.4 for 900 KB).  The name may then reach the disk before
+ * the bytes: a power cut can leave path torn, or holding a spare's old
+ * bytes.  Only for a file that a checksum guards and that nothing reads
+ * before a later durable step depends on it (a state delta: read only
+ * once its commits/N is durable, and rewritten by the re-run otherwise).
+ * STREAMLAB_IO_FAIL then counts the file's flush in publish (the name
+ * stays, the write fails); STREAMLAB_POWERCUT cuts after the rename,
+ * leaving path with half its bytes; publish's crash point (crash.h; NULL
+ * for none) is hit after the rename, before the flush (the bytes are in
+ * the page cache: whole after a process crash).  Ignored without a late
+ * flush.
+ *
+ * sl_fs_unstage removes a staged temp that will not be published (no-op
+ * after publish).  The struct is the caller's (large: keep it on the
+ * heap); borrows data and path. */
+typedef struct sl_fs_staged {
+	char path[4096], dir[4096], tmp[4200];
+	bool durable, reused, late;
+	int fd;     /* a late flush's open temp, else -1 */
+	size_t len; /* bytes written */
+} sl_fs_staged;
+int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
+		size_t len, bool durable, bool flush_now, bool reuse,
+		sl_crash *crash, const char *point, int64_t batch_id,
+		sl_err *err);
+int sl_fs_publish(sl_fs_staged *st, bool overwrite, const char *retire,
+		  bool *retired, sl_crash *crash, const char *point,
+		  int64_t batch_id, sl_err *err);
+void sl_fs_unstage(sl_fs_staged *st);
 /* Hint the filesystem that dir's subdirectories are unrelated trees, so
  * it places each in a block group of its own (ext4's Orlov allocator, the
  * 'T' attribute of chattr).  Best effort: a no-op where unsupported. */

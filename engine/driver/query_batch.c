@@ -21,40 +21,67 @@
  *             sources told; progress, listeners, feed.
  *
  * The milestones' files are written by the checkpoint's background writer
- * (ckwriter.h) in exactly this order, each durable before the next starts,
- * while this thread goes on; it waits for offsets/N before the sink sees
- * batch N, so a re-run always finds the offsets the sink's output came
- * from.  A crash leaves a prefix of the writes, as a synchronous writer
- * would.  Batch N+1 may plan and aggregate while commits/N is being
- * written: back-to-back batches (W4) overlap the fsyncs with work.
+ * (ckwriter.h), their names in exactly this order, each durable before the
+ * next name is published, while this thread goes on; it waits for
+ * offsets/N before the sink sees batch N, so a re-run always finds the
+ * offsets the sink's output came from.  A crash leaves a prefix of the
+ * names, as a synchronous writer would.  Batch N+1 may plan and aggregate
+ * while commits/N is being written: back-to-back batches (W4) overlap the
+ * fsyncs with work.
  *
- * The durable steps, and why each is needed (issue 18 item 6).  A file is
- * written as temp, fsync(temp), rename, fsync(dir) (fsutil.h): two device
- * flushes.  Per batch the writer's chain is
+ * The durable steps and their order (issue 18 item 6).  A file is written
+ * as temp, fsync(temp), rename, fsync(dir) (fsutil.h): two device
+ * flushes.  Recovery (RELIABILITY.md 2: C == L or C == L-1, nothing else)
+ * depends on three orders between the files of batch N:
  *
- *   offsets/N  data, name    -> delta N+1  data, name  -> commits/N  data, name
+ *   (a) offsets/N durable (name and bytes) before commits/N's name: a
+ *       commit without its offsets is refused;
+ *   (b) delta N+1 durable before commits/N's name: a committed batch
+ *       whose state version is missing or torn fails closed;
+ *   (c) commits/N durable before offsets/N+1's name: else L = N+1,
+ *       C = N-1, refused.
  *
- * six flushes, in one FIFO, each step begun when the one before returned.
- * The order that recovery (RELIABILITY.md 2: C == L or C == L-1, nothing
- * else) needs is only between the *names*: offsets/N's before commits/N's
- * (a commit without its offsets is refused), delta N+1's before commits/N's
- * (a committed batch whose state version is missing fails closed), and
- * commits/N's before offsets/N+1's (else L = N+1, C = N-1).  Each of these
- * sits in a different directory, and this filesystem (ext4 without a
+ * and on one more for the sink: offsets/N durable before a sink whose
+ * output outlives the process commits batch N (the file sink's
+ * _spark_metadata/N: else a power cut could re-plan a batch the sink
+ * already committed).  Nothing else is ordered.  In particular offsets/N
+ * and delta N+1 are not ordered against each other, and no file's temp
+ * (its bytes before the rename) is ordered against anything: no reader
+ * and no recovery looks at a temp file, and recovery sweeps them.
+ *
+ * So the writer runs two lanes (ckwriter.h).  The data lane writes and
+ * flushes temp files ahead, in queue order; the name lane publishes
+ * names (rename, fsync of the directory) strictly in queue order, each
+ * done before the next: (a), (b), (c) and the sink's order hold exactly
+ * as with one lane, and a crash or a power cut leaves a prefix of the
+ * names plus some temp files.  What overlaps per batch:
+ *
+ *   data lane   offsets/N data .......... delta N+1 LZ4+CRC, write; commits/N data
+ *   name lane   ........ offsets/N name ...................... delta N+1 name+data | commits/N name
+ *
+ * commits/N's data flush runs beside the delta's; offsets/N+1's data
+ * beside commits/N's name.  One step is folded: the delta's bytes are
+ * flushed after its rename, at the same time as its directory (one
+ * flush's time instead of two in a row; fsutil.h "late flush").  A power
+ * cut may then leave delta N+1 named but torn, or holding a reused spare's
+ * old bytes; that is safe because nothing reads version N+1 before
+ * commits/N is durable, and commits/N's name is published only after the
+ * delta's flush returned (b): without commits/N, recovery loads version N
+ * and the re-run of batch N overwrites delta N+1.  offsets/N and commits/N
+ * keep their data flush before the rename: each is read as soon as its
+ * name exists (the newest offsets file is the batch to re-run; the newest
+ * commit is the watermark), has no checksum (Spark's plain text), and a
+ * reused spare's old bytes would parse as a valid older file.
+ *
+ * Per batch that is still six flushes, but the name lane, the one the
+ * batch can wait on, waits for three flush times (offsets/N's directory;
+ * the delta's file and directory at once; commits/N's directory) where the
+ * single lane waited for six in a row; the data lane's two (offsets/N's
+ * and commits/N's bytes) and the delta's LZ4 and CRC run beside them.  Why not fewer: each of (a),
+ * (b), (c) crosses directories, and this filesystem (ext4 without a
  * journal) orders nothing between directories nor between a file's data
- * and its name, so none of the six can be dropped or folded into a later
- * one: fsync(dir) makes durable only that directory's entries (one
- * directory fsync per directory per batch is what we do already), a rename
- * may reach the disk before the renamed file's bytes (so the data fsync
- * stays, and fdatasync would save only the inode's times: a probe of
- * 60 small writes, three rounds, showed no consistent gain, 0.6-5 ms a
- * flush either way), and an fsync of commits/N
- * says nothing about state/0/0's entries.  What is not ordered is the
- * data of one file against the names of the others: delta N+1's and
- * commits/N's temp files could be flushed in parallel with the chain (a
- * second writer thread; not done: a clean directory fsync alone costs a
- * full flush, 2-3.5 ms on this shared disk, and the same probe showed two
- * flushes in parallel no consistently faster than in series).
+ * and its name, so each directory's fsync is its own step; and offsets/N
+ * at the batch's start is a step of its own, as the sink's order needs it.
  *
  * What waits (measured at W4, 1 000 and 100 000 keys): not the sink's
  * wait for offsets/N-1 (2 us: the writer is a batch ahead of it), but the

@@ -740,8 +740,10 @@ int sl_query_ckpt_state(sl_query *q, int64_t id, sl_err *err)
 			 q->ck, i, sl_exec_stream_store(q->root, i), v,
 			 v % q->snap_every == 0, q->crash, id, err)) < 0)
 			return rc;
-	/* a query without state still passes both points */
-	if ((rc = sl_query_crash_at(q, "mid-state", id, err)) < 0)
+	/* a query without state still passes the three points (with state,
+	 * the delta's write hit the first two already when armed) */
+	if ((rc = sl_query_crash_at(q, "mid-state", id, err)) < 0 ||
+	    (rc = sl_query_crash_at(q, "mid-state-flush", id, err)) < 0)
 		return rc;
 	return sl_query_crash_at(q, "after-state", id, err);
 }

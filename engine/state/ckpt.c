@@ -26,6 +26,9 @@ struct filejob {
 	sl_buf b;
 	bool overwrite, trailer;
 	int64_t batch;
+	sl_fs_staged *st; /* the temp file, once staged */
+	sl_crash *crash;  /* written now (not queued): its crash points */
+	const char *point, *flush_point;
 };
 
 void sl_ckpt_path(const sl_ckpt *c, const char *rel, char *out, size_t n)
@@ -212,22 +215,6 @@ static char *spare_take(sl_ckpt *c, const char *path)
 	return p;
 }
 
-/* Write through the directory's spare, retiring the next one. */
-static int write_reusing(sl_ckpt *c, const char *path, const sl_buf *b,
-			 bool overwrite, sl_crash *crash, const char *point,
-			 int64_t batch, sl_err *err)
-{
-	char *retire = spare_take(c, path);
-	bool retired = false;
-	int rc =
-	    sl_fs_write_reusing(path, b->p, b->len, overwrite, c->durable,
-				retire, &retired, crash, point, batch, err);
-	if (retire != NULL && !retired)
-		unlink(retire); /* past retention all the same */
-	free(retire);
-	return rc;
-}
-
 void sl_ckpt_drop_spares(sl_ckpt *c)
 {
 	int i, k;
@@ -245,22 +232,64 @@ void sl_ckpt_drop_spares(sl_ckpt *c)
 	}
 }
 
-static int filejob_run(void *ud, sl_err *err)
+/* The data lane's half: compress and checksum a state file, write and
+ * flush its temp file (the directory's spare, when it has one).  A state
+ * delta (trailer) is flushed late, beside its directory (fsutil.h): its
+ * CRC rejects a torn or stale file, and nothing reads version N+1 before
+ * commits/N, queued after it, is durable (query_batch.c's header). */
+static int filejob_stage(void *ud, sl_err *err)
 {
 	struct filejob *j = ud;
 	int rc = j->trailer ? ckpt_put_trailer(&j->b, err) : 0;
-	if (rc == 0)
-		rc = write_reusing(j->c, j->path, &j->b, j->overwrite, NULL,
-				   NULL, j->batch, err);
+	if (rc == 0 && (j->st = malloc(sizeof *j->st)) == NULL)
+		rc = sl_err_nomem(err);
+	if (rc == 0 &&
+	    (rc = sl_fs_stage(j->st, j->path, j->b.p, j->b.len, j->c->durable,
+			      !j->trailer, true, j->crash, j->point, j->batch,
+			      err)) < 0) {
+		free(j->st);
+		j->st = NULL;
+	}
+	sl_buf_release(&j->b); /* the bytes are in the file */
+	return rc;
+}
+
+/* The name lane's half, in queue order: the name, the retired spare, the
+ * directory's flush. */
+static int filejob_run(void *ud, sl_err *err)
+{
+	struct filejob *j = ud;
+	char *retire = spare_take(j->c, j->path);
+	bool retired = false;
+	int rc = sl_fs_publish(j->st, j->overwrite, retire, &retired, j->crash,
+			       j->flush_point, j->batch,
+			       err);
+	if (retire != NULL && !retired)
+		unlink(retire); /* past retention all the same */
+	free(retire);
 	return rc;
 }
 
 static void filejob_free(void *ud)
 {
 	struct filejob *j = ud;
+	if (j->st != NULL) /* staged, then skipped after a failure */
+		sl_fs_unstage(j->st);
+	free(j->st);
 	free(j->path);
 	sl_buf_release(&j->b);
 	free(j);
+}
+
+/* The data lane's key of path: its directory (FNV-1a; a collision only
+ * makes a stage wait longer). */
+static uint64_t dir_key(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *p;
+	uint64_t h = 1469598103934665603ull;
+	for (p = path; slash != NULL && p < slash; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h | 1;
 }
 
 /* Write b (taken: released here) to path: queued when the writer is on
@@ -273,14 +302,10 @@ int ckpt_put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
 	struct filejob *j;
 	int64_t t;
 	int rc;
-	if (c->w == NULL ||
-	    (point != NULL && sl_crash_hits(crash, point, batch))) {
-		rc = sl_ckpt_sync(c, err);
-		if (rc == 0 && trailer)
-			rc = ckpt_put_trailer(b, err);
-		if (rc == 0)
-			rc = write_reusing(c, path, b, overwrite, crash, point,
-					   batch, err);
+	bool now = c->w == NULL ||
+		   (point != NULL && sl_crash_hits(crash, point, batch)) ||
+		   (trailer && sl_crash_hits(crash, "mid-state-flush", batch));
+	if (now && (rc = sl_ckpt_sync(c, err)) < 0) {
 		sl_buf_release(b);
 		return rc;
 	}
@@ -296,7 +321,19 @@ int ckpt_put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
 	j->overwrite = overwrite;
 	j->trailer = trailer;
 	j->batch = batch;
-	t = sl_ckwriter_submit(c->w, filejob_run, filejob_free, j, batch, err);
+	if (now) { /* here, after everything queued; crash points armed */
+		j->crash = crash;
+		j->point = point;
+		j->flush_point = trailer ? "mid-state-flush" : NULL;
+		rc = filejob_stage(j, err);
+		if (rc == 0)
+			rc = filejob_run(j, err);
+		filejob_free(j);
+		return rc;
+	}
+	t = sl_ckwriter_submit_staged(c->w, filejob_stage, filejob_run,
+				      filejob_free, j, batch, dir_key(path),
+				      err);
 	if (t < 0)
 		return (int)t;
 	c->last_ticket = t;

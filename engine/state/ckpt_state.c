@@ -24,6 +24,11 @@
 	0x5a534c53u /* "SLSZ": u64 raw length, LZ4 block of the
 				  payload (head magic and records) */
 #define TRAILER 16  /* u64 payload length, u32 crc, u32 magic */
+/* LZ4's acceleration: at W4-200k, 8 instead of the default 1 takes a
+ * fifth off the writer's compression (p50 2.5 -> 2.0 ms a delta on this
+ * loaded machine) for 1.3% more bytes (541 -> 548 KB); the format and
+ * its reader are the same LZ4 block. */
+#define LZ4_ACCEL 8
 
 /* ---- state files ---- */
 
@@ -102,7 +107,7 @@ static int compress_payload(sl_buf *b, sl_err *err)
 		sl_buf_release(&z);
 		return sl_err_nomem(err);
 	}
-	n = LZ4_compress_default(b->p, z.p + z.len, (int)b->len, bound);
+	n = LZ4_compress_fast(b->p, z.p + z.len, (int)b->len, bound, LZ4_ACCEL);
 	if (n <= 0) { /* cannot happen with the bound; keep it plain */
 		sl_buf_release(&z);
 		return 0;

@@ -52,7 +52,7 @@ ok(exists $ref_parts->{2}, 'uncrashed run: batch 2 writes rows (so the sink poin
 my @ref_offsets = ids("$ck/offsets");
 cmp_ok(scalar(@ref_offsets), '>', 3, 'uncrashed run: ' . scalar(@ref_offsets) . ' batches');
 
-my @points = qw(after-offsets mid-state after-state mid-sink after-sink before-commit mid-commit after-commit);
+my @points = qw(after-offsets mid-state mid-state-flush after-state mid-sink after-sink before-commit mid-commit after-commit);
 for my $twice (0, 1) {
 	for my $p (@points) {
 		next if $twice && $p eq 'after-commit'; # batch 2 is committed: no second crash
@@ -70,6 +70,9 @@ for my $twice (0, 1) {
 			is_deeply([$off[-1] // -1, $com[-1] // -1], [2, 1],
 				  "$tag: died with offsets/2 logged and commits/2 missing");
 		}
+		# the delta is named before its bytes are flushed (fsutil.h)
+		ok(-e "$ck/state/0/0/3.delta", "$tag: died with batch 2's delta named")
+			if $p eq 'mid-state-flush';
 		($code, $sig, $so, $se) = run_prog({}, $src, $out, $ck);
 		is($code, 0, "$tag: the restart finishes (exit 0)") or diag("signal $sig; stderr: $se");
 		($rows, $nlog, $unlisted, $problem) = read_sink($out);

@@ -35,7 +35,7 @@ my ($code, $sig, $so, $se) = run_prog({}, $src, "$dir/ref", "$dir/ref-ck");
 is($code, 0, 'uncrashed run exits 0') or diag($se);
 my $ref_parts = part_lines("$dir/ref");
 
-my %points = map { $_ => 0 } qw(after-offsets mid-state after-state mid-sink after-sink
+my %points = map { $_ => 0 } qw(after-offsets mid-state mid-state-flush after-state mid-sink after-sink
 				before-commit mid-commit after-commit);
 my ($crashes, $rounds, $starts, $bad, $unknown) = (0) x 5;
 my %t = map { $_ => 0 } qw(lost dup wrong diffs temps);

@@ -30,7 +30,7 @@ sub run_sl {
 	return ($? >> 8, $text);
 }
 
-my @points = qw(after-offsets mid-state after-state mid-sink after-sink
+my @points = qw(after-offsets mid-state mid-state-flush after-state mid-sink after-sink
 	before-commit mid-commit after-commit);
 for my $p (@points) {
 	my ($rc, $out) = run_sl({ STREAMLAB_IO_FAIL => 1 }, $bin, 'run', $script, '', $p);
