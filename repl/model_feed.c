@@ -4,8 +4,9 @@
  *
  * Window rows: a STATE_ROW's key is Spark's Row text, and a windowed key
  * starts with the window struct: "[{2026-01-01 12:00:00, 2026-01-01
- * 12:10:00}, dog]".  The window part becomes the row's window column and
- * its bounds; anything else is shown as the key as given.  "UPDATED" means
+ * 12:10:00},dog]" (a session window's ends it: "[dog,{..., ...}]").
+ * The window part becomes the row's window column and its bounds;
+ * anything else is shown as the key as given.  "UPDATED" means
  * this batch only: the next BATCH_START turns it into OPEN (the guide's
  * purple rows are the ones that changed in the current trigger).
  *
@@ -343,35 +344,68 @@ static void on_offsets(model_query *q, const sl_event *ev)
 
 /* ---- STATE_ROW ---- */
 
+/* The window struct {start, end} of a key's Row text, first (a window
+ * aggregation: "[{12:00, 12:10},dog]") or last (a session window, which
+ * Spark keys after the group columns: "[dog,{12:00, 12:07}]"): its
+ * bounds in r, the rest of the row as r's key.  False when the key has
+ * none (or its two fields are not timestamps). */
+static bool window_in_key(const char *key, model_row *r)
+{
+	size_t n = strlen(key);
+	const char *open, *close, *comma, *rest_a, *rest_b;
+	char a[40], b[40], sa[12], sb[12], w[40];
+	char *k;
+	size_t kn;
+
+	if (n < 4 || key[0] != '[' || key[n - 1] != ']')
+		return false;
+	if (key[1] == '{') { /* first: the rest follows it */
+		open = key + 1;
+		if ((close = strchr(open, '}')) == NULL)
+			return false;
+		rest_a = close + 1 + strspn(close + 1, ", ");
+		rest_b = key + n - 1;
+	} else if (key[n - 2] == '}') { /* last: the rest precedes it */
+		close = key + n - 2;
+		for (open = close; open > key && *open != '{'; open--)
+			;
+		if (open - key < 2)
+			return false;
+		rest_b = open - 1; /* Row text: "a,{...}"; also "a, {...}" */
+		if (*rest_b == ' ')
+			rest_b--;
+		if (*rest_b != ',')
+			return false;
+		rest_a = key + 1;
+	} else {
+		return false;
+	}
+	if ((comma = strstr(open, ", ")) == NULL || comma > close)
+		return false;
+	snprintf(a, sizeof a, "%.*s", (int)(comma - open - 1), open + 1);
+	snprintf(b, sizeof b, "%.*s", (int)(close - comma - 2), comma + 2);
+	r->wstart_us = sl_model_parse_time(a);
+	r->wend_us = sl_model_parse_time(b);
+	if (r->wstart_us == MODEL_NONE || r->wend_us == MODEL_NONE) {
+		r->wstart_us = r->wend_us = MODEL_NONE;
+		return false;
+	}
+	kn = rest_b > rest_a ? (size_t)(rest_b - rest_a) : 0;
+	if ((k = strndup(rest_a, kn)) == NULL)
+		return false;
+	sl_model_hms(r->wstart_us, sa, sizeof sa);
+	sl_model_hms(r->wend_us, sb, sizeof sb);
+	snprintf(w, sizeof w, "%s-%s", sa, sb);
+	r->window = dup0(w);
+	r->key = k;
+	return true;
+}
+
 static void split_key(const char *key, model_row *r)
 {
-	const char *open = key[0] == '[' && key[1] == '{' ? key + 1 : NULL;
-	const char *close = open ? strchr(open, '}') : NULL;
-	const char *comma = close ? strstr(open, ", ") : NULL;
-
 	r->wstart_us = r->wend_us = MODEL_NONE;
-	if (close && comma && comma < close) {
-		char a[40], b[40], sa[12], sb[12], w[40];
-		const char *rest = close + 1;
-		size_t n;
-
-		snprintf(a, sizeof a, "%.*s", (int)(comma - open - 1),
-			 open + 1);
-		snprintf(b, sizeof b, "%.*s", (int)(close - comma - 2),
-			 comma + 2);
-		r->wstart_us = sl_model_parse_time(a);
-		r->wend_us = sl_model_parse_time(b);
-		sl_model_hms(r->wstart_us, sa, sizeof sa);
-		sl_model_hms(r->wend_us, sb, sizeof sb);
-		snprintf(w, sizeof w, "%s-%s", sa, sb);
-		r->window = dup0(w);
-		rest += strspn(rest, ", ");
-		n = strlen(rest);
-		if (n > 0 && rest[n - 1] == ']')
-			n--;
-		r->key = strndup(rest, n);
+	if (window_in_key(key, r))
 		return;
-	}
 	r->window = dup0("");
 	r->key = dup0(key);
 }

@@ -119,6 +119,9 @@ $s = key_until($t, qr/Without the watermark the state would hold every id ever s
 $s = key_until($t, qr/a 12:00-12:09 x3, b 12:01-12:06 x1, b 12:10-12:15 x1/);
 ok($s, 'lesson 12: the sessions');
 like(strip($s), qr/sessions \[active\]/, 'sessions in the strip, focused');
+like(pane($s, 'windows'), qr/^\s*12:00:00-12:09:00\s+a\s+\[3\]\s+UPDATED/m,
+     'windows pane: a\'s session as a window, its key the group column');
+like(pane($s, 'windows'), qr/^\s*12:10:00-12:15:00\s+b\s/m, 'windows pane: b\'s second session');
 like(pane($s, 'checkpoint'), qr/^\s*b?1\b.*3 rows.*commit/m, 'checkpoint pane: batch 1 wrote 3 session rows');
 $s = key_until($t, qr/Exercise: b has two sessions/);
 unlike($s, qr/b 12:01-12:15/, 'lesson 12: asked before its answer');
