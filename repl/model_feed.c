@@ -203,16 +203,12 @@ static void kafka_lanes(model_query *q, const char *start, const char *end,
 	for (int i = 0; (t = mjson_member_at(end, i, topic, sizeof topic)); i++)
 		for (int k = 0; (v = mjson_member_at(t, k, part, sizeof part));
 		     k++) {
-			char path[280];
 			model_lane *l = NULL;
-			int64_t from;
+			/* by member, not by path: a topic may hold '.' */
+			int64_t from = (int64_t)mjson_num(
+			    mjson_member(mjson_member(start, topic), part), 0);
 
 			snprintf(name, sizeof name, "%s/%s", topic, part);
-			snprintf(path, sizeof path, "%s.%s", topic, part);
-			from =
-			    start
-				? (int64_t)mjson_num(mjson_get(start, path), 0)
-				: 0;
 			for (int j = 0; j < q->nlanes && l == NULL; j++)
 				if (strcmp(q->lanes[j].name, name) == 0)
 					l = &q->lanes[j];

@@ -61,6 +61,9 @@ void model_rw_release(model_rw *rw);
 /* The value at path ("eventTime.watermark", "stateOperators.0.numRowsTotal")
  * in json: a pointer to its first character, or NULL. */
 const char *mjson_get(const char *json, const char *path);
+/* The value of the member named key of the object at p (NULL p, or no
+ * such member: NULL): for keys that may hold '.', as Kafka topics do. */
+const char *mjson_member(const char *p, const char *key);
 /* The i-th member of the object at p: its value, the key copied to key
  * (kn bytes); NULL past the end. */
 const char *mjson_member_at(const char *p, int i, char *key, size_t kn);

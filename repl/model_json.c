@@ -77,6 +77,11 @@ static const char *member(const char *p, const char *key, size_t n)
 	return NULL;
 }
 
+const char *mjson_member(const char *p, const char *key)
+{
+	return p != NULL ? member(p, key, strlen(key)) : NULL;
+}
+
 const char *mjson_member_at(const char *p, int i, char *key, size_t kn)
 {
 	p = ws(p);

@@ -38,6 +38,21 @@ $p = pane_until($t, 'kafka partitions', qr/\Q$long\E\/0 end 3\s*\n  \+3 b0\s*\n/
 ok($p, 'at 80 columns the name and its end offset fill a row, the rest flows onto the next, indented');
 like($p, qr/^t\/0 end 1 \+1 b0\s*$/m, 'the short lane, packed (the table no longer fits a row)');
 $t->type_line('qk:stop()');
+
+# a topic name with dots (Kafka allows '.', '_', '-'): a lane's rows are
+# this batch's end minus its start, found by name, not by a dotted path
+$t->resize(120, 40);
+$t->type_line('kafka.createTopic("orders.v1", 1)');
+$t->type_line('for i = 1, 3 do kafka.produce("orders.v1", "o" .. i) end');
+$t->type_line('qd = spark.readStream:format("kafka"):option("subscribe", "orders.v1"):option("startingOffsets", "earliest"):load().writeStream:format("memory"):queryName("d"):start()');
+$t->type_line('qd:processAllAvailable()');
+$t->type_line('for i = 4, 5 do kafka.produce("orders.v1", "o" .. i) end');
+$t->type_line('qd:processAllAvailable()');
+$t->type_line('spark.table("d"):count()');
+ok($t->wait_for(qr/^\|5\s+\|$/m, 20), 'the dotted topic query read 5 rows in two batches');
+$p = pane_until($t, 'kafka partitions', qr/orders\.v1\/0 end 5/, 20);
+like($p, qr/orders\.v1\/0 end 5\s+\+2\s+b1\b/, 'orders.v1/0: batch 1 read 2 rows (3..5), not 5');
+$t->type_line('qd:stop()');
 $t->type_line(':quit');
 ok($t->wait_for(qr/__EXIT=0/, 10), 'quits with 0');
 done_testing();
