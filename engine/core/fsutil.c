@@ -22,6 +22,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/fs.h>
+#include <zlib.h>
 #endif
 
 #include "core/crash.h"
@@ -501,44 +502,20 @@ int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids, int *n,
 	return 0;
 }
 
-/* Slicing-by-8 (8 bytes per step; byte order independent): the
- * checksum of a 10 MB state file is on the batch's critical path. */
-static uint32_t crc_tab[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	uint32_t k, c;
-	int j;
-	for (k = 0; k < 256; k++) {
-		c = k;
-		for (j = 0; j < 8; j++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_tab[0][k] = c;
-	}
-	for (k = 0; k < 256; k++)
-		for (j = 1; j < 8; j++)
-			crc_tab[j][k] = crc_tab[0][crc_tab[j - 1][k] & 0xff] ^
-					(crc_tab[j - 1][k] >> 8);
-}
-
+/* zlib's crc32 (the same CRC-32, IEEE 802.3, so every checkpoint written
+ * before reads the same): 2-3x faster here than the slicing-by-8 table
+ * this replaced, and the checksum of a state file is on the writer's
+ * path (a fifth of W1-100k's instructions with a plain temporary
+ * checkpoint's deltas). */
 uint32_t sl_crc32(uint32_t crc, const void *p, size_t n)
 {
 	const unsigned char *b = p;
-	(void)pthread_once(&crc_once, crc_init);
-	crc = ~crc;
-	for (; n >= 8; n -= 8, b += 8) {
-		uint32_t lo =
-		    crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 |
-			   (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
-		uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 |
-			      (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
-		crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
-		      crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
-		      crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
-		      crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
+	uLong c = crc;
+	while (n > 0) {
+		uInt k = n > (size_t)1 << 30 ? (uInt)1 << 30 : (uInt)n;
+		c = crc32(c, b, k);
+		b += k;
+		n -= k;
 	}
-	for (; n > 0; n--, b++)
-		crc = crc_tab[0][(crc ^ *b) & 0xff] ^ (crc >> 8);
-	return ~crc;
+	return (uint32_t)c;
 }
