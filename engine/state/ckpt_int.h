@@ -63,12 +63,8 @@ struct sl_ckpt {
 int ckpt_put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
 		  bool trailer, sl_crash *crash, const char *point,
 		  int64_t batch, sl_err *err);
-/* Compress a state payload (when compress) and append its trailer
- * (length, CRC).  Only a durable checkpoint's files are compressed: the
- * bytes LZ4 saves pay for themselves in fsync and I/O, and a temporary
- * checkpoint has neither (its compression was a fifth of W1-100k's
- * instructions); the readers take both forms. */
-int ckpt_put_trailer(sl_buf *b, bool compress, sl_err *err);
+/* Compress a state payload and append its trailer (length, CRC). */
+int ckpt_put_trailer(sl_buf *b, sl_err *err);
 /* Join (and forget) the snapshots in flight of versions <= upto, or of
  * version `same` for operator op. */
 void ckpt_snap_join(sl_ckpt *c, int64_t upto, int op, int64_t same);

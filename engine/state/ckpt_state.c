@@ -119,13 +119,12 @@ static int compress_payload(sl_buf *b, sl_err *err)
 	return 0;
 }
 
-/* Compress (when compress), then append the trailer (length, CRC,
- * magic). */
-int ckpt_put_trailer(sl_buf *b, bool compress, sl_err *err)
+/* Compress, then append the trailer (length, CRC, magic). */
+int ckpt_put_trailer(sl_buf *b, sl_err *err)
 {
 	uint64_t plen;
 	uint32_t tail[2];
-	int rc = compress ? compress_payload(b, err) : 0;
+	int rc = compress_payload(b, err);
 	if (rc < 0)
 		return rc;
 	plen = b->len;
@@ -141,7 +140,7 @@ static int finish_state_file(const char *path, sl_buf *b, bool durable,
 			     sl_crash *crash, const char *point, int64_t batch,
 			     sl_err *err)
 {
-	int rc = ckpt_put_trailer(b, durable, err);
+	int rc = ckpt_put_trailer(b, err);
 	/* a re-run batch rewrites the same version with the same content */
 	return rc < 0 ? rc
 		      : sl_fs_write(path, b->p, b->len, true, durable, crash,
