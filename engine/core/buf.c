@@ -107,13 +107,38 @@ void sl_buf_pad(sl_buf *b, char c, size_t n)
 	b->p[b->len] = '\0';
 }
 
+void sl_buf_add_i64(sl_buf *b, int64_t v)
+{
+	char t[24];
+	int k = 24;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do
+		t[--k] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		t[--k] = '-';
+	sl_buf_add(b, t + k, (size_t)(24 - k));
+}
+
+/* Runs of characters that need no escape go in with one copy (a byte at
+ * a time was most of a progress report's JSON). */
 void sl_buf_json_str(sl_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i;
+	size_t i = 0, run;
 	sl_buf_addc(b, '"');
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < n) {
+		unsigned char c;
+		for (run = i; run < n; run++) {
+			c = (unsigned char)s[run];
+			if (c < 0x20 || c == '"' || c == '\\')
+				break;
+		}
+		if (run > i)
+			sl_buf_add(b, s + i, run - i);
+		if ((i = run) >= n)
+			break;
+		c = (unsigned char)s[i++];
 		switch (c) {
 		case '"': sl_buf_add(b, "\\\"", 2); break;
 		case '\\': sl_buf_add(b, "\\\\", 2); break;
@@ -122,14 +147,10 @@ void sl_buf_json_str(sl_buf *b, const char *s, size_t n)
 		case '\t': sl_buf_add(b, "\\t", 2); break;
 		case '\b': sl_buf_add(b, "\\b", 2); break;
 		case '\f': sl_buf_add(b, "\\f", 2); break;
-		default:
-			if (c < 0x20) {
-				char e[6] = { '\\', 'u',         '0',
-					      '0',  hex[c >> 4], hex[c & 15] };
-				sl_buf_add(b, e, 6);
-			} else {
-				sl_buf_addc(b, (char)c);
-			}
+		default: {
+			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			sl_buf_add(b, e, 6);
+		}
 		}
 	}
 	sl_buf_addc(b, '"');

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct sl_buf {
 	char *p; /* always NUL-terminated when len > 0 or after init */
@@ -34,6 +35,8 @@ void sl_buf_printf(sl_buf *b, const char *fmt, ...)
 void sl_buf_vprintf(sl_buf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 /* Append c n times. */
+/* v in decimal ("-12"), without printf. */
+void sl_buf_add_i64(sl_buf *b, int64_t v);
 void sl_buf_pad(sl_buf *b, char c, size_t n);
 /* Append s as a JSON string literal with quotes and escapes. */
 void sl_buf_json_str(sl_buf *b, const char *s, size_t n);

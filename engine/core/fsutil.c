@@ -232,7 +232,10 @@ int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
 	int fd;
 	bool half = point != NULL && sl_crash_hits(crash, point, batch_id);
 	size_t n = half ? len / 2 : len;
-	memset(st, 0, sizeof *st);
+	/* field by field: the struct is 12 KB of paths, and zeroing it was a
+	 * tenth of a small batch's instructions */
+	st->path[0] = st->dir[0] = st->tmp[0] = '\0';
+	st->reused = false;
 	st->fd = -1;
 	st->durable = durable;
 	st->late = durable && !flush_now && !half;

@@ -233,7 +233,9 @@ void sl_ckpt_drop_spares(sl_ckpt *c)
 }
 
 /* The data lane's half: compress and checksum a state file, write and
- * flush its temp file (the directory's spare, when it has one).  A state
+ * flush its temp file (the directory's spare, when it has one and the
+ * checkpoint is durable: a spare saves block allocation under fsync; a
+ * temporary checkpoint only paid a failed open per file for it).  A state
  * delta (trailer) is flushed late, beside its directory (fsutil.h): its
  * CRC rejects a torn or stale file, and nothing reads version N+1 before
  * commits/N, queued after it, is durable (query_batch.c's header). */
@@ -245,8 +247,8 @@ static int filejob_stage(void *ud, sl_err *err)
 		rc = sl_err_nomem(err);
 	if (rc == 0 &&
 	    (rc = sl_fs_stage(j->st, j->path, j->b.p, j->b.len, j->c->durable,
-			      !j->trailer, true, j->crash, j->point, j->batch,
-			      err)) < 0) {
+			      !j->trailer, j->c->durable, j->crash, j->point,
+			      j->batch, err)) < 0) {
 		free(j->st);
 		j->st = NULL;
 	}
