@@ -49,6 +49,9 @@ struct sl_ckpt {
 	int nsp;
 	bool durable;        /* fsync every file (sl_ckpt_set_durable) */
 	bool logs_made;      /* offsets/ and commits/ exist */
+	/* the logs' files below it are retired (purge_log); -1 until a purge
+	 * listed the directories */
+	int64_t log_low;
 	uint64_t state_made; /* bit op: state/<op>/0 exists (op < 64) */
 	/* op's last delta [0] and snapshot [1] payload lengths (op < 64):
 	 * the next one's buffer is reserved at once (grown by doubling, the
