@@ -11,8 +11,7 @@
  * reads exactly the same records (exactly-once with an idempotent sink).
  * Between batches the consumer stays assigned where the last batch ended
  * and fetches ahead (kafka_read.c, "the consumer between batches");
- * planning asks metadata and watermarks through a second handle, the
- * ends of the partitions last seen while the metadata (kafka_ahead.c).
+ * planning asks metadata and watermarks through a second handle.
  *
  * The starting offsets (startingOffsets: earliest, latest or JSON) are
  * resolved once, at the query's first planning, and kept in
@@ -519,7 +518,7 @@ static int leaders(ksrc *k, const sl_kafka_tpmap *parts, sl_kafka_tpmap *out,
 /* Ask one group (the partitions of parts whose leader is lead) for their
  * offsets at ts (-1 end, -2 beginning); answers go to out.  Returns false
  * when the group did not answer (in time). */
-static bool ask_group(rd_kafka_t *mk, const sl_kafka_tpmap *parts,
+static bool ask_group(ksrc *k, const sl_kafka_tpmap *parts,
 		      const sl_kafka_tpmap *lead, int64_t leader, int64_t ts,
 		      int timeout_ms, sl_kafka_tpmap *out, bool *nomem)
 {
@@ -531,7 +530,7 @@ static bool ask_group(rd_kafka_t *mk, const sl_kafka_tpmap *parts,
 			rd_kafka_topic_partition_list_add(l, parts->v[i].topic,
 							  parts->v[i].partition)
 			    ->offset = ts;
-	ok = rd_kafka_offsets_for_times(mk, l, timeout_ms) == 0;
+	ok = rd_kafka_offsets_for_times(k->mk, l, timeout_ms) == 0;
 	for (int i = 0; ok && i < l->cnt; i++) {
 		const rd_kafka_topic_partition_t *tp = &l->elems[i];
 		if (tp->err || tp->offset < 0)
@@ -564,36 +563,13 @@ static bool leaders_known(ksrc *k, const sl_kafka_tpmap *parts,
  * missing from hi and lo.  The simulated retention floor raises low.
  * cached: use the leaders last seen (k->lead) instead of asking the
  * metadata again. */
-int sl_kafka_src_ask(rd_kafka_t *mk, const sl_kafka_tpmap *parts,
-		     const sl_kafka_tpmap *lead, sl_kafka_tpmap *lo,
-		     sl_kafka_tpmap *hi)
-{
-	int64_t t0 = sl_clock_monotonic_us();
-	bool nomem = false;
-	for (int i = 0; i < parts->n && !nomem; i++) {
-		int64_t leader = lead->v[i].offset, left;
-		bool seen = false;
-		for (int j = 0; j < i && !seen; j++)
-			seen = lead->v[j].offset == leader;
-		if (seen)
-			continue; /* group already asked */
-		left = WM_TIMEOUT_MS - (sl_clock_monotonic_us() - t0) / 1000;
-		if (left < WM_MIN_MS)
-			left = WM_MIN_MS;
-		if ((hi == NULL || ask_group(mk, parts, lead, leader, -1,
-					     (int)left, hi, &nomem)) &&
-		    lo != NULL)
-			ask_group(mk, parts, lead, leader, -2, (int)left, lo,
-				  &nomem);
-	}
-	return nomem ? SL_ENOMEM : 0;
-}
-
 int sl_kafka_src_wmarks(ksrc *k, const sl_kafka_tpmap *parts,
 			sl_kafka_tpmap *lo, sl_kafka_tpmap *hi, bool cached,
 			sl_err *err)
 {
 	sl_kafka_tpmap lead;
+	int64_t t0 = sl_clock_monotonic_us();
+	bool nomem = false;
 	int rc = 0;
 	sl_kafka_tpmap_init(&lead);
 	if (!cached || !leaders_known(k, parts, &lead)) {
@@ -603,7 +579,23 @@ int sl_kafka_src_wmarks(ksrc *k, const sl_kafka_tpmap *parts,
 		    (rc = sl_kafka_tpmap_copy(&k->lead, &lead)) != 0)
 			goto out;
 	}
-	if (sl_kafka_src_ask(k->mk, parts, &lead, lo, hi) != 0) {
+	for (int i = 0; i < parts->n && !nomem; i++) {
+		int64_t leader = lead.v[i].offset, left;
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = lead.v[j].offset == leader;
+		if (seen)
+			continue; /* group already asked */
+		left = WM_TIMEOUT_MS - (sl_clock_monotonic_us() - t0) / 1000;
+		if (left < WM_MIN_MS)
+			left = WM_MIN_MS;
+		if ((hi == NULL || ask_group(k, parts, &lead, leader, -1,
+					     (int)left, hi, &nomem)) &&
+		    lo != NULL)
+			ask_group(k, parts, &lead, leader, -2, (int)left, lo,
+				  &nomem);
+	}
+	if (nomem) {
 		rc = sl_err_nomem(err);
 		goto out;
 	}
@@ -779,10 +771,8 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 	ksrc *k = s->impl;
 	sl_kafka_tpmap parts, lo, hi, got, glo;
 	sl_buf b;
-	kahead ah;
 	int rc, down = 0;
 	*offset = NULL;
-	ah.on = false;
 	sl_kafka_tpmap_init(&got);
 	sl_kafka_tpmap_init(&glo);
 	sl_kafka_tpmap_init(&parts);
@@ -792,8 +782,6 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 	k->lead_fresh = false;
 	if ((rc = sl_kafka_src_consumer(k, err)) != 0)
 		goto out;
-	/* the ends of the last partitions, asked while the metadata is */
-	sl_kafka_ahead_start(k, &ah);
 	if ((rc = partitions(k, &parts, err)) != 0) {
 		if (rc != SL_EIO || k->known.n == 0)
 			goto out;
@@ -804,12 +792,8 @@ static int klatest(sl_source *s, char **offset, sl_err *err)
 		rc = sl_kafka_tpmap_copy(&hi, &k->known);
 		goto done;
 	}
-	rc = k->have_initial && k->lead_fresh &&
-		     sl_kafka_ahead_take(k, &ah, &parts, &got)
-		 ? 0
-		 : sl_kafka_src_wmarks(k, &parts,
-				       k->have_initial ? NULL : &glo, &got,
-				       k->lead_fresh, err);
+	rc = sl_kafka_src_wmarks(k, &parts, k->have_initial ? NULL : &glo, &got,
+				 k->lead_fresh, err);
 	k->lead_fresh = false;
 	if (rc != 0)
 		goto out;
@@ -862,7 +846,6 @@ done:
 			rc = sl_err_nomem(err);
 	}
 out:
-	sl_kafka_ahead_take(k, &ah, &parts, &got); /* joins; drops it */
 	sl_kafka_src_drain(k);
 	sl_kafka_tpmap_release(&parts);
 	sl_kafka_tpmap_release(&lo);

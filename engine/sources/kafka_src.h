@@ -9,8 +9,6 @@
 #ifndef SL_KAFKA_SRC_H
 #define SL_KAFKA_SRC_H
 
-#include <pthread.h>
-
 #include "kafka/kafka_int.h"
 #include "sources/source.h"
 
@@ -83,33 +81,6 @@ int sl_kafka_src_from(ksrc *k, const char *start, sl_kafka_tpmap *m,
 int sl_kafka_src_wmarks(ksrc *k, const sl_kafka_tpmap *parts,
 			sl_kafka_tpmap *lo, sl_kafka_tpmap *hi, bool cached,
 			sl_err *err);
-
-/* The ends (hi) and/or starts (lo) of parts, asked of their leaders
- * (lead.v[i]: parts.v[i]'s leader) in groups, within about WM_TIMEOUT_MS;
- * partitions that did not answer are missing.  Uses nothing but mk (any
- * thread).  0 or SL_ENOMEM. */
-int sl_kafka_src_ask(rd_kafka_t *mk, const sl_kafka_tpmap *parts,
-		     const sl_kafka_tpmap *lead, sl_kafka_tpmap *lo,
-		     sl_kafka_tpmap *hi);
-
-/* kafka_ahead.c: the ends asked while planning asks the metadata. */
-typedef struct kahead {
-	bool on;
-	pthread_t thr;
-	rd_kafka_t *mk;
-	sl_kafka_tpmap parts, lead, hi; /* the thread's own copies */
-	int rc;
-} kahead;
-/* Start asking the ends of the partitions the last planning saw (k->known)
- * of their last leaders (k->lead) on a thread; a->on false when it cannot
- * (nothing known yet, a leader unknown, assign, no thread). */
-void sl_kafka_ahead_start(ksrc *k, kahead *a);
-/* Join the thread: true, with hi filled (replaced), when the partitions
- * (parts) and their leaders (k->lead) planning has just seen are the ones
- * asked, so the answer is the one sl_kafka_src_wmarks would give.  Then, or
- * false, a is released; accepts a that is not on. */
-bool sl_kafka_ahead_take(ksrc *k, kahead *a, const sl_kafka_tpmap *parts,
-			 sl_kafka_tpmap *hi);
 
 /* kafka_read.c */
 /* The source's read hook: rows in (start, end]. */
