@@ -222,6 +222,12 @@ void sl_kafka_src_idle(ksrc *k, const sl_kafka_tpmap *hi)
 typedef struct pollst {
 	want *w;
 	int nw, left, hint;
+	/* the last row's topic bytes and partition, and its want (-1: none):
+	 * a chunk's rows of one topic share its bytes (kafka_fetch.c), so
+	 * most rows match by pointer, without a compare of the name */
+	const char *lastp;
+	int32_t lastpart;
+	int last;
 	sl_batch_list *out;  /* the operators' pipe */
 	sl_batch_list *keep; /* rows of later batches */
 	uint8_t *take, *later;
@@ -252,10 +258,19 @@ static int take_chunk(pollst *p, sl_batch *b, sl_err *err)
 		}
 		p->cap = cap;
 	}
+	p->lastp = NULL;
 	for (int64_t r = 0; r < n; r++) {
-		int i = find_want(p->w, p->nw, tp[r].p, tp[r].len, part[r],
-				  p->hint);
-		want *w = i >= 0 ? &p->w[i] : NULL;
+		int i;
+		want *w;
+		if (tp[r].p != p->lastp || part[r] != p->lastpart ||
+		    tp[r].p == NULL) {
+			p->last = find_want(p->w, p->nw, tp[r].p, tp[r].len,
+					    part[r], p->hint);
+			p->lastp = tp[r].p;
+			p->lastpart = part[r];
+		}
+		i = p->last;
+		w = i >= 0 ? &p->w[i] : NULL;
 		p->take[r] = p->later[r] = 0;
 		if (w == NULL)
 			continue; /* not assigned for this batch: stale */
@@ -351,7 +366,7 @@ static int poll_all(ksrc *k, want *w, int nw, sl_batch_list *out,
 	sl_batch_list keep, got;
 	sl_kafka_tpmap eof;
 	kfetch_err fe;
-	pollst p = { w, nw, nw, -1, out, &keep, NULL, NULL, 0 };
+	pollst p = { w, nw, nw, -1, NULL, 0, -1, out, &keep, NULL, NULL, 0 };
 	int64_t t0 = sl_clock_monotonic_us();
 	int rc = 0, wait_ms = 0;
 	memset(&fe, 0, sizeof fe);
