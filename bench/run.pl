@@ -8,8 +8,9 @@
 # (per round and workload: ours, C loop, DuckDB); the table gives the
 # median of each figure over the rounds and the ratios of the medians.
 #   perl bench/run.pl STREAMLAB BUILD [ROUNDS=3] [ONLY,...]
-# W3-kafka runs its own 5 rounds (ours, then `kafka_bench raw`), whatever
-# ROUNDS is, and prints each round's ratio and slowest batch.
+# W3-kafka runs its own 5 rounds whatever ROUNDS is (each ours against the
+# raw consumer runs just before and after it), and prints each round's
+# ratio and slowest batch.
 # Events/s of CPU are events / the process's CPU time in the timed part
 # (os.clock() for ours: every thread); of wall, / the wall time.
 use strict;
@@ -143,30 +144,39 @@ for my $r (1 .. $rounds) {
 			push @{ $res{$name}{duck} }, parse($o3) if defined $o3;
 		}
 	}
-	print STDERR "bench: round $r of $rounds done\n";
+	print STDERR "bench: round $r of $rounds done\n" if grep { $_->[0] ne 'W3-kafka' } @w;
 }
 
-# W3: its own W3_ROUNDS consecutive rounds (the target is "each of 5"),
-# not BENCH_ROUNDS; each round is ours (w3.lua) then the raw consumer
-# alone (`kafka_bench raw`: the source's consumer settings, no engine in
-# its process), and is judged against that round's raw rate.
+# W3: its own $w3_rounds consecutive rounds (the target is "each of 5"),
+# not BENCH_ROUNDS.  The raw consumer (`kafka_bench raw`: the source's
+# consumer settings, no engine in its process) runs before the first round
+# and after every round, and each round's ours (w3.lua) is judged against
+# the mean of the raw runs just before and just after it: the other
+# sessions' load on this 2-core machine moves the raw rate by 2x between
+# consecutive runs (4.1-7.7 M/s), and the two neighbours cancel a load
+# that rises or falls through the round.
 my $w3_rounds = 5;
+sub w3_raw {
+	return undef unless $kraw;
+	my $o4 = run("W3 (kafka_bench raw)", "$build/bench/kafka_bench", 'raw');
+	return defined $o4 && $o4 =~ /raw librdkafka consume\s+(\S+) M msg\/s/ ? $1 * 1e6 : undef;
+}
 if (grep { $_->[0] eq 'W3-kafka' } @w) {
+	my $before = w3_raw();
 	for my $r (1 .. $w3_rounds) {
 		my $o = run('W3-kafka (ours)', 'nice', '-n', '0', $sl, 'run', "$bench/w3.lua");
 		my $p = defined $o ? parse($o) : undef;
-		my $k;
-		if ($kraw) {
-			my $o4 = run("W3 (kafka_bench raw)", "$build/bench/kafka_bench", 'raw');
-			$k = { ev_s => $1 * 1e6 }
-			    if defined $o4 && $o4 =~ /raw librdkafka consume\s+(\S+) M msg\/s/;
-		}
+		my $after = w3_raw();
+		my $k = defined $before && defined $after
+		    ? { ev_s => ($before + $after) / 2, before => $before, after => $after } : undef;
+		$before = $after;
 		# a failed run leaves a hole, so ours[i] and raw[i] stay one round
 		push @{ $res{'W3-kafka'}{ours} }, $p;
 		push @{ $res{'W3-kafka'}{raw} }, $k;
-		printf STDERR "bench: W3 round %d of %d: ours %s M/s wall, raw %s M/s, %s, slowest batch %s ms\n",
+		printf STDERR "bench: W3 round %d of %d: ours %s M/s wall, raw %s M/s (before %s, after %s), %s, slowest batch %s ms\n",
 		    $r, $w3_rounds, $p ? sprintf('%.2f', wall_rate($p) / 1e6) : '-',
 		    $k ? sprintf('%.2f', $k->{ev_s} / 1e6) : '-',
+		    $k ? sprintf('%.2f', $k->{before} / 1e6) : '-', $k ? sprintf('%.2f', $k->{after} / 1e6) : '-',
 		    $p && $k ? sprintf('%.0f%%', 100 * wall_rate($p) / $k->{ev_s}) : '-',
 		    $p ? sprintf('%.0f', $p->{batch_wall_max_ms}) : '-';
 	}
