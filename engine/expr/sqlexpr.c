@@ -177,15 +177,21 @@ static int lex(struct sl_sqlexpr *p)
 			while (s[i] != '\0' && s[i] != '\n')
 				i++;
 		} else if (p->comments && s[i] == '/' && s[i + 1] == '*') {
-			const char *e = strstr(s + i + 2, "*/");
-			if (e == NULL) {
+			/* bracketed comments nest, as Spark's lexer reads them */
+			int depth = 1, at = i;
+			for (i += 2; s[i] != '\0' && depth > 0; i++) {
+				if (s[i] == '/' && s[i + 1] == '*')
+					depth++, i++;
+				else if (s[i] == '*' && s[i + 1] == '/')
+					depth--, i++;
+			}
+			if (depth > 0) {
 				sl_err_set(p->err, SL_EPARSE,
 					   "unterminated comment at col %d",
-					   i + 1);
+					   at + 1);
 				p->failed = true;
 				return SL_EPARSE;
 			}
-			i = (int)(e - s) + 2;
 		} else if (s[i] == '\'' || s[i] == '"') {
 			if (lex_string(p, &i) < 0)
 				return SL_EPARSE;

@@ -7,8 +7,9 @@
 # above the progress line (Flink's SQL client's table mode) while the
 # panes show the query as any other; Ctrl-C stops it and the program
 # stays; `:lua` goes back; history is kept per mode; Tab completes tables,
-# columns and keywords.  spark.sql is the stand-in of
-# tests/repl/lib/sql_fake.lua: this is about the mode, not the SQL.
+# columns and keywords.  The statements run through the real spark.sql
+# over the views tests/repl/lib/sql_init.lua registers (`words` is a
+# memory stream's).
 use strict;
 use warnings;
 use FindBin;
@@ -39,7 +40,7 @@ ok($s, 'the statement over two lines ran: a batch result, as a table');
 like($s, qr/^\|sql> SELECT \*\s+\|\n\|  -> FROM fruits;\s+\|$/m, 'both lines echoed with their prompts');
 
 typed('SELEC id FROM fruits;');
-$s = $t->wait_for(qr/^\|error: \[PARSE_SYNTAX_ERROR\] Syntax error at or near 'SELEC'\.\s+\|$/m);
+$s = $t->wait_for(qr/^\|error: \[PARSE_SYNTAX_ERROR\] Syntax error at or near 'SELEC'\.\(line 1, pos 0\)\s+\|$/m);
 ok($s, "an error is Spark's one line");
 unlike($s, qr/stack traceback/, '... with no traceback');
 

@@ -5,8 +5,8 @@
 # printed again after each batch that changes it (there is no pane to
 # redraw), Ctrl-C stops it; history is kept per mode, in two files
 # (~/.streamlab_history for Lua, ~/.streamlab_sql_history for SQL), and a
-# new session recalls each mode's own.  spark.sql is the stand-in of
-# tests/repl/lib/sql_fake.lua.
+# new session recalls each mode's own.  The statements run through the
+# real spark.sql over the views of tests/repl/lib/sql_init.lua.
 use strict;
 use warnings;
 use FindBin;

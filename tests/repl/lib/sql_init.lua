@@ -1,10 +1,9 @@
--- The session the SQL mode tests start with (streamlab sql --init):
--- the spark.sql stand-in, a manual clock, a stream and two tables.
-local dir = debug.getinfo(1, "S").source:match("^[@=](.*)/[^/]*$") or "."
-dofile(dir .. "/sql_fake.lua")
+-- The session the SQL mode tests start with (streamlab sql --init): a
+-- stream registered as the streaming view `words`, and two tables.  The
+-- statements the tests type run through the real spark.sql, as a
+-- learner's do.
 ms = spark.memoryStream("word STRING")
-FAKE_VIEWS.words = ms:toDF()
-ms:toDF():createOrReplaceTempView("words") -- for completion: a streaming view's columns
+ms:toDF():createOrReplaceTempView("words")
 spark.createDataFrame({{1, "apple"}, {2, "pear"}}, "id INT, fruit STRING")
   :createOrReplaceTempView("fruits")
 local rows = {}
