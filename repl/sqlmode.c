@@ -32,7 +32,12 @@ static struct {
 	sl_buf last;  /* what the last complete input consumed */
 	sl_buf table; /* the live table's text, sorted */
 	sl_buf scratch;
-	char where[300]; /* "q.sql:3: " for the statement running, or "" */
+	/* the statement running: the file it is read from (or "") and
+	 * where in the input it starts, so an error's (line N, pos P),
+	 * relative to the text spark.sql got, names the input's place */
+	char file[256];
+	int at_line, at_col;       /* its first token, 1-based */
+	int start_line, start_col; /* its first non-blank (a comment too) */
 	bool failed;     /* sql_fail ran during the statement */
 	int next_no;     /* sql_1, sql_2, ... */
 	/* the live result */
@@ -116,7 +121,8 @@ static size_t skip_quoted(const char *s, size_t n, size_t i)
 	return n;
 }
 
-/* Past a bracketed comment at s[i] ("/" "*"), nested as Spark's are. */
+/* Past a bracketed comment at s[i] ("/" "*"), nested as Spark's are;
+ * n + 1 when it does not end in s[0..n). */
 static size_t skip_comment(const char *s, size_t n, size_t i)
 {
 	int depth = 0;
@@ -133,7 +139,7 @@ static size_t skip_comment(const char *s, size_t n, size_t i)
 			i++;
 		}
 	}
-	return n;
+	return n + 1;
 }
 
 /* The offset of the ';' that ends the statement starting at from, or n
@@ -155,7 +161,11 @@ static size_t stmt_end(const char *s, size_t n, size_t from, bool *blank)
 			i += strcspn(s + i, "\n");
 			continue;
 		} else if (ch == '/' && i + 1 < n && s[i + 1] == '*') {
-			i = skip_comment(s, n, i);
+			/* an unfinished comment is input still to come */
+			if ((i = skip_comment(s, n, i)) > n) {
+				*blank = false;
+				return n;
+			}
 			continue;
 		} else {
 			i++;
@@ -173,9 +183,10 @@ static size_t skip_blank(const char *s, size_t n, size_t i)
 		i += strspn(s + i, " \t\r\n");
 		if (i + 1 < n && s[i] == '-' && s[i + 1] == '-')
 			i += strcspn(s + i, "\n");
-		else if (i + 1 < n && s[i] == '/' && s[i + 1] == '*')
-			i = skip_comment(s, n, i);
-		else
+		else if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+			if ((i = skip_comment(s, n, i)) > n)
+				return n;
+		} else
 			return i < n ? i : n;
 	}
 }
@@ -191,6 +202,57 @@ static bool starts_with_word(const char *s, const char *word)
 }
 
 /* ---- running one statement ---- */
+
+/* Spark's position in msg: "(line N, pos P)" (parse errors) or "; line
+ * N pos P" (analysis errors).  *from and *to bracket "N, pos P". */
+static bool find_pos(const char *msg, int *n, int *p, size_t *from,
+		     size_t *to)
+{
+	for (const char *s = strstr(msg, "line "); s; s = strstr(s + 1, "line ")) {
+		int len = 0;
+
+		if (s == msg || (s[-1] != '(' && s[-1] != ' '))
+			continue;
+		if (sscanf(s, "line %d, pos %d%n", n, p, &len) == 2 ||
+		    sscanf(s, "line %d pos %d%n", n, p, &len) == 2) {
+			*from = (size_t)(s - msg) + 5;
+			*to = (size_t)(s - msg) + (size_t)len;
+			return *n >= 1 && *p >= 0;
+		}
+	}
+	return false;
+}
+
+/* The error's prefix and message, with its position made the input's:
+ * in a file, "q.sql:7:3: " names the file's line and column (Spark's
+ * text stays as Spark gives it, relative to the statement); typed, the
+ * line and pos count from the statement's first line as typed (a comment
+ * before it included), so "line 3" is the third line of what the learner
+ * typed for it. */
+static void locate(sl_buf *b, const char *msg)
+{
+	int n, p, line, col;
+	size_t from, to;
+
+	if (!find_pos(msg, &n, &p, &from, &to)) {
+		if (sm.file[0])
+			sl_buf_printf(b, "%s:%d: ", sm.file, sm.at_line);
+		sl_buf_adds(b, msg);
+		return;
+	}
+	line = sm.at_line + n - 1;
+	col = n == 1 ? sm.at_col + p : p + 1;
+	if (sm.file[0]) {
+		sl_buf_printf(b, "%s:%d:%d: %s", sm.file, line, col, msg);
+		return;
+	}
+	sl_buf_add(b, msg, from);
+	sl_buf_printf(b, "%d%s%d", line - sm.start_line + 1,
+		      msg[from + strspn(msg + from, "0123456789")] == ','
+			  ? ", pos " : " pos ",
+		      line == sm.start_line ? col - sm.start_col : col - 1);
+	sl_buf_adds(b, msg + to);
+}
 
 /* W.sql_fail(e): the statement's error as one line; an interrupt goes on
  * as the interrupt it is. */
@@ -221,7 +283,8 @@ static int l_sql_fail(lua_State *L)
 	if (strncmp(msg, "(sql):", 6) == 0 && strstr(msg, ": ") != NULL)
 		msg = strstr(msg, ": ") + 2;
 	sl_buf_clear(b);
-	sl_buf_printf(b, "error: %s%s", sm.where, msg);
+	sl_buf_adds(b, "error: ");
+	locate(b, msg);
 	if (hint && hint[0])
 		sl_buf_printf(b, " (%s)", hint);
 	sl_buf_addc(b, '\n');
@@ -473,6 +536,30 @@ static int run_stmt(sl_console *c, const char *text, const char *how)
 	return st;
 }
 
+/* The 1-based line and column of buf[off]. */
+static void line_col(const char *buf, size_t off, int *line, int *col)
+{
+	size_t bol = 0;
+
+	*line = 1;
+	for (size_t i = 0; i < off; i++)
+		if (buf[i] == '\n') {
+			++*line;
+			bol = i + 1;
+		}
+	*col = (int)(off - bol) + 1;
+}
+
+/* Note where the statement whose text starts at buf[at] is (see sm). */
+static void mark_stmt(const char *buf, size_t from, size_t at,
+		      const char *where_file)
+{
+	snprintf(sm.file, sizeof sm.file, "%s", where_file ? where_file : "");
+	line_col(buf, at, &sm.at_line, &sm.at_col);
+	line_col(buf, from + strspn(buf + from, " \t\r\n"), &sm.start_line,
+		 &sm.start_col);
+}
+
 /* The statements of buf[0..len) that end, in order; *used is how much of
  * buf they took.  where_file != NULL: errors say the statement's line. */
 static int run_complete(sl_console *c, const char *buf, size_t len,
@@ -495,23 +582,16 @@ static int run_complete(sl_console *c, const char *buf, size_t len,
 		*used = end + 1;
 		if (!blank) {
 			size_t at = skip_blank(buf, end, from);
-			int line = 1;
-
-			for (size_t i = 0; i < at; i++)
-				line += buf[i] == '\n';
-			if (where_file)
-				snprintf(sm.where, sizeof sm.where,
-					 "%s:%d: ", where_file, line);
-			else
-				sm.where[0] = '\0';
 			size_t e = end;
+
+			mark_stmt(buf, from, at, where_file);
 			while (e > at && strchr(" \t\r\n", buf[e - 1]))
 				e--;
 			if ((text = strndup(buf + at, e - at)) == NULL)
 				return SL_CONSOLE_ERROR;
 			st = run_stmt(c, text, how);
 			free(text);
-			sm.where[0] = '\0';
+			sm.file[0] = '\0';
 			if (st != SL_CONSOLE_OK) {
 				*used =
 				    len; /* the first error drops the rest */
@@ -572,15 +652,10 @@ int sl_sqlmode_run_text(sl_console *c, const char *text, const char *where)
 	if (st == SL_CONSOLE_OK && used < len &&
 	    (stmt_end(text, len, used, &blank), !blank)) {
 		size_t at = skip_blank(text, len, used);
-		int line = 1;
 
-		for (size_t i = 0; i < at; i++)
-			line += text[i] == '\n';
-		if (where)
-			snprintf(sm.where, sizeof sm.where, "%s:%d: ", where,
-				 line);
+		mark_stmt(text, used, at, where);
 		st = run_stmt(c, text + at, "headless");
-		sm.where[0] = '\0';
+		sm.file[0] = '\0';
 	}
 	return st;
 }

@@ -73,9 +73,13 @@ int sl_sqlmode_line(sl_console *c, const char *line);
 const char *sl_sqlmode_chunk(void);
 
 /* Run every statement of text (a file's or -e's) the headless way; where
- * names it in errors ("q.sql" gives "error: q.sql:3: ...", the line the
- * failing statement starts on; NULL: no location).  Stops at the first
- * error.  OK, ERROR or EXIT. */
+ * names it in errors ("q.sql" gives "error: q.sql:7:14: <Spark's
+ * message>", the file's line and column of the position Spark's message
+ * gives relative to the statement, or "q.sql:5: " and the line the
+ * statement starts on when it gives none; NULL: no location).  Typed
+ * statements' errors keep Spark's (line N, pos P), counted from the line
+ * the statement was typed on.  Stops at the first error.  OK, ERROR or
+ * EXIT. */
 int sl_sqlmode_run_text(sl_console *c, const char *text, const char *where);
 
 /* ---- the live result ---- */

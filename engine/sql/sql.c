@@ -149,6 +149,35 @@ char *sql_opt_alias(sql_tr *t, bool *fail)
 	return a;
 }
 
+/* Where the last `tail` in s starts if all after it is digits and then
+ * `close` ("" or ")"), else NULL. */
+static const char *col_suffix(const char *s, const char *tail,
+			      const char *close)
+{
+	const char *c = NULL, *f, *d;
+	for (f = strstr(s, tail); f != NULL; f = strstr(f + 1, tail))
+		c = f;
+	if (c == NULL)
+		return NULL;
+	d = c + strlen(tail);
+	if (*d < '0' || *d > '9')
+		return NULL;
+	d += strspn(d, "0123456789");
+	return strcmp(d, close) == 0 ? c : NULL;
+}
+
+/* The expression parser's message as the hint of a PARSE_SYNTAX_ERROR,
+ * without its " at col N" / " (col N)": that column counts from the
+ * statement's start across its lines, and the message already says
+ * (line L, pos P). */
+static void why_hint(sl_err *err, const char *why)
+{
+	const char *c = col_suffix(why, " at col ", "");
+	if (c == NULL)
+		c = col_suffix(why, " (col ", ")");
+	sl_err_hint(err, "%.*s", c ? (int)(c - why) : (int)strlen(why), why);
+}
+
 /* One expression at the cursor; a syntax error inside it becomes
  * [PARSE_SYNTAX_ERROR] at the token where the grammar stopped. */
 sl_expr *sql_expr(sql_tr *t)
@@ -158,7 +187,7 @@ sl_expr *sql_expr(sql_tr *t)
 		char why[SL_ERR_MSG];
 		snprintf(why, sizeof why, "%s", t->err->msg);
 		sql_syntax(t);
-		sl_err_hint(t->err, "%s", why);
+		why_hint(t->err, why);
 	}
 	return e;
 }
@@ -881,7 +910,7 @@ sl_plan *sl_sql_plan(const char *text, sl_catalog *cat, sl_err *err)
 				   "[PARSE_SYNTAX_ERROR] Syntax error at or "
 				   "near '%.1s'.(line %d, pos %d)",
 				   text + col - 1, line, pos);
-			sl_err_hint(&local, "%s", why);
+			why_hint(&local, why);
 		}
 		goto out;
 	}

@@ -45,6 +45,14 @@ T.like(sqlerr("SELECT 'abc FROM items"), "^" .. lit("[PARSE_SYNTAX_ERROR] Syntax
   "an unterminated string")
 T.like(sqlerr("SELECT id + FROM items"), "^" .. lit("[PARSE_SYNTAX_ERROR] Syntax error at or near 'FROM'.(line 1, pos 12)"),
   "a missing operand")
+local ok2, e2 = pcall(spark.sql, "SELECT id,\n  id + ,\n  name FROM items")
+T.is(not ok2 and e2.message .. " | " .. e2.hint,
+  "[PARSE_SYNTAX_ERROR] Syntax error at or near ','.(line 2, pos 7) | expected expression at 'id +'",
+  "the expression parser's why is the hint, without its column counted across lines")
+T.is(T.rows(spark.sql("SELECT 1 /* a /* nested; */ comment */ AS one -- to the end\n")), {{1}},
+  "bracketed comments nest, as Spark's lexer reads them")
+T.like(sqlerr("SELECT 1 /* /* */ AS one"), "^" .. lit("[PARSE_SYNTAX_ERROR] Syntax error at or near '/'.(line 1, pos 9)"),
+  "a nested comment left open is unterminated")
 T.is(sqlerr("SELECT id FROM items GROUP BY 3"),
   "[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position 3 is not in select list (valid range is [1, 1]).",
   "GROUP BY ordinal out of range")

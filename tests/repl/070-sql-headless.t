@@ -69,9 +69,21 @@ EOF
 ($out, $err, $st) = run_sl('', 'sql', '--init', $init, $f);
 is($st, 1, 'a failing statement: exit 1');
 like($out, qr/\|apple\|/, 'the statement before it ran');
-is($err, "error: $f:6: [PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.(line 1, pos 0)\n",
-   "one line on stderr: the file, the line the statement starts on, Spark's message");
+is($err, "error: $f:6:1: [PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.(line 1, pos 0)\n",
+   "one line on stderr: the file's line and column of the error, Spark's message");
 unlike($out, qr/never/, 'nothing after the error runs');
+
+# an error inside a statement: the file's line and column, not the statement's
+$f = file('q2.sql', "SELECT 1 AS one;\n-- a four-line statement from line 5\n\n\n  SELECT id,\n         fruit,\n         id +,\n    FROM fruits;\nSELECT 'never' AS never;\n");
+($out, $err, $st) = run_sl('', 'sql', '--init', $init, $f);
+is($st, 1, 'an error on the 3rd line of a statement: exit 1');
+is($err, "error: $f:7:14: [PARSE_SYNTAX_ERROR] Syntax error at or near ','.(line 3, pos 13) (expected expression at 'id +')\n",
+   "the statement starts on line 5, its 3rd line is the file's 7th: $f:7:14, and Spark's (line 3, pos 13) of the statement");
+unlike($out, qr/never/, '... and stops there');
+$f = file('q3.sql', "SELECT 1 AS one;  SELECT fruit\n  FROM fruits WHERE idd = 1;\n");
+($out, $err, $st) = run_sl('', 'sql', '--init', $init, $f);
+like($err, qr/^error: \Q$f\E:2:21: \[UNRESOLVED_COLUMN\.WITH_SUGGESTION\] A column or function parameter with name `idd` cannot be resolved\..*; line 2 pos 20/,
+     'an analysis error: its place in the file too, for a statement that starts mid-line');
 
 # a streaming SELECT headless: over the data there is now, its table, then stopped
 $f = file('init2.lua', "dofile('$init')\nms:addData({'b', 'a', 'b', 'c', 'b'})\n");
@@ -107,6 +119,10 @@ spark.streams.active[1]:processAllAvailable()
 :sql
 SELECT 'one' AS first; SELECT 'two'
   AS second;
+SELECT 1 AS a; /* then
+  a mistake */ SELECT 2 AS b,
+  3 AS c
+  FRUM fruits;
 SELECT * FROM
 EOF
 ($out, $err, $st) = run_sl($in, 'sql', '--init', $init);
@@ -117,6 +133,8 @@ like($out, qr/^Lua mode \(:sql for SQL\)\n/m, ':lua goes back to Lua');
 like($out, qr/^sql_1 after batch 0:\n\+----\+---\+\n\|word\|n  \|\n\+----\+---\+\n\|x   \|2  \|\n\|y   \|1  \|\n/m,
      'line mode: the live table printed again after the batch, rows sorted');
 like($out, qr/^\|first\|\n\+-----\+\n\|one  \|\n.*^\|second\|\n\+------\+\n\|two   \|$/ms, 'back in SQL mode: two statements, the second ends on the next line');
+like($out, qr/^error: \[PARSE_SYNTAX_ERROR\] Syntax error at or near 'FRUM'\.\(line 4, pos 2\)$/m,
+     'typed: the line and pos count from where the statement was typed (the comment after the ; before it is its line 1)');
 like($out, qr/^error: the input ends inside a SQL statement \(its ';' is missing\)$/m,
      'input ending inside a statement says so');
 is($st, 1, '... and exits 1, as an unfinished Lua chunk does');

@@ -43,6 +43,11 @@ typed('SELEC id FROM fruits;');
 $s = $t->wait_for(qr/^\|error: \[PARSE_SYNTAX_ERROR\] Syntax error at or near 'SELEC'\.\(line 1, pos 0\)\s+\|$/m);
 ok($s, "an error is Spark's one line");
 unlike($s, qr/stack traceback/, '... with no traceback');
+typed('SELECT id,');
+typed('  fruit,');
+typed('  FROM fruits;');
+$s = $t->wait_for(qr/^\|error: \[PARSE_SYNTAX_ERROR\] Syntax error at or near 'FROM'\.\(line 3, pos 2\) \(unexpected 'FROM'\)\s+\|$/m);
+ok($s, 'an error in a statement typed over three lines: its line and pos in what was typed');
 
 # a result taller than the Output pane: the pager
 typed('SELECT * FROM nums;');
