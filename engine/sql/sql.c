@@ -844,9 +844,11 @@ sl_plan *sql_statement(sql_tr *t)
 		return r.p;
 	}
 	if (sql_accept_kw(t, "show")) {
+		if (sql_accept_kw(t, "views"))
+			return sql_show_tables(t, true);
 		if (!sql_expect_kw(t, "tables"))
 			return NULL;
-		return sql_show_tables(t);
+		return sql_show_tables(t, false);
 	}
 	if (sql_accept_kw(t, "describe") || sql_accept_kw(t, "desc"))
 		return sql_describe(t);

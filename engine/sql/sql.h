@@ -18,7 +18,8 @@
  *   join: [INNER] | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER] | LEFT SEMI |
  *         LEFT ANTI | CROSS JOIN, or a comma
  *   item: *, t.*, expr [[AS] alias]
- *   SHOW TABLES [IN global_temp], DESCRIBE [TABLE] name, EXPLAIN [EXTENDED]
+ *   SHOW TABLES|VIEWS [IN|FROM global_temp|default] [[LIKE] 'pat|pat*'],
+ *   DESCRIBE [TABLE] name, EXPLAIN [EXTENDED]
  *   statement, CREATE [OR REPLACE] TEMP[ORARY] VIEW name AS query,
  *   DROP VIEW [IF EXISTS] name.
  *

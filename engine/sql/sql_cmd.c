@@ -1,5 +1,5 @@
 /*
- * sql_cmd: the statements that are no query (sql.h): SHOW TABLES,
+ * sql_cmd: the statements that are no query (sql.h): SHOW TABLES|VIEWS,
  * DESCRIBE, EXPLAIN, CREATE/DROP TEMP VIEW, each a local relation with
  * Spark's columns (an empty one for CREATE and DROP).
  */
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <regex.h>
 
 #include "core/col.h"
 
@@ -55,38 +56,116 @@ out:
 	return p ? p : sql_fail_plan(t);
 }
 
-sl_plan *sql_show_tables(sql_tr *t)
+/* Does name match Spark's SHOW TABLES pattern (StringUtils.filterPattern):
+ * '|' separates alternatives, '*' is any text, case-insensitive, the
+ * whole name.  Spark reads each alternative as a Java regex with '*' made
+ * '.*'; here it is a POSIX extended one (the same for names, '*', '.'
+ * and character classes).  An alternative that is no valid regex matches
+ * nothing, as Spark drops one that does not compile. */
+static bool name_matches(const char *name, const char *pattern)
 {
-	static const char *const cols[] = { "namespace", "tableName",
-					    "isTemporary" };
-	int n = sl_catalog_count(t->cat), i, k = 0;
-	bool global = false;
-	char **cells = calloc((size_t)n * 3 + 1, sizeof *cells);
-	sl_plan *p;
-	if ((sql_accept_kw(t, "in") || sql_accept_kw(t, "from"))) {
-		if (!sql_name_at(t, 0) ||
-		    strcasecmp(sql_tk(t, 0)->text, "global_temp") != 0) {
-			free(cells);
-			sql_syntax(t);
-			return NULL;
+	const char *alt = pattern;
+	bool hit = false;
+	for (;;) {
+		size_t n = strcspn(alt, "|");
+		sl_buf re;
+		regex_t rx;
+		sl_buf_init(&re);
+		sl_buf_adds(&re, "^(");
+		for (size_t i = 0; i < n; i++)
+			if (alt[i] == '*')
+				sl_buf_adds(&re, ".*");
+			else
+				sl_buf_addc(&re, alt[i]);
+		sl_buf_adds(&re, ")$");
+		if (!sl_buf_failed(&re) &&
+		    regcomp(&rx, sl_buf_cstr(&re),
+			    REG_EXTENDED | REG_ICASE | REG_NOSUB) == 0) {
+			hit = regexec(&rx, name, 0, NULL, 0) == 0;
+			regfree(&rx);
+		}
+		sl_buf_release(&re);
+		if (hit || alt[n] == '\0')
+			return hit;
+		alt += n + 1;
+	}
+}
+
+/* SHOW TABLES|VIEWS [(IN|FROM) ns] [[LIKE] 'pattern']: the namespace and
+ * the pattern (a copy, or NULL); false with t->err set. */
+static bool show_args(sql_tr *t, bool *global, char **pattern)
+{
+	bool like;
+	*global = false;
+	*pattern = NULL;
+	if (sql_accept_kw(t, "in") || sql_accept_kw(t, "from")) {
+		const sl_sqltok *k = sql_tk(t, 0);
+		int line, pos;
+		if (!sql_name_at(t, 0))
+			return sql_syntax(t), false;
+		if (strcasecmp(k->text, "global_temp") == 0) {
+			*global = true;
+		} else if (strcasecmp(k->text, "default") != 0) {
+			sql_linepos(t, k->start, &line, &pos);
+			sl_err_set(t->err, SL_EANALYSIS,
+				   "[SCHEMA_NOT_FOUND] The schema `%s` cannot "
+				   "be found. Verify the spelling and "
+				   "correctness of the schema and catalog.; "
+				   "line %d pos %d", k->text, line, pos);
+			sl_err_hint(t->err, "streamlab's schemas are default "
+					    "and global_temp");
+			return false;
 		}
 		sql_skip(t, 1);
-		global = true;
 	}
-	if (cells == NULL)
+	like = sql_accept_kw(t, "like");
+	if (sql_tk(t, 0)->kind == SL_TOK_STRING) {
+		const char *v = sql_tk(t, 0)->text;
+		v += strspn(v, " \t\r\n"); /* Spark trims the pattern */
+		if ((*pattern = strdup(v)) == NULL)
+			return sl_err_nomem(t->err), false;
+		for (size_t n = strlen(*pattern);
+		     n > 0 && strchr(" \t\r\n", (*pattern)[n - 1]); n--)
+			(*pattern)[n - 1] = '\0';
+		sql_skip(t, 1);
+	} else if (like) {
+		return sql_syntax(t), false;
+	}
+	return true;
+}
+
+sl_plan *sql_show_tables(sql_tr *t, bool views)
+{
+	static const char *const tcols[] = { "namespace", "tableName",
+					     "isTemporary" };
+	static const char *const vcols[] = { "namespace", "viewName",
+					     "isTemporary" };
+	int n = sl_catalog_count(t->cat), i, k = 0;
+	bool global;
+	char *pattern;
+	char **cells;
+	sl_plan *p;
+	if (!show_args(t, &global, &pattern))
+		return NULL;
+	if ((cells = calloc((size_t)n * 3 + 1, sizeof *cells)) == NULL) {
+		free(pattern);
 		return sql_fail_plan(t);
+	}
 	for (i = 0; i < n; i++) {
 		const char *name = sl_catalog_name(t->cat, i);
 		bool g = strncasecmp(name, "global_temp.", 12) == 0;
 		if (g && !global)
+			continue;
+		if (pattern && !name_matches(g ? name + 12 : name, pattern))
 			continue;
 		cells[3 * k] = (char *)(g ? "global_temp" : "");
 		cells[3 * k + 1] = (char *)(g ? name + 12 : name);
 		cells[3 * k + 2] = (char *)"true";
 		k++;
 	}
-	p = sql_local_rows(t, cols, 3, 2, cells, k);
+	p = sql_local_rows(t, views ? vcols : tcols, 3, 2, cells, k);
 	free(cells);
+	free(pattern);
 	return p;
 }
 

@@ -139,7 +139,7 @@ sl_expr *sql_ordinal(sql_tr *t, const sl_expr *e, const sl_type *out,
 		     int nvis);
 
 /* ---- sql_cmd.c ---- */
-sl_plan *sql_show_tables(sql_tr *t);
+sl_plan *sql_show_tables(sql_tr *t, bool views);
 sl_plan *sql_describe(sql_tr *t);
 sl_plan *sql_explain(sql_tr *t);
 sl_plan *sql_create_view(sql_tr *t);

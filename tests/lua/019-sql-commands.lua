@@ -15,6 +15,24 @@ T.is(T.sorted_rows(spark.sql("SHOW TABLES")), {{"", "items", true}, {"", "words"
 T.is(T.sorted_rows(spark.sql("show tables in global_temp")),
   {{"", "items", true}, {"", "words", true}, {"global_temp", "shared", true}},
   "SHOW TABLES IN global_temp adds the global temp views")
+spark.createDataFrame({{1}}, "n int"):createOrReplaceTempView("Orders_2026")
+T.is(T.sorted_rows(spark.sql("SHOW TABLES LIKE 'it*'")), {{"", "items", true}}, "SHOW TABLES LIKE: '*' is any text")
+T.is(T.sorted_rows(spark.sql("SHOW TABLES 'ORD*|wor*'")), {{"", "Orders_2026", true}, {"", "words", true}},
+  "LIKE is optional; '|' separates alternatives; case-insensitive both ways")
+T.is(T.sorted_rows(spark.sql("SHOW TABLES FROM global_temp LIKE 'sh*|items'")),
+  {{"", "items", true}, {"global_temp", "shared", true}}, "FROM global_temp with a pattern: each namespace's names")
+T.is(T.sorted_rows(spark.sql("SHOW TABLES IN default LIKE ' items '")), {{"", "items", true}},
+  "IN default is the session's views; the pattern is trimmed, as Spark's")
+T.is(T.rows(spark.sql("SHOW TABLES LIKE 'it'")), {}, "a pattern matches the whole name")
+T.is(T.rows(spark.sql("SHOW TABLES LIKE '[x'")), {}, "a pattern that is no regex matches nothing (Spark drops it)")
+T.is(spark.sql("SHOW VIEWS").columns, {"namespace", "viewName", "isTemporary"}, "SHOW VIEWS's columns")
+T.is(T.sorted_rows(spark.sql("show views in global_temp like '*s*'")),
+  {{"", "Orders_2026", true}, {"", "items", true}, {"", "words", true}, {"global_temp", "shared", true}},
+  "SHOW VIEWS IN global_temp LIKE: the same views and pattern")
+T.errors(function() spark.sql("SHOW TABLES IN nodb") end, "SCHEMA_NOT_FOUND%] The schema `nodb` cannot be found",
+  "an unknown schema: Spark's SCHEMA_NOT_FOUND")
+T.errors(function() spark.sql("SHOW TABLES LIKE") end, "PARSE_SYNTAX_ERROR", "LIKE needs its pattern")
+spark.sql("DROP VIEW Orders_2026")
 
 T.is(T.rows(spark.sql("DESCRIBE items")), {{"id", "int"}, {"name", "string"}},
   "DESCRIBE: col_name, data_type (comment NULL)")
