@@ -731,6 +731,146 @@ static sl_plan *set_op(sql_tr *t, sql_rel *l, sql_rel *r, const char *how)
 	return sl_plan_join(l->p, r->p, cond, NULL, 0, how, t->err);
 }
 
+/* "__set_c<i>", the name column i has inside set_op_all. */
+static sl_expr *set_col(int i)
+{
+	char name[32];
+	snprintf(name, sizeof name, "__set_c%d", i);
+	return sl_expr_col(name);
+}
+
+/* Are e[0..n) all built?  If one is not (no memory), all are freed and
+ * t->err says so. */
+static bool exprs_ok(sql_tr *t, sl_expr **e, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		if (e[i] == NULL)
+			break;
+	if (i == n)
+		return true;
+	for (i = 0; i < n; i++) {
+		sl_expr_free(e[i]);
+		e[i] = NULL;
+	}
+	sl_err_nomem(t->err);
+	return false;
+}
+
+/* One side of set_op_all: its columns by position as __set_c<i>, and
+ * __set_l (1 on the left, 0 on the right). */
+static sl_plan *set_side(sql_tr *t, const sql_rel *s, int n, int left)
+{
+	sl_expr **e = calloc((size_t)n + 1, sizeof *e);
+	char name[32];
+	int i;
+	if (e == NULL)
+		return sql_fail_plan(t);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "__set_c%d", i);
+		e[i] = sl_expr_alias(sl_expr_col(s->s.c[i].in), name);
+	}
+	e[n] = sl_expr_alias(sl_expr_lit_int(left), "__set_l");
+	sl_plan *p = exprs_ok(t, e, n + 1)
+			 ? sl_plan_project(s->p, e, n + 1, t->err)
+			 : NULL;
+	free(e);
+	return p;
+}
+
+/* INTERSECT ALL / EXCEPT ALL: multisets, a row that is m times on the
+ * left and k times on the right is min(m, k) times in INTERSECT ALL and
+ * max(m - k, 0) times in EXCEPT ALL, NULLs equal (Spark's
+ * RewriteIntersectAll / RewriteExceptAll).  Spark counts both sides per
+ * row in an aggregate and replicates rows with replicate_rows; here the
+ * aggregate keeps the left side's rows as collect_list(true) (NULLs are
+ * not collected), so posexplode gives positions 0..m-1, and the filter
+ * keeps positions below k (INTERSECT ALL) or from k on (EXCEPT ALL):
+ *
+ *   SELECT c.. FROM (SELECT c.., k, posexplode(ls) FROM (SELECT c..,
+ *     collect_list(if(l = 1, true, NULL)) AS ls, sum(1 - l) AS k FROM
+ *     (SELECT c.., 1 AS l FROM left UNION ALL SELECT c.., 0 FROM right)
+ *     GROUP BY c..)) WHERE pos < k            -- >= k for EXCEPT ALL
+ *
+ * Batch only (a streaming side is an error: Spark's plan would be a
+ * streaming aggregation over the union of both sides). */
+static sl_plan *set_op_all(sql_tr *t, sql_rel *l, sql_rel *r, bool intersect)
+{
+	const char *what = intersect ? "INTERSECT ALL" : "EXCEPT ALL";
+	int n = sl_plan_schema(l->p)->nfields, i;
+	sl_plan *a = NULL, *b = NULL, *p = NULL;
+	sl_expr **e = NULL, *agg[2], *arg[3];
+	if (n != sl_plan_schema(r->p)->nfields) {
+		sl_err_set(t->err, SL_EANALYSIS,
+			   "[NUM_COLUMNS_MISMATCH] %s can only be performed "
+			   "on inputs with the same number of columns, but "
+			   "the first input has %d columns and the second "
+			   "input has %d columns.",
+			   intersect ? "INTERSECT" : "EXCEPT", n,
+			   sl_plan_schema(r->p)->nfields);
+		return NULL;
+	}
+	if (sl_plan_is_streaming(l->p) || sl_plan_is_streaming(r->p)) {
+		sl_err_set(t->err, SL_EANALYSIS,
+			   "%s is not supported on streaming "
+			   "DataFrames/Datasets in streamlab",
+			   what);
+		sl_err_hint(t->err, "INTERSECT and EXCEPT (distinct) are: a "
+				    "left semi / anti join");
+		return NULL;
+	}
+	if ((e = calloc((size_t)n + 2, sizeof *e)) == NULL)
+		return sql_fail_plan(t);
+	if ((a = set_side(t, l, n, 1)) == NULL ||
+	    (b = set_side(t, r, n, 0)) == NULL ||
+	    sql_step(&a, sl_plan_union(a, b, t->err)) < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		e[i] = set_col(i);
+	arg[0] = sl_expr_binop(SL_OP_EQ, sl_expr_col("__set_l"),
+			       sl_expr_lit_int(1));
+	arg[1] = sl_expr_lit_bool(true);
+	arg[2] = sl_expr_lit_null();
+	arg[0] = sl_expr_call("if", arg, 3);
+	agg[0] = sl_expr_alias(sl_expr_call("collect_list", arg, 1),
+			       "__set_ls");
+	arg[0] = sl_expr_binop(SL_OP_SUB, sl_expr_lit_int(1),
+			       sl_expr_col("__set_l"));
+	agg[1] = sl_expr_alias(sl_expr_call("sum", arg, 1), "__set_k");
+	if (!exprs_ok(t, agg, 2)) {
+		sql_free_exprs(e, n);
+		goto out;
+	}
+	if (!exprs_ok(t, e, n)) {
+		sql_free_exprs(agg, 2);
+		goto out;
+	}
+	if (sql_step(&a, sl_plan_aggregate(a, e, n, agg, 2, t->err)) < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		e[i] = set_col(i);
+	e[n] = sl_expr_col("__set_k");
+	arg[0] = sl_expr_col("__set_ls");
+	e[n + 1] = sl_expr_call("posexplode", arg, 1);
+	if (!exprs_ok(t, e, n + 2) ||
+	    sql_step(&a, sl_plan_project(a, e, n + 2, t->err)) < 0)
+		goto out;
+	e[0] = sl_expr_binop(intersect ? SL_OP_LT : SL_OP_GE,
+			     sl_expr_col("pos"), sl_expr_col("__set_k"));
+	if (!exprs_ok(t, e, 1) ||
+	    sql_step(&a, sl_plan_filter(a, e[0], t->err)) < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		e[i] = sl_expr_alias(set_col(i), l->s.c[i].in);
+	if (exprs_ok(t, e, n))
+		p = sl_plan_project(a, e, n, t->err);
+out:
+	sl_plan_free(a);
+	sl_plan_free(b);
+	free(e);
+	return p ? p : sql_fail_plan(t);
+}
+
 /* WITH name AS (query), ...: the slot is taken once its query is
  * planned (the query may hold a WITH of its own, which uses the slots
  * above and frees them when it ends). */
@@ -766,6 +906,81 @@ static int with_clause(sql_tr *t)
 	return 0;
 }
 
+/* out = out <op> [ALL|DISTINCT] r for the set operator op ("union",
+ * "intersect", "except"); r is released. */
+static int set_apply(sql_tr *t, sql_rel *out, sql_rel *r, const char *op,
+		     bool all)
+{
+	sl_plan *p;
+	if (strcmp(op, "union") == 0)
+		p = sl_plan_union(out->p, r->p, t->err);
+	else if (all)
+		p = set_op_all(t, out, r, strcmp(op, "intersect") == 0);
+	else
+		p = set_op(t, out, r, strcmp(op, "intersect") == 0
+					  ? "left_semi" : "left_anti");
+	sql_rel_release(r);
+	if (sql_step(&out->p, p) < 0)
+		return -1;
+	if (!all &&
+	    sql_step(&out->p, sl_plan_dedup(out->p, NULL, 0, t->err)) < 0)
+		return -1;
+	return 0;
+}
+
+/* The set operator at the cursor ("union", "intersect", "except";
+ * MINUS is EXCEPT), NULL if none; intersect_only: only INTERSECT. */
+static const char *set_op_at(const sql_tr *t, bool intersect_only)
+{
+	if (sql_is_kw(t, "intersect"))
+		return "intersect";
+	if (intersect_only)
+		return NULL;
+	if (sql_is_kw(t, "union"))
+		return "union";
+	if (sql_is_kw(t, "except") || sql_is_kw(t, "minus"))
+		return "except";
+	return NULL;
+}
+
+/* Operands of set operators, as Spark's (ANSI) grammar binds them:
+ * INTERSECT tighter than UNION and EXCEPT, which go left to right, so
+ * a UNION b INTERSECT c is a UNION (b INTERSECT c).  intersect_only:
+ * one INTERSECT chain (a term); first: the query's first operand, whose
+ * SELECT may carry ORDER BY / LIMIT (select_core's tail). */
+static int set_level(sql_tr *t, sql_rel *out, int *nset, bool intersect_only,
+		     bool first)
+{
+	const char *op;
+	if (intersect_only ? select_core(t, out, first) < 0
+			   : set_level(t, out, nset, true, first) < 0)
+		return -1;
+	while ((op = set_op_at(t, intersect_only)) != NULL) {
+		sql_rel r;
+		bool all;
+		if (too_many(t, ++*nset, SL_SQL_MAX_SETOPS, "set operations"))
+			goto fail;
+		sql_skip(t, 1);
+		all = sql_accept_kw(t, "all");
+		if (!all)
+			sql_accept_kw(t, "distinct");
+		if ((intersect_only ? select_core(t, &r, false)
+				    : set_level(t, &r, nset, true, false)) < 0)
+			goto fail;
+		if (set_apply(t, out, &r, op, all) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	sql_rel_release(out);
+	return -1;
+}
+
+static int set_expr(sql_tr *t, sql_rel *out, int *nset)
+{
+	return set_level(t, out, nset, false, true);
+}
+
 int sql_query(sql_tr *t, sql_rel *out)
 {
 	int ncte = t->ncte, rc = -1, nset = 0;
@@ -781,36 +996,8 @@ int sql_query(sql_tr *t, sql_rel *out)
 	}
 	if (sql_accept_kw(t, "with") && with_clause(t) < 0)
 		goto out;
-	if (select_core(t, out, true) < 0)
-		goto out;
-	while (sql_is_kw(t, "union") || sql_is_kw(t, "intersect") ||
-	       sql_is_kw(t, "except") || sql_is_kw(t, "minus")) {
-		sql_rel r;
-		if (too_many(t, ++nset, SL_SQL_MAX_SETOPS, "set operations"))
-			goto fail;
-		bool all, is_union = sql_is_kw(t, "union");
-		const char *how = sql_is_kw(t, "intersect") ? "left_semi"
-							    : "left_anti";
-		sql_skip(t, 1);
-		all = sql_accept_kw(t, "all");
-		if (!all)
-			sql_accept_kw(t, "distinct");
-		else if (!is_union) { /* INTERSECT ALL, EXCEPT ALL */
-			sql_syntax(t);
-			goto fail;
-		}
-		if (select_core(t, &r, false) < 0)
-			goto fail;
-		if (sql_step(&out->p, is_union ? sl_plan_union(out->p, r.p, t->err)
-					       : set_op(t, out, &r, how)) < 0) {
-			sql_rel_release(&r);
-			goto fail;
-		}
-		sql_rel_release(&r);
-		if (!all &&
-		    sql_step(&out->p, sl_plan_dedup(out->p, NULL, 0, t->err)) < 0)
-			goto fail;
-	}
+	if (set_expr(t, out, &nset) < 0)
+		goto fail;
 	if (query_tail(t, out) < 0)
 		goto fail;
 	rc = 0;

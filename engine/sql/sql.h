@@ -11,7 +11,7 @@
  *   [WITH name AS (query), ...]
  *   SELECT [DISTINCT] item, ... [FROM rel [join rel ON cond | USING (c,..)]..]
  *     [WHERE cond] [GROUP BY expr|ordinal|alias, ...] [HAVING cond]
- *   [UNION [ALL] | INTERSECT | EXCEPT select ...]
+ *   [UNION | INTERSECT | EXCEPT | MINUS [ALL|DISTINCT] select ...]
  *   [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST],..]
  *   [LIMIT n]
  *   rel:  view [[AS] alias] | (query) [[AS] alias]
@@ -31,10 +31,10 @@
  * whose two sides share a column name renames the right side's copy
  * inside the plan (name#N, shown by explain); the output keeps Spark's
  * names.  INTERSECT and EXCEPT (DISTINCT) are a left semi / anti join on
- * every column with <=>, as Spark rewrites them; set operators chain left
- * to right (Spark binds INTERSECT tighter than UNION: parenthesize).  Not
- * supported (a syntax error): IN/EXISTS subqueries, OVER windows,
- * INTERSECT ALL / EXCEPT ALL.
+ * every column with <=>, as Spark rewrites them; INTERSECT ALL and EXCEPT
+ * ALL count each row on both sides (batch only); INTERSECT binds tighter
+ * than UNION and EXCEPT, which go left to right, as Spark's ANSI grammar.
+ * Not supported (a syntax error): IN/EXISTS subqueries, OVER windows.
  *
  * The plan returned remembers its text and the catalog views it read
  * (plan_int.h's sl_plan_sql), so toPySpark writes spark.sql(...) after

@@ -118,6 +118,37 @@ T.check(function() return q("SELECT product FROM sales INTERSECT SELECT product 
   {{"apple"}, {"pear"}}, "INTERSECT: distinct rows in both")
 T.check(function() return q("SELECT product FROM sales EXCEPT SELECT product FROM kinds ORDER BY 1") end,
   {{nil}, {"fig"}}, "EXCEPT: distinct rows of the first not in the second (NULL is a value here)")
+-- INTERSECT binds tighter than UNION and EXCEPT (Spark's ANSI grammar)
+T.check(function() return q("SELECT product FROM kinds UNION SELECT product FROM sales INTERSECT SELECT 'fig' ORDER BY 1") end,
+  {{"apple"}, {"fig"}, {"kale"}, {"pear"}}, "a UNION b INTERSECT c is a UNION (b INTERSECT c)")
+T.check(function() return q("SELECT product FROM sales EXCEPT SELECT product FROM kinds INTERSECT SELECT 'apple' ORDER BY 1") end,
+  {{nil}, {"fig"}, {"pear"}}, "a EXCEPT b INTERSECT c is a EXCEPT (b INTERSECT c)")
+T.check(function() return q("SELECT product FROM sales EXCEPT SELECT 'fig' UNION SELECT 'fig' ORDER BY 1") end,
+  {{nil}, {"apple"}, {"fig"}, {"pear"}}, "UNION and EXCEPT go left to right")
+T.check(function() return q("(SELECT product FROM kinds UNION SELECT product FROM sales) INTERSECT SELECT 'fig'") end,
+  {{"fig"}}, "parentheses group as written")
+-- INTERSECT ALL / EXCEPT ALL: multisets (min(m, k) and max(m - k, 0) copies)
+T.check(function() return q("SELECT product FROM sales INTERSECT ALL " ..
+    "(SELECT product FROM sales UNION ALL SELECT product FROM kinds) ORDER BY 1") end,
+  {{nil}, {"apple"}, {"apple"}, {"fig"}, {"pear"}, {"pear"}}, "INTERSECT ALL: each row min(m, k) times, NULL equal to NULL")
+T.check(function() return q("SELECT product FROM sales EXCEPT ALL SELECT product FROM kinds ORDER BY 1") end,
+  {{nil}, {"apple"}, {"fig"}, {"pear"}}, "EXCEPT ALL: each row m - k times")
+T.check(function() return q("SELECT product, qty > 2 AS big FROM sales MINUS ALL SELECT product, qty > 2 FROM sales WHERE id > 1 ORDER BY 1") end,
+  {{"apple", true}}, "MINUS ALL is EXCEPT ALL; rows of two columns")
+T.check(function() return q("SELECT 'x' UNION ALL SELECT product FROM sales INTERSECT ALL SELECT product FROM kinds ORDER BY 1") end,
+  {{"apple"}, {"pear"}, {"x"}}, "INTERSECT ALL binds tighter than UNION ALL")
+T.check(function() return cols("SELECT id AS n, product FROM sales INTERSECT ALL SELECT qty, product FROM sales") end,
+  {"n", "product"}, "the left side's names")
+T.errors(function() spark.sql("SELECT id FROM sales EXCEPT ALL SELECT id, qty FROM sales") end,
+  "NUM_COLUMNS_MISMATCH%] EXCEPT can only be performed on inputs with the same number of columns",
+  "EXCEPT ALL of different widths: Spark's error")
+do
+  local ms = spark.memoryStream("product STRING")
+  ms:toDF():createOrReplaceTempView("live")
+  T.errors(function() spark.sql("SELECT product FROM live INTERSECT ALL SELECT product FROM kinds") end,
+    "INTERSECT ALL is not supported on streaming", "INTERSECT ALL over a stream: named as not supported")
+  spark.sql("DROP VIEW live")
+end
 T.check(function() return q("(SELECT id FROM sales WHERE id < 2) UNION ALL (SELECT id FROM sales WHERE id > 5)") end,
   {{1}, {6}}, "parenthesized queries")
 T.check(function() return q("SELECT id FROM sales WHERE id = 1;") end, {{1}}, "a trailing ';'")

@@ -1,7 +1,9 @@
 -- A differential test of spark.sql (issue 19): a few hundred random batch
 -- SELECTs (filters, projections, CASE, group-bys with HAVING, joins of
 -- every kind, LEFT SEMI/ANTI (EXISTS in SQLite), DISTINCT, UNION [ALL],
--- INTERSECT, EXCEPT,
+-- INTERSECT, EXCEPT, three of them (INTERSECT binds tighter in Spark; the
+-- SQLite text groups it, as SQLite goes left to right; SQLite has no
+-- INTERSECT ALL / EXCEPT ALL: tests/lua/016 checks those),
 -- subqueries, WITH, ORDER BY + LIMIT)
 -- over small random tables with NULLs run through spark.sql and through
 -- sqlite3, and the results must agree.  Only constructs on which Spark SQL
@@ -123,6 +125,18 @@ local templates = {
   function() -- INTERSECT / EXCEPT (NULL equals NULL in both)
     return string.format("SELECT g, x %% 2 AS e FROM a WHERE %s %s SELECT g, z %% 2 FROM b WHERE %s",
       pred(""), pick{"INTERSECT", "EXCEPT"}, pick{"z > 0", "g = 'p'", "z IS NULL", "id < 10", "1 = 1"})
+  end,
+  function() -- three set operations: INTERSECT binds tighter (Spark), SQLite goes left to right
+    local p2 = pick{"z > 0", "g = 'p'", "z IS NULL", "id < 10", "1 = 1"}
+    local op = pick{"UNION", "UNION ALL", "EXCEPT", "INTERSECT"}
+    local l = string.format("SELECT g, x %% 2 AS e FROM a WHERE %s", pred(""))
+    local m = string.format("SELECT g, z %% 2 FROM b WHERE %s", p2)
+    local r = string.format("SELECT g, y %% 2 FROM a WHERE %s", pred(""))
+    if rand(2) == 0 then -- l op (m INTERSECT r)
+      return string.format("%s %s %s INTERSECT %s", l, op, m, r), false,
+        string.format("%s %s SELECT * FROM (%s INTERSECT %s)", l, op, m, r)
+    end
+    return string.format("%s INTERSECT %s %s %s", l, m, op, r) -- (l INTERSECT m) op r in both
   end,
   function() -- a subquery in FROM
     return string.format("SELECT t.g, t.n FROM (SELECT g, count(*) AS n, %s AS m FROM a GROUP BY g) t WHERE t.n > %d",
@@ -248,7 +262,7 @@ for i, q in ipairs(queries) do
   end
 end
 T.is(#queries, 300, "300 queries generated")
-T.is(#templates, 20, "from 20 templates")
+T.is(#templates, 21, "from 21 templates")
 T.is(failed, 0, "spark.sql and sqlite3 agree on every query")
 T.ok(nonempty > 200, "most queries return rows (" .. nonempty .. ")")
 
