@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/timeutil.h"
 
@@ -44,6 +45,8 @@ struct sl_sqlexpr {
 	bool failed;
 	int depth; /* operands open, and operators chained to the left */
 	bool comments; /* statements (sl_sqlexpr_open): -- and C comments */
+	sl_sqlexpr_subq_fn subq; /* sl_sqlexpr_on_subquery */
+	void *subq_ctx;
 };
 
 /* Deeper is refused: every later pass (resolve, eval, free) recurses over
@@ -959,6 +962,45 @@ static sl_expr *parse_name(struct sl_sqlexpr *p)
 	return e ? at(e, start) : nomem(p);
 }
 
+/* Does a subquery start `ahead` tokens on (SELECT or WITH), and is there
+ * a hook to parse it? */
+static bool subq_at(const struct sl_sqlexpr *p, int ahead)
+{
+	const sl_sqltok *t = &p->t[p->i + ahead < p->n ? p->i + ahead : p->n - 1];
+	return p->subq != NULL && t->kind == T_IDENT &&
+	       (strcasecmp(t->text, "select") == 0 ||
+		strcasecmp(t->text, "with") == 0);
+}
+
+/* The hook's subquery, then its ')'.  The statement parser parses
+ * expressions of its own inside it on this cursor: our state is saved. */
+static sl_expr *subquery(struct sl_sqlexpr *p, int kind, sl_expr *l,
+			 int start)
+{
+	int ctx = p->ctx, depth = p->depth;
+	sl_err *err = p->err;
+	sl_expr *e = p->subq(p->subq_ctx, kind, l, start);
+	p->ctx = ctx;
+	p->depth = depth;
+	p->err = err;
+	if (e == NULL) {
+		p->failed = true; /* the hook's error stands */
+		return NULL;
+	}
+	p->failed = false;
+	if (!expect_op(p, ")")) {
+		sl_expr_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void sl_sqlexpr_on_subquery(sl_sqlexpr *x, sl_sqlexpr_subq_fn fn, void *ctx)
+{
+	x->subq = fn;
+	x->subq_ctx = ctx;
+}
+
 static sl_expr *parse_primary(struct sl_sqlexpr *p)
 {
 	sl_sqltok *t = cur(p);
@@ -1013,6 +1055,11 @@ static sl_expr *parse_primary(struct sl_sqlexpr *p)
 	}
 	if (accept_kw(p, "case"))
 		return parse_case(p, start);
+	if (is_kw(p, "exists") && p->t[p->i + 1].kind == T_OP &&
+	    strcmp(p->t[p->i + 1].text, "(") == 0 && subq_at(p, 2)) {
+		p->i += 2;
+		return subquery(p, SL_SUBQ_EXISTS, NULL, start);
+	}
 	if (is_kw(p, "timestamp") && p->t[p->i + 1].kind == T_STRING) {
 		p->i++;
 		return timestamp_lit(p, start);
@@ -1175,6 +1222,8 @@ static sl_expr *parse_in(struct sl_sqlexpr *p, sl_expr *l, int start)
 		sl_expr_free(l);
 		return NULL;
 	}
+	if (subq_at(p, 0))
+		return subquery(p, SL_SUBQ_IN, l, start);
 	do {
 		if (n == 256) {
 			expect_fail(p, "at most 256 IN values");

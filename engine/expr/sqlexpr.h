@@ -65,4 +65,15 @@ void sl_sqlexpr_seek(sl_sqlexpr *x, int i);
  * tree, or NULL with SL_EPARSE and the cursor on the offending token. */
 sl_expr *sl_sqlexpr_next(sl_sqlexpr *x, sl_err *err);
 
+/* Subqueries in expressions, for the statement parser: with a hook set,
+ * `l [NOT] IN (SELECT|WITH ...)` and `[NOT] EXISTS (SELECT|WITH ...)`
+ * call fn with the cursor on the subquery's first token; fn parses it,
+ * leaves the cursor on its ')' and returns the expression standing for
+ * it (l, NULL for EXISTS, is taken, also on failure), or NULL with err
+ * set.  Without a hook they stay syntax errors. */
+enum { SL_SUBQ_IN = 1, SL_SUBQ_EXISTS };
+typedef sl_expr *(*sl_sqlexpr_subq_fn)(void *ctx, int kind, sl_expr *l,
+				       int start);
+void sl_sqlexpr_on_subquery(sl_sqlexpr *x, sl_sqlexpr_subq_fn fn, void *ctx);
+
 #endif

@@ -183,7 +183,7 @@ static void why_hint(sl_err *err, const char *why)
 sl_expr *sql_expr(sql_tr *t)
 {
 	sl_expr *e = sl_sqlexpr_next(t->x, t->err);
-	if (e == NULL && t->err->code == SL_EPARSE) {
+	if (e == NULL && t->err->code == SL_EPARSE && !t->subq_err) {
 		char why[SL_ERR_MSG];
 		snprintf(why, sizeof why, "%s", t->err->msg);
 		sql_syntax(t);
@@ -616,8 +616,14 @@ static int select_core(sql_tr *t, sql_rel *out, bool tail)
 	if (sql_accept_kw(t, "from") ? from_clause(t, &from) < 0
 				 : one_row(t, &from) < 0)
 		goto out;
-	if (sql_accept_kw(t, "where") && (q.where = sql_expr(t)) == NULL)
-		goto out;
+	if (sql_accept_kw(t, "where")) {
+		bool was = t->in_where;
+		t->in_where = true; /* IN / EXISTS subqueries: sql_subq.c */
+		q.where = sql_expr(t);
+		t->in_where = was;
+		if (q.where == NULL)
+			goto out;
+	}
 	if (sql_is_kw(t, "group") && sql_kw_at(t, 1, "by")) {
 		sql_skip(t, 2);
 		if (sql_parse_group(t, &q) < 0)
@@ -1085,6 +1091,8 @@ sl_plan *sl_sql_plan(const char *text, sl_catalog *cat, sl_err *err)
 		return NULL;
 	}
 	t.x = sl_sqlexpr_open(text, &local);
+	if (t.x != NULL)
+		sl_sqlexpr_on_subquery(t.x, sql_subquery, &t);
 	if (t.x == NULL) {
 		/* a lexical error: "unterminated string at col 5" */
 		char why[SL_ERR_MSG];
@@ -1117,6 +1125,7 @@ sl_plan *sl_sql_plan(const char *text, sl_catalog *cat, sl_err *err)
 		sl_err_nomem(&local);
 	}
 out:
+	sql_subq_release(&t);
 	sl_sqlexpr_close(t.x);
 	sl_plan_sql_free(t.origin);
 	if (p == NULL && err != NULL)

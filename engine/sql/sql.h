@@ -34,7 +34,11 @@
  * every column with <=>, as Spark rewrites them; INTERSECT ALL and EXCEPT
  * ALL count each row on both sides (batch only); INTERSECT binds tighter
  * than UNION and EXCEPT, which go left to right, as Spark's ANSI grammar.
- * Not supported (a syntax error): IN/EXISTS subqueries, OVER windows.
+ * Uncorrelated [NOT] IN (SELECT ..) and [NOT] EXISTS (SELECT ..) as AND
+ * terms of WHERE are left semi / anti joins, NOT IN null-aware
+ * (sql_subq.c).  Not supported: subqueries elsewhere (an error naming
+ * it), correlated subqueries (their outer names are unknown columns),
+ * scalar subqueries and OVER windows (syntax errors).
  *
  * The plan returned remembers its text and the catalog views it read
  * (plan_int.h's sl_plan_sql), so toPySpark writes spark.sql(...) after

@@ -43,6 +43,7 @@ typedef struct sql_cte {
 } sql_cte;
 
 #define SQL_MAX_CTE 32
+#define SQL_MAX_SUBQ 64 /* IN / EXISTS subqueries in one statement */
 
 typedef struct sql_tr {
 	sl_sqlexpr *x;
@@ -54,6 +55,11 @@ typedef struct sql_tr {
 	int depth;
 	int uniq; /* the N of the next name#N */
 	sl_plan_sql *origin; /* the text and the views read (plan_int.h) */
+	/* IN / EXISTS subqueries (sql_subq.c): their plans, by number */
+	sl_plan *subq[SQL_MAX_SUBQ];
+	int nsubq;
+	bool in_where; /* parsing a WHERE condition: subqueries allowed */
+	bool subq_err; /* a subquery failed: its error stands as it is */
 } sql_tr;
 
 /* A select item: its expression over the FROM scope (plan names, no
@@ -137,6 +143,16 @@ int sql_plan_sort(sql_tr *t, sl_plan **p, sl_expr **over, int n,
  * (err set). */
 sl_expr *sql_ordinal(sql_tr *t, const sl_expr *e, const sl_type *out,
 		     int nvis);
+
+/* ---- sql_subq.c: IN / EXISTS subqueries in WHERE ---- */
+/* The cursor's subquery hook (sqlexpr.h), ctx the sql_tr. */
+sl_expr *sql_subquery(void *ctx, int kind, sl_expr *l, int start);
+/* Apply WHERE's subquery conditions to *p: *cond (taken; rewritten over
+ * the FROM scope) loses its top-level AND terms that are subqueries, each
+ * becoming a join of *p; *cond is NULL when nothing else is left.  -1
+ * with t->err set (a subquery elsewhere than an AND term of WHERE). */
+int sql_where_subqueries(sql_tr *t, sl_plan **p, sl_expr **cond);
+void sql_subq_release(sql_tr *t);
 
 /* ---- sql_cmd.c ---- */
 sl_plan *sql_show_tables(sql_tr *t, bool views);

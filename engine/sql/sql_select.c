@@ -510,7 +510,9 @@ sl_plan *sql_plan_select(sql_tr *t, sql_sel *q, sql_rel *from)
 	bool agg;
 	if (q->where != NULL) {
 		sl_expr *c = sql_rewrite(t, &from->s, q->where, false);
-		if (c == NULL || sql_step(&p, sl_plan_filter(p, c, t->err)) < 0)
+		if (c == NULL || sql_where_subqueries(t, &p, &c) < 0 ||
+		    (c != NULL &&
+		     sql_step(&p, sl_plan_filter(p, c, t->err)) < 0))
 			goto fail;
 	}
 	if (expand_items(t, q, &from->s) < 0)

@@ -153,6 +153,28 @@ T.check(function() return q("(SELECT id FROM sales WHERE id < 2) UNION ALL (SELE
   {{1}, {6}}, "parenthesized queries")
 T.check(function() return q("SELECT id FROM sales WHERE id = 1;") end, {{1}}, "a trailing ';'")
 
+-- uncorrelated IN / NOT IN / EXISTS subqueries in WHERE (Spark: left semi / anti joins)
+spark.createDataFrame({{"apple"}, {nil}}, "product string"):createOrReplaceTempView("withnull")
+T.check(function() return q("SELECT id FROM sales WHERE product IN (SELECT product FROM kinds WHERE kind = 'fruit') ORDER BY id") end,
+  {{1}, {2}, {3}, {6}}, "x IN (SELECT ...)")
+T.check(function() return q("SELECT id FROM sales WHERE product NOT IN (SELECT product FROM kinds) ORDER BY id") end,
+  {{4}}, "x NOT IN (SELECT ...): a NULL x is never in or not in")
+T.check(function() return q("SELECT id FROM sales WHERE product NOT IN (SELECT product FROM withnull)") end,
+  {}, "NOT IN a subquery holding NULL: never true (null-aware, as Spark)")
+T.check(function() return q("SELECT id FROM sales WHERE product NOT IN (SELECT product FROM kinds WHERE kind = 'none') ORDER BY id") end,
+  {{1}, {2}, {3}, {4}, {5}, {6}}, "NOT IN an empty subquery: always true, NULL x too")
+T.check(function() return q("SELECT id FROM sales WHERE qty > 2 AND EXISTS (SELECT 1 FROM kinds WHERE kind = 'leaf') ORDER BY id") end,
+  {{1}, {3}, {6}}, "EXISTS (SELECT ...) that has rows, ANDed with a filter")
+T.check(function() return q("SELECT id FROM sales WHERE EXISTS (SELECT 1 FROM kinds WHERE kind = 'none')") end,
+  {}, "EXISTS of no rows")
+T.check(function() return q("SELECT count(*) FROM sales WHERE NOT EXISTS (SELECT * FROM kinds WHERE kind = 'none')") end,
+  {{6}}, "NOT EXISTS of no rows")
+T.check(function() return q("SELECT id FROM sales WHERE id + 1 IN (SELECT qty FROM sales WHERE qty IN (SELECT qty FROM sales WHERE id > 4)) ORDER BY id") end,
+  {{1}, {3}}, "an IN subquery of an expression, nested in another")
+T.check(function() return q("WITH f AS (SELECT product FROM kinds WHERE kind = 'fruit') " ..
+    "SELECT product, count(*) AS n FROM sales WHERE product IN (SELECT * FROM f) GROUP BY product ORDER BY product") end,
+  {{"apple", 2}, {"pear", 2}}, "IN a CTE, then GROUP BY")
+
 -- the same query through the DataFrame API
 local df = spark.table("sales"):filter("qty > 1"):groupBy("product"):agg(F.sum("qty"):alias("s"))
 T.check(function() return T.sorted_rows(df) end,

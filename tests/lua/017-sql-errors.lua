@@ -65,8 +65,22 @@ T.like(sqlerr("SELECT uper(name) FROM items"), "uper", "an unknown function is n
 T.like(sqlerr("SELECT x.* FROM items"), lit("[CANNOT_RESOLVE_STAR_EXPAND] Cannot resolve `x`.*"),
   "t.* of an unknown qualifier")
 T.like(sqlerr("SELECT id FROM items UNION SELECT id, name FROM items"), "Union can only be performed on tables with the same number of columns", "UNION of different widths")
-T.like(sqlerr("SELECT id FROM items WHERE id IN (SELECT id FROM tags)"), "^" .. lit("[PARSE_SYNTAX_ERROR]"),
-  "IN (subquery) is not supported: a syntax error")
+T.is(sqlerr("SELECT id FROM items WHERE id > 1 OR id IN (SELECT id FROM tags)"),
+  "IN/EXISTS subquery inside an expression or under OR is not supported in streamlab: only as a condition of WHERE, " ..
+  "joined by AND; line 1 pos 37", "an IN subquery under OR: named as not supported, where it is")
+T.like(sqlerr("SELECT id IN (SELECT id FROM tags) FROM items"), "^" .. lit("IN/EXISTS subquery outside WHERE is not supported"),
+  "an IN subquery in the SELECT list: not supported")
+T.like(sqlerr("SELECT id FROM items WHERE id IN (SELECT id, tag FROM tags)"),
+  "^" .. lit("[DATATYPE_MISMATCH.INVALID_IN_SUBQUERY_NUMBER_OF_COLUMNS]") .. ".*length: 2%).; line 1 pos 27$",
+  "an IN subquery of two columns: Spark's error class")
+T.like(sqlerr("SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM tags t WHERE t.id = i.id)"),
+  "^" .. lit("[UNRESOLVED_COLUMN.WITH_SUGGESTION]") .. ".*`i`.`id`",
+  "a correlated subquery: the outer column is unknown inside it")
+T.like(sqlerr("SELECT id FROM items WHERE id IN (SELECT nope FROM tags)"),
+  "^" .. lit("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `nope`") .. ".*; line 1 pos 41$",
+  "an error inside the subquery: its own, at its place in the statement")
+T.like(sqlerr("SELECT id FROM items WHERE id IN (SELECT id FROM tags"), "^" .. lit("[PARSE_SYNTAX_ERROR] Syntax error at or near end of input"),
+  "an unclosed subquery")
 
 local ok2, e2 = pcall(spark.sql, "SELECT nope FROM items")
 T.is(ok2 == false and e2.code, "AnalysisException", "analysis errors are AnalysisException")

@@ -99,6 +99,16 @@ same("stream-static JOIN ... USING",
   orders:join(spark.table("kinds"), "product"):select("ts", "product", "kind"),
   "append")
 
+same("IN (SELECT ...) of a static view: a stream-static left semi join, append",
+  spark.sql("SELECT ts, product FROM orders WHERE product IN (SELECT product FROM kinds WHERE kind = 'fruit')"),
+  orders:join(spark.table("kinds"):filter("kind = 'fruit'"), "product", "left_semi"):select("ts", "product"),
+  "append")
+
+same("NOT EXISTS (SELECT ...) of a static view, append",
+  spark.sql("SELECT ts, product FROM orders WHERE qty > 1 AND NOT EXISTS (SELECT 1 FROM kinds WHERE kind = 'none')"),
+  orders:filter("qty > 1"):select("ts", "product"),
+  "append")
+
 same("dropDuplicates as SELECT DISTINCT, append",
   spark.sql("SELECT DISTINCT product FROM orders"),
   orders:select("product"):dropDuplicates(),
