@@ -224,7 +224,7 @@ static char *read_all(const char *path)
  * the --init files run first (as `streamlab run` runs a script), then the
  * -e statements, then the files, each statement the headless way
  * (sqlmode.h); the first error ends the run with exit 1, its message on
- * stderr naming the file and the line its statement starts on.  With
+ * stderr naming the file, line and column of the error.  With
  * neither -e nor a file: the REPL, in SQL mode. */
 static int sql_run(int argc, char **argv, int first)
 {
