@@ -700,26 +700,33 @@ done:
 	return 0;
 }
 
+/* Do both sides of an INTERSECT (EXCEPT) have as many columns?  If not,
+ * Spark's error. */
+static bool same_width(sql_tr *t, const sql_rel *l, const sql_rel *r,
+		       bool intersect)
+{
+	int a = sl_plan_schema(l->p)->nfields, b = sl_plan_schema(r->p)->nfields;
+	if (a == b)
+		return true;
+	sl_err_set(t->err, SL_EANALYSIS,
+		   "[NUM_COLUMNS_MISMATCH] %s can only be performed on inputs "
+		   "with the same number of columns, but the first input has "
+		   "%d columns and the second input has %d columns.",
+		   intersect ? "INTERSECT" : "EXCEPT", a, b);
+	return false;
+}
+
 /* INTERSECT / EXCEPT (DISTINCT; the caller dedups): a left semi / anti
  * join of the two sides on every column by position, NULL matching NULL
  * (<=>), as Spark's ReplaceIntersectWithSemiJoin and
  * ReplaceExceptWithAntiJoin.  A new plan (l->p stays the caller's). */
 static sl_plan *set_op(sql_tr *t, sql_rel *l, sql_rel *r, const char *how)
 {
-	const sl_type *a = sl_plan_schema(l->p), *b = sl_plan_schema(r->p);
+	const sl_type *a = sl_plan_schema(l->p);
 	sl_expr *cond = NULL;
 	int i;
-	if (a->nfields != b->nfields) {
-		sl_err_set(t->err, SL_EANALYSIS,
-			   "[NUM_COLUMNS_MISMATCH] %s can only be performed "
-			   "on inputs with the same number of columns, but "
-			   "the first input has %d columns and the second "
-			   "input has %d columns.",
-			   strcmp(how, "left_semi") == 0 ? "INTERSECT"
-							 : "EXCEPT",
-			   a->nfields, b->nfields);
+	if (!same_width(t, l, r, strcmp(how, "left_semi") == 0))
 		return NULL;
-	}
 	if (rename_clashes(t, l, r, NULL, 0) < 0)
 		return NULL;
 	for (i = 0; i < a->nfields; i++) {
@@ -806,16 +813,8 @@ static sl_plan *set_op_all(sql_tr *t, sql_rel *l, sql_rel *r, bool intersect)
 	int n = sl_plan_schema(l->p)->nfields, i;
 	sl_plan *a = NULL, *b = NULL, *p = NULL;
 	sl_expr **e = NULL, *agg[2], *arg[3];
-	if (n != sl_plan_schema(r->p)->nfields) {
-		sl_err_set(t->err, SL_EANALYSIS,
-			   "[NUM_COLUMNS_MISMATCH] %s can only be performed "
-			   "on inputs with the same number of columns, but "
-			   "the first input has %d columns and the second "
-			   "input has %d columns.",
-			   intersect ? "INTERSECT" : "EXCEPT", n,
-			   sl_plan_schema(r->p)->nfields);
+	if (!same_width(t, l, r, intersect))
 		return NULL;
-	}
 	if (sl_plan_is_streaming(l->p) || sl_plan_is_streaming(r->p)) {
 		sl_err_set(t->err, SL_EANALYSIS,
 			   "%s is not supported on streaming "
