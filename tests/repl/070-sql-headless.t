@@ -3,7 +3,7 @@
 # (item 3, "works in the plain line mode too"), as Flink's SQL client runs
 # `-f FILE` and its prompt reads statements: a statement ends at a ';'
 # outside quotes and comments, may span lines, several may share a line;
-# the first error stops the run with its file and line (exit 1); a
+# the first error stops the run with its file, line and column (exit 1); a
 # streaming SELECT headless runs over the data there is and prints its
 # table.  The statements run through the real spark.sql (lib/sql_init.lua
 # only registers views): the mode must hand it each statement's text
