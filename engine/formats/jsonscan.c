@@ -67,6 +67,15 @@ typedef struct tsep {
 	char sep[76];
 } tsep;
 
+/* One separator of the shape (shape_run): the template's, with the
+ * column's values array at hand. */
+typedef struct shsep {
+	uint64_t head[2], mask[2];
+	uint32_t len; /* <= 16 */
+	int kind;     /* SK_TS, SK_STRING, SK_INT or SK_BIGINT */
+	sl_col *col;
+} shsep;
+
 struct sl_jsonscan {
 	size_t maxline; /* lines longer than this are left to the caller */
 	int nf;
@@ -83,6 +92,11 @@ struct sl_jsonscan {
 	uint64_t tplset;   /* the fields it names */
 	int64_t hit, miss; /* lines it took, lines it did not */
 	tsep tpl[64];
+	/* the shape: the template again when it names every field, each a
+	 * timestamp, string or integer with a separator of at most 16 bytes,
+	 * and there is no corrupt-record column (nsh = 0 otherwise) */
+	int nsh;
+	shsep sh[64];
 	/* the last timestamp text of 19 bytes that parsed, and its value */
 	bool ts_ok;
 	char ts_text[19];
@@ -596,6 +610,147 @@ static const char *tpl_line(sl_jsonscan *s, const char *p, const char *end,
 	return line_end(s, p, i, s->tplset);
 }
 
+/* The shape from the template (s->nsh = 0 when the template does not
+ * qualify: see struct sl_jsonscan). */
+static void shape_build(sl_jsonscan *s)
+{
+	s->nsh = 0;
+	if (s->corrupt != NULL || s->tplset != s->fields)
+		return;
+	for (int j = 0; j < s->ntpl; j++) {
+		const tsep *t = &s->tpl[j];
+		shsep *h = &s->sh[j];
+		if (t->len > 16 || (t->kind != SK_TS && t->kind != SK_STRING &&
+				    t->kind != SK_INT && t->kind != SK_BIGINT))
+			return;
+		memcpy(h->head, t->head, sizeof h->head);
+		memcpy(h->mask, t->mask, sizeof h->mask);
+		h->len = t->len;
+		h->kind = t->kind;
+		h->col = t->col;
+	}
+	s->nsh = s->ntpl;
+}
+
+/* Lines of the shape from *pp into rows row, row+1, ... (at most max):
+ * each separator one masked 16-byte compare, each value parsed inline by
+ * its kind as tpl_value parses it (a timestamp: the same 19 bytes as
+ * the last one give its value, others go through the reader's cache,
+ * sl_format_ts_cached), then "}\n".  Stops before
+ * the first line that does not fit, or that is longer than maxline, for
+ * tpl_line and line() to look at; takes nothing while a column has a
+ * null bitmap (the values would need their bits cleared).  Every line it
+ * takes, tpl_line would take with the same values.  Returns the lines
+ * taken; advances *pp.  The separators and the columns' arrays are
+ * copied to locals first: stores into the columns could otherwise alias
+ * them and force reloads on every value. */
+static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
+			 int64_t row, int64_t max, sl_format_tscache *tsc)
+{
+	struct {
+		uint64_t h0, h1, m0, m1;
+		uint32_t len;
+		int kind;
+		char *data;
+	} sh[64];
+	const int nsh = s->nsh;
+	const size_t maxline = s->maxline;
+	const char *p = *pp;
+	int64_t n = 0, tus = 0;
+	/* the last timestamp text taken (bytes 0-7, 8-15, 11-18), if tok,
+	 * and its value */
+	uint64_t t0 = 0, t1 = 0, t2 = 0;
+	bool tok = false;
+	for (int k = 0; k < nsh; k++) {
+		if (s->sh[k].col->nulls != NULL)
+			return 0;
+		sh[k].h0 = s->sh[k].head[0];
+		sh[k].h1 = s->sh[k].head[1];
+		sh[k].m0 = s->sh[k].mask[0];
+		sh[k].m1 = s->sh[k].mask[1];
+		sh[k].len = s->sh[k].len;
+		sh[k].kind = s->sh[k].kind;
+		sh[k].data = s->sh[k].col->data;
+	}
+	for (; n < max; n++) {
+		const char *q = p;
+		const int64_t i = row + n;
+		for (int k = 0; k < nsh; k++) {
+			uint64_t w0, w1, v = 0;
+			const char *d, *e;
+			unsigned x;
+			if (end - q < 16)
+				goto out;
+			memcpy(&w0, q, 8);
+			memcpy(&w1, q + 8, 8);
+			if (((w0 & sh[k].m0) ^ sh[k].h0) |
+			    ((w1 & sh[k].m1) ^ sh[k].h1))
+				goto out;
+			q += sh[k].len;
+			switch (sh[k].kind) {
+			case SK_TS:
+				if (*q != '"' || end - q <= 20 || q[20] != '"')
+					goto out;
+				memcpy(&w0, q + 1, 8);
+				memcpy(&w1, q + 9, 8);
+				memcpy(&v, q + 12, 8);
+				if (!tok || ((w0 ^ t0) | (w1 ^ t1) | (v ^ t2)) != 0) {
+					/* not the last text: the cache's date */
+					if (!sl_format_ts_cached(q + 1, &tus,
+								 tsc))
+						goto out;
+					t0 = w0;
+					t1 = w1;
+					t2 = v;
+					tok = true;
+				}
+				((int64_t *)sh[k].data)[i] = tus;
+				q += 21;
+				break;
+			case SK_STRING:
+				if (*q != '"' || *(e = plain_end(q + 1, end)) != '"')
+					goto out;
+				((sl_str *)sh[k].data)[i].p = q + 1;
+				((sl_str *)sh[k].data)[i].len =
+				    (uint32_t)(e - q - 1);
+				q = e + 1;
+				break;
+			default: /* SK_INT, SK_BIGINT: as tpl_value */
+				d = e = q + (*q == '-');
+				if (*e == '0') {
+					e++;
+				} else {
+					while ((x = (unsigned)(*e - '0')) <= 9) {
+						v = v * 10 + x;
+						e++;
+					}
+					if (e == d || e - d > 18)
+						goto out;
+				}
+				if (*q == '-')
+					v = (uint64_t) - (int64_t)v;
+				if (sh[k].kind == SK_BIGINT) {
+					((int64_t *)sh[k].data)[i] = (int64_t)v;
+				} else {
+					if ((int64_t)v < INT32_MIN ||
+					    (int64_t)v > INT32_MAX)
+						goto out;
+					((int32_t *)sh[k].data)[i] =
+					    (int32_t)(int64_t)v;
+				}
+				q = e;
+				break;
+			}
+		}
+		if (q[0] != '}' || q[1] != '\n' || (size_t)(q + 2 - p) > maxline)
+			break;
+		p = q + 2;
+	}
+out:
+	*pp = p;
+	return n;
+}
+
 /* The template from the keys of the line line() took last. */
 static void tpl_build(sl_jsonscan *s)
 {
@@ -622,6 +777,7 @@ static void tpl_build(sl_jsonscan *s)
 		s->tplset |= UINT64_C(1) << t->k;
 	}
 	s->ntpl = s->nkeys;
+	shape_build(s);
 }
 
 int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,
@@ -631,6 +787,12 @@ int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,
 	const char *p = *pp, *q;
 	int64_t n = 0;
 	while (n < max && p < end) {
+		if (s->nsh > 0) {
+			int64_t k = shape_run(s, &p, end, row + n, max - n, tsc);
+			s->hit += k;
+			if ((n += k) == max)
+				break;
+		}
 		if (s->ntpl > 0 &&
 		    (q = tpl_line(s, p, end, row + n, tsc)) != NULL) {
 			if ((size_t)(q - p) > s->maxline)
@@ -650,6 +812,7 @@ int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,
 			tpl_build(s);
 		} else {
 			s->ntpl = 0;
+			s->nsh = 0;
 		}
 		p = q;
 		n++;
