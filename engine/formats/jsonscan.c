@@ -40,6 +40,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/timeutil.h"
 
@@ -282,9 +285,25 @@ static inline bool parse_ts(const char *s, size_t n, int64_t *us,
 }
 
 /* The first byte from s on that is a quote, backslash or control byte
- * (a '\n' ends every line), 8 bytes a step while they are in bounds. */
+ * (a '\n' ends every line), 16 bytes a step (SSE2), then 8, while they are
+ * in bounds. */
 static inline const char *plain_end(const char *s, const char *end)
 {
+#ifdef __SSE2__
+	/* 16 bytes a step: 10 instructions where the 8-byte step below
+	 * takes 30 (no andn in baseline x86-64) */
+	const __m128i qv = _mm_set1_epi8('"'), bv = _mm_set1_epi8('\\'),
+		      cv = _mm_set1_epi8(0x1f);
+	while (end - s >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)s);
+		unsigned z = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(x, qv), _mm_cmpeq_epi8(x, bv)),
+		    _mm_cmpeq_epi8(_mm_min_epu8(x, cv), x)));
+		if (z != 0)
+			return s + __builtin_ctz(z);
+		s += 16;
+	}
+#endif
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = 0x0101010101010101u, high = ones * 0x80;
 	while (end - s >= 8) {
