@@ -45,6 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/timeutil.h"
 
@@ -590,10 +593,23 @@ static inline bool fast_convert(sl_col *c, int64_t i, const char *s,
 	return convert(c, i, (sl_str){ s, (uint32_t)(e - s) }, tsc);
 }
 
-/* The first sep or '\n' from p on, 8 bytes a step while in bounds (the
- * lowest flagged byte of the zero-byte test is exact). */
+/* The first sep or '\n' from p on, 16 then 8 bytes a step while in
+ * bounds (the lowest flagged byte of the zero-byte test is exact). */
 static inline const char *tok_end(const char *p, const char *end, char sep)
 {
+#ifdef __SSE2__
+	/* 16 bytes a step first: 7 instructions where the 8-byte step takes
+	 * 20 (no andn in baseline x86-64) */
+	const __m128i sv = _mm_set1_epi8(sep), nv = _mm_set1_epi8('\n');
+	while (end - p >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)p);
+		unsigned z = (unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(_mm_cmpeq_epi8(x, sv), _mm_cmpeq_epi8(x, nv)));
+		if (z != 0)
+			return p + __builtin_ctz(z);
+		p += 16;
+	}
+#endif
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = 0x0101010101010101u, high = ones * 0x80;
 	const uint64_t ms = ones * (uint8_t)sep, mn = ones * '\n';

@@ -184,8 +184,9 @@ static inline int sl_format_d2_(const char *p)
 	unsigned a = (unsigned)(p[0] - '0'), b = (unsigned)(p[1] - '0');
 	return a > 9 || b > 9 ? -1 : (int)(a * 10 + b);
 }
-static inline bool sl_format_ts_cached(const char *s, int64_t *us,
-				       sl_format_tscache *c)
+static inline __attribute__((always_inline)) bool
+sl_format_ts_cached(const char *s, int64_t *us,
+		    sl_format_tscache *c)
 {
 	uint64_t a, b, l0, l1, l2, t0, t1, t2;
 	uint16_t x, y;
