@@ -438,6 +438,147 @@ static void test_grow(void)
 	sl_buf_release(&b);
 }
 
+/* The shape (jsonscan.c shape_run: W2's schema, no corrupt-record
+ * column, every field a timestamp, string or integer) hands each line it
+ * does not fit to the template and the general parser.  Each deviant
+ * line sits after a run of shape lines and again after a new timestamp
+ * text; the result must be the general parser's (three modes) and, in
+ * PERMISSIVE, the values written here (NULL: a null string). */
+#define TS3 1767268803000000LL /* 2026-01-01 12:00:03 */
+#define NUL_I INT64_MIN
+static const struct {
+	const char *line, *what;
+	bool check; /* check the values below (else differential only) */
+	int64_t ts;
+	const char *pid;
+	int64_t amount;
+} deviants[] = {
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p\\\"1\",\"amount\":1}",
+	  "escape", true, TS3, "p\"1", 1 },
+	{ "{\"product_id\":\"p1\",\"ts\":\"2026-01-01 12:00:03\",\"amount\":1}",
+	  "reordered keys", true, TS3, "p1", 1 },
+	{ "{\"ts\": \"2026-01-01 12:00:03\" , \"product_id\":\"p1\",\"amount\":1}",
+	  "spaces", true, TS3, "p1", 1 },
+	{ "{\t\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":1}",
+	  "a tab", true, TS3, "p1", 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":1} ",
+	  "a space after the '}'", true, TS3, "p1", 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":1}\r",
+	  "CRLF", true, TS3, "p1", 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"amount\":1}", "missing key", true,
+	  TS3, NULL, 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\"}",
+	  "missing last key", true, TS3, "p1", NUL_I },
+	{ "{\"ts\":null,\"product_id\":\"p1\",\"amount\":1}", "null timestamp",
+	  true, -1, "p1", 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":null,\"amount\":1}",
+	  "null string", true, TS3, NULL, 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":null}",
+	  "null integer", true, TS3, "p1", NUL_I },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":\"3\"}",
+	  "wrong type: a string for an INT", true, TS3, "p1", NUL_I },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":1.5}",
+	  "wrong type: a fraction for an INT", false, 0, NULL, 0 },
+	{ "{\"ts\":12,\"product_id\":\"p1\",\"amount\":1}",
+	  "wrong type: a number for a TIMESTAMP", false, 0, NULL, 0 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":12,\"amount\":1}",
+	  "a number for a STRING (its text)", true, TS3, "12", 1 },
+	{ "{\"ts\":\"2026-01-02 00:00:00\",\"product_id\":\"p1\",\"amount\":1}",
+	  "another date", true, 1767312000000000LL, "p1", 1 },
+	{ "{\"ts\":\"2026-01-01T12:00:03\",\"product_id\":\"p1\",\"amount\":1}",
+	  "a 'T' timestamp", true, TS3, "p1", 1 },
+	{ "{\"ts\":\"2026-01-01 25:00:00\",\"product_id\":\"p1\",\"amount\":1}",
+	  "a bad hour", false, 0, NULL, 0 },
+	{ "{\"ts\":\"2026-01-01 12:00:03.5\",\"product_id\":\"p1\",\"amount\":1}",
+	  "a fraction of a second", true, TS3 + 500000, "p1", 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":2147483648}",
+	  "INT overflow", false, 0, NULL, 0 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":-2147483648}",
+	  "INT minimum", true, TS3, "p1", INT32_MIN },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":012}",
+	  "a leading zero", false, 0, NULL, 0 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":-0}",
+	  "-0", true, TS3, "p1", 0 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":1,\"x\":[1]}",
+	  "an unknown key", true, TS3, "p1", 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":1,\"amount\":2}",
+	  "a duplicate key", true, TS3, "p1", 2 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"\",\"amount\":1}",
+	  "an empty string", true, TS3, "", 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"abcdefghijklmnopqrst\\\\uvw\",\"amount\":1}",
+	  "an escape after 20 bytes", true, TS3, "abcdefghijklmnopqrst\\uvw", 1 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p\x01\",\"amount\":1}",
+	  "a control byte", false, 0, NULL, 0 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":1}x",
+	  "text after the '}'", false, 0, NULL, 0 },
+	{ "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":\"p1\",\"amount\":1",
+	  "no '}'", false, 0, NULL, 0 },
+};
+
+static void shape_text(sl_buf *b, const char *dev)
+{
+	for (int k = 0; k < 6; k++)
+		sl_buf_printf(b, "{\"ts\":\"2026-01-01 12:00:03\",\"product_id\":"
+				 "\"p%d\",\"amount\":%d}\n", k, k * 7);
+	sl_buf_printf(b, "%s\n", dev);
+	for (int k = 0; k < 3; k++)
+		sl_buf_printf(b, "{\"ts\":\"2026-01-01 12:00:04\",\"product_id\":"
+				 "\"q%d\",\"amount\":-%d}\n", k, k);
+	sl_buf_printf(b, "%s\n", dev);
+	sl_buf_adds(b, "{\"ts\":\"2026-01-01 12:00:04\",\"product_id\":\"r\","
+		       "\"amount\":9}\n");
+}
+
+static bool row_is(const sl_batch *b, int64_t i, int64_t ts, const char *pid,
+		   int64_t amount)
+{
+	const sl_str *s = &sl_col_str(b->cols[1])[i];
+	if (ts < 0 ? !sl_col_isnull(b->cols[0], i)
+		   : sl_col_isnull(b->cols[0], i) ||
+			 sl_col_i64(b->cols[0])[i] != ts)
+		return false;
+	if (pid == NULL ? !sl_col_isnull(b->cols[1], i)
+			: sl_col_isnull(b->cols[1], i) ||
+			      s->len != strlen(pid) ||
+			      memcmp(s->p, pid, s->len) != 0)
+		return false;
+	return amount == NUL_I ? sl_col_isnull(b->cols[2], i)
+			       : !sl_col_isnull(b->cols[2], i) &&
+				     sl_col_i32(b->cols[2])[i] == amount;
+}
+
+static void test_shape_fallbacks(void)
+{
+	char why[512];
+	for (size_t d = 0; d < sizeof deviants / sizeof *deviants; d++) {
+		sl_buf b;
+		sl_err err;
+		sl_batch *r;
+		bool good;
+		sl_buf_init(&b);
+		shape_text(&b, deviants[d].line);
+		for (int m = 0; m < 3; m++)
+			if (!ok(same(b.p, b.len, W2, modes[m], why, sizeof why),
+				"shape, then %s (%s)", deviants[d].what,
+				modes[m]))
+				printf("#   %s\n", why);
+		sl_err_clear(&err);
+		r = rd(b.p, b.len, W2, "PERMISSIVE", true, &err);
+		good = r != NULL && r->nrows == 12 &&
+		       row_is(r, 5, TS3, "p5", 35) &&
+		       row_is(r, 9, TS3 + 1000000, "q2", -2) &&
+		       row_is(r, 11, TS3 + 1000000, "r", 9);
+		if (good && deviants[d].check)
+			good = row_is(r, 6, deviants[d].ts, deviants[d].pid,
+				      deviants[d].amount) &&
+			       row_is(r, 10, deviants[d].ts, deviants[d].pid,
+				      deviants[d].amount);
+		ok(good, "shape, then %s: the values", deviants[d].what);
+		sl_batch_free(r);
+		sl_buf_release(&b);
+	}
+}
+
 int main(void)
 {
 	test_cases();
@@ -447,5 +588,6 @@ int main(void)
 	test_edges();
 	test_shaped();
 	test_template_values();
+	test_shape_fallbacks();
 	return done_testing();
 }
