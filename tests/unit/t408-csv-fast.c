@@ -242,11 +242,111 @@ static void test_differential(void)
 		       modes[m]);
 }
 
+/* Each line the fast path hands to the tokenizer, after a run of plain
+ * W2 lines and again after a new timestamp text: the same result as the
+ * tokenizer's (every option set of all_opts, three modes) and, with the
+ * default options in PERMISSIVE, the values written here (NULL: a null
+ * string, NUL_I a null integer). */
+#define TS3 1767268803000000LL /* 2026-01-01 12:00:03 */
+#define NUL_I INT64_MIN
+static const struct {
+	const char *line, *what;
+	bool check;
+	int64_t ts;
+	const char *pid;
+	int64_t amount;
+} deviants[] = {
+	{ "2026-01-01 12:00:03,\"p,1\",1", "a quoted field", true, TS3, "p,1", 1 },
+	{ "2026-01-01 12:00:03,\"p\"\"1\",1", "a doubled quote", false, TS3,
+	  "p\"1", 1 },
+	{ "2026-01-01 12:00:03,p1,1\r", "CRLF", true, TS3, "p1", 1 },
+	{ "2026-01-01 12:00:03,p1", "a missing field", true, TS3, "p1", NUL_I },
+	{ "2026-01-01 12:00:03,p1,1,x", "an extra field", false, 0, NULL, 0 },
+	{ "2026-01-01 12:00:03,,1", "an empty string field", true, TS3, NULL, 1 },
+	{ ",p1,1", "an empty timestamp", true, -1, "p1", 1 },
+	{ "2026-01-01 12:00:03,p1,", "an empty integer", true, TS3, "p1", NUL_I },
+	{ "2026-01-01 12:00:03,p1,x", "wrong type: INT", true, TS3, "p1", NUL_I },
+	{ "2026-01-01 12:00:03,p1,1.5", "a fraction for an INT", false, 0, NULL,
+	  0 },
+	{ "2026-01-01 12:00:03,p1,2147483648", "INT overflow", false, 0, NULL, 0 },
+	{ "2026-01-01 12:00:03,p1,+7", "a plus sign", true, TS3, "p1", 7 },
+	{ "2026-01-01 12:00:03,p1, 7", "a space before an INT", false, 0, NULL, 0 },
+	{ "2026-01-02 00:00:00,p1,1", "another date", true, 1767312000000000LL,
+	  "p1", 1 },
+	{ "2026-01-01T12:00:03,p1,1", "a 'T' timestamp", true, TS3, "p1", 1 },
+	{ "2026-01-01 25:00:00,p1,1", "a bad hour", false, 0, NULL, 0 },
+	{ "2026-01-01 12:00:03.5,p1,1", "a fraction of a second", true,
+	  TS3 + 500000, "p1", 1 },
+	{ "2026-01-01 12:00:03,abcdefghijklmnopqrstuvwxyz0123456789,1",
+	  "a string of 36 bytes", true, TS3,
+	  "abcdefghijklmnopqrstuvwxyz0123456789", 1 },
+	{ "2026-01-01 12:00:03,abcdefghijklmnopqrst\"uv,1",
+	  "a quote inside after 20 bytes", false, 0, NULL, 0 },
+	{ "2026-01-01 12:00:03, p1 ,1", "spaces around a string", true, TS3,
+	  " p1 ", 1 },
+	{ "NA,NA,NA", "NA tokens", true, -1, "NA", NUL_I },
+	{ "#2026-01-01 12:00:03,p1,1", "a comment character", false, 0, NULL, 0 },
+	{ "", "an empty line", false, 0, NULL, 0 },
+};
+
+static bool row_is(const sl_batch *b, int64_t i, int64_t ts, const char *pid,
+		   int64_t amount)
+{
+	const sl_str *s = &sl_col_str(b->cols[1])[i];
+	if (ts < 0 ? !sl_col_isnull(b->cols[0], i)
+		   : sl_col_isnull(b->cols[0], i) ||
+			 sl_col_i64(b->cols[0])[i] != ts)
+		return false;
+	if (pid == NULL ? !sl_col_isnull(b->cols[1], i)
+			: sl_col_isnull(b->cols[1], i) ||
+			      s->len != strlen(pid) ||
+			      memcmp(s->p, pid, s->len) != 0)
+		return false;
+	return amount == NUL_I ? sl_col_isnull(b->cols[2], i)
+			       : !sl_col_isnull(b->cols[2], i) &&
+				     sl_col_i32(b->cols[2])[i] == amount;
+}
+
+static void test_fallbacks(void)
+{
+	for (size_t d = 0; d < sizeof deviants / sizeof *deviants; d++) {
+		sl_buf b;
+		sl_err err;
+		sl_batch *r;
+		bool good;
+		sl_buf_init(&b);
+		for (int k = 0; k < 6; k++)
+			sl_buf_printf(&b, "2026-01-01 12:00:03,p%d,%d\n", k, k * 7);
+		sl_buf_printf(&b, "%s\n", deviants[d].line);
+		for (int k = 0; k < 3; k++)
+			sl_buf_printf(&b, "2026-01-01 12:00:04,q%d,-%d\n", k, k);
+		sl_buf_printf(&b, "%s\n", deviants[d].line);
+		sl_buf_adds(&b, "2026-01-01 12:00:04,r,9\n");
+		all_opts(b.p, W2, deviants[d].what);
+		opt_header = opt_null = opt_comment = NULL;
+		sl_err_clear(&err);
+		r = rd(b.p, b.len, W2, "PERMISSIVE", true, &err);
+		good = r != NULL && row_is(r, 5, TS3, "p5", 35);
+		if (good && deviants[d].check)
+			good = r->nrows == 12 &&
+			       row_is(r, 6, deviants[d].ts, deviants[d].pid,
+				      deviants[d].amount) &&
+			       row_is(r, 10, deviants[d].ts, deviants[d].pid,
+				      deviants[d].amount) &&
+			       row_is(r, 9, TS3 + 1000000, "q2", -2) &&
+			       row_is(r, 11, TS3 + 1000000, "r", 9);
+		ok(good, "after plain lines, %s: the values", deviants[d].what);
+		sl_batch_free(r);
+		sl_buf_release(&b);
+	}
+}
+
 int main(void)
 {
 	test_ts_tokens();
 	test_cases();
 	test_field_ops();
 	test_differential();
+	test_fallbacks();
 	return done_testing();
 }
