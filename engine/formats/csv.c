@@ -40,6 +40,7 @@
  * Never prints.
  */
 #include "formats/fileformat.h"
+#include "formats/fileformat_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -909,6 +910,15 @@ sl_batch *sl_csv_read_at(const char *name, int64_t line0, sl_arena *arena,
 			 const sl_options *opts, const sl_format_bad *bad,
 			 sl_err *err)
 {
+	return sl_csv_read_nl(name, line0, -1, arena, data, len, schema, opts,
+			      bad, err);
+}
+
+sl_batch *sl_csv_read_nl(const char *name, int64_t line0, int64_t nl,
+			 sl_arena *arena, const char *data, size_t len,
+			 sl_type *schema, const sl_options *opts,
+			 const sl_format_bad *bad, sl_err *err)
+{
 	cread r;
 	csvtok t;
 	int64_t cap, nrows = 0;
@@ -927,7 +937,8 @@ sl_batch *sl_csv_read_at(const char *name, int64_t line0, sl_arena *arena,
 		    strchr("0123456789-: T", r.o.sep) == NULL;
 	tok_init(&t, &r.o, arena, data, len);
 	t.line += line0;
-	cap = sl_format_count_lines(data, len);
+	/* records <= '\n' bytes + 1 (each but the last ends with one) */
+	cap = nl >= 0 ? nl + 1 : sl_format_count_lines(data, len);
 	r.cols = calloc((size_t)nf + 1, sizeof *r.cols);
 	r.map = calloc((size_t)nf + 1, sizeof *r.map);
 	if (r.cols == NULL || r.map == NULL)

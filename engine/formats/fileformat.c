@@ -490,9 +490,11 @@ static sl_batch *text_read(const char *name, int64_t line0, sl_arena *arena,
 	return b;
 }
 
-/* data (NUL-terminated, in arena) starts after line0 lines of name */
+/* data (NUL-terminated, in arena) starts after line0 lines of name; nl:
+ * its '\n' bytes when counted, else -1 (sl_json_read_nl) */
 static sl_batch *read_arena(const char *format, const char *name,
-			    int64_t line0, sl_arena *arena, const char *data,
+			    int64_t line0, int64_t nl, sl_arena *arena,
+			    const char *data,
 			    size_t len, sl_type *schema,
 			    const sl_options *opts, const sl_format_bad *bad,
 			    sl_err *err)
@@ -529,10 +531,10 @@ static sl_batch *read_arena(const char *format, const char *name,
 		return NULL;
 	}
 	if (is_fmt(format, "json"))
-		return sl_json_read_at(name, line0, arena, data, len, schema,
-				       opts, bad, err);
-	return sl_csv_read_at(name, line0, arena, data, len, schema, opts, bad,
-			      err);
+		return sl_json_read_nl(name, line0, nl, arena, data, len,
+				       schema, opts, bad, err);
+	return sl_csv_read_nl(name, line0, nl, arena, data, len, schema, opts,
+			      bad, err);
 }
 
 sl_batch *sl_format_read_file(const char *format, const char *file,
@@ -558,8 +560,8 @@ sl_batch *sl_format_read_file_bad(const char *format, const char *file,
 		return NULL;
 	}
 	if (sl_format_slurp(file, a, &data, &len, err) == 0)
-		b = read_arena(format, file, 0, a, data, len, schema, opts, bad,
-			       err);
+		b = read_arena(format, file, 0, -1, a, data, len, schema, opts,
+			       bad, err);
 	sl_arena_free(a);
 	return b;
 }
@@ -582,8 +584,8 @@ static int chunk_emit(const char *format, const char *file, int64_t line0,
 	if (len > 0)
 		memcpy(copy, buf, len);
 	copy[len] = '\0';
-	b = read_arena(format, file, line0, a, copy, len, schema, opts, bad,
-		       err);
+	b = read_arena(format, file, line0, -1, a, copy, len, schema, opts,
+		       bad, err);
 	sl_arena_free(a);
 	if (b == NULL)
 		return err && err->code ? err->code : SL_EIO;
@@ -600,7 +602,8 @@ static int chunk_emit(const char *format, const char *file, int64_t line0,
  * to the batch's arena and the rest, (*buf)[n..have), to a new buffer in
  * *buf, of *cap bytes: room for the rest and one more read. */
 static int chunk_emit_own(const char *format, const char *file, int64_t line0,
-			  char **buf, size_t *cap, size_t n, size_t have,
+			  int64_t nl, char **buf, size_t *cap, size_t n,
+			  size_t have,
 			  sl_type *schema, const sl_options *opts,
 			  const sl_format_bad *bad,
 			  int (*emit)(void *ctx, sl_batch *b, sl_err *err),
@@ -623,7 +626,7 @@ static int chunk_emit_own(const char *format, const char *file, int64_t line0,
 	*buf = rest;
 	*cap = nc;
 	data[n] = '\0';
-	b = read_arena(format, file, line0, a, data, n, schema, opts, bad,
+	b = read_arena(format, file, line0, nl, a, data, n, schema, opts, bad,
 		       err);
 	sl_arena_free(a);
 	if (b == NULL)
@@ -743,9 +746,13 @@ int sl_format_read_file_chunks(const char *format, const char *file,
 		if (lines == max_lines || (cut > 0 && have >= CHUNK_BYTES) ||
 		    (eof && have > 0)) {
 			size_t n = lines == max_lines || !eof ? cut : have;
-			rc = chunk_emit_own(format, file, line0, &buf, &cap, n,
-					    have, schema, o, bad, emit, ctx,
-					    err);
+			/* lines: the '\n' bytes in buf[0..n), counted in
+			 * order from 0 (every one before cut, and cut just
+			 * past the last: n is cut, or have when all of it
+			 * was counted) */
+			rc = chunk_emit_own(format, file, line0, lines, &buf,
+					    &cap, n, have, schema, o, bad,
+					    emit, ctx, err);
 			o = &later;
 			line0 += lines;
 			have -= n;
@@ -814,7 +821,8 @@ sl_batch *sl_format_read_buf(const char *format, const char *name,
 	if (len > 0)
 		memcpy(copy, data, len);
 	copy[len] = '\0';
-	b = read_arena(format, name, 0, a, copy, len, schema, opts, NULL, err);
+	b = read_arena(format, name, 0, -1, a, copy, len, schema, opts, NULL,
+		       err);
 	sl_arena_free(a);
 	return b;
 }

@@ -8,6 +8,7 @@
 #define SL_FILEFORMAT_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/arena.h"
 #include "core/err.h"
@@ -28,6 +29,21 @@ int sl_format_io_err(sl_err *err, const char *what, const char *path);
 /* Read a whole file into arena memory (NUL-terminated, not counted). */
 int sl_format_slurp(const char *file, sl_arena *arena, char **data, size_t *len,
 		    sl_err *err);
+
+/* sl_json_read_at and sl_csv_read_at for a text whose '\n' bytes the
+ * caller counted: nl of them in data[0..len), or -1 when not counted.  A
+ * wrong count is a bug (the csv reader sizes its columns by it: records
+ * <= nl + 1); the chunked file reader passes its nl_find count, which is
+ * exact.  Spares the csv reader its own counting pass and the json reader
+ * the growth of its columns from a guess. */
+sl_batch *sl_json_read_nl(const char *name, int64_t line0, int64_t nl,
+			  sl_arena *arena, const char *data, size_t len,
+			  sl_type *schema, const sl_options *opts,
+			  const sl_format_bad *bad, sl_err *err);
+sl_batch *sl_csv_read_nl(const char *name, int64_t line0, int64_t nl,
+			 sl_arena *arena, const char *data, size_t len,
+			 sl_type *schema, const sl_options *opts,
+			 const sl_format_bad *bad, sl_err *err);
 
 /* The files a file sink's _spark_metadata log `meta` (in directory dir)
  * lists, appended to out (format_metalog.c). */

@@ -47,6 +47,7 @@
  * Never prints.  Errors name the file (or the name the caller gave).
  */
 #include "formats/json_int.h"
+#include "formats/fileformat_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -810,6 +811,15 @@ sl_batch *sl_json_read_at(const char *name, int64_t line0, sl_arena *arena,
 			  const sl_options *opts, const sl_format_bad *bad,
 			  sl_err *err)
 {
+	return sl_json_read_nl(name, line0, -1, arena, data, len, schema, opts,
+			       bad, err);
+}
+
+sl_batch *sl_json_read_nl(const char *name, int64_t line0, int64_t nl,
+			  sl_arena *arena, const char *data, size_t len,
+			  sl_type *schema, const sl_options *opts,
+			  const sl_format_bad *bad, sl_err *err)
+{
 	jread r;
 	int64_t cap, nrows = 0;
 	int k, nf = schema->nfields, rc;
@@ -825,7 +835,7 @@ sl_batch *sl_json_read_at(const char *name, int64_t line0, sl_arena *arena,
 	     sl_options_bool(opts, "fastPath", true, &fast, err)))
 		return NULL;
 	r.corrupt = sl_format_corrupt_index(schema, opts);
-	cap = rows_guess(data, len);
+	cap = nl >= 0 ? nl + 1 : rows_guess(data, len);
 	r.cols = calloc((size_t)(nf ? nf : 1), sizeof *r.cols);
 	if (r.cols == NULL)
 		goto oom;
