@@ -18,7 +18,12 @@
  * of the field's kind (the last timestamp text, a plain string, a short
  * integer) is parsed inline (tpl_value), anything else by value().  A
  * 19-byte timestamp text equal to the last one parsed takes its value
- * without parsing.
+ * without parsing.  When the template names every field, each a
+ * timestamp, string or integer, and there is no corrupt-record column
+ * (W2's files), its lines go first through the shape (shape_run): the
+ * same separators and inline values in one loop over the lines, with the
+ * separators and column arrays in locals; any line it does not fit goes
+ * to tpl_line, then line(), then the general parser, as before.
  *
  * Invariant: a line is taken only if the general parser would accept it
  * with no syntax or type error and store exactly the same values; anything
