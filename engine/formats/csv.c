@@ -747,16 +747,137 @@ static const char *fast_line(cread *r, const char *p, const char *end,
 	return p + 1;
 }
 
+/* The shape: fast_line's inline ops in one loop over the lines, for a
+ * program with no CF_TOKEN field and no corrupt-record column, while no
+ * column has a null bitmap (then no bit needs clearing); each field's op,
+ * stop and values array in locals (stores into the columns could
+ * otherwise alias r->prog and force reloads), a timestamp equal to the
+ * last one's 19 bytes taken as three word compares.  Takes lines from *pp
+ * (up to end, at most max) as fast_line's inline ops take them, with the
+ * same values, and stops before the first other line, which fast_line
+ * then looks at.  Returns the lines taken, or -1 when the shape does not
+ * apply. */
+static int64_t shape_run(cread *r, const char **pp, const char *end,
+			 int64_t row)
+{
+	struct {
+		int op;
+		char stop;
+		bool last;
+		char *data;
+	} sh[64];
+	const int nf = r->nf;
+	const char quote = r->o.quote, sep = r->o.sep, comment = r->o.comment;
+	const size_t nulln = r->o.nulln, maxline = r->o.maxline + 1;
+	const char *p = *pp;
+	uint64_t t0 = 0, t1 = 0, t2 = 0;
+	int64_t n = 0, tus = 0;
+	bool tok = false;
+	if (r->corrupt >= 0 || nf > 64 || nf == 0)
+		return -1;
+	for (int k = 0; k < nf; k++) {
+		if (r->prog[k].op == CF_TOKEN || r->prog[k].col->nulls != NULL)
+			return -1;
+		sh[k].op = r->prog[k].op;
+		sh[k].stop = r->prog[k].stop;
+		sh[k].last = r->prog[k].last;
+		sh[k].data = r->prog[k].col->data;
+	}
+	while (p < end && (unsigned char)*p > ' ' &&
+	       (*p != comment || comment == '\0')) {
+		const char *q = p, *e, *d;
+		const int64_t i = row + n;
+		for (int k = 0; k < nf; k++) {
+			uint64_t w0, w1, v = 0;
+			unsigned x;
+			switch (sh[k].op) {
+			case CF_TS:
+				/* as fast_line: 19 bytes then the stop */
+				if (end - q <= 19 || q[19] != sh[k].stop)
+					goto out;
+				memcpy(&w0, q, 8);
+				memcpy(&w1, q + 8, 8);
+				memcpy(&v, q + 11, 8);
+				if (!tok || ((w0 ^ t0) | (w1 ^ t1) | (v ^ t2)) != 0) {
+					if (!sl_format_ts_cached(q, &tus, &r->tsc))
+						goto out;
+					t0 = w0;
+					t1 = w1;
+					t2 = v;
+					tok = true;
+				}
+				((int64_t *)sh[k].data)[i] = tus;
+				q += 19 + !sh[k].last;
+				break;
+			case CF_STR:
+				/* as fast_line */
+				if (*q == quote && quote != '\0')
+					goto out;
+				e = tok_end(q, end, sep);
+				if ((size_t)(e - q) == nulln || *e != sh[k].stop ||
+				    (sh[k].last && e > q && e[-1] == '\r'))
+					goto out;
+				((sl_str *)sh[k].data)[i].p = q;
+				((sl_str *)sh[k].data)[i].len = (uint32_t)(e - q);
+				q = e + !sh[k].last;
+				break;
+			default: /* CF_INT, CF_BIGINT: as fast_digits */
+				d = e = q + (*q == '-' || *q == '+');
+				while ((x = (unsigned)(*e - '0')) <= 9) {
+					v = v * 10 + x;
+					e++;
+				}
+				if (e == d || e - d > 18)
+					goto out;
+				if (*e != sh[k].stop &&
+				    !(sh[k].last && e[0] == '\r' && e[1] == '\n'))
+					goto out;
+				if (*q == '-')
+					v = (uint64_t) - (int64_t)v;
+				if (sh[k].op == CF_BIGINT) {
+					((int64_t *)sh[k].data)[i] = (int64_t)v;
+				} else {
+					if ((int64_t)v < INT32_MIN ||
+					    (int64_t)v > INT32_MAX)
+						goto out;
+					((int32_t *)sh[k].data)[i] =
+					    (int32_t)(int64_t)v;
+				}
+				q = sh[k].last ? e + (*e == '\r') : e + 1;
+				break;
+			}
+		}
+		/* q is at the line's '\n', as where fast_line returns q + 1 */
+		if ((size_t)(q + 1 - p) > maxline)
+			break;
+		p = q + 1;
+		n++;
+	}
+out:
+	*pp = p;
+	return n;
+}
+
 /* Lines from t->p up to end (past the last '\n') while fast_line takes
- * them; returns the rows stored. */
+ * them (the shape first, while it applies); returns the rows stored. */
 static int64_t fast_run(cread *r, csvtok *t, const char *end, int64_t row)
 {
 	const char *p = t->p, *q;
 	int64_t n = 0;
-	while (p < end && (unsigned char)*p > ' ' &&
-	       (*p != r->o.comment || r->o.comment == '\0') &&
-	       (q = fast_line(r, p, end, row + n)) != NULL &&
-	       (size_t)(q - p) <= r->o.maxline + 1) { /* +1: the '\n' */
+	bool shape = true;
+	for (;;) {
+		if (shape) {
+			int64_t k = shape_run(r, &p, end, row + n);
+			if (k < 0)
+				shape = false;
+			else
+				n += k;
+		}
+		if (!(p < end && (unsigned char)*p > ' ' &&
+		      (*p != r->o.comment || r->o.comment == '\0') &&
+		      (q = fast_line(r, p, end, row + n)) != NULL &&
+		      (size_t)(q - p) <= r->o.maxline + 1)) /* +1: the '\n' */
+			break;
 		p = q;
 		n++;
 	}
