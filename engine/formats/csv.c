@@ -798,8 +798,10 @@ static int64_t shape_run(cread *r, const char **pp, const char *end,
 				memcpy(&w0, q, 8);
 				memcpy(&w1, q + 8, 8);
 				memcpy(&v, q + 11, 8);
-				if (!tok || ((w0 ^ t0) | (w1 ^ t1) | (v ^ t2)) != 0) {
-					if (!sl_format_ts_cached(q, &tus, &r->tsc))
+				if (!tok ||
+				    ((w0 ^ t0) | (w1 ^ t1) | (v ^ t2)) != 0) {
+					if (!sl_format_ts_cached(q, &tus,
+								 &r->tsc))
 						goto out;
 					t0 = w0;
 					t1 = w1;
@@ -814,11 +816,13 @@ static int64_t shape_run(cread *r, const char **pp, const char *end,
 				if (*q == quote && quote != '\0')
 					goto out;
 				e = tok_end(q, end, sep);
-				if ((size_t)(e - q) == nulln || *e != sh[k].stop ||
+				if ((size_t)(e - q) == nulln ||
+				    *e != sh[k].stop ||
 				    (sh[k].last && e > q && e[-1] == '\r'))
 					goto out;
 				((sl_str *)sh[k].data)[i].p = q;
-				((sl_str *)sh[k].data)[i].len = (uint32_t)(e - q);
+				((sl_str *)sh[k].data)[i].len =
+				    (uint32_t)(e - q);
 				q = e + !sh[k].last;
 				break;
 			default: /* CF_INT, CF_BIGINT: as fast_digits */
@@ -830,7 +834,8 @@ static int64_t shape_run(cread *r, const char **pp, const char *end,
 				if (e == d || e - d > 18)
 					goto out;
 				if (*e != sh[k].stop &&
-				    !(sh[k].last && e[0] == '\r' && e[1] == '\n'))
+				    !(sh[k].last && e[0] == '\r' &&
+				      e[1] == '\n'))
 					goto out;
 				if (*q == '-')
 					v = (uint64_t) - (int64_t)v;

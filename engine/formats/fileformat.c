@@ -492,12 +492,10 @@ static sl_batch *text_read(const char *name, int64_t line0, sl_arena *arena,
 
 /* data (NUL-terminated, in arena) starts after line0 lines of name; nl:
  * its '\n' bytes when counted, else -1 (sl_json_read_nl) */
-static sl_batch *read_arena(const char *format, const char *name,
-			    int64_t line0, int64_t nl, sl_arena *arena,
-			    const char *data,
-			    size_t len, sl_type *schema,
-			    const sl_options *opts, const sl_format_bad *bad,
-			    sl_err *err)
+static sl_batch *read_arena(const char *format, const char *name, int64_t line0,
+			    int64_t nl, sl_arena *arena, const char *data,
+			    size_t len, sl_type *schema, const sl_options *opts,
+			    const sl_format_bad *bad, sl_err *err)
 {
 	sl_batch *b;
 	if (!sl_format_known(format)) {
@@ -584,8 +582,8 @@ static int chunk_emit(const char *format, const char *file, int64_t line0,
 	if (len > 0)
 		memcpy(copy, buf, len);
 	copy[len] = '\0';
-	b = read_arena(format, file, line0, -1, a, copy, len, schema, opts,
-		       bad, err);
+	b = read_arena(format, file, line0, -1, a, copy, len, schema, opts, bad,
+		       err);
 	sl_arena_free(a);
 	if (b == NULL)
 		return err && err->code ? err->code : SL_EIO;
@@ -603,8 +601,7 @@ static int chunk_emit(const char *format, const char *file, int64_t line0,
  * *buf, of *cap bytes: room for the rest and one more read. */
 static int chunk_emit_own(const char *format, const char *file, int64_t line0,
 			  int64_t nl, char **buf, size_t *cap, size_t n,
-			  size_t have,
-			  sl_type *schema, const sl_options *opts,
+			  size_t have, sl_type *schema, const sl_options *opts,
 			  const sl_format_bad *bad,
 			  int (*emit)(void *ctx, sl_batch *b, sl_err *err),
 			  void *ctx, sl_err *err)
@@ -751,8 +748,8 @@ int sl_format_read_file_chunks(const char *format, const char *file,
 			 * past the last: n is cut, or have when all of it
 			 * was counted) */
 			rc = chunk_emit_own(format, file, line0, lines, &buf,
-					    &cap, n, have, schema, o, bad,
-					    emit, ctx, err);
+					    &cap, n, have, schema, o, bad, emit,
+					    ctx, err);
 			o = &later;
 			line0 += lines;
 			have -= n;

@@ -185,8 +185,7 @@ static inline int sl_format_d2_(const char *p)
 	return a > 9 || b > 9 ? -1 : (int)(a * 10 + b);
 }
 static inline __attribute__((always_inline)) bool
-sl_format_ts_cached(const char *s, int64_t *us,
-		    sl_format_tscache *c)
+sl_format_ts_cached(const char *s, int64_t *us, sl_format_tscache *c)
 {
 	uint64_t a, b, l0, l1, l2, t0, t1, t2;
 	uint16_t x, y;

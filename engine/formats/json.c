@@ -842,8 +842,8 @@ sl_batch *sl_json_read_nl(const char *name, int64_t line0, int64_t nl,
 	/* not zeroed: every row the reader keeps has each field stored or
 	 * set NULL (sl_col_set_null zeroes the slot), by either path */
 	for (k = 0; k < nf; k++)
-		if ((r.cols[k] = sl_col_new_raw(schema->fields[k].type,
-						 cap)) == NULL)
+		if ((r.cols[k] = sl_col_new_raw(schema->fields[k].type, cap)) ==
+		    NULL)
 			goto oom;
 	r.cap = nf > 0 ? cap : INT64_MAX;
 	sl_jsonlex_init(&r.j, arena);

@@ -718,7 +718,8 @@ static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
 				memcpy(&w0, q + 1, 8);
 				memcpy(&w1, q + 9, 8);
 				memcpy(&v, q + 12, 8);
-				if (!tok || ((w0 ^ t0) | (w1 ^ t1) | (v ^ t2)) != 0) {
+				if (!tok ||
+				    ((w0 ^ t0) | (w1 ^ t1) | (v ^ t2)) != 0) {
 					/* not the last text: the cache's date */
 					if (!sl_format_ts_cached(q + 1, &tus,
 								 tsc))
@@ -732,7 +733,8 @@ static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
 				q += 21;
 				break;
 			case SK_STRING:
-				if (*q != '"' || *(e = plain_end(q + 1, end)) != '"')
+				if (*q != '"' ||
+				    *(e = plain_end(q + 1, end)) != '"')
 					goto out;
 				((sl_str *)sh[k].data)[i].p = q + 1;
 				((sl_str *)sh[k].data)[i].len =
@@ -744,7 +746,8 @@ static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
 				if (*e == '0') {
 					e++;
 				} else {
-					while ((x = (unsigned)(*e - '0')) <= 9) {
+					while ((x = (unsigned)(*e - '0')) <=
+					       9) {
 						v = v * 10 + x;
 						e++;
 					}
@@ -766,7 +769,8 @@ static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
 				break;
 			}
 		}
-		if (q[0] != '}' || q[1] != '\n' || (size_t)(q + 2 - p) > maxline)
+		if (q[0] != '}' || q[1] != '\n' ||
+		    (size_t)(q + 2 - p) > maxline)
 			break;
 		p = q + 2;
 	}
@@ -812,7 +816,8 @@ int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,
 	int64_t n = 0;
 	while (n < max && p < end) {
 		if (s->nsh > 0) {
-			int64_t k = shape_run(s, &p, end, row + n, max - n, tsc);
+			int64_t k =
+			    shape_run(s, &p, end, row + n, max - n, tsc);
 			s->hit += k;
 			if ((n += k) == max)
 				break;
