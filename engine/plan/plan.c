@@ -220,6 +220,55 @@ sl_plan *sl_plan_local(sl_batch *data, sl_err *err)
 	return p;
 }
 
+sl_plan *sl_plan_range(int64_t start, int64_t end, int64_t step,
+		       sl_err *err)
+{
+	sl_type *st;
+	sl_col *c;
+	sl_batch *b;
+	sl_plan *p;
+	uint64_t span, n;
+	int64_t i, *v;
+	if (step == 0) {
+		sl_err_set(err, SL_EANALYSIS,
+			   "range: requirement failed: step (0) cannot be 0");
+		return NULL;
+	}
+	/* the count in unsigned arithmetic: end - start may not fit int64 */
+	if (step > 0)
+		span = end > start ? (uint64_t)end - (uint64_t)start : 0;
+	else
+		span = start > end ? (uint64_t)start - (uint64_t)end : 0;
+	n = span == 0 ? 0
+		      : (span - 1) / (step > 0 ? (uint64_t)step
+					       : 0 - (uint64_t)step) + 1;
+	if (n > SL_RANGE_MAX) {
+		sl_err_set(err, SL_EANALYSIS,
+			   "range: %llu rows is more than %d (streamlab keeps a range in memory)",
+			   (unsigned long long)n, SL_RANGE_MAX);
+		return NULL;
+	}
+	if ((st = sl_type_struct_new(1)) == NULL ||
+	    sl_type_set_field(st, 0, "id", sl_type_prim(SL_BIGINT), false) < 0 ||
+	    (c = sl_col_new_raw(sl_type_prim(SL_BIGINT), (int64_t)n)) == NULL) {
+		sl_type_free(st);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	v = sl_col_i64(c);
+	for (i = 0; i < (int64_t)n; i++)
+		v[i] = (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)step);
+	b = sl_batch_new(st, (int64_t)n, &c);
+	sl_type_free(st);
+	if (b == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	p = sl_plan_local(b, err);
+	sl_batch_free(b);
+	return p;
+}
+
 sl_plan *sl_plan_local_source(sl_batch *data, const char *format,
 			      const char *path, const sl_options *opts,
 			      sl_err *err)

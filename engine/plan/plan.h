@@ -38,6 +38,14 @@ bool sl_plan_is_streaming(const sl_plan *p);
 /* ---- leaves ---- */
 /* A local relation over data (createDataFrame, spark.table). Borrows data. */
 sl_plan *sl_plan_local(sl_batch *data, sl_err *err);
+/* range(start, end, step): one BIGINT column `id` (not nullable) of
+ * start, start + step, ... up to end (excluded), as Spark's Range; a
+ * local relation of at most SL_RANGE_MAX rows (Spark's is lazy: ours
+ * lives in memory, the bound says so).  step 0 and too many rows are
+ * SL_EANALYSIS errors naming range. */
+#define SL_RANGE_MAX 10000000
+sl_plan *sl_plan_range(int64_t start, int64_t end, int64_t step,
+		       sl_err *err);
 /* The same, read from a source that is not a file (format "statestore",
  * path a checkpoint; opts copied, may be NULL): explain and toPySpark
  * show the read instead of the rows. */

@@ -13,6 +13,7 @@
 #include "sql/sql_int.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,7 +291,77 @@ sl_plan *sql_lookup_view(sql_tr *t, const char *name, int off)
 	return p;
 }
 
-/* view [[AS] alias] | (query) [[AS] alias] */
+/* An integer literal argument of a table-valued function: [+|-]INT. */
+static bool int_arg(sql_tr *t, int64_t *v)
+{
+	const sl_sqltok *k;
+	bool neg = false;
+	char *end;
+	unsigned long long x;
+	if (sql_accept_op(t, "-"))
+		neg = true;
+	else
+		(void)sql_accept_op(t, "+");
+	k = sql_tk(t, 0);
+	if (k->kind != SL_TOK_INT)
+		return false;
+	errno = 0;
+	x = strtoull(k->text, &end, 10);
+	if (errno != 0 || *end != '\0' ||
+	    x > (neg ? (unsigned long long)INT64_MAX + 1 : INT64_MAX))
+		return false;
+	*v = neg ? (int64_t)(0 - (uint64_t)x) : (int64_t)x;
+	sql_skip(t, 1);
+	return true;
+}
+
+/* range(end) | range(start, end [, step [, numPartitions]]): Spark's
+ * table-valued function, a column id (sl_plan_range).  Arguments are
+ * integer literals (Spark folds any constant expression: a deviation);
+ * numPartitions is accepted and ignored (one partition here). */
+static int range_item(sql_tr *t, sql_rel *r, int off)
+{
+	int64_t a[16] = { 0 };
+	int n = 0, line, pos;
+	bool fail = false;
+	char *alias;
+	sql_skip(t, 2); /* range ( */
+	if (!sql_is_op(t, ")"))
+		do {
+			if (n == 16 || !int_arg(t, &a[n])) {
+				sql_linepos(t, sql_tk(t, 0)->start, &line, &pos);
+				return sl_err_set(
+				    t->err, SL_EANALYSIS,
+				    "range: argument %d must be an integer literal (streamlab does not fold expressions here); line %d pos %d",
+				    n + 1, line, pos);
+			}
+			n++;
+		} while (sql_accept_op(t, ","));
+	if (!sql_expect_op(t, ")"))
+		return -1;
+	if (n == 0 || n > 4) { /* Spark's words */
+		sql_linepos(t, off, &line, &pos);
+		return sl_err_set(t->err, SL_EANALYSIS,
+				  "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `range` requires [1, 2, 3, 4] parameters but the actual number is %d.; line %d pos %d",
+				  n, line, pos);
+	}
+	r->p = n == 1 ? sl_plan_range(0, a[0], 1, t->err)
+		      : sl_plan_range(a[0], a[1], n >= 3 ? a[2] : 1, t->err);
+	if (r->p == NULL)
+		return -1;
+	alias = sql_opt_alias(t, &fail);
+	if (fail || sql_scope_of(&r->s, r->p, alias ? alias : "range") < 0) {
+		free(alias);
+		if (!fail)
+			sl_err_nomem(t->err);
+		sql_rel_release(r);
+		return -1;
+	}
+	free(alias);
+	return 0;
+}
+
+/* view [[AS] alias] | (query) [[AS] alias] | range(...) [[AS] alias] */
 static int from_item(sql_tr *t, sql_rel *r)
 {
 	bool fail = false;
@@ -318,6 +389,11 @@ static int from_item(sql_tr *t, sql_rel *r)
 	}
 	if (!sql_name_at(t, 0))
 		return sql_syntax(t);
+	if (sql_tk(t, 0)->kind == SL_TOK_IDENT &&
+	    strcasecmp(sql_tk(t, 0)->text, "range") == 0 &&
+	    sql_tk(t, 1)->kind == SL_TOK_OP &&
+	    strcmp(sql_tk(t, 1)->text, "(") == 0)
+		return range_item(t, r, off);
 	snprintf(name, sizeof name, "%s", sql_tk(t, 0)->text);
 	sql_skip(t, 1);
 	qual = name;

@@ -14,7 +14,8 @@
  *   [UNION | INTERSECT | EXCEPT | MINUS [ALL|DISTINCT] select ...]
  *   [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST],..]
  *   [LIMIT n]
- *   rel:  view [[AS] alias] | (query) [[AS] alias]
+ *   rel:  view [[AS] alias] | (query) [[AS] alias] |
+ *         range([start,] end [, step [, parts]]) [[AS] alias]
  *   join: [INNER] | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER] | LEFT SEMI |
  *         LEFT ANTI | CROSS JOIN, or a comma
  *   item: *, t.*, expr [[AS] alias]

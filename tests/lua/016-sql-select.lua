@@ -175,6 +175,17 @@ T.check(function() return q("WITH f AS (SELECT product FROM kinds WHERE kind = '
     "SELECT product, count(*) AS n FROM sales WHERE product IN (SELECT * FROM f) GROUP BY product ORDER BY product") end,
   {{"apple", 2}, {"pear", 2}}, "IN a CTE, then GROUP BY")
 
+-- range(), Spark's table-valued function: a BIGINT column id
+T.check(function() return q("SELECT * FROM range(3)") end, {{0}, {1}, {2}}, "range(end)")
+T.check(function() return q("SELECT sum(id), count(*) FROM range(10, 0, -3)") end, {{22, 4}},
+  "range(start, end, step) counts down: 10, 7, 4, 1")
+T.check(function() return q("SELECT r.id FROM range(2, 5, 1, 8) AS r WHERE r.id > 2") end, {{3}, {4}},
+  "range with numPartitions and an alias")
+T.check(function() return q("SELECT count(*), min(id) FROM range(-9223372036854775808, 9223372036854775807, 4611686018427387904)") end,
+  {{4, math.mininteger}}, "range over the whole BIGINT span: no overflow")
+T.check(function() return q("SELECT count(*) FROM range(5, 5)") end, {{0}}, "an empty range")
+T.check(function() return cols("SELECT * FROM range(1)") end, {"id"}, "its column is id")
+
 -- the same query through the DataFrame API
 local df = spark.table("sales"):filter("qty > 1"):groupBy("product"):agg(F.sum("qty"):alias("s"))
 T.check(function() return T.sorted_rows(df) end,

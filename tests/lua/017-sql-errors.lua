@@ -27,6 +27,15 @@ T.is(sqlerr("SELECT id FROM items JOIN tags ON items.id = tags.id"),
 T.like(sqlerr("SELECT * FROM itemz"),
   "^" .. lit("[TABLE_OR_VIEW_NOT_FOUND] The table or view `itemz` cannot be found.") .. ".*; line 1 pos 14$",
   "an unknown view, with its position")
+T.is(sqlerr("SELECT * FROM range(1, 2, 3, 4, 5)"),
+  "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `range` requires [1, 2, 3, 4] parameters but the actual number is 5.; line 1 pos 14",
+  "range with too many arguments: Spark's error class")
+T.is(sqlerr("SELECT * FROM range(0, 10, 0)"), "range: requirement failed: step (0) cannot be 0",
+  "range with step 0")
+T.is(sqlerr("SELECT * FROM range(20000000)"),
+  "range: 20000000 rows is more than 10000000 (streamlab keeps a range in memory)",
+  "a range too large for memory is refused, not allocated")
+T.like(sqlerr("SELECT * FROM range(id)"), "^range: argument 1 must be an integer literal", "range of a column")
 local ok, e = pcall(spark.sql, "SELECT * FROM itemz")
 T.is(not ok and e.hint, "did you mean 'items'?", "with a did-you-mean hint")
 T.is(sqlerr("SELECT id FROM items WHERE"),
