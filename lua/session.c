@@ -399,8 +399,51 @@ static void push_conf(lua_State *L)
 
 static const char *const spark_fields[] = {
 	"read",  "readStream",   "conf", "createDataFrame", "table", "streams",
-	"clock", "memoryStream", "sql", NULL
+	"clock", "memoryStream", "sql", "range", NULL
 };
+
+/* Argument arg as an integer (a float with an integral value too). */
+static int64_t range_arg(lua_State *L, int arg)
+{
+	char d[64];
+	if (lua_isinteger(L, arg))
+		return (int64_t)lua_tointeger(L, arg);
+	sl_lerr_describe(L, arg, d, sizeof d);
+	return sl_lerr_argerror(L, arg, "range", "integer expected, got %s", d);
+}
+
+/* spark.range(end) / spark.range(start, end [, step [, numPartitions]]):
+ * PySpark's, a DataFrame of one BIGINT column id (plan.h's
+ * sl_plan_range: in memory, at most SL_RANGE_MAX rows). */
+static int l_spark_range(lua_State *L)
+{
+	int64_t a = 0, b, step = 1;
+	int n, ud;
+	sl_err err;
+	sl_plan *p;
+	drop_self(L);
+	n = lua_gettop(L);
+	while (n > 0 && lua_isnil(L, n)) /* range(10, nil): PySpark's None */
+		n--;
+	if (n < 1 || n > 4)
+		return sl_lerr_raisef(L, SL_EINVAL, NULL,
+				      "range: expects 1 to 4 arguments (end, or start, end [, step [, numPartitions]]), got %d",
+				      n);
+	if (n == 1)
+		b = range_arg(L, 1);
+	else {
+		a = range_arg(L, 1);
+		b = range_arg(L, 2);
+	}
+	if (n >= 3)
+		step = range_arg(L, 3);
+	if (n == 4)
+		(void)range_arg(L, 4); /* numPartitions: one partition here */
+	sl_ldf_new(L);
+	ud = lua_gettop(L);
+	p = sl_plan_range(a, b, step, &err);
+	return sl_ldf_finish(L, ud, p, &err);
+}
 
 static int l_spark_memorystream(lua_State *L)
 {
@@ -445,6 +488,10 @@ static int l_spark_index(lua_State *L)
 	}
 	if (strcmp(k, "sql") == 0) {
 		lua_pushcfunction(L, l_spark_sql);
+		return 1;
+	}
+	if (strcmp(k, "range") == 0) {
+		lua_pushcfunction(L, l_spark_range);
 		return 1;
 	}
 	{

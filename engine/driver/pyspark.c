@@ -1287,6 +1287,13 @@ static const char *local_rows(gen *g, const sl_plan *p)
 	sl_buf t;
 	if (p->format != NULL && p->path != NULL)
 		return source_read(g, p);
+	if (p->is_range) {
+		var = new_var(g, "range_df");
+		sl_buf_printf(&g->body, "%s = spark.range(%lld, %lld, %lld)\n\n",
+			      var, (long long)p->range[0],
+			      (long long)p->range[1], (long long)p->range[2]);
+		return var;
+	}
 	var = new_var(g, "static_df");
 	for (b = 0; b < p->nbatches; b++)
 		total += p->batches[b]->nrows;

@@ -266,6 +266,12 @@ sl_plan *sl_plan_range(int64_t start, int64_t end, int64_t step,
 	}
 	p = sl_plan_local(b, err);
 	sl_batch_free(b);
+	if (p != NULL) {
+		p->is_range = true;
+		p->range[0] = start;
+		p->range[1] = end;
+		p->range[2] = step;
+	}
 	return p;
 }
 
@@ -1182,6 +1188,13 @@ static void node_text(const sl_plan *p, bool physical, sl_buf *out)
 	int i;
 	switch (p->kind) {
 	case SL_P_LOCAL:
+		if (p->is_range) { /* Spark's Range node */
+			sl_buf_printf(out, "Range (%lld, %lld, step=%lld, splits=1)",
+				      (long long)p->range[0],
+				      (long long)p->range[1],
+				      (long long)p->range[2]);
+			break;
+		}
 		sl_buf_adds(out,
 			    physical ? "LocalTableScan " : "LocalRelation ");
 		name_list(out, p->schema);

@@ -91,6 +91,8 @@ struct sl_plan {
 	int nbatches;
 	sl_batch **batches;
 	char *format, *path;
+	bool is_range;     /* LOCAL made by sl_plan_range: */
+	int64_t range[3];  /* its start, end, step (explain, toPySpark) */
 	sl_options src_opts; /* LOCAL read from a source (format and path
 				set: statestore, state-metadata): the
 				reader's options, for toPySpark */
