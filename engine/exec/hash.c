@@ -48,12 +48,16 @@
 typedef struct leaf {
 	sl_kind kind; /* storage kind, see leaf_kind() */
 	int w;        /* bytes per value in vals; 0 for null-flag leaves */
-	int word;     /* packed layout: the value's word, -1 for a flag */
+	int word;     /* packed layout: the value's first word, -1 for a flag */
 	char *vals;   /* per-leaf layout only */
 	uint8_t *nulls;
 } leaf;
 
 #define MAX_WORDS 4
+/* Words of a packed STRING/BINARY leaf: up to STR_MAX bytes inline, the
+ * length in the last word's top byte (see str_words). */
+#define STR_WORDS 2
+#define STR_MAX   (8 * STR_WORDS - 1)
 
 struct sl_hash_groups {
 	int nkeys;
@@ -69,6 +73,9 @@ struct sl_hash_groups {
 	/* packed layout (fw > 0): keys kw[g * fw ..], NULL masks km[g]; the
 	 * batch's packed keys pk, masks pm and 32-bit hashes ph */
 	int fw;
+	int pfw;   /* the packed plan's fw, kept while a long string made the
+		    * table per-leaf (fw 0) until it is cleared */
+	bool strs; /* the packed key has STRING leaves */
 	uint64_t *kw;
 	uint32_t *km;
 	uint64_t *pk;
@@ -211,28 +218,40 @@ static void layout(leaf *L, int *k, const sl_type *t)
 			layout(L, k, t->fields[i].type);
 }
 
-/* Use the packed layout when every leaf is a flag or an integer-like
- * value and the values fit MAX_WORDS words (see the file comment). */
+/* Words of leaf L in the packed layout (0: a flag, -1: not packable). */
+static int leaf_words(const leaf *L)
+{
+	switch (L->kind) {
+	case SL_STRUCT: return 0;
+	case SL_BOOLEAN:
+	case SL_INT:
+	case SL_BIGINT: return 1;
+	case SL_STRING: return STR_WORDS;
+	default: return -1;
+	}
+}
+
+/* Use the packed layout when every leaf is a flag, an integer-like value
+ * or a string and the values fit MAX_WORDS words (see the file comment). */
 static void plan_packed(sl_hash_groups *t)
 {
-	int k, words = 0;
+	int k, n, words = 0;
 	if (t->nleaves < 2 || t->nleaves > 32)
 		return;
 	for (k = 0; k < t->nleaves; k++) {
-		leaf *L = &t->leaves[k];
-		if (L->kind == SL_STRUCT)
-			continue;
-		if (L->kind != SL_BOOLEAN && L->kind != SL_INT &&
-		    L->kind != SL_BIGINT)
+		if ((n = leaf_words(&t->leaves[k])) < 0)
 			return;
-		words++;
+		words += n;
 	}
 	if (words == 0 || words > MAX_WORDS)
 		return;
-	for (k = 0, words = 0; k < t->nleaves; k++)
-		t->leaves[k].word =
-		    t->leaves[k].kind == SL_STRUCT ? -1 : words++;
-	t->fw = words;
+	for (k = 0, words = 0; k < t->nleaves; k++) {
+		leaf *L = &t->leaves[k];
+		L->word = L->kind == SL_STRUCT ? -1 : words;
+		words += leaf_words(L);
+		t->strs |= L->kind == SL_STRING;
+	}
+	t->fw = t->pfw = words;
 }
 
 sl_hash_groups *sl_hash_groups_new(sl_type *const *types, int nkeys,
@@ -288,6 +307,18 @@ void sl_hash_groups_free(sl_hash_groups *t)
 	free(t);
 }
 
+/* The per-leaf arrays, freed (a packed table has none). */
+static void free_leaves(sl_hash_groups *t)
+{
+	int k;
+	for (k = 0; k < t->nleaves; k++) {
+		free(t->leaves[k].vals);
+		free(t->leaves[k].nulls);
+		t->leaves[k].vals = NULL;
+		t->leaves[k].nulls = NULL;
+	}
+}
+
 int sl_hash_groups_clear(sl_hash_groups *t)
 {
 	sl_arena *a = NULL;
@@ -299,6 +330,11 @@ int sl_hash_groups_clear(sl_hash_groups *t)
 	}
 	if (t->n > 0)
 		memset(t->slots, 0, (size_t)(t->mask + 1) * sizeof *t->slots);
+	if (t->pfw > 0 && t->fw == 0) { /* a long string unpacked it */
+		free_leaves(t);
+		t->gcap = 0;
+		t->fw = t->pfw;
+	}
 	t->n = 0;
 	t->null_keys = false;
 	return 0;
@@ -646,7 +682,9 @@ static int probe_str(sl_hash_groups *t, sl_col *const *lc, int64_t n,
 	return 0;
 }
 
-static int probe(sl_hash_groups *t, sl_col *const *lc, int64_t n,
+/* Rows [from, n) (from > 0: the rows before it were probed packed, then
+ * a long string unpacked the table). */
+static int probe(sl_hash_groups *t, sl_col *const *lc, int64_t from, int64_t n,
 		 bool skip_nulls, bool insert, int32_t *gids)
 {
 	int64_t i, k, g;
@@ -664,7 +702,7 @@ static int probe(sl_hash_groups *t, sl_col *const *lc, int64_t n,
 		t->h[i] = HSEED;
 	for (k = 0; k < t->nleaves; k++)
 		hash_leaf(&t->leaves[k], lc[k], t->h, n);
-	for (i = 0; i < n; i++) {
+	for (i = from; i < n; i++) {
 		uint32_t h32 = fold(t->h[i]);
 		uint64_t s = h32 & t->mask;
 		if (skip_nulls && any_null(lc, t->nleaves, i)) {
@@ -725,7 +763,66 @@ static int packed_scratch(sl_hash_groups *t)
 			}                                                      \
 	} while (0)
 
-static void pack_leaf(const sl_hash_groups *t, int k, const sl_col *c,
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "packed strings are little-endian words");
+
+/* String p[0..n), n <= STR_MAX, as words w[0..STR_WORDS): its bytes in
+ * order, zero padded, n in the last word's top byte, so two strings are
+ * equal exactly when their words are (the length tells "a" from "a\0").
+ * Reads only p[0..n): a tail is an overlapping load, as in bytes_hash. */
+static inline void str_words(const char *p, uint32_t n, uint64_t *w)
+{
+	uint32_t j, full = n / 8, r = n % 8;
+	for (j = 0; j < STR_WORDS; j++)
+		w[j] = 0;
+	for (j = 0; j < full; j++)
+		w[j] = load64(p + 8 * j);
+	if (r != 0) {
+		uint64_t x;
+		if (n >= 8)
+			x = load64(p + n - 8) >> (8 * (8 - r));
+		else if (n >= 4)
+			x = load32(p) | load32(p + n - 4) << (8 * (n - 4));
+		else
+			x = (uint64_t)(unsigned char)p[0] |
+			    (uint64_t)(unsigned char)p[n >> 1] << (8 * (n >> 1)) |
+			    (uint64_t)(unsigned char)p[n - 1] << (8 * (n - 1));
+		w[full] = x;
+	}
+	w[STR_WORDS - 1] |= (uint64_t)n << 56;
+}
+
+/* The length and bytes of a string packed by str_words. */
+static inline uint32_t words_len(const uint64_t *w)
+{
+	return (uint32_t)(w[STR_WORDS - 1] >> 56);
+}
+
+/* Rows [base, base + n) of STRING leaf column c into words L->word.. of
+ * pk[0..n); false when a string is longer than STR_MAX (the chunk is then
+ * not probed packed, so the rows after it need not be packed). */
+static bool pack_strs(const sl_col *c, int64_t base, int64_t n, int64_t fw,
+		      uint64_t *pk, uint32_t *pm, uint32_t bit)
+{
+	const sl_str *x = sl_col_str(c) + base;
+	int64_t i;
+	int j;
+	for (i = 0; i < n; i++) {
+		if (c->nulls != NULL && sl_col_isnull(c, base + i)) {
+			for (j = 0; j < STR_WORDS; j++)
+				pk[i * fw + j] = 0;
+			pm[i] |= bit;
+		} else if (x[i].len > STR_MAX) {
+			return false;
+		} else {
+			str_words(x[i].p, x[i].len, pk + i * fw);
+		}
+	}
+	return true;
+}
+
+/* Pack leaf k's rows [base, base + n); false on a string too long. */
+static bool pack_leaf(const sl_hash_groups *t, int k, const sl_col *c,
 		      int64_t base, int64_t n)
 {
 	const leaf *L = &t->leaves[k];
@@ -736,12 +833,14 @@ static void pack_leaf(const sl_hash_groups *t, int k, const sl_col *c,
 	case SL_BOOLEAN: PACK_LOOP(uint8_t); break;
 	case SL_INT: PACK_LOOP(int32_t); break;
 	case SL_BIGINT: PACK_LOOP(int64_t); break;
+	case SL_STRING: return pack_strs(c, base, n, fw, pk, pm, bit);
 	default: /* a STRUCT's null flag */
 		for (i = 0; c->nulls != NULL && i < n; i++)
 			if (sl_col_isnull(c, base + i))
 				pm[i] |= bit;
 		break;
 	}
+	return true;
 }
 
 /* The words' products by distinct odd constants are independent (no
@@ -768,16 +867,20 @@ static inline __attribute__((always_inline)) void hash_chunk(sl_hash_groups *t,
 		t->ph[i] = words_hash(t->pk + i * fw, fw, t->pm[i]);
 }
 
-/* Pack and hash rows [base, base + n); true when one has a NULL. */
-static bool pack_chunk(sl_hash_groups *t, sl_col *const *lc, int64_t base,
-		       int64_t n)
+#define PACK_NULLS 1 /* a row of the chunk has a NULL */
+#define PACK_LONG  2 /* a string is longer than STR_MAX: not packed */
+
+/* Pack and hash rows [base, base + n); PACK_* flags. */
+static int pack_chunk(sl_hash_groups *t, sl_col *const *lc, int64_t base,
+		      int64_t n)
 {
 	int64_t i;
 	int k;
 	uint32_t any = 0;
 	memset(t->pm, 0, (size_t)n * 4);
 	for (k = 0; k < t->nleaves; k++)
-		pack_leaf(t, k, lc[k], base, n);
+		if (!pack_leaf(t, k, lc[k], base, n))
+			return PACK_LONG;
 	for (i = 0; i < n; i++)
 		any |= t->pm[i];
 	switch (t->fw) {
@@ -786,7 +889,7 @@ static bool pack_chunk(sl_hash_groups *t, sl_col *const *lc, int64_t base,
 	case 3: hash_chunk(t, n, 3); break;
 	default: hash_chunk(t, n, 4); break;
 	}
-	return any != 0;
+	return any != 0 ? PACK_NULLS : 0;
 }
 
 /* Room for one more group of add_packed: the group arrays and the
@@ -888,18 +991,120 @@ probe_chunk(sl_hash_groups *t, int64_t n, int fw, bool nulls, bool skip_nulls,
 	return 0;
 }
 
+/* The per-leaf hash of group g (probe's, from the stored leaves). */
+static uint32_t group_hash(const sl_hash_groups *t, int64_t g)
+{
+	uint64_t h = HSEED, x;
+	int k;
+	for (k = 0; k < t->nleaves; k++) {
+		const leaf *L = &t->leaves[k];
+		if (L->nulls[g]) {
+			x = HNULL;
+		} else {
+			switch (L->kind) {
+			case SL_BOOLEAN: x = (uint8_t)L->vals[g]; break;
+			case SL_INT:
+				x = (uint64_t)(int64_t)((int32_t *)L->vals)[g];
+				break;
+			case SL_BIGINT:
+				x = (uint64_t)((int64_t *)L->vals)[g];
+				break;
+			case SL_STRING:
+				x = bytes_hash(((sl_str *)L->vals)[g].p,
+					       ((sl_str *)L->vals)[g].len);
+				break;
+			default: x = 1; break; /* a STRUCT's flag */
+			}
+		}
+		h = hmix(h, x);
+	}
+	return fold(h);
+}
+
+/* Packed group g's leaves into the per-leaf arrays; SL_ENOMEM. */
+static int unpack_group(sl_hash_groups *t, int64_t g)
+{
+	const uint64_t *w = t->kw + g * t->fw;
+	int k;
+	for (k = 0; k < t->nleaves; k++) {
+		leaf *L = &t->leaves[k];
+		bool nu = (t->km[g] >> k) & 1;
+		sl_str v = {"", 0};
+		L->nulls[g] = nu;
+		switch (L->kind) {
+		case SL_BOOLEAN: L->vals[g] = (char)w[L->word]; break;
+		case SL_INT:
+			((int32_t *)L->vals)[g] = (int32_t)(int64_t)w[L->word];
+			break;
+		case SL_BIGINT:
+			((int64_t *)L->vals)[g] = (int64_t)w[L->word];
+			break;
+		case SL_STRING:
+			v.len = words_len(w + L->word);
+			if (!nu && v.len > 0)
+				v.p = sl_arena_dup(t->arena,
+						   (const char *)(w + L->word),
+						   v.len);
+			if (v.p == NULL)
+				return SL_ENOMEM;
+			((sl_str *)L->vals)[g] = v;
+			break;
+		default: break;
+		}
+	}
+	return 0;
+}
+
+/* A string longer than STR_MAX came: move the packed groups to the
+ * per-leaf layout, the same ids in the same order, their slots rehashed
+ * with the per-leaf hash, for probe() to go on from the row it stopped at.
+ * The table stays per-leaf until it is cleared.  SL_ENOMEM leaves it
+ * packed. */
+static int unpack_table(sl_hash_groups *t)
+{
+	size_t cap = (size_t)t->gcap;
+	int64_t g;
+	int k;
+	for (k = 0; k < t->nleaves && cap > 0; k++) {
+		leaf *L = &t->leaves[k];
+		if ((L->nulls = malloc(cap)) == NULL ||
+		    (L->w > 0 && (L->vals = malloc(cap * (size_t)L->w)) == NULL))
+			goto nomem;
+	}
+	for (g = 0; g < t->n; g++)
+		if (unpack_group(t, g) < 0)
+			goto nomem;
+	memset(t->slots, 0, (size_t)(t->mask + 1) * sizeof *t->slots);
+	for (g = 0; g < t->n; g++)
+		slot_put(t->slots, t->mask, group_hash(t, g), g);
+	free(t->kw);
+	free(t->km);
+	t->kw = NULL;
+	t->km = NULL;
+	t->fw = 0;
+	return 0;
+nomem:
+	free_leaves(t);
+	return SL_ENOMEM;
+}
+
 static int probe_packed(sl_hash_groups *t, sl_col *const *lc, int64_t n,
 			bool skip_nulls, bool insert, int32_t *gids)
 {
 	int64_t base, m;
 	int32_t *gi;
-	int rc = 0;
+	int rc = 0, f;
 	bool nu, sk;
 	if (packed_scratch(t) < 0)
 		return SL_ENOMEM;
 	for (base = 0; base < n && rc == 0; base += CHUNK) {
 		m = n - base < CHUNK ? n - base : CHUNK;
-		nu = pack_chunk(t, lc, base, m);
+		if ((f = pack_chunk(t, lc, base, m)) & PACK_LONG) {
+			if (unpack_table(t) < 0)
+				return SL_ENOMEM;
+			return probe(t, lc, base, n, skip_nulls, insert, gids);
+		}
+		nu = (f & PACK_NULLS) != 0;
 		sk = nu && skip_nulls;
 		gi = gids + base;
 		switch (t->fw) {
@@ -933,7 +1138,7 @@ static int lookup(sl_hash_groups *t, sl_col *const *cols, int64_t n,
 		 t->leaves[0].kind == SL_STRING)
 		rc = probe_str(t, lc, n, insert, gids);
 	else
-		rc = probe(t, lc, n, skip_nulls, insert, gids);
+		rc = probe(t, lc, 0, n, skip_nulls, insert, gids);
 out:
 	for (i = 0; i < nown; i++)
 		sl_col_free(own[i]);
@@ -1009,6 +1214,13 @@ static sl_col *leaf_col(const sl_hash_groups *t, int *k, sl_type *type,
 			if (c->child[f] == NULL)
 				goto fail;
 		}
+	} else if (L->kind == SL_STRING && t->fw > 0) {
+		const uint64_t *w = t->kw + from * t->fw + L->word;
+		for (i = 0; i < n; i++, w += t->fw)
+			if (!leaf_null(t, lk, from + i) &&
+			    sl_col_set_str(c, i, (const char *)w,
+					   words_len(w)) < 0)
+				goto fail;
 	} else if (L->kind == SL_STRING) {
 		const sl_str *v = (const sl_str *)L->vals + from;
 		for (i = 0; i < n; i++)
@@ -1105,7 +1317,7 @@ int sl_hash_groups_encode(const sl_hash_groups *t, int64_t from, int64_t n,
 	int64_t i, base = (int64_t)out->len, w;
 	sl_col **kc;
 	int k, rc = 0;
-	if (t->fw > 0 && !t->null_keys) {
+	if (t->fw > 0 && !t->null_keys && !t->strs) {
 		for (k = 0, w = 0; k < t->nleaves; k++)
 			w += 1 + t->leaves[k].w;
 		if (!sl_buf_reserve(out, (size_t)(n * w)))
