@@ -1088,6 +1088,16 @@ nomem:
 	return SL_ENOMEM;
 }
 
+bool sl_hash_groups_packed(const sl_hash_groups *t)
+{
+	return t->fw > 0;
+}
+
+int sl_hash_groups_unpack(sl_hash_groups *t)
+{
+	return t->fw > 0 ? unpack_table(t) : 0;
+}
+
 static int probe_packed(sl_hash_groups *t, sl_col *const *lc, int64_t n,
 			bool skip_nulls, bool insert, int32_t *gids)
 {
