@@ -1321,13 +1321,87 @@ static int64_t encode_packed(const sl_hash_groups *t, int64_t from, int64_t n,
 	return w;
 }
 
+/* A packed string's key bytes: each 0x00 as 00 FF, then 00 01 (at most
+ * 2 STR_MAX + 2 bytes). */
+static size_t encode_str(unsigned char *q, const unsigned char *s, uint32_t n)
+{
+	size_t at = 0;
+	uint32_t j;
+	for (j = 0; j < n; j++) {
+		q[at++] = s[j];
+		if (s[j] == 0)
+			q[at++] = 0xff;
+	}
+	q[at++] = 0;
+	q[at++] = 1;
+	return at;
+}
+
+/* Bytes an encoded key of t takes at most (packed, no NULLs). */
+static int64_t packed_max_width(const sl_hash_groups *t)
+{
+	int64_t w = 0;
+	int k;
+	for (k = 0; k < t->nleaves; k++)
+		w += 1 + (t->leaves[k].kind == SL_STRING ? 2 * STR_MAX + 2
+							 : t->leaves[k].w);
+	return w;
+}
+
+/* Packed keys with strings and no NULLs, a group at a time (a string's
+ * width varies): the bytes of sl_hash_key_encode, p[off[i] - base ..]. */
+static int64_t encode_packed_strs(const sl_hash_groups *t, int64_t from,
+				  int64_t n, unsigned char *p, int64_t base,
+				  int64_t *off)
+{
+	int64_t i, at = 0;
+	int k;
+	for (i = 0; i < n; i++) {
+		const uint64_t *w = t->kw + (from + i) * t->fw;
+		off[i] = base + at;
+		for (k = 0; k < t->nleaves; k++) {
+			const leaf *L = &t->leaves[k];
+			const uint64_t *x = w + (L->word < 0 ? 0 : L->word);
+			p[at++] = 1;
+			switch (L->kind) {
+			case SL_BOOLEAN: p[at++] = *x != 0; break;
+			case SL_INT:
+				store_be32(p + at, (uint32_t)*x ^
+						       UINT32_C(0x80000000));
+				at += 4;
+				break;
+			case SL_BIGINT:
+				store_be64(p + at, *x ^ (UINT64_C(1) << 63));
+				at += 8;
+				break;
+			case SL_STRING:
+				at += (int64_t)encode_str(
+				    p + at, (const unsigned char *)x,
+				    words_len(x));
+				break;
+			default: break; /* a STRUCT's flag */
+			}
+		}
+	}
+	off[n] = base + at;
+	return at;
+}
+
 int sl_hash_groups_encode(const sl_hash_groups *t, int64_t from, int64_t n,
 			  sl_buf *out, int64_t *off, sl_err *err)
 {
 	int64_t i, base = (int64_t)out->len, w;
 	sl_col **kc;
 	int k, rc = 0;
-	if (t->fw > 0 && !t->null_keys && !t->strs) {
+	if (t->fw > 0 && !t->null_keys && t->strs) {
+		if (!sl_buf_reserve(out, (size_t)(n * packed_max_width(t))))
+			return sl_err_nomem(err);
+		out->len += (size_t)encode_packed_strs(
+		    t, from, n, (unsigned char *)out->p + base, base, off);
+		out->p[out->len] = '\0';
+		return 0;
+	}
+	if (t->fw > 0 && !t->null_keys) {
 		for (k = 0, w = 0; k < t->nleaves; k++)
 			w += 1 + t->leaves[k].w;
 		if (!sl_buf_reserve(out, (size_t)(n * w)))

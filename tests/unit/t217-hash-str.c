@@ -97,11 +97,15 @@ static void pool_init(void)
 
 /* ----------------------------------------------------- random columns */
 
-/* Row i of c (and its children): a random value, NULL one time in 13;
- * the first STRING met is one too long to pack when *want_long. */
+/* NULL one value in null_every (0: none; the keys then encode straight
+ * from the packed words, not through key columns). */
+static uint32_t null_every = 13;
+
+/* Row i of c (and its children): a random value, sometimes NULL; the
+ * first STRING met is one too long to pack when *want_long. */
 static void fill(sl_col *c, int64_t i, bool *want_long)
 {
-	bool null = rnd() % 13 == 0;
+	bool null = null_every > 0 && rnd() % null_every == 0;
 	int f, k;
 	switch (c->type->kind) {
 	case SL_STRUCT:
@@ -377,25 +381,32 @@ static void test_shapes(void)
 	sl_type *nt = ddl("n STRUCT<s: STRING, i: INT>");
 	sl_type *ty[3];
 	int l;
-	for (l = 0; l < 2; l++) {
+	for (l = 0; l < 3; l++) {
+		null_every = l == 2 ? 0 : 13;
 		ty[0] = wt->fields[0].type;
 		ty[1] = sl_type_prim(SL_STRING);
-		shape(l ? "window + STRING, long" : "window + STRING", ty, 2,
-		      l);
+		shape(l == 2   ? "window + STRING, no NULLs"
+		      : l == 1 ? "window + STRING, long"
+			       : "window + STRING",
+		      ty, 2, l == 1);
 		ty[0] = sl_type_prim(SL_STRING);
-		shape(l ? "STRING + STRING, long" : "STRING + STRING", ty, 2,
-		      l);
+		shape(l == 2   ? "STRING + STRING, no NULLs"
+		      : l == 1 ? "STRING + STRING, long"
+			       : "STRING + STRING",
+		      ty, 2, l == 1);
 		ty[0] = sl_type_prim(SL_INT);
 		ty[1] = sl_type_prim(SL_STRING);
 		ty[2] = sl_type_prim(SL_BOOLEAN);
-		shape(l ? "INT + STRING + BOOLEAN, long"
-			: "INT + STRING + BOOLEAN",
-		      ty, 3, l);
+		shape(l == 2   ? "INT + STRING + BOOLEAN, no NULLs"
+		      : l == 1 ? "INT + STRING + BOOLEAN, long"
+			       : "INT + STRING + BOOLEAN",
+		      ty, 3, l == 1);
 		ty[0] = nt->fields[0].type;
 		ty[1] = sl_type_prim(SL_INT);
-		shape(l ? "struct<STRING, INT> + INT, long"
-			: "struct<STRING, INT> + INT",
-		      ty, 2, l);
+		shape(l == 2   ? "struct<STRING, INT> + INT, no NULLs"
+		      : l == 1 ? "struct<STRING, INT> + INT, long"
+			       : "struct<STRING, INT> + INT",
+		      ty, 2, l == 1);
 	}
 	sl_type_free(wt);
 	sl_type_free(nt);
