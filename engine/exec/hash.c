@@ -19,16 +19,26 @@
  * common groupBy(product_id) case) with no per-row switch.
  *
  * Packed keys.  A key of 2..32 leaves that are all BOOLEAN, INT, BIGINT,
- * TIMESTAMP or STRUCT null flags, with at most 4 values (the window struct
- * + product_id of a windowed count is 1 flag + 3 values), is stored packed
- * instead of per leaf: each value leaf is one 64-bit word (sign-extended),
- * the key's NULLs one 32-bit mask (bit k = leaf k is NULL; a NULL value's
- * word is 0).  A batch is packed the same way first (one typed loop per
- * leaf into a row-major scratch), hashed a batch at a time from the words,
- * then probed comparing words, with the loop specialised on the word count
- * and the slot of a row a few rows ahead prefetched.  Equality is the same
- * relation as the per-leaf compare (NULL = NULL, values bitwise); only the
- * hash function differs, and a table never mixes the two layouts.
+ * TIMESTAMP, STRING/BINARY or STRUCT null flags, in at most 4 words (the
+ * window struct + a BIGINT product_id of a windowed count is 1 flag + 3
+ * words; with a STRING product_id, 1 flag + 4), is stored packed instead
+ * of per leaf: an integer leaf is one 64-bit word (sign-extended), a
+ * string two words holding up to STR_MAX = 15 bytes and, in the top byte,
+ * its length (str_words), the key's NULLs one 32-bit mask (bit k = leaf k
+ * is NULL; a NULL value's words are 0).  A batch is packed the same way
+ * first (one typed loop per leaf into a row-major scratch), hashed a batch
+ * at a time from the words, then probed comparing words, with the loop
+ * specialised on the word count and the slot of a row a few rows ahead
+ * prefetched.  Equality is the same relation as the per-leaf compare
+ * (NULL = NULL, values and string bytes bitwise, "a" != "a\0" by the
+ * length); only the hash function differs, and a table never mixes the two
+ * layouts: a string longer than STR_MAX (found while packing a chunk)
+ * moves the whole table to the per-leaf layout (unpack_table: the same
+ * ids, the slots rehashed) and the batch goes on per leaf from that chunk;
+ * sl_hash_groups_clear packs it again.  Why 15 bytes: window + one string
+ * then fits the 4-word loops, and the ids this is for ("p123", user and
+ * country codes) are shorter; 23 bytes would cost a fifth word on every
+ * row of every such key.
  */
 #include "exec/hash.h"
 

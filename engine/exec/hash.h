@@ -7,10 +7,12 @@
  * (a row is new when its key got a new id).  Keys are stored once per
  * group, column-wise in typed arrays (struct keys are flattened into their
  * fields, strings are copied into the table's own arena), or, for keys of
- * 2..32 integer-like leaves with at most 4 values (window struct +
- * product_id), packed as 64-bit words per group and probed a chunk of rows
- * at a time (hash.c explains both), so the table never points into a batch
- * and can outlive every batch (streaming state).
+ * 2..32 integer-like or string leaves in at most 4 words (window struct +
+ * product_id, a string of up to 15 bytes taking 2), packed as 64-bit words
+ * per group and probed a chunk of rows at a time (hash.c explains both;
+ * a longer string moves a table to the first layout until it is cleared,
+ * keeping every id), so the table never points into a batch and can
+ * outlive every batch (streaming state).
  *
  * Key semantics are Spark's grouping semantics: NULL is a key of its own
  * (NULL = NULL here), -0.0 = 0.0 and every NaN is one key.  Joins ask
