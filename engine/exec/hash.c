@@ -242,12 +242,17 @@ static int leaf_words(const leaf *L)
 }
 
 /* Use the packed layout when every leaf is a flag, an integer-like value
- * or a string and the values fit MAX_WORDS words (see the file comment). */
+ * or a string and the values fit MAX_WORDS words (see the file comment).
+ * ARRAY keys (their JSON text) stay per leaf: they are not state keys, and
+ * encoding them fails as it did before strings were packed. */
 static void plan_packed(sl_hash_groups *t)
 {
 	int k, n, words = 0;
 	if (t->nleaves < 2 || t->nleaves > 32)
 		return;
+	for (k = 0; k < t->nkeys; k++)
+		if (!sl_type_keyable(t->types[k]))
+			return;
 	for (k = 0; k < t->nleaves; k++) {
 		if ((n = leaf_words(&t->leaves[k])) < 0)
 			return;

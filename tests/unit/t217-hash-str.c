@@ -412,18 +412,25 @@ static void test_shapes(void)
 	sl_type_free(nt);
 }
 
-/* Keys the packed layout must not take: 5 words, a DOUBLE leaf. */
+/* Keys the packed layout must not take: 5 words, a DOUBLE, an ARRAY. */
 static void test_not_packed(void)
 {
 	sl_type *ty[3] = {sl_type_prim(SL_STRING), sl_type_prim(SL_STRING),
 			  sl_type_prim(SL_INT)};
 	sl_hash_groups *t = sl_hash_groups_new(ty, 3, &err);
+	sl_type *at;
 	ok(t && !sl_hash_groups_packed(t), "STRING + STRING + INT: per-leaf");
 	sl_hash_groups_free(t);
 	ty[1] = sl_type_prim(SL_DOUBLE);
 	t = sl_hash_groups_new(ty, 2, &err);
 	ok(t && !sl_hash_groups_packed(t), "STRING + DOUBLE: per-leaf");
 	sl_hash_groups_free(t);
+	at = ddl("a ARRAY<INT>");
+	ty[1] = at->fields[0].type;
+	t = sl_hash_groups_new(ty, 2, &err);
+	ok(t && !sl_hash_groups_packed(t), "STRING + ARRAY: per-leaf");
+	sl_hash_groups_free(t);
+	sl_type_free(at);
 }
 
 /* 200 000 distinct (window, string) keys: ids 0.. in row order in both
