@@ -784,27 +784,27 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 /* String p[0..n), n <= STR_MAX, as words w[0..STR_WORDS): its bytes in
  * order, zero padded, n in the last word's top byte, so two strings are
  * equal exactly when their words are (the length tells "a" from "a\0").
- * Reads only p[0..n): a tail is an overlapping load, as in bytes_hash. */
+ * Reads only p[0..n): a tail is an overlapping load, as in bytes_hash.
+ * Written for two words (no loop, no store at a variable index). */
+_Static_assert(STR_WORDS == 2, "str_words packs two words");
 static inline void str_words(const char *p, uint32_t n, uint64_t *w)
 {
-	uint32_t j, full = n / 8, r = n % 8;
-	for (j = 0; j < STR_WORDS; j++)
-		w[j] = 0;
-	for (j = 0; j < full; j++)
-		w[j] = load64(p + 8 * j);
-	if (r != 0) {
-		uint64_t x;
-		if (n >= 8)
-			x = load64(p + n - 8) >> (8 * (8 - r));
-		else if (n >= 4)
-			x = load32(p) | load32(p + n - 4) << (8 * (n - 4));
-		else
-			x = (uint64_t)(unsigned char)p[0] |
-			    (uint64_t)(unsigned char)p[n >> 1] << (8 * (n >> 1)) |
-			    (uint64_t)(unsigned char)p[n - 1] << (8 * (n - 1));
-		w[full] = x;
+	uint64_t a, b = (uint64_t)n << 56;
+	if (n >= 8) {
+		a = load64(p);
+		if (n > 8)
+			b |= load64(p + n - 8) >> (8 * (16 - n));
+	} else if (n >= 4) {
+		a = load32(p) | load32(p + n - 4) << (8 * (n - 4));
+	} else if (n > 0) {
+		a = (uint64_t)(unsigned char)p[0] |
+		    (uint64_t)(unsigned char)p[n >> 1] << (8 * (n >> 1)) |
+		    (uint64_t)(unsigned char)p[n - 1] << (8 * (n - 1));
+	} else {
+		a = 0;
 	}
-	w[STR_WORDS - 1] |= (uint64_t)n << 56;
+	w[0] = a;
+	w[1] = b;
 }
 
 /* The length and bytes of a string packed by str_words. */
