@@ -1044,7 +1044,7 @@ static int unpack_group(sl_hash_groups *t, int64_t g)
 	for (k = 0; k < t->nleaves; k++) {
 		leaf *L = &t->leaves[k];
 		bool nu = (t->km[g] >> k) & 1;
-		sl_str v = {"", 0};
+		sl_str v = { "", 0 };
 		L->nulls[g] = nu;
 		switch (L->kind) {
 		case SL_BOOLEAN: L->vals[g] = (char)w[L->word]; break;
@@ -1083,7 +1083,8 @@ static int unpack_table(sl_hash_groups *t)
 	for (k = 0; k < t->nleaves && cap > 0; k++) {
 		leaf *L = &t->leaves[k];
 		if ((L->nulls = malloc(cap)) == NULL ||
-		    (L->w > 0 && (L->vals = malloc(cap * (size_t)L->w)) == NULL))
+		    (L->w > 0 &&
+		     (L->vals = malloc(cap * (size_t)L->w)) == NULL))
 			goto nomem;
 	}
 	for (g = 0; g < t->n; g++)
@@ -1381,8 +1382,8 @@ static int64_t encode_packed_strs(const sl_hash_groups *t, int64_t from,
 			switch (L->kind) {
 			case SL_BOOLEAN: p[at++] = *x != 0; break;
 			case SL_INT:
-				store_be32(p + at, (uint32_t)*x ^
-						       UINT32_C(0x80000000));
+				store_be32(p + at,
+					   (uint32_t)*x ^ UINT32_C(0x80000000));
 				at += 4;
 				break;
 			case SL_BIGINT:

@@ -48,14 +48,15 @@ static uint32_t plen[NPOOL];
 static int npool;
 #define NLONG 6
 static const char *const longs[NLONG] = {
-    "abcdefghijklmnop",      /* 16 */
-    "abcdefghijklmnopq",     /* 17 */
-    "abcdefghijklmno\0",     /* 16: a short key's 15 bytes + 0x00 */
-    "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xe6\x9c\xac" "x",
-    "a somewhat longer product name, 40 byte",
-    "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+	"abcdefghijklmnop",  /* 16 */
+	"abcdefghijklmnopq", /* 17 */
+	"abcdefghijklmno\0", /* 16: a short key's 15 bytes + 0x00 */
+	"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xe6\x9c\xac"
+	"x",
+	"a somewhat longer product name, 40 byte",
+	"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
 };
-static const uint32_t longlen[NLONG] = {16, 17, 16, 16, 39, 16};
+static const uint32_t longlen[NLONG] = { 16, 17, 16, 16, 39, 16 };
 
 static void pool_add(const char *p, uint32_t n)
 {
@@ -73,7 +74,7 @@ static void pool_init(void)
 	pool_add("a", 1);
 	pool_add("a\0", 2);
 	pool_add("\0a", 2);
-	pool_add("\xc3\xa9", 2);                         /* é */
+	pool_add("\xc3\xa9", 2);                             /* é */
 	pool_add("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 9); /* 日本語 */
 	pool_add("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xe6\x9c\xac",
 		 15);
@@ -209,7 +210,7 @@ static bool same_keys(const sl_hash_groups *p, const sl_hash_groups *g,
 		      int nkeys)
 {
 	int64_t n = sl_hash_groups_count(p), i;
-	sl_col *kp[4] = {0}, *kg[4] = {0};
+	sl_col *kp[4] = { 0 }, *kg[4] = { 0 };
 	sl_buf a, b;
 	bool same = n == sl_hash_groups_count(g);
 	int k;
@@ -263,7 +264,8 @@ static int check_groups(const sl_hash_groups *t, const batch *b,
 		int64_t g = gids[i];
 		sl_buf_clear(&row);
 		sl_hash_key_encode(b->cols, b->nkeys, i, &row);
-		if (g < 0 || g >= n || row.len != (size_t)(off[g + 1] - off[g]) ||
+		if (g < 0 || g >= n ||
+		    row.len != (size_t)(off[g + 1] - off[g]) ||
 		    memcmp(row.p, enc.p + off[g], row.len) != 0) {
 			if (bad++ < 3)
 				diag("row %lld: not its group %lld's key",
@@ -297,7 +299,8 @@ static void shape(const char *name, sl_type *const *types, int nkeys,
 {
 	sl_hash_groups *p = sl_hash_groups_new(types, nkeys, &err);
 	sl_hash_groups *g = sl_hash_groups_new(types, nkeys, &err);
-	int32_t *ip = malloc(ROWS * sizeof *ip), *ig = malloc(ROWS * sizeof *ig);
+	int32_t *ip = malloc(ROWS * sizeof *ip),
+		*ig = malloc(ROWS * sizeof *ig);
 	int bad = 0, bad_ref = 0, round, b;
 	batch bt;
 	ok(p && g && sl_hash_groups_packed(p), "%s: the table packs its keys",
@@ -327,8 +330,8 @@ static void shape(const char *name, sl_type *const *types, int nkeys,
 		       sl_hash_groups_count(p) > 50,
 		   "%s, round %d: %lld groups each", name, round,
 		   (long long)sl_hash_groups_count(p));
-		ok(sl_hash_groups_packed(p) == !with_long,
-		   "%s, round %d: %s", name, round,
+		ok(sl_hash_groups_packed(p) == !with_long, "%s, round %d: %s",
+		   name, round,
 		   with_long ? "a long string unpacked the table"
 			     : "still packed");
 		ok(same_keys(p, g, nkeys), "%s, round %d: the same keys back",
@@ -339,20 +342,19 @@ static void shape(const char *name, sl_type *const *types, int nkeys,
 
 		/* find (new keys are not added), then skip_nulls */
 		batch_new(&bt, types, nkeys, ROWS, -1);
-		bad = sl_hash_groups_find(p, bt.cols, ROWS, false, ip, &err) <
-			  0 ||
-		      sl_hash_groups_find(g, bt.cols, ROWS, false, ig, &err) <
-			  0;
+		bad =
+		    sl_hash_groups_find(p, bt.cols, ROWS, false, ip, &err) <
+			0 ||
+		    sl_hash_groups_find(g, bt.cols, ROWS, false, ig, &err) < 0;
 		bad += diff_ids(ip, ig, ROWS);
-		bad += sl_hash_groups_find(p, bt.cols, ROWS, true, ip, &err) <
-			   0 ||
-		       sl_hash_groups_find(g, bt.cols, ROWS, true, ig, &err) <
-			   0;
+		bad +=
+		    sl_hash_groups_find(p, bt.cols, ROWS, true, ip, &err) < 0 ||
+		    sl_hash_groups_find(g, bt.cols, ROWS, true, ig, &err) < 0;
 		bad += diff_ids(ip, ig, ROWS);
-		bad += sl_hash_groups_insert(p, bt.cols, ROWS, true, ip, &err) <
-			   0 ||
-		       sl_hash_groups_insert(g, bt.cols, ROWS, true, ig, &err) <
-			   0;
+		bad +=
+		    sl_hash_groups_insert(p, bt.cols, ROWS, true, ip, &err) <
+			0 ||
+		    sl_hash_groups_insert(g, bt.cols, ROWS, true, ig, &err) < 0;
 		bad += diff_ids(ip, ig, ROWS);
 		is_int(bad, 0,
 		       "%s, round %d: find, find and insert with skip_nulls "
@@ -363,7 +365,8 @@ static void shape(const char *name, sl_type *const *types, int nkeys,
 		batch_free(&bt);
 
 		/* cleared: packed again (the per-leaf one unpacked again) */
-		ok(sl_hash_groups_clear(p) == 0 && sl_hash_groups_clear(g) == 0 &&
+		ok(sl_hash_groups_clear(p) == 0 &&
+		       sl_hash_groups_clear(g) == 0 &&
 		       sl_hash_groups_count(p) == 0 && sl_hash_groups_packed(p),
 		   "%s, round %d: cleared, packed again", name, round);
 		sl_hash_groups_unpack(g);
@@ -415,8 +418,8 @@ static void test_shapes(void)
 /* Keys the packed layout must not take: 5 words, a DOUBLE, an ARRAY. */
 static void test_not_packed(void)
 {
-	sl_type *ty[3] = {sl_type_prim(SL_STRING), sl_type_prim(SL_STRING),
-			  sl_type_prim(SL_INT)};
+	sl_type *ty[3] = { sl_type_prim(SL_STRING), sl_type_prim(SL_STRING),
+			   sl_type_prim(SL_INT) };
 	sl_hash_groups *t = sl_hash_groups_new(ty, 3, &err);
 	sl_type *at;
 	ok(t && !sl_hash_groups_packed(t), "STRING + STRING + INT: per-leaf");
@@ -439,10 +442,10 @@ static void test_many(void)
 {
 	enum { N = 200000 };
 	sl_type *wt = ddl("w STRUCT<start: TIMESTAMP, end: TIMESTAMP>");
-	sl_type *ty[2] = {wt->fields[0].type, sl_type_prim(SL_STRING)};
+	sl_type *ty[2] = { wt->fields[0].type, sl_type_prim(SL_STRING) };
 	sl_hash_groups *p = sl_hash_groups_new(ty, 2, &err);
 	sl_hash_groups *g = sl_hash_groups_new(ty, 2, &err);
-	sl_col *cols[2] = {sl_col_new(ty[0], N), sl_col_new(ty[1], N)};
+	sl_col *cols[2] = { sl_col_new(ty[0], N), sl_col_new(ty[1], N) };
 	int32_t *ip = malloc(N * sizeof *ip), *ig = malloc(N * sizeof *ig);
 	int64_t i;
 	int bad = 0;
