@@ -184,6 +184,29 @@ bool sl_agg_clear(sl_agg *a, int64_t n)
 	return true;
 }
 
+bool sl_agg_forget(sl_agg *a, int64_t g)
+{
+	if (!sl_agg_clear(a, 0) || g < 0) /* the kinds it can empty */
+		return false;
+	if (g >= a->cap)
+		return true; /* never updated */
+	if (a->cnt)
+		a->cnt[g] = 0;
+	if (a->isum)
+		a->isum[g] = 0;
+	if (a->dsum)
+		a->dsum[g] = 0;
+	if (a->vals && a->w > 0)
+		memset(a->vals + (size_t)g * (size_t)a->w, 0, (size_t)a->w);
+	if (a->has)
+		a->has[g] = 0;
+	if (a->vnull)
+		a->vnull[g] = 0;
+	if (a->regs)
+		memset(a->regs + ((size_t)g << a->p), 0, (size_t)1 << a->p);
+	return true;
+}
+
 size_t sl_agg_bytes(const sl_agg *a)
 {
 	size_t per = 0;

@@ -58,6 +58,10 @@ sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err);
  * [n, cap) were never touched; false (nothing done) for aggregates that
  * keep strings, lists or DISTINCT sets: make a new one then. */
 bool sl_agg_clear(sl_agg *a, int64_t n);
+/* Group g back to the state of a group never updated (a streaming live
+ * table reuses the ids of evicted groups, exec/livetab.c); false (nothing
+ * done) for the aggregates sl_agg_clear refuses. */
+bool sl_agg_forget(sl_agg *a, int64_t g);
 /* Bytes of state held. */
 size_t sl_agg_bytes(const sl_agg *a);
 
