@@ -55,7 +55,7 @@ typedef struct lwin {
 struct sl_livetab {
 	sl_state *store; /* the sl_state serving this table (owns it) */
 	int nkeys, wkey, nw;
-	sl_type **types; /* borrowed */
+	sl_type **types; /* the array copied, the types borrowed */
 	int naggs;
 	sl_agg **aggs;
 	size_t vmax;
@@ -143,6 +143,7 @@ static void lt_free(void *impl)
 	for (i = 0; i < t->naggs; i++)
 		sl_agg_free(t->aggs[i]);
 	free(t->aggs);
+	free(t->types);
 	for (i = 0; i < t->nwin; i++)
 		free(t->win[i].slots);
 	free(t->win);
@@ -191,7 +192,12 @@ sl_livetab *sl_livetab_new(sl_type *const *types, int nkeys, int wkey,
 	t->nkeys = nkeys;
 	t->wkey = wkey;
 	t->nw = nkeys - 1;
-	t->types = (sl_type **)types;
+	if ((t->types = malloc((size_t)nkeys * sizeof *t->types)) == NULL) {
+		lt_free(t);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	memcpy(t->types, types, (size_t)nkeys * sizeof *t->types);
 	for (i = 0; i < naggs; i++)
 		t->vmax += sl_agg_save_max(aggs[i]);
 	t->gen = 1;

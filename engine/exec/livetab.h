@@ -54,7 +54,8 @@ typedef struct sl_livetab sl_livetab;
  * aggs[0..naggs) can live in a table (see the top). */
 bool sl_livetab_eligible(sl_type *const *types, int nkeys, int wkey,
 			 sl_agg *const *aggs, int naggs);
-/* A table for eligible keys (types borrowed: they must outlive it) over
+/* A table for eligible keys (the types borrowed: they must outlive it;
+ * the array is copied) over
  * aggregates aggs[0..naggs), whose ownership it takes (the array too:
  * malloc'd; freed by the table, also when this fails). */
 sl_livetab *sl_livetab_new(sl_type *const *types, int nkeys, int wkey,
