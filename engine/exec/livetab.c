@@ -40,7 +40,7 @@
 #define FL_LIVE 1u
 #define FL_NEW  2u
 
-enum { W_FREE, W_LIVE, W_GONE };
+enum { W_FREE, W_LIVE, W_GONE, W_EVICTING };
 
 typedef struct lwin {
 	int64_t start, end;
@@ -55,7 +55,8 @@ typedef struct lwin {
 struct sl_livetab {
 	sl_state *store; /* the sl_state serving this table (owns it) */
 	int nkeys, wkey, nw;
-	sl_type **types; /* the array copied, the types borrowed */
+	uint8_t kind[32]; /* per key: its encoding (enc_kind) */
+	sl_type **types;  /* the array copied, the types borrowed */
 	int naggs;
 	sl_agg **aggs;
 	size_t vmax;
@@ -88,9 +89,6 @@ struct sl_livetab {
 	int32_t *pw;
 	int64_t pcap;
 	sl_col **dec; /* one-row key columns for decoding a key */
-	sl_buf kb;
-	int64_t *koff;
-	int64_t kcap;
 };
 
 static const sl_state_provider live_pv;
@@ -134,6 +132,20 @@ bool sl_livetab_eligible(sl_type *const *types, int nkeys, int wkey,
 	return true;
 }
 
+/* How a key's words encode (encode_entry). */
+enum { K_WIN, K_BOOL, K_I32, K_I64, K_DBL };
+
+static uint8_t enc_kind(const sl_type *t)
+{
+	switch (t->kind) {
+	case SL_BOOLEAN: return K_BOOL;
+	case SL_INT:
+	case SL_DATE: return K_I32;
+	case SL_DOUBLE: return K_DBL;
+	default: return K_I64;
+	}
+}
+
 static void lt_free(void *impl)
 {
 	sl_livetab *t = impl;
@@ -164,8 +176,6 @@ static void lt_free(void *impl)
 	for (i = 0; t->dec && i < t->nkeys; i++)
 		sl_col_free(t->dec[i]);
 	free(t->dec);
-	sl_buf_release(&t->kb);
-	free(t->koff);
 	free(t);
 }
 
@@ -191,6 +201,8 @@ sl_livetab *sl_livetab_new(sl_type *const *types, int nkeys, int wkey,
 	}
 	t->nkeys = nkeys;
 	t->wkey = wkey;
+	for (i = 0; i < nkeys; i++)
+		t->kind[i] = i == wkey ? K_WIN : enc_kind(types[i]);
 	t->nw = nkeys - 1;
 	if ((t->types = malloc((size_t)nkeys * sizeof *t->types)) == NULL) {
 		lt_free(t);
@@ -202,7 +214,6 @@ sl_livetab *sl_livetab_new(sl_type *const *types, int nkeys, int wkey,
 		t->vmax += sl_agg_save_max(aggs[i]);
 	t->gen = 1;
 	sl_buf_init(&t->rm);
-	sl_buf_init(&t->kb);
 	t->dec = calloc((size_t)nkeys, sizeof *t->dec);
 	for (i = 0; t->dec && i < nkeys; i++)
 		if ((t->dec[i] = sl_col_new(t->types[i], 1)) == NULL)
@@ -253,6 +264,8 @@ static inline uint64_t hash_words(const uint64_t *w, int nw, uint32_t m)
 {
 	uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ m;
 	int j;
+	if (nw == 1) /* window + one column: most tables */
+		return fmix64(h ^ (w[0] * UINT64_C(0xbf58476d1ce4e5b9)));
 	for (j = 0; j < nw; j++)
 		h = (h ^ w[j]) * UINT64_C(0xbf58476d1ce4e5b9) + (h >> 29);
 	return fmix64(h);
@@ -302,22 +315,6 @@ static void col_words(const sl_col *c, int64_t n, uint64_t *w, int nw, int j,
 			}
 }
 
-/* Word w of a key column's type back into row r of c. */
-static void word_to_col(sl_col *c, int64_t r, uint64_t w)
-{
-	double d;
-	switch (c->type->kind) {
-	case SL_BOOLEAN: sl_col_u8(c)[r] = (uint8_t)w; break;
-	case SL_INT:
-	case SL_DATE: sl_col_i32(c)[r] = (int32_t)(int64_t)w; break;
-	case SL_DOUBLE:
-		memcpy(&d, &w, 8);
-		sl_col_f64(c)[r] = d;
-		break;
-	default: sl_col_i64(c)[r] = (int64_t)w; break;
-	}
-}
-
 /* ------------------------------------------------------ entries */
 
 static int grow_arr(void *pp, size_t elem, int64_t cap)
@@ -331,7 +328,7 @@ static int grow_arr(void *pp, size_t elem, int64_t cap)
 
 static int grow_ids(sl_livetab *t)
 {
-	int64_t cap = t->cap ? t->cap * 2 : 1024;
+	int64_t cap = t->cap ? t->cap + t->cap / 2 : 1024;
 	if (cap > INT32_MAX - 1)
 		return SL_ENOMEM;
 	if (grow_arr(&t->kw, (size_t)(t->nw ? t->nw : 1) * 8, cap) < 0 ||
@@ -586,17 +583,18 @@ static int settle(sl_livetab *t)
 {
 	int64_t k;
 	int i;
-	for (i = 0; i < t->nwin; i++) {
-		lwin *w = &t->win[i];
-		uint64_t j;
-		if (w->state != W_GONE)
-			continue;
-		for (j = 0; j <= w->mask; j++)
-			if (w->slots[j] != 0 &&
-			    free_id(t, (int32_t)(uint32_t)w->slots[j] - 1) < 0)
-				return SL_ENOMEM;
-		win_drop(w);
-	}
+	bool gone = false;
+	for (i = 0; i < t->nwin; i++)
+		gone = gone || t->win[i].state == W_GONE;
+	/* in id order, downwards: the free list then hands out the lowest
+	 * ids first, and a new window's entries sit close together */
+	for (k = t->n; gone && k-- > 0;)
+		if ((t->fl[k] & FL_LIVE) && t->win[t->wid[k]].state == W_GONE &&
+		    free_id(t, (int32_t)k) < 0)
+			return SL_ENOMEM;
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].state == W_GONE)
+			win_drop(&t->win[i]);
 	for (k = 0; k < t->rmid_n; k++)
 		if (free_id(t, t->rmids[k]) < 0)
 			return SL_ENOMEM;
@@ -762,7 +760,9 @@ static int scratch(sl_livetab *t, int64_t n)
 	return 0;
 }
 
-/* Each row's window (t->pw), words (t->pk), mask (t->pm), hash (t->ph). */
+#define AHEAD 8
+
+/* Each row's window (t->pw), words (t->pk), mask (t->pm). */
 static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n, sl_err *err)
 {
 	const sl_col *wc = cols[t->wkey];
@@ -775,6 +775,21 @@ static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n, sl_err *err)
 	for (k = 0, j = 0; k < t->nkeys; k++)
 		if (k != t->wkey)
 			col_words(cols[k], n, t->pk, t->nw, j++, t->pm, k);
+	if (wc->nulls == NULL && wc->child[0]->nulls == NULL &&
+	    wc->child[1]->nulls == NULL) {
+		/* no NULL window: compare with the last row's only */
+		int32_t *pw = t->pw;
+		for (i = 0; i < n; i++) {
+			if (lw < 0 || ws[i] != ls || we[i] != le) {
+				ls = ws[i];
+				le = we[i];
+				if ((lw = win_get(t, false, ls, le)) < 0)
+					return sl_err_nomem(err);
+			}
+			pw[i] = lw;
+		}
+		n = 0; /* done */
+	}
 	for (i = 0; i < n; i++) {
 		bool null = sl_col_isnull(wc, i);
 		if (!null && (sl_col_isnull(wc->child[0], i) ||
@@ -794,13 +809,80 @@ static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n, sl_err *err)
 		if (null)
 			t->pm[i] |= 1u << t->wkey;
 	}
-	for (i = 0; i < n; i++)
-		t->ph[i] = hash_words(t->pk + (size_t)i * (size_t)t->nw, t->nw,
-				      t->pm[i]);
 	return 0;
 }
 
-#define AHEAD 8
+static void rows_hash(sl_livetab *t, int64_t n)
+{
+	int64_t i;
+	if (t->nw == 1) {
+		for (i = 0; i < n; i++)
+			t->ph[i] = hash_words(t->pk + i, 1, t->pm[i]);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		t->ph[i] = hash_words(t->pk + (size_t)i * (size_t)t->nw, t->nw,
+				      t->pm[i]);
+}
+
+/* The probe of window + one column (the common table): the words
+ * compared inline, the arrays in locals (stores through gids would
+ * otherwise reload them every row), reloaded after an insert (which may
+ * move them); slots prefetched a few rows ahead only when the tables are
+ * past the cache. */
+static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
+{
+	const uint64_t *ph = t->ph, *pk = t->pk;
+	const uint32_t *pm = t->pm;
+	const int32_t *pw = t->pw;
+	const uint64_t *kw = t->kw;
+	const uint32_t *km = t->km;
+	uint32_t *stamp = t->stamp, gen = t->gen;
+	const lwin *win = t->win, *w = NULL;
+	int64_t i;
+	int32_t lw = -1;
+	bool far = false;
+	for (i = 0; i < n; i++)
+		if (pw[i] != lw) { /* windows come in runs */
+			lw = pw[i];
+			far = far || win[lw].mask >= (1u << 15);
+		}
+	lw = -1;
+	for (i = 0; i < n; i++) {
+		uint64_t h = ph[i], k = pk[i], j, x, mask;
+		uint32_t m = pm[i], tag = (uint32_t)h;
+		int64_t id;
+		if (pw[i] != lw)
+			w = &win[lw = pw[i]];
+		if (far && i + AHEAD < n) {
+			const lwin *a = &win[pw[i + AHEAD]];
+			__builtin_prefetch(&a->slots[ph[i + AHEAD] & a->mask]);
+		}
+		mask = w->mask;
+		j = h & mask;
+		for (;;) {
+			x = w->slots[j];
+			if (x == 0)
+				break;
+			id = (int64_t)(uint32_t)x - 1;
+			if ((uint32_t)(x >> 32) == tag && kw[id] == k &&
+			    km[id] == m)
+				break;
+			j = (j + 1) & mask;
+		}
+		if (x == 0) {
+			if ((id = insert(t, lw, &k, m, h)) < 0)
+				return sl_err_nomem(err);
+			kw = t->kw;
+			km = t->km;
+			stamp = t->stamp;
+		}
+		if (stamp[id] != gen && touch(t, (int32_t)id) < 0)
+			return sl_err_nomem(err);
+		gids[i] = (int32_t)id;
+	}
+	return 0;
+}
 
 int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 		     int32_t *gids, sl_err *err)
@@ -814,6 +896,9 @@ int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 		return sl_err_nomem(err);
 	if ((rc = rows_keys(t, cols, n, err)) < 0)
 		return rc;
+	rows_hash(t, n);
+	if (t->nw == 1)
+		return probe1(t, n, gids, err);
 	for (i = 0; i < n; i++) {
 		const uint64_t *k = t->pk + (size_t)i * (size_t)t->nw;
 		lwin *w = &t->win[t->pw[i]];
@@ -850,40 +935,78 @@ bool sl_livetab_is_new(const sl_livetab *t, int32_t id)
 
 /* ------------------------------------------------------ encoding */
 
+static inline unsigned char *put_be64(unsigned char *p, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+/* Entry id's key bytes into p (room for KEY_MAX); returns the length.
+ * The bytes of sl_hash_key_encode (hash.h's layout: a flag byte per
+ * value, integers big-endian with the sign bit flipped, doubles by
+ * their order-preserving bits, a struct's flag then its fields) written
+ * straight from the words: making columns to encode them was most of a
+ * snapshot's time at 1M groups.  t306 holds the two to the same bytes. */
+#define KEY_MAX (19 + 9 * 31)
+
+static size_t encode_entry(const sl_livetab *t, int32_t id, unsigned char *p)
+{
+	const uint64_t *w = t->kw + (size_t)id * (size_t)t->nw;
+	unsigned char *o = p;
+	uint32_t m = t->km[id];
+	int k;
+	for (k = 0; k < t->nkeys; k++) {
+		uint64_t v;
+		uint32_t x;
+		if (m >> k & 1) {
+			*o++ = 0;
+			w += t->kind[k] != K_WIN;
+			continue;
+		}
+		*o++ = 1;
+		switch (t->kind[k]) {
+		case K_WIN: {
+			const lwin *win = &t->win[t->wid[id]];
+			*o++ = 1;
+			o = put_be64(o, (uint64_t)win->start ^
+					    (UINT64_C(1) << 63));
+			*o++ = 1;
+			o = put_be64(o,
+				     (uint64_t)win->end ^ (UINT64_C(1) << 63));
+			continue;
+		}
+		case K_BOOL: *o++ = *w++ != 0; break;
+		case K_I32:
+			x = __builtin_bswap32((uint32_t)*w++ ^
+					      UINT32_C(0x80000000));
+			memcpy(o, &x, 4);
+			o += 4;
+			break;
+		case K_DBL: /* the word is normalised (double_word) */
+			v = *w++;
+			o = put_be64(o, v >> 63 ? ~v : v ^ (UINT64_C(1) << 63));
+			break;
+		default: o = put_be64(o, *w++ ^ (UINT64_C(1) << 63)); break;
+		}
+	}
+	return (size_t)(o - p);
+}
+
 int sl_livetab_encode(sl_livetab *t, const int32_t *ids, int64_t n, sl_buf *out,
 		      int64_t *off, sl_err *err)
 {
-	sl_col **c = calloc((size_t)t->nkeys, sizeof *c);
 	int64_t i;
-	int k, j, rc = 0;
-	if (c == NULL)
+	if (!sl_buf_reserve(out, (size_t)n * KEY_MAX + 1))
 		return sl_err_nomem(err);
-	for (k = 0; k < t->nkeys && rc == 0; k++)
-		if ((c[k] = sl_col_new(t->types[k], n)) == NULL)
-			rc = sl_err_nomem(err);
-	for (i = 0; i < n && rc == 0; i++) {
-		int32_t id = ids[i];
-		const lwin *w = &t->win[t->wid[id]];
-		for (k = 0, j = 0; k < t->nkeys && rc == 0; k++) {
-			if (k == t->wkey) {
-				sl_col_i64(c[k]->child[0])[i] = w->start;
-				sl_col_i64(c[k]->child[1])[i] = w->end;
-			} else {
-				word_to_col(c[k], i,
-					    t->kw[(size_t)id * (size_t)t->nw +
-						  (size_t)j++]);
-			}
-			if ((t->km[id] >> k & 1) &&
-			    sl_col_set_null(c[k], i) < 0)
-				rc = sl_err_nomem(err);
-		}
+	for (i = 0; i < n; i++) {
+		off[i] = (int64_t)out->len;
+		out->len +=
+		    encode_entry(t, ids[i], (unsigned char *)out->p + out->len);
 	}
-	if (rc == 0 && sl_hash_keys_encode(c, t->nkeys, n, out, off) < 0)
-		rc = sl_err_nomem(err);
-	for (k = 0; k < t->nkeys; k++)
-		sl_col_free(c[k]);
-	free(c);
-	return rc;
+	off[n] = (int64_t)out->len;
+	out->p[out->len] = '\0';
+	return 0;
 }
 
 size_t sl_livetab_value(const sl_livetab *t, int32_t id, unsigned char *p)
@@ -895,73 +1018,49 @@ size_t sl_livetab_value(const sl_livetab *t, int32_t id, unsigned char *p)
 	return at;
 }
 
-/* fn(ud, key, klen, val, vlen) for entries ids[0..n), encoded a chunk at
- * a time. */
-#define CHUNK 4096
-
+/* fn(ud, key, klen, val, vlen) for entries ids[0..n). */
 static int visit_ids(sl_livetab *t, const int32_t *ids, int64_t n,
 		     sl_state_fn fn, void *ud)
 {
-	unsigned char *v = malloc(t->vmax + 1);
-	int64_t at, i;
+	unsigned char k[KEY_MAX], *v = malloc(t->vmax + 1);
+	int64_t i;
 	int rc = 0;
 	if (v == NULL)
 		return SL_ENOMEM;
-	if (t->kcap < CHUNK + 1) {
-		free(t->koff);
-		t->koff = malloc((CHUNK + 1) * sizeof *t->koff);
-		t->kcap = t->koff ? CHUNK + 1 : 0;
-		if (t->koff == NULL) {
-			free(v);
-			return SL_ENOMEM;
-		}
-	}
-	for (at = 0; at < n && rc == 0; at += CHUNK) {
-		int64_t m = n - at < CHUNK ? n - at : CHUNK;
-		sl_buf_clear(&t->kb);
-		if ((rc = sl_livetab_encode(t, ids + at, m, &t->kb, t->koff,
-					    NULL)) < 0)
-			break;
-		for (i = 0; i < m && rc == 0; i++) {
-			size_t vl = sl_livetab_value(t, ids[at + i], v);
-			rc = fn(ud, t->kb.p + t->koff[i],
-				(size_t)(t->koff[i + 1] - t->koff[i]), v, vl);
-		}
+	for (i = 0; i < n && rc == 0; i++) {
+		size_t kl = encode_entry(t, ids[i], k);
+		size_t vl = sl_livetab_value(t, ids[i], v);
+		rc = fn(ud, k, kl, v, vl);
 	}
 	free(v);
 	return rc;
 }
 
-/* The ids of window w's entries (malloc'd, *n of them). */
-static int32_t *win_ids(const lwin *w, int64_t *n)
+/* fn for the entries of the windows in state `state`, in id order: the
+ * entries' arrays are read front to back (slot order read them at
+ * random: a snapshot of 1M groups took three times as long). */
+#define VISIT_CHUNK 1024
+
+static int visit_state(sl_livetab *t, int state, sl_state_fn fn, void *ud)
 {
-	int32_t *ids = malloc((size_t)w->n * sizeof *ids + 1);
-	uint64_t j;
-	int64_t m = 0;
-	if (ids == NULL)
-		return NULL;
-	for (j = 0; w->slots && j <= w->mask; j++)
-		if (w->slots[j] != 0)
-			ids[m++] = (int32_t)(uint32_t)w->slots[j] - 1;
-	*n = m;
-	return ids;
+	int32_t ids[VISIT_CHUNK];
+	int64_t id;
+	int m = 0, rc = 0;
+	for (id = 0; id < t->n && rc == 0; id++) {
+		if (!(t->fl[id] & FL_LIVE) || t->win[t->wid[id]].state != state)
+			continue;
+		ids[m++] = (int32_t)id;
+		if (m == VISIT_CHUNK) {
+			rc = visit_ids(t, ids, m, fn, ud);
+			m = 0;
+		}
+	}
+	return rc == 0 && m > 0 ? visit_ids(t, ids, m, fn, ud) : rc;
 }
 
 static int lt_foreach(void *impl, sl_state_fn fn, void *ud)
 {
-	sl_livetab *t = impl;
-	int i, rc = 0;
-	for (i = 0; i < t->nwin && rc == 0; i++) {
-		int32_t *ids;
-		int64_t n;
-		if (t->win[i].state != W_LIVE)
-			continue;
-		if ((ids = win_ids(&t->win[i], &n)) == NULL)
-			return SL_ENOMEM;
-		rc = visit_ids(t, ids, n, fn, ud);
-		free(ids);
-	}
-	return rc;
+	return visit_state(impl, W_LIVE, fn, ud);
 }
 
 static int lt_foreach_delta(void *impl, sl_state_fn fn, void *ud)
@@ -1029,21 +1128,21 @@ int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
 	e.ud = fud;
 	for (i = 0; i < t->nwin; i++) {
 		lwin *w = &t->win[i];
-		int32_t *ids;
-		int64_t n;
 		if (w->state != W_LIVE || w->null || !due(ud, w->start, w->end))
 			continue;
-		begin_write(t);
-		if ((ids = win_ids(w, &n)) == NULL)
-			return sl_err_nomem(err);
-		rc = visit_ids(t, ids, n, evict_rec, &e);
-		free(ids);
-		if (rc < 0)
-			return sl_err_nomem(err);
-		w->state = W_GONE;
-		t->nremoved += n;
-		total += n;
+		w->state = W_EVICTING;
+		total += w->n;
 	}
+	if (total == 0)
+		return 0;
+	begin_write(t);
+	rc = visit_state(t, W_EVICTING, evict_rec, &e);
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].state == W_EVICTING)
+			t->win[i].state = rc < 0 ? W_LIVE : W_GONE;
+	if (rc < 0)
+		return sl_err_nomem(err); /* the batch aborts: rm goes */
+	t->nremoved += total;
 	return total;
 }
 
