@@ -207,6 +207,69 @@ bool sl_agg_forget(sl_agg *a, int64_t g)
 	return true;
 }
 
+size_t sl_agg_stash_size(const sl_agg *a)
+{
+	size_t n = 0;
+	if (!sl_agg_clear((sl_agg *)a, 0) || a->regs != NULL || a->ord != NULL)
+		return 0;
+	switch (a->fn) {
+	case SL_AGGFN_COUNT: return 8;
+	case SL_AGGFN_SUM: return 9;
+	case SL_AGGFN_AVG: return 16;
+	case SL_AGGFN_MIN:
+	case SL_AGGFN_MAX:
+	case SL_AGGFN_FIRST:
+	case SL_AGGFN_LAST: n = (size_t)a->w + 2; break;
+	default: return 0;
+	}
+	return a->w > 0 && a->w <= 8 ? n : 0;
+}
+
+void sl_agg_stash(const sl_agg *a, int64_t g, unsigned char *p)
+{
+	switch (a->fn) {
+	case SL_AGGFN_COUNT: memcpy(p, &a->cnt[g], 8); break;
+	case SL_AGGFN_SUM:
+		memcpy(p,
+		       a->vk == SL_BIGINT ? (const void *)&a->isum[g]
+					  : (const void *)&a->dsum[g],
+		       8);
+		p[8] = a->has[g];
+		break;
+	case SL_AGGFN_AVG:
+		memcpy(p, &a->dsum[g], 8);
+		memcpy(p + 8, &a->cnt[g], 8);
+		break;
+	default:
+		memcpy(p, a->vals + (size_t)g * (size_t)a->w, (size_t)a->w);
+		p[a->w] = a->has[g];
+		p[a->w + 1] = a->vnull[g];
+		break;
+	}
+}
+
+void sl_agg_unstash(sl_agg *a, int64_t g, const unsigned char *p)
+{
+	switch (a->fn) {
+	case SL_AGGFN_COUNT: memcpy(&a->cnt[g], p, 8); break;
+	case SL_AGGFN_SUM:
+		memcpy(a->vk == SL_BIGINT ? (void *)&a->isum[g]
+					  : (void *)&a->dsum[g],
+		       p, 8);
+		a->has[g] = p[8];
+		break;
+	case SL_AGGFN_AVG:
+		memcpy(&a->dsum[g], p, 8);
+		memcpy(&a->cnt[g], p + 8, 8);
+		break;
+	default:
+		memcpy(a->vals + (size_t)g * (size_t)a->w, p, (size_t)a->w);
+		a->has[g] = p[a->w];
+		a->vnull[g] = p[a->w + 1];
+		break;
+	}
+}
+
 size_t sl_agg_bytes(const sl_agg *a)
 {
 	size_t per = 0;

@@ -62,6 +62,13 @@ bool sl_agg_clear(sl_agg *a, int64_t n);
  * table reuses the ids of evicted groups, exec/livetab.c); false (nothing
  * done) for the aggregates sl_agg_clear refuses. */
 bool sl_agg_forget(sl_agg *a, int64_t g);
+/* Group g's state as it is in memory, for an undo log (exec/livetab.c):
+ * sl_agg_stash_size(a) bytes (0: not this aggregate, use sl_agg_save_raw
+ * and sl_agg_merge), copied out by sl_agg_stash and back by
+ * sl_agg_unstash (group g must exist: sl_agg_reserve). */
+size_t sl_agg_stash_size(const sl_agg *a);
+void sl_agg_stash(const sl_agg *a, int64_t g, unsigned char *p);
+void sl_agg_unstash(sl_agg *a, int64_t g, const unsigned char *p);
 /* Bytes of state held. */
 size_t sl_agg_bytes(const sl_agg *a);
 

@@ -22,8 +22,8 @@
  * Generations.  Every commit, abort, reset and set_version starts a new
  * generation; an entry whose stamp is not the current one is touched for
  * the first time in the pending version: it joins the dirty list (dl),
- * and, unless new, its buffer (sl_agg_save_raw of each aggregate, vmax
- * bytes a record) goes to the undo area (ub) at the same index.  The
+ * and, unless new, its state (sl_agg_stash of each aggregate: a copy,
+ * no encoding; ustride bytes a record) goes to the undo area (ub) at the same index.  The
  * dirty list and the removed keys (rm) of the last version stay as the
  * delta until the next version's first write (as the byte store's).
  * 2^32 generations wrap: NEEDSWORK after four billion batches.
@@ -56,10 +56,13 @@ struct sl_livetab {
 	sl_state *store; /* the sl_state serving this table (owns it) */
 	int nkeys, wkey, nw;
 	uint8_t kind[32]; /* per key: its encoding (enc_kind) */
+	bool win_i64;     /* keys are (window, BIGINT/TIMESTAMP) */
 	sl_type **types;  /* the array copied, the types borrowed */
 	int naggs;
 	sl_agg **aggs;
 	size_t vmax;
+	size_t ustride; /* bytes of an undo record (sl_agg_stash bytes) */
+	size_t *ssz;    /* each aggregate's sl_agg_stash_size */
 	/* entries */
 	int64_t n, cap; /* ids in use are < n */
 	uint64_t *kw;
@@ -127,6 +130,7 @@ bool sl_livetab_eligible(sl_type *const *types, int nkeys, int wkey,
 			return false;
 	for (k = 0; k < naggs; k++)
 		if (sl_agg_save_max(aggs[k]) == 0 ||
+		    sl_agg_stash_size(aggs[k]) == 0 ||
 		    !sl_agg_forget(aggs[k], INT64_MAX))
 			return false;
 	return true;
@@ -156,6 +160,7 @@ static void lt_free(void *impl)
 		sl_agg_free(t->aggs[i]);
 	free(t->aggs);
 	free(t->types);
+	free(t->ssz);
 	for (i = 0; i < t->nwin; i++)
 		free(t->win[i].slots);
 	free(t->win);
@@ -203,6 +208,7 @@ sl_livetab *sl_livetab_new(sl_type *const *types, int nkeys, int wkey,
 	t->wkey = wkey;
 	for (i = 0; i < nkeys; i++)
 		t->kind[i] = i == wkey ? K_WIN : enc_kind(types[i]);
+	t->win_i64 = nkeys == 2 && wkey == 0 && t->kind[1] == K_I64;
 	t->nw = nkeys - 1;
 	if ((t->types = malloc((size_t)nkeys * sizeof *t->types)) == NULL) {
 		lt_free(t);
@@ -210,8 +216,16 @@ sl_livetab *sl_livetab_new(sl_type *const *types, int nkeys, int wkey,
 		return NULL;
 	}
 	memcpy(t->types, types, (size_t)nkeys * sizeof *t->types);
-	for (i = 0; i < naggs; i++)
+	if ((t->ssz = malloc((size_t)naggs * sizeof *t->ssz + 1)) == NULL) {
+		lt_free(t);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (i = 0; i < naggs; i++) {
 		t->vmax += sl_agg_save_max(aggs[i]);
+		t->ssz[i] = sl_agg_stash_size(aggs[i]);
+		t->ustride += t->ssz[i];
+	}
 	t->gen = 1;
 	sl_buf_init(&t->rm);
 	t->dec = calloc((size_t)nkeys, sizeof *t->dec);
@@ -544,14 +558,15 @@ static int touch(sl_livetab *t, int32_t id)
 	if (t->dl_n == t->dl_cap) {
 		int64_t c = t->dl_cap ? 2 * t->dl_cap : 1024;
 		if (grow_arr(&t->dl, 4, c) < 0 ||
-		    grow_arr(&t->ub, t->vmax, c) < 0)
+		    grow_arr(&t->ub, t->ustride, c) < 0)
 			return SL_ENOMEM;
 		t->dl_cap = c;
 	}
-	u = t->ub + (size_t)t->dl_n * t->vmax;
-	if (!(t->fl[id] & FL_NEW))
-		for (i = 0; i < t->naggs; i++)
-			at += sl_agg_save_raw(t->aggs[i], id, u + at);
+	u = t->ub + (size_t)t->dl_n * t->ustride;
+	for (i = 0; !(t->fl[id] & FL_NEW) && i < t->naggs; i++) {
+		sl_agg_stash(t->aggs[i], id, u + at); /* a copy, no encoding */
+		at += t->ssz[i];
+	}
 	t->dl[t->dl_n++] = id;
 	return 0;
 }
@@ -624,14 +639,11 @@ static int lt_commit(void *impl, sl_err *err)
 /* Entry id's buffers back to the undo record u. */
 static void restore_buf(sl_livetab *t, int32_t id, const unsigned char *u)
 {
-	size_t at = 0, used;
+	size_t at = 0;
 	int i;
 	for (i = 0; i < t->naggs; i++) {
-		(void)sl_agg_forget(t->aggs[i], id);
-		if (sl_agg_merge(t->aggs[i], id, u + at, t->vmax - at, &used,
-				 NULL) < 0)
-			used = 0; /* our own bytes: cannot fail */
-		at += used;
+		sl_agg_unstash(t->aggs[i], id, u + at);
+		at += t->ssz[i];
 	}
 }
 
@@ -656,7 +668,8 @@ static void lt_abort(void *impl)
 				win_unlink(t, id);
 				(void)free_id(t, id);
 			} else {
-				restore_buf(t, id, t->ub + (size_t)k * t->vmax);
+				restore_buf(t, id,
+					    t->ub + (size_t)k * t->ustride);
 			}
 		}
 		for (i = 0; i < t->nwin; i++)
@@ -741,7 +754,7 @@ static size_t lt_memory(const void *impl)
 			m += (t->win[i].mask + 1) * 8;
 	for (i = 0; i < t->naggs; i++)
 		m += sl_agg_bytes(t->aggs[i]);
-	return m + (size_t)t->dl_cap * (4 + t->vmax) + t->rm.len;
+	return m + (size_t)t->dl_cap * (4 + t->ustride) + t->rm.len;
 }
 
 /* ------------------------------------------------------ probing */
@@ -956,6 +969,18 @@ static size_t encode_entry(const sl_livetab *t, int32_t id, unsigned char *p)
 	unsigned char *o = p;
 	uint32_t m = t->km[id];
 	int k;
+	if (t->win_i64 && m == 0) { /* window + BIGINT/TIMESTAMP, no NULL */
+		const lwin *win = &t->win[t->wid[id]];
+		p[0] = p[1] = 1;
+		(void)put_be64(p + 2,
+			       (uint64_t)win->start ^ (UINT64_C(1) << 63));
+		p[10] = 1;
+		(void)put_be64(p + 11,
+			       (uint64_t)win->end ^ (UINT64_C(1) << 63));
+		p[19] = 1;
+		(void)put_be64(p + 20, w[0] ^ (UINT64_C(1) << 63));
+		return 28;
+	}
 	for (k = 0; k < t->nkeys; k++) {
 		uint64_t v;
 		uint32_t x;

@@ -6,7 +6,8 @@
  * window (a STRUCT<start, end> of TIMESTAMPs, the event-time key) and
  * fixed-width columns (BOOLEAN, INT, DATE, BIGINT, TIMESTAMP, DOUBLE;
  * NULLs allowed); every aggregate keeps a small fixed buffer
- * (sl_agg_save_max > 0 and sl_agg_forget works: count, sum, avg, min,
+ * (sl_agg_save_max > 0, sl_agg_stash_size > 0, sl_agg_forget works:
+ * count, sum, avg, min,
  * max, first, last of fixed-width values).  Everything else stays on the
  * byte store.
  *
