@@ -5,9 +5,9 @@
  * nw ..] (one 64-bit word per non-window key column: integers
  * sign-extended, a DOUBLE by its bits with -0.0 = 0.0 and one NaN, as
  * grouping), its NULL mask km[id] (bit k: key k is NULL, the window's
- * bit included), its window wid[id], the generation stamp[id] that last
- * dirtied it and flags fl[id] (LIVE: in its window's table; NEW:
- * inserted by the pending version).  The aggregates' buffers are the
+ * bit included), its window wid[id] and flags fl[id] (LIVE: in its
+ * window's table; NEW: inserted by the pending version; TCH: touched by
+ * it).  The aggregates' buffers are the
  * table's sl_agg groups of the same id.
  *
  * Windows.  A window is {start, end} or the NULL window, with its own
@@ -19,14 +19,15 @@
  * stay where they are until the commit frees them: abort reinstates it
  * by flipping the state back).
  *
- * Generations.  Every commit, abort, reset and set_version starts a new
- * generation; an entry whose stamp is not the current one is touched for
- * the first time in the pending version: it joins the dirty list (dl),
- * and, unless new, its state (sl_agg_stash of each aggregate: a copy,
- * no encoding; ustride bytes a record) goes to the undo area (ub) at the same index.  The
- * dirty list and the removed keys (rm) of the last version stay as the
- * delta until the next version's first write (as the byte store's).
- * 2^32 generations wrap: NEEDSWORK after four billion batches.
+ * Versions.  An entry without TCH is touched for the first time in the
+ * pending version: it takes TCH and joins the dirty list (dl), and,
+ * unless new, its state (sl_agg_stash of each aggregate: a copy, no
+ * encoding; ustride bytes a record) goes to the undo area (ub) at the
+ * same index.  Commit, abort and set_version clear TCH and NEW through
+ * the dirty list.  The dirty list and the removed keys (rm) of the last
+ * version stay as the delta until the next version's first write (as
+ * the byte store's).  Every commit, abort, reset and set_version starts
+ * a new generation (gen), which tells the windows a version made.
  */
 #include "exec/livetab.h"
 
@@ -39,6 +40,7 @@
 
 #define FL_LIVE 1u
 #define FL_NEW  2u
+#define FL_TCH  4u /* touched (on the dirty list) in the pending version */
 
 enum { W_FREE, W_LIVE, W_GONE, W_EVICTING };
 
@@ -66,7 +68,7 @@ struct sl_livetab {
 	/* entries */
 	int64_t n, cap; /* ids in use are < n */
 	uint64_t *kw;
-	uint32_t *km, *stamp;
+	uint32_t *km;
 	int32_t *wid;
 	uint8_t *fl;
 	int32_t *freeids;
@@ -167,7 +169,6 @@ static void lt_free(void *impl)
 	free(t->win);
 	free(t->kw);
 	free(t->km);
-	free(t->stamp);
 	free(t->wid);
 	free(t->fl);
 	free(t->freeids);
@@ -348,8 +349,8 @@ static int grow_ids(sl_livetab *t)
 	if (cap > INT32_MAX - 1)
 		return SL_ENOMEM;
 	if (grow_arr(&t->kw, (size_t)(t->nw ? t->nw : 1) * 8, cap) < 0 ||
-	    grow_arr(&t->km, 4, cap) < 0 || grow_arr(&t->stamp, 4, cap) < 0 ||
-	    grow_arr(&t->wid, 4, cap) < 0 || grow_arr(&t->fl, 1, cap) < 0)
+	    grow_arr(&t->km, 4, cap) < 0 || grow_arr(&t->wid, 4, cap) < 0 ||
+	    grow_arr(&t->fl, 1, cap) < 0)
 		return SL_ENOMEM;
 	t->cap = cap;
 	return 0;
@@ -570,7 +571,7 @@ static int touch(sl_livetab *t, int32_t id)
 	unsigned char *u;
 	size_t at = 0;
 	int i;
-	t->stamp[id] = t->gen;
+	t->fl[id] |= FL_TCH;
 	if (t->dl_n == t->dl_cap) {
 		int64_t c = t->dl_cap ? 2 * t->dl_cap : 1024;
 		if (grow_arr(&t->dl, 4, c) < 0 ||
@@ -602,7 +603,6 @@ static int64_t insert(sl_livetab *t, int wi, const uint64_t *k, uint32_t m,
 	t->km[id] = m;
 	t->wid[id] = wi;
 	t->fl[id] = FL_LIVE | FL_NEW;
-	t->stamp[id] = t->gen - 1;
 	if (win_insert(t, (int32_t)id, h) < 0)
 		return -1;
 	return id;
@@ -631,7 +631,7 @@ static int settle(sl_livetab *t)
 			return SL_ENOMEM;
 	t->rmid_n = 0;
 	for (k = 0; k < t->dl_n; k++)
-		t->fl[t->dl[k]] &= (uint8_t)~FL_NEW;
+		t->fl[t->dl[k]] &= (uint8_t) ~(FL_NEW | FL_TCH);
 	return 0;
 }
 
@@ -686,6 +686,7 @@ static void lt_abort(void *impl)
 			} else {
 				restore_buf(t, id,
 					    t->ub + (size_t)k * t->ustride);
+				t->fl[id] &= (uint8_t)~FL_TCH;
 			}
 		}
 		for (i = 0; i < t->nwin; i++)
@@ -762,7 +763,7 @@ static int64_t lt_num_removed(const void *impl)
 static size_t lt_memory(const void *impl)
 {
 	const sl_livetab *t = impl;
-	size_t m = sizeof *t, per = (size_t)t->nw * 8 + 4 + 4 + 4 + 1;
+	size_t m = sizeof *t, per = (size_t)t->nw * 8 + 4 + 4 + 1;
 	int i;
 	m += (size_t)t->cap * per;
 	for (i = 0; i < t->nwin; i++)
@@ -884,7 +885,7 @@ static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 	const int32_t *pw = t->pw;
 	const uint64_t *kw = t->kw;
 	const uint32_t *km = t->km;
-	uint32_t *stamp = t->stamp, gen = t->gen;
+	uint8_t *fl = t->fl;
 	const lwin *win = t->win, *w = NULL;
 	int64_t i;
 	int32_t lw = -1;
@@ -920,9 +921,9 @@ static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 				return sl_err_nomem(err);
 			kw = t->kw;
 			km = t->km;
-			stamp = t->stamp;
+			fl = t->fl;
 		}
-		if (stamp[id] != gen && touch(t, (int32_t)id) < 0)
+		if (!(fl[id] & FL_TCH) && touch(t, (int32_t)id) < 0)
 			return sl_err_nomem(err);
 		gids[i] = (int32_t)id;
 	}
@@ -960,7 +961,7 @@ int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 			id = (int64_t)(uint32_t)x - 1;
 		else if ((id = insert(t, t->pw[i], k, t->pm[i], t->ph[i])) < 0)
 			return sl_err_nomem(err);
-		if (t->stamp[id] != t->gen && touch(t, (int32_t)id) < 0)
+		if (!(t->fl[id] & FL_TCH) && touch(t, (int32_t)id) < 0)
 			return sl_err_nomem(err);
 		gids[i] = (int32_t)id;
 	}
@@ -1277,7 +1278,7 @@ static int lt_put(void *impl, const void *key, size_t klen, const void *val,
 		id = (int64_t)(uint32_t)t->win[wi].slots[s] - 1;
 	else if ((id = insert(t, wi, k, m, h)) < 0)
 		return sl_err_nomem(err);
-	if (t->stamp[id] != t->gen && touch(t, (int32_t)id) < 0)
+	if (!(t->fl[id] & FL_TCH) && touch(t, (int32_t)id) < 0)
 		return sl_err_nomem(err);
 	for (i = 0; i < t->naggs; i++) {
 		(void)sl_agg_forget(t->aggs[i], id);
