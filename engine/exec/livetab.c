@@ -345,7 +345,7 @@ static int grow_arr(void *pp, size_t elem, int64_t cap)
 
 static int grow_ids(sl_livetab *t)
 {
-	int64_t cap = t->cap ? t->cap + t->cap / 2 : 1024;
+	int64_t cap = t->cap ? t->cap * 2 : 1024;
 	if (cap > INT32_MAX - 1)
 		return SL_ENOMEM;
 	if (grow_arr(&t->kw, (size_t)(t->nw ? t->nw : 1) * 8, cap) < 0 ||
@@ -694,9 +694,9 @@ static void lt_abort(void *impl)
 			    t->win[i].born == t->gen)
 				win_drop(&t->win[i]);
 		t->has_delta = false;
-	}
-	t->dl_n = 0;
-	sl_buf_clear(&t->rm);
+		t->dl_n = 0;
+		sl_buf_clear(&t->rm);
+	} /* else the last commit's delta stays, as the byte store's */
 	t->gen++;
 	t->dirty = false;
 	t->nremoved = 0;
