@@ -571,7 +571,6 @@ static int touch(sl_livetab *t, int32_t id)
 	unsigned char *u;
 	size_t at = 0;
 	int i;
-	t->fl[id] |= FL_TCH;
 	if (t->dl_n == t->dl_cap) {
 		int64_t c = t->dl_cap ? 2 * t->dl_cap : 1024;
 		if (grow_arr(&t->dl, 4, c) < 0 ||
@@ -585,7 +584,22 @@ static int touch(sl_livetab *t, int32_t id)
 		at += t->ssz[i];
 	}
 	t->dl[t->dl_n++] = id;
+	t->fl[id] |= FL_TCH; /* on the list: abort and commit clear it */
 	return 0;
+}
+
+/* touch(), and when that fails (out of memory) an entry the version
+ * just inserted leaves again: it is on no list abort reads. */
+static int touch_new(sl_livetab *t, int32_t id)
+{
+	if (touch(t, id) == 0)
+		return 0;
+	if (t->fl[id] & FL_NEW) {
+		win_unlink(t, id);
+		t->fl[id] = 0;
+		t->wid[id] = -1;
+	}
+	return SL_ENOMEM;
 }
 
 /* A new entry of words k, mask m in window wi (hash h). */
@@ -603,8 +617,12 @@ static int64_t insert(sl_livetab *t, int wi, const uint64_t *k, uint32_t m,
 	t->km[id] = m;
 	t->wid[id] = wi;
 	t->fl[id] = FL_LIVE | FL_NEW;
-	if (win_insert(t, (int32_t)id, h) < 0)
+	if (win_insert(t, (int32_t)id, h) < 0) {
+		t->fl[id] =
+		    0; /* not an entry (the id is lost: out of memory) */
+		t->wid[id] = -1;
 		return -1;
+	}
 	return id;
 }
 
@@ -923,7 +941,7 @@ static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 			km = t->km;
 			fl = t->fl;
 		}
-		if (!(fl[id] & FL_TCH) && touch(t, (int32_t)id) < 0)
+		if (!(fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
 			return sl_err_nomem(err);
 		gids[i] = (int32_t)id;
 	}
@@ -961,7 +979,7 @@ int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 			id = (int64_t)(uint32_t)x - 1;
 		else if ((id = insert(t, t->pw[i], k, t->pm[i], t->ph[i])) < 0)
 			return sl_err_nomem(err);
-		if (!(t->fl[id] & FL_TCH) && touch(t, (int32_t)id) < 0)
+		if (!(t->fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
 			return sl_err_nomem(err);
 		gids[i] = (int32_t)id;
 	}
@@ -1278,7 +1296,7 @@ static int lt_put(void *impl, const void *key, size_t klen, const void *val,
 		id = (int64_t)(uint32_t)t->win[wi].slots[s] - 1;
 	else if ((id = insert(t, wi, k, m, h)) < 0)
 		return sl_err_nomem(err);
-	if (!(t->fl[id] & FL_TCH) && touch(t, (int32_t)id) < 0)
+	if (!(t->fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
 		return sl_err_nomem(err);
 	for (i = 0; i < t->naggs; i++) {
 		(void)sl_agg_forget(t->aggs[i], id);
