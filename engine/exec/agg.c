@@ -248,6 +248,33 @@ void sl_agg_stash(const sl_agg *a, int64_t g, unsigned char *p)
 	}
 }
 
+void sl_agg_stash_many(const sl_agg *a, const int32_t *g, int64_t n,
+		       unsigned char *p, size_t stride)
+{
+	int64_t i;
+	switch (a->fn) {
+	case SL_AGGFN_COUNT:
+		for (i = 0; i < n; i++)
+			memcpy(p + (size_t)i * stride, &a->cnt[g[i]], 8);
+		break;
+	case SL_AGGFN_SUM:
+		for (i = 0; i < n; i++) {
+			unsigned char *o = p + (size_t)i * stride;
+			memcpy(o,
+			       a->vk == SL_BIGINT
+				   ? (const void *)&a->isum[g[i]]
+				   : (const void *)&a->dsum[g[i]],
+			       8);
+			o[8] = a->has[g[i]];
+		}
+		break;
+	default:
+		for (i = 0; i < n; i++)
+			sl_agg_stash(a, g[i], p + (size_t)i * stride);
+		break;
+	}
+}
+
 void sl_agg_unstash(sl_agg *a, int64_t g, const unsigned char *p)
 {
 	switch (a->fn) {

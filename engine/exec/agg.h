@@ -68,6 +68,9 @@ bool sl_agg_forget(sl_agg *a, int64_t g);
  * sl_agg_unstash (group g must exist: sl_agg_reserve). */
 size_t sl_agg_stash_size(const sl_agg *a);
 void sl_agg_stash(const sl_agg *a, int64_t g, unsigned char *p);
+/* sl_agg_stash of groups g[0..n) into p + i * stride: one call a batch. */
+void sl_agg_stash_many(const sl_agg *a, const int32_t *g, int64_t n,
+		       unsigned char *p, size_t stride);
 void sl_agg_unstash(sl_agg *a, int64_t g, const unsigned char *p);
 /* Bytes of state held. */
 size_t sl_agg_bytes(const sl_agg *a);

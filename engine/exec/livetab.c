@@ -564,13 +564,10 @@ static void begin_write(sl_livetab *t)
 	t->nremoved = 0;
 }
 
-/* First touch of id in the pending version: dirty list, and its buffer
- * to the undo area unless the version made it. */
+/* First touch of id in the pending version: onto the dirty list; its
+ * undo record is written by stash_from (before anything changes it). */
 static int touch(sl_livetab *t, int32_t id)
 {
-	unsigned char *u;
-	size_t at = 0;
-	int i;
 	if (t->dl_n == t->dl_cap) {
 		int64_t c = t->dl_cap ? 2 * t->dl_cap : 1024;
 		if (grow_arr(&t->dl, 4, c) < 0 ||
@@ -578,14 +575,24 @@ static int touch(sl_livetab *t, int32_t id)
 			return SL_ENOMEM;
 		t->dl_cap = c;
 	}
-	u = t->ub + (size_t)t->dl_n * t->ustride;
-	for (i = 0; !(t->fl[id] & FL_NEW) && i < t->naggs; i++) {
-		sl_agg_stash(t->aggs[i], id, u + at); /* a copy, no encoding */
-		at += t->ssz[i];
-	}
 	t->dl[t->dl_n++] = id;
 	t->fl[id] |= FL_TCH; /* on the list: abort and commit clear it */
 	return 0;
+}
+
+/* The undo records of dirty entries [from, dl_n): their state now (a
+ * copy, no encoding; one call per aggregate for a probe's entries).  A
+ * new entry's record is never read. */
+static void stash_from(sl_livetab *t, int64_t from)
+{
+	size_t at = 0;
+	int i;
+	for (i = 0; i < t->naggs && from < t->dl_n; i++) {
+		sl_agg_stash_many(t->aggs[i], t->dl + from, t->dl_n - from,
+				  t->ub + (size_t)from * t->ustride + at,
+				  t->ustride);
+		at += t->ssz[i];
+	}
 }
 
 /* touch(), and when that fails (out of memory) an entry the version
@@ -948,21 +955,10 @@ static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 	return 0;
 }
 
-int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
-		     int32_t *gids, sl_err *err)
+/* The probe of any other table. */
+static int probe_any(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 {
 	int64_t i;
-	int rc;
-	if (n <= 0)
-		return 0;
-	begin_write(t);
-	if (scratch(t, n) < 0)
-		return sl_err_nomem(err);
-	if ((rc = rows_keys(t, cols, n, err)) < 0)
-		return rc;
-	rows_hash(t, n);
-	if (t->nw == 1)
-		return probe1(t, n, gids, err);
 	for (i = 0; i < n; i++) {
 		const uint64_t *k = t->pk + (size_t)i * (size_t)t->nw;
 		lwin *w = &t->win[t->pw[i]];
@@ -984,6 +980,25 @@ int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 		gids[i] = (int32_t)id;
 	}
 	return 0;
+}
+
+int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
+		     int32_t *gids, sl_err *err)
+{
+	int64_t from;
+	int rc;
+	if (n <= 0)
+		return 0;
+	begin_write(t);
+	from = t->dl_n;
+	if (scratch(t, n) < 0)
+		return sl_err_nomem(err);
+	if ((rc = rows_keys(t, cols, n, err)) < 0)
+		return rc;
+	rows_hash(t, n);
+	rc = t->nw == 1 ? probe1(t, n, gids, err) : probe_any(t, n, gids, err);
+	stash_from(t, from); /* before the rows are folded in */
+	return rc;
 }
 
 const int32_t *sl_livetab_dirty(const sl_livetab *t, int64_t *n)
@@ -1296,8 +1311,11 @@ static int lt_put(void *impl, const void *key, size_t klen, const void *val,
 		id = (int64_t)(uint32_t)t->win[wi].slots[s] - 1;
 	else if ((id = insert(t, wi, k, m, h)) < 0)
 		return sl_err_nomem(err);
-	if (!(t->fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
-		return sl_err_nomem(err);
+	if (!(t->fl[id] & FL_TCH)) {
+		if (touch_new(t, (int32_t)id) < 0)
+			return sl_err_nomem(err);
+		stash_from(t, t->dl_n - 1);
+	}
 	for (i = 0; i < t->naggs; i++) {
 		(void)sl_agg_forget(t->aggs[i], id);
 		if ((rc = sl_agg_merge(t->aggs[i], id,
