@@ -184,6 +184,119 @@ bool sl_agg_clear(sl_agg *a, int64_t n)
 	return true;
 }
 
+bool sl_agg_forget(sl_agg *a, int64_t g)
+{
+	if (!sl_agg_clear(a, 0) || g < 0) /* the kinds it can empty */
+		return false;
+	if (g >= a->cap)
+		return true; /* never updated */
+	if (a->cnt)
+		a->cnt[g] = 0;
+	if (a->isum)
+		a->isum[g] = 0;
+	if (a->dsum)
+		a->dsum[g] = 0;
+	if (a->vals && a->w > 0)
+		memset(a->vals + (size_t)g * (size_t)a->w, 0, (size_t)a->w);
+	if (a->has)
+		a->has[g] = 0;
+	if (a->vnull)
+		a->vnull[g] = 0;
+	if (a->regs)
+		memset(a->regs + ((size_t)g << a->p), 0, (size_t)1 << a->p);
+	return true;
+}
+
+size_t sl_agg_stash_size(const sl_agg *a)
+{
+	size_t n = 0;
+	if (!sl_agg_clear((sl_agg *)a, 0) || a->regs != NULL || a->ord != NULL)
+		return 0;
+	switch (a->fn) {
+	case SL_AGGFN_COUNT: return 8;
+	case SL_AGGFN_SUM: return 9;
+	case SL_AGGFN_AVG: return 16;
+	case SL_AGGFN_MIN:
+	case SL_AGGFN_MAX:
+	case SL_AGGFN_FIRST:
+	case SL_AGGFN_LAST: n = (size_t)a->w + 2; break;
+	default: return 0;
+	}
+	return a->w > 0 && a->w <= 8 ? n : 0;
+}
+
+void sl_agg_stash(const sl_agg *a, int64_t g, unsigned char *p)
+{
+	switch (a->fn) {
+	case SL_AGGFN_COUNT: memcpy(p, &a->cnt[g], 8); break;
+	case SL_AGGFN_SUM:
+		memcpy(p,
+		       a->vk == SL_BIGINT ? (const void *)&a->isum[g]
+					  : (const void *)&a->dsum[g],
+		       8);
+		p[8] = a->has[g];
+		break;
+	case SL_AGGFN_AVG:
+		memcpy(p, &a->dsum[g], 8);
+		memcpy(p + 8, &a->cnt[g], 8);
+		break;
+	default:
+		memcpy(p, a->vals + (size_t)g * (size_t)a->w, (size_t)a->w);
+		p[a->w] = a->has[g];
+		p[a->w + 1] = a->vnull[g];
+		break;
+	}
+}
+
+void sl_agg_stash_many(const sl_agg *a, const int32_t *g, int64_t n,
+		       unsigned char *p, size_t stride)
+{
+	int64_t i;
+	switch (a->fn) {
+	case SL_AGGFN_COUNT:
+		for (i = 0; i < n; i++)
+			memcpy(p + (size_t)i * stride, &a->cnt[g[i]], 8);
+		break;
+	case SL_AGGFN_SUM:
+		for (i = 0; i < n; i++) {
+			unsigned char *o = p + (size_t)i * stride;
+			memcpy(o,
+			       a->vk == SL_BIGINT
+				   ? (const void *)&a->isum[g[i]]
+				   : (const void *)&a->dsum[g[i]],
+			       8);
+			o[8] = a->has[g[i]];
+		}
+		break;
+	default:
+		for (i = 0; i < n; i++)
+			sl_agg_stash(a, g[i], p + (size_t)i * stride);
+		break;
+	}
+}
+
+void sl_agg_unstash(sl_agg *a, int64_t g, const unsigned char *p)
+{
+	switch (a->fn) {
+	case SL_AGGFN_COUNT: memcpy(&a->cnt[g], p, 8); break;
+	case SL_AGGFN_SUM:
+		memcpy(a->vk == SL_BIGINT ? (void *)&a->isum[g]
+					  : (void *)&a->dsum[g],
+		       p, 8);
+		a->has[g] = p[8];
+		break;
+	case SL_AGGFN_AVG:
+		memcpy(&a->dsum[g], p, 8);
+		memcpy(&a->cnt[g], p + 8, 8);
+		break;
+	default:
+		memcpy(a->vals + (size_t)g * (size_t)a->w, p, (size_t)a->w);
+		a->has[g] = p[a->w];
+		a->vnull[g] = p[a->w + 1];
+		break;
+	}
+}
+
 size_t sl_agg_bytes(const sl_agg *a)
 {
 	size_t per = 0;

@@ -58,6 +58,20 @@ sl_col *sl_agg_result(sl_agg *a, int64_t from, int64_t n, sl_err *err);
  * [n, cap) were never touched; false (nothing done) for aggregates that
  * keep strings, lists or DISTINCT sets: make a new one then. */
 bool sl_agg_clear(sl_agg *a, int64_t n);
+/* Group g back to the state of a group never updated (a streaming live
+ * table reuses the ids of evicted groups, exec/livetab.c); false (nothing
+ * done) for the aggregates sl_agg_clear refuses. */
+bool sl_agg_forget(sl_agg *a, int64_t g);
+/* Group g's state as it is in memory, for an undo log (exec/livetab.c):
+ * sl_agg_stash_size(a) bytes (0: not this aggregate, use sl_agg_save_raw
+ * and sl_agg_merge), copied out by sl_agg_stash and back by
+ * sl_agg_unstash (group g must exist: sl_agg_reserve). */
+size_t sl_agg_stash_size(const sl_agg *a);
+void sl_agg_stash(const sl_agg *a, int64_t g, unsigned char *p);
+/* sl_agg_stash of groups g[0..n) into p + i * stride: one call a batch. */
+void sl_agg_stash_many(const sl_agg *a, const int32_t *g, int64_t n,
+		       unsigned char *p, size_t stride);
+void sl_agg_unstash(sl_agg *a, int64_t g, const unsigned char *p);
 /* Bytes of state held. */
 size_t sl_agg_bytes(const sl_agg *a);
 

@@ -41,6 +41,10 @@
  * watermark passes the smallest live window end (read from the key bytes;
  * a window's groups all leave at once, so the passes are rare), else an
  * sl_win_index (window.h) finds them without scanning the store.
+ * Eligible plans (a watermarked window + fixed-width columns, fixed-size
+ * buffers, Append or Update) take the live path instead, op_stream_live.c:
+ * the store is a typed live table the rows probe once each, and steps 1-2
+ * and the eviction above are its.
  * The store's pending version is made permanent by sl_exec_stream_commit
  * after the sink took the rows, or thrown away by sl_exec_stream_abort:
  * a failed batch re-runs exactly on the totals it started from.
@@ -113,8 +117,8 @@ static int sagg_part(sl_op *op, sl_err *err)
 /* The compared value of every row of `in` (window end, or the event
  * time); valid[i] = 0 for a NULL.  Returns the number of rows whose value
  * is <= wm (late). */
-static int64_t row_times(const saggst *st, const sl_batch *in, int64_t wm,
-			 int64_t *v, uint8_t *late)
+int64_t sl_sagg_row_times(const saggst *st, const sl_batch *in, int64_t wm,
+			  int64_t *v, uint8_t *late)
 {
 	const sl_agg_et *et = &st->et;
 	const sl_col *c = in->cols[et->col];
@@ -130,8 +134,7 @@ static int64_t row_times(const saggst *st, const sl_batch *in, int64_t wm,
 		v[i] = t;
 		late[i] = t <= wm;
 	}
-	if (c->nulls != NULL ||
-	    (wstruct && in->cols[et->col]->nulls != NULL))
+	if (c->nulls != NULL || (wstruct && in->cols[et->col]->nulls != NULL))
 		for (i = 0; i < n; i++)
 			if (sl_col_isnull(c, i) ||
 			    sl_col_isnull(in->cols[et->col], i))
@@ -252,8 +255,8 @@ static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
  * windows only for a row whose every window is late (a row still counted
  * in an open window was not dropped).  Slicing: a row of `in` is an input
  * row, late[i] when its earliest window is. */
-static void log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
-			  const uint8_t *late)
+void sl_sagg_log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
+			   const uint8_t *late)
 {
 	saggst *st = op->state;
 	const sl_plan *x = expand_child(op);
@@ -281,7 +284,7 @@ static void log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
 /* The smallest compared value of the batch (INT64_MAX: none): a window's
  * end grows with its time, so the smallest time gives the smallest end.
  * One tight pass; most batches have no late row and stop here. */
-static int64_t min_time(const saggst *st, const sl_batch *in)
+int64_t sl_sagg_min_time(const saggst *st, const sl_batch *in)
 {
 	const sl_col *c = in->cols[st->et.col];
 	const int64_t *v;
@@ -314,10 +317,12 @@ static int sagg_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	uint8_t *late;
 	int rc;
 	(void)side;
+	if (st->live != NULL)
+		return sl_sagg_live_push(op, in, err);
 	if ((rc = sagg_part(op, err)) < 0)
 		return rc;
 	if (!st->evicts || st->ctx->wm_late_us == INT64_MIN ||
-	    min_time(st, in) > st->ctx->wm_late_us)
+	    sl_sagg_min_time(st, in) > st->ctx->wm_late_us)
 		return st->part->ops->push(st->part, 0, in, err);
 	v = malloc((size_t)in->nrows * sizeof *v + 1);
 	late = malloc((size_t)in->nrows + 1);
@@ -326,11 +331,11 @@ static int sagg_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 		free(late);
 		return sl_err_nomem(err);
 	}
-	nlate = row_times(st, in, st->ctx->wm_late_us, v, late);
+	nlate = sl_sagg_row_times(st, in, st->ctx->wm_late_us, v, late);
 	rc = st->part->ops->push(st->part, 0, in, err);
 	if (rc == 0 && nlate > 0) {
 		st->late_rows = true;
-		log_late_rows(op, in, v, late);
+		sl_sagg_log_late_rows(op, in, v, late);
 	}
 	free(v);
 	free(late);
@@ -585,6 +590,23 @@ int sl_sagg_kent_cmp(const void *a, const void *b)
 	return r ? r : (x->klen > y->klen) - (x->klen < y->klen);
 }
 
+/* A DOUBLE group column's -0.0 as 0.0: Spark groups them as one key and
+ * shows it as 0.0 (its NormalizeFloatingNumbers rule); the batch's table
+ * keeps the first value seen, Append's decoded keys are 0.0 already. */
+static void normalize_zeros(sl_col *const *kc, int n)
+{
+	int k;
+	int64_t i;
+	for (k = 0; k < n; k++) {
+		double *d = sl_col_f64(kc[k]);
+		if (kc[k]->type->kind != SL_DOUBLE)
+			continue;
+		for (i = 0; i < kc[k]->len; i++)
+			if (d[i] == 0)
+				d[i] = 0;
+	}
+}
+
 /* Update mode: the batch's groups (already merged), in key order. */
 static sl_batch *update_rows(sl_op *op, int64_t n, sl_err *err)
 {
@@ -598,6 +620,7 @@ static sl_batch *update_rows(sl_op *op, int64_t n, sl_err *err)
 	}
 	if (key_cols(op, err) < 0)
 		goto out;
+	normalize_zeros(st->kc, op->plan->nkeys);
 	for (g = 0; g < n; g++) {
 		if (st->glate[g])
 			continue;
@@ -648,7 +671,7 @@ static int collect_entry(void *ud, const void *key, size_t klen,
 }
 
 /* Fresh, empty aggregates of p's functions (for decoding buffers). */
-static sl_agg **new_aggs(const sl_plan *p, sl_err *err)
+sl_agg **sl_sagg_new_aggs(const sl_plan *p, sl_err *err)
 {
 	sl_agg **aggs = calloc((size_t)p->naggs + 1, sizeof *aggs);
 	sl_type *at[8];
@@ -678,7 +701,7 @@ sl_batch *sl_sagg_decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc);
-	sl_agg **aggs = new_aggs(p, err);
+	sl_agg **aggs = sl_sagg_new_aggs(p, err);
 	sl_batch *o = NULL;
 	int64_t r;
 	int i, rc = 0;
@@ -741,6 +764,7 @@ static void sagg_clear(sl_op *op)
 	st->late_rows = false;
 	st->nlate = 0;
 	st->logged = 0;
+	sl_sagg_live_clear(st);
 }
 
 /* After an abort the store went back a version: the index must be
@@ -838,9 +862,13 @@ static int sagg_finish(sl_op *op, int side, sl_err *err)
 		    err, SL_EANALYSIS,
 		    "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark");
 	}
-	rc = sagg_merge_all(op, &n, err);
-	if (rc == 0)
-		rc = sagg_output(op, n, &o, err);
+	if (st->live != NULL) {
+		rc = sl_sagg_live_finish(op, &o, err);
+	} else {
+		rc = sagg_merge_all(op, &n, err);
+		if (rc == 0)
+			rc = sagg_output(op, n, &o, err);
+	}
 	sagg_clear(op);
 	if (rc == 0 && o != NULL)
 		rc = sl_op_emit(op, o, err);
@@ -868,6 +896,8 @@ static void sagg_free(sl_op *op)
 	sl_buf_release(&st->vb);
 	sl_buf_release(&st->keys);
 	sl_win_index_release(&st->ix);
+	sl_hash_groups_free(st->late);
+	free(st->gids);
 	free(st->koff);
 	free(st->khash);
 	free(st->isnew);
@@ -946,5 +976,9 @@ sl_op *sl_op_stream_agg_new(const sl_plan *p, sl_stream_ctx *ctx, sl_err *err)
 	sl_buf_init(&st->kb);
 	sl_buf_init(&st->vb);
 	sl_buf_init(&st->keys);
+	if (sl_sagg_live_setup(op, err) < 0) {
+		sl_op_free(op);
+		return NULL;
+	}
 	return op;
 }

@@ -230,7 +230,7 @@ int sl_sagg_rebuild_index(sl_op *op, sl_err *err)
 }
 
 /* Feed events for evicted rows (capped like the others). */
-static void feed_evicted(sl_op *op, const sl_batch *o, const char *word)
+void sl_sagg_feed_evicted(sl_op *op, const sl_batch *o, const char *word)
 {
 	saggst *st = op->state;
 	const sl_plan *p = op->plan;
@@ -332,8 +332,8 @@ static int scan_due(void *ud, const void *key, size_t klen, const void *val,
 	return 0;
 }
 
-static int scan_removed(void *ud, const void *key, size_t klen,
-			const void *val, size_t vlen)
+static int scan_removed(void *ud, const void *key, size_t klen, const void *val,
+			size_t vlen)
 {
 	scan *sc = ud;
 	if (!sc->want || sc->rc < 0)
@@ -348,8 +348,8 @@ static int scan_removed(void *ud, const void *key, size_t klen,
 	return 0;
 }
 
-static int evict_scan(sl_op *op, int64_t lim, bool want, kents *l,
-		      sl_buf *vals, sl_err *err)
+static int evict_scan(sl_op *op, int64_t lim, bool want, kents *l, sl_buf *vals,
+		      sl_err *err)
 {
 	saggst *st = op->state;
 	scan sc;
@@ -412,7 +412,8 @@ int sl_sagg_evict(sl_op *op, sl_batch **out, sl_err *err)
 		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
 		if ((o = sl_sagg_decode_rows(op, l.e, l.n, err)) == NULL)
 			rc = err ? err->code : SL_ENOMEM;
-		feed_evicted(op, o, out != NULL ? "EMITTED" : "EVICTED");
+		sl_sagg_feed_evicted(op, o,
+				     out != NULL ? "EMITTED" : "EVICTED");
 		if (out != NULL)
 			*out = o;
 		else

@@ -12,6 +12,8 @@
 
 #include "core/buf.h"
 #include "exec/exec.h"
+#include "exec/hash.h"
+#include "exec/livetab.h"
 #include "exec/window.h"
 
 typedef struct saggst {
@@ -25,13 +27,13 @@ typedef struct saggst {
 	int64_t *koff;   /* group g's key at keys.p + koff[g] .. koff[g+1] */
 	uint64_t *khash; /* its sl_state_hash */
 	int64_t kcap;
-	sl_agg_et et;          /* how a group compares with the watermark */
-	bool evicts;           /* watermarked and not Complete mode */
-	bool late_rows;        /* this batch had late rows: its late groups are
+	sl_agg_et et;    /* how a group compares with the watermark */
+	bool evicts;     /* watermarked and not Complete mode */
+	bool late_rows;  /* this batch had late rows: its late groups are
 			    found (and skipped) at the merge */
-	int64_t nlate;         /* late groups of the batch (glate) */
-	int64_t logged;        /* late rows logged this batch */
-	sl_win_index ix;       /* compared value -> key, for eviction */
+	int64_t nlate;   /* late groups of the batch (glate) */
+	int64_t logged;  /* late rows logged this batch */
+	sl_win_index ix; /* compared value -> key, for eviction */
 	/* Windows (WCOL/WCALL keys) evict by a scan of the store instead:
 	 * a window's groups share one end, so only the distinct ends of the
 	 * live entries are kept (ends; ix.valid says whether they are
@@ -54,6 +56,13 @@ typedef struct saggst {
 	int wkey;              /* the window key */
 	int64_t wsize, wslide; /* the window's size and slide */
 	sl_op *wspare;         /* a spare part for the window groups */
+	/* The live path (op_stream_live.c): the store is a typed live table
+	 * the rows probe once each; part, keys, ix stay unused.  late holds
+	 * the batch's late groups (counted, numRowsDroppedByWatermark). */
+	sl_livetab *live;     /* borrowed from sf.store, or NULL */
+	sl_hash_groups *late; /* the batch's late groups, or NULL */
+	int32_t *gids;        /* a pushed batch's entries */
+	int64_t gcap;
 } saggst;
 
 /* A store entry (key and buffer bytes, borrowed from the store or the
@@ -90,7 +99,34 @@ bool sl_sagg_key_time(const saggst *st, sl_col *const *kc, int64_t r,
  * results). */
 sl_batch *sl_sagg_decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err);
 
+/* The late-row helpers of the push (op_stream.c) the live path shares:
+ * the compared value of every row and whether it is late; the smallest
+ * compared value of a batch; the late log; fresh aggregates of p. */
+int64_t sl_sagg_row_times(const saggst *st, const sl_batch *in, int64_t wm,
+			  int64_t *v, uint8_t *late);
+int64_t sl_sagg_min_time(const saggst *st, const sl_batch *in);
+void sl_sagg_log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
+			   const uint8_t *late);
+sl_agg **sl_sagg_new_aggs(const sl_plan *p, sl_err *err);
+
+/* ---- op_stream_live.c ---- */
+/* Put the operator on the live path when its plan is eligible and the
+ * test switch STREAMLAB_STATE_PROVIDER=bytes does not ask for the byte
+ * store: its store becomes a livetab's.  0 (also when not eligible) or
+ * an error. */
+int sl_sagg_live_setup(sl_op *op, sl_err *err);
+/* One input batch: late rows counted and logged, the others probed into
+ * the table and folded into its aggregates. */
+int sl_sagg_live_push(sl_op *op, sl_batch *in, sl_err *err);
+/* End of the batch: feed events, output by mode (*o, may stay NULL),
+ * eviction. */
+int sl_sagg_live_finish(sl_op *op, sl_batch **o, sl_err *err);
+/* Forget the batch's late groups. */
+void sl_sagg_live_clear(saggst *st);
+
 /* ---- op_stream_evict.c ---- */
+/* Feed events (word: EMITTED, EVICTED) for rows o evicted. */
+void sl_sagg_feed_evicted(sl_op *op, const sl_batch *o, const char *word);
 #define SCAN_ENDS 16
 /* Note a live entry's window end t in st->ends; past SCAN_ENDS distinct
  * ends scan_evict is turned off and the index marked for a rebuild. */

@@ -39,6 +39,11 @@
  * probes.  Linear probing with backward-shift deletion (no tombstones).
  * The 32-bit offset bounds the heap at 32 GiB; past it puts fail with
  * SL_ENOMEM.
+ *
+ * Providers (state.h): every sl_state names the provider serving it.  The
+ * byte store's public calls test for it and call its functions directly
+ * (bs_*: no indirect call on the hot paths); another provider's store is
+ * a bare sl_state whose calls go through its table.
  */
 #include "state/state.h"
 
@@ -62,6 +67,8 @@ struct entry {
 };
 
 struct sl_state {
+	const sl_state_provider *pv; /* &bytes_pv, or another provider's */
+	void *impl;                  /* the provider's store; NULL here */
 	int64_t version;
 	unsigned tag;    /* the pending version's tag, 1..TAG_MAX */
 	uint64_t *slots; /* low 32: hash; high 32: heap offset / 8 + 1 */
@@ -195,11 +202,14 @@ static size_t entry_size(uint32_t klen, uint32_t vlen)
 	return (n + 7) & ~(size_t)7;
 }
 
+static const sl_state_provider bytes_pv;
+
 sl_state *sl_state_new(void)
 {
 	sl_state *s = calloc(1, sizeof *s);
 	if (s == NULL)
 		return NULL;
+	s->pv = &bytes_pv;
 	s->nslots = 16;
 	s->tag = 1;
 	s->slots = calloc(s->nslots, sizeof *s->slots);
@@ -210,10 +220,8 @@ sl_state *sl_state_new(void)
 	return s;
 }
 
-void sl_state_free(sl_state *s)
+static void bs_free(sl_state *s)
 {
-	if (s == NULL)
-		return;
 	free(s->slots);
 	free(s->heap);
 	free(s->log);
@@ -222,7 +230,7 @@ void sl_state_free(sl_state *s)
 	free(s);
 }
 
-int64_t sl_state_version(const sl_state *s)
+static int64_t bs_version(const sl_state *s)
 {
 	return s->version;
 }
@@ -615,8 +623,10 @@ static int log_removed(sl_state *s, const void *key, size_t klen)
 const void *sl_state_find(sl_state *s, uint64_t hash, const void *key,
 			  size_t klen, size_t *vlen, sl_state_pos *pos)
 {
-	uint64_t i = find(s, hash, key, klen);
+	uint64_t i;
 	struct entry *e;
+	assert(s->pv == &bytes_pv); /* state.h: the byte store's own call */
+	i = find(s, hash, key, klen);
 	if (pos != NULL) {
 		pos->hash = hash;
 		pos->slot = i;
@@ -630,8 +640,8 @@ const void *sl_state_find(sl_state *s, uint64_t hash, const void *key,
 	return entry_val(e);
 }
 
-const void *sl_state_get(sl_state *s, const void *key, size_t klen,
-			 size_t *vlen)
+static const void *bs_get(sl_state *s, const void *key, size_t klen,
+			  size_t *vlen)
 {
 	return sl_state_find(s, hash_bytes(key, klen), key, klen, vlen, NULL);
 }
@@ -748,7 +758,7 @@ int sl_state_put_at(sl_state *s, const sl_state_pos *pos, const void *key,
 {
 	uint64_t i;
 	struct entry *old;
-	assert(!in_heap(s, key, klen));
+	assert(s->pv == &bytes_pv && !in_heap(s, key, klen));
 	if (klen > KLEN_MAX || vlen >= UINT32_MAX)
 		return sl_err_set(err, SL_EINVAL, "state: entry too large");
 	begin_write(s);
@@ -767,8 +777,8 @@ int sl_state_put_at(sl_state *s, const sl_state_pos *pos, const void *key,
 	return 0;
 }
 
-int sl_state_put(sl_state *s, const void *key, size_t klen, const void *val,
-		 size_t vlen, sl_err *err)
+static int bs_put(sl_state *s, const void *key, size_t klen, const void *val,
+		  size_t vlen, sl_err *err)
 {
 	sl_state_pos pos;
 	pos.hash = hash_bytes(key, klen);
@@ -823,7 +833,7 @@ int sl_state_remove_at(sl_state *s, const sl_state_pos *pos, const void *key,
 	return remove_slot(s, i, key, klen);
 }
 
-int sl_state_remove(sl_state *s, const void *key, size_t klen)
+static int bs_remove(sl_state *s, const void *key, size_t klen)
 {
 	sl_state_pos pos;
 	pos.hash = hash_bytes(key, klen);
@@ -851,7 +861,7 @@ static int scan_heap(sl_state *s, bool all, unsigned tag, sl_state_fn fn,
 	return 0;
 }
 
-int sl_state_foreach(sl_state *s, sl_state_fn fn, void *ud)
+static int bs_foreach(sl_state *s, sl_state_fn fn, void *ud)
 {
 	uint64_t mods = s->mods;
 	size_t len = s->heap_len;
@@ -868,6 +878,7 @@ int64_t sl_state_remove_if(sl_state *s, sl_state_fn pred, void *pred_ud,
 {
 	uint64_t i = 0;
 	int64_t n = 0;
+	assert(s->pv == &bytes_pv);
 	begin_write(s);
 	while (i < s->nslots) {
 		struct entry *e;
@@ -913,7 +924,7 @@ static void next_tag(sl_state *s)
 	s->tag = 2;
 }
 
-int sl_state_commit(sl_state *s, sl_err *err)
+static int bs_commit(sl_state *s, sl_err *err)
 {
 	(void)err;
 	assert(s->version >= 0);
@@ -972,7 +983,7 @@ static void undo(sl_state *s)
 	free(offs);
 }
 
-void sl_state_abort(sl_state *s)
+static void bs_abort(sl_state *s)
 {
 	if (s->dirty) {
 		undo(s);
@@ -1040,7 +1051,7 @@ static int visit_dirty(sl_state *s, sl_state_fn fn, void *ud)
 	return 0;
 }
 
-int sl_state_foreach_delta(sl_state *s, sl_state_fn fn, void *ud)
+static int bs_foreach_delta(sl_state *s, sl_state_fn fn, void *ud)
 {
 	size_t p = 0;
 	if (!s->has_delta)
@@ -1060,7 +1071,7 @@ int sl_state_foreach_delta(sl_state *s, sl_state_fn fn, void *ud)
 	return scan_heap(s, false, s->delta_tag, fn, ud);
 }
 
-void sl_state_reset(sl_state *s, int64_t v)
+static void bs_reset(sl_state *s, int64_t v)
 {
 	assert(v >= 0); /* state.h: versions count from 0 */
 	memset(s->slots, 0, s->nslots * sizeof *s->slots);
@@ -1074,7 +1085,7 @@ void sl_state_reset(sl_state *s, int64_t v)
 	s->mods++;
 }
 
-void sl_state_set_version(sl_state *s, int64_t v)
+static void bs_set_version(sl_state *s, int64_t v)
 {
 	assert(v >= 0);
 	s->version = v;
@@ -1084,23 +1095,232 @@ void sl_state_set_version(sl_state *s, int64_t v)
 	s->nupdated = s->nremoved = 0;
 }
 
-int64_t sl_state_num_rows(const sl_state *s)
+static int64_t bs_num_rows(const sl_state *s)
 {
 	return s->nrows;
 }
 
-int64_t sl_state_num_updated(const sl_state *s)
+static int64_t bs_num_updated(const sl_state *s)
 {
 	return s->nupdated;
 }
 
-int64_t sl_state_num_removed(const sl_state *s)
+static int64_t bs_num_removed(const sl_state *s)
 {
 	return s->nremoved;
 }
 
-size_t sl_state_memory(const sl_state *s)
+static size_t bs_memory(const sl_state *s)
 {
 	return sizeof *s + s->nslots * sizeof *s->slots + s->heap_len -
 	       s->garbage + s->log_len + s->rm_len;
+}
+
+/* ------------------------------------------------------ providers */
+
+/* The byte store as a provider (impl is the sl_state itself). */
+static int64_t v_version(const void *i)
+{
+	return bs_version(i);
+}
+static const void *v_get(void *i, const void *k, size_t kl, size_t *vl)
+{
+	return bs_get(i, k, kl, vl);
+}
+static int v_put(void *i, const void *k, size_t kl, const void *v, size_t vl,
+		 sl_err *err)
+{
+	return bs_put(i, k, kl, v, vl, err);
+}
+static int v_remove(void *i, const void *k, size_t kl)
+{
+	return bs_remove(i, k, kl);
+}
+static int v_foreach(void *i, sl_state_fn fn, void *ud)
+{
+	return bs_foreach(i, fn, ud);
+}
+static int v_foreach_delta(void *i, sl_state_fn fn, void *ud)
+{
+	return bs_foreach_delta(i, fn, ud);
+}
+static int v_commit(void *i, sl_err *err)
+{
+	return bs_commit(i, err);
+}
+static void v_abort(void *i)
+{
+	bs_abort(i);
+}
+static void v_reset(void *i, int64_t v)
+{
+	bs_reset(i, v);
+}
+static void v_set_version(void *i, int64_t v)
+{
+	bs_set_version(i, v);
+}
+static int64_t v_num_rows(const void *i)
+{
+	return bs_num_rows(i);
+}
+static int64_t v_num_updated(const void *i)
+{
+	return bs_num_updated(i);
+}
+static int64_t v_num_removed(const void *i)
+{
+	return bs_num_removed(i);
+}
+static size_t v_memory(const void *i)
+{
+	return bs_memory(i);
+}
+static void v_free(void *i)
+{
+	bs_free(i);
+}
+
+static const sl_state_provider bytes_pv = {
+	.name = "bytes",
+	.version = v_version,
+	.get = v_get,
+	.put = v_put,
+	.remove = v_remove,
+	.foreach = v_foreach,
+	.foreach_delta = v_foreach_delta,
+	.commit = v_commit,
+	.abort = v_abort,
+	.reset = v_reset,
+	.set_version = v_set_version,
+	.num_rows = v_num_rows,
+	.num_updated = v_num_updated,
+	.num_removed = v_num_removed,
+	.memory = v_memory,
+	.free = v_free,
+};
+
+sl_state *sl_state_new_provider(const sl_state_provider *pv, void *impl)
+{
+	sl_state *s = calloc(1, sizeof *s);
+	if (s == NULL) {
+		pv->free(impl);
+		return NULL;
+	}
+	s->pv = pv;
+	s->impl = impl;
+	return s;
+}
+
+const sl_state_provider *sl_state_provider_of(const sl_state *s)
+{
+	return s->pv;
+}
+
+void *sl_state_impl(const sl_state *s)
+{
+	return s->impl;
+}
+
+/* The public calls: the byte store's directly (the hot ones inline), a
+ * provider's through its table. */
+#define BYTES(s) ((s)->pv == &bytes_pv)
+
+void sl_state_free(sl_state *s)
+{
+	if (s == NULL)
+		return;
+	if (BYTES(s)) {
+		bs_free(s);
+		return;
+	}
+	s->pv->free(s->impl);
+	free(s);
+}
+
+int64_t sl_state_version(const sl_state *s)
+{
+	return BYTES(s) ? bs_version(s) : s->pv->version(s->impl);
+}
+
+const void *sl_state_get(sl_state *s, const void *key, size_t klen,
+			 size_t *vlen)
+{
+	if (BYTES(s))
+		return bs_get(s, key, klen, vlen);
+	return s->pv->get != NULL ? s->pv->get(s->impl, key, klen, vlen) : NULL;
+}
+
+int sl_state_put(sl_state *s, const void *key, size_t klen, const void *val,
+		 size_t vlen, sl_err *err)
+{
+	return BYTES(s) ? bs_put(s, key, klen, val, vlen, err)
+			: s->pv->put(s->impl, key, klen, val, vlen, err);
+}
+
+int sl_state_remove(sl_state *s, const void *key, size_t klen)
+{
+	return BYTES(s) ? bs_remove(s, key, klen)
+			: s->pv->remove(s->impl, key, klen);
+}
+
+int sl_state_foreach(sl_state *s, sl_state_fn fn, void *ud)
+{
+	return BYTES(s) ? bs_foreach(s, fn, ud)
+			: s->pv->foreach (s->impl, fn, ud);
+}
+
+int sl_state_foreach_delta(sl_state *s, sl_state_fn fn, void *ud)
+{
+	return BYTES(s) ? bs_foreach_delta(s, fn, ud)
+			: s->pv->foreach_delta(s->impl, fn, ud);
+}
+
+int sl_state_commit(sl_state *s, sl_err *err)
+{
+	return BYTES(s) ? bs_commit(s, err) : s->pv->commit(s->impl, err);
+}
+
+void sl_state_abort(sl_state *s)
+{
+	if (BYTES(s))
+		bs_abort(s);
+	else
+		s->pv->abort(s->impl);
+}
+
+void sl_state_reset(sl_state *s, int64_t v)
+{
+	if (BYTES(s))
+		bs_reset(s, v);
+	else
+		s->pv->reset(s->impl, v);
+}
+
+void sl_state_set_version(sl_state *s, int64_t v)
+{
+	if (BYTES(s))
+		bs_set_version(s, v);
+	else
+		s->pv->set_version(s->impl, v);
+}
+
+int64_t sl_state_num_rows(const sl_state *s)
+{
+	return BYTES(s) ? bs_num_rows(s) : s->pv->num_rows(s->impl);
+}
+
+int64_t sl_state_num_updated(const sl_state *s)
+{
+	return BYTES(s) ? bs_num_updated(s) : s->pv->num_updated(s->impl);
+}
+
+int64_t sl_state_num_removed(const sl_state *s)
+{
+	return BYTES(s) ? bs_num_removed(s) : s->pv->num_removed(s->impl);
+}
+
+size_t sl_state_memory(const sl_state *s)
+{
+	return BYTES(s) ? bs_memory(s) : s->pv->memory(s->impl);
 }

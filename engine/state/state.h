@@ -113,4 +113,48 @@ int64_t sl_state_num_updated(const sl_state *s);
 int64_t sl_state_num_removed(const sl_state *s);
 size_t sl_state_memory(const sl_state *s);
 
+/* ---- providers ----
+ * A store is the byte store above or a provider: another implementation
+ * of the calls made on a whole store (Spark's StateStoreProvider: the
+ * HDFS-backed store and RocksDB behind the same StateStore calls).  The
+ * checkpoint (ckpt_state.c), the driver's metrics and commit/abort
+ * (query_batch.c, exec_stream.c) use the sl_state_* calls below and never
+ * learn which one serves them: version, put / remove (loading a
+ * checkpoint), foreach (snapshots, Complete mode), foreach_delta,
+ * commit, abort, reset, set_version, num_rows / num_updated /
+ * num_removed, memory, with the contracts written above.  get may be
+ * NULL (sl_state_get then finds nothing).  The positioned calls (find,
+ * put_at, remove_at, prefetch, remove_if) are the byte store's own and
+ * must not be made on a provider's store.  The byte store is itself
+ * served through this table (sl_state_new).  exec/livetab.h is the other
+ * provider: a streaming aggregation's typed live table. */
+typedef struct sl_state_provider {
+	const char *name; /* "bytes", "live" */
+	int64_t (*version)(const void *impl);
+	const void *(*get)(void *impl, const void *key, size_t klen,
+			   size_t *vlen);
+	int (*put)(void *impl, const void *key, size_t klen, const void *val,
+		   size_t vlen, sl_err *err);
+	int (*remove)(void *impl, const void *key, size_t klen);
+	int (*foreach)(void *impl, sl_state_fn fn, void *ud);
+	int (*foreach_delta)(void *impl, sl_state_fn fn, void *ud);
+	int (*commit)(void *impl, sl_err *err);
+	void (*abort)(void *impl);
+	void (*reset)(void *impl, int64_t v);
+	void (*set_version)(void *impl, int64_t v);
+	int64_t (*num_rows)(const void *impl);
+	int64_t (*num_updated)(const void *impl);
+	int64_t (*num_removed)(const void *impl);
+	size_t (*memory)(const void *impl);
+	void (*free)(void *impl);
+} sl_state_provider;
+
+/* A store served by pv (borrowed, static) over impl, whose ownership it
+ * takes (pv->free(impl) at sl_state_free; also when this fails: NULL). */
+sl_state *sl_state_new_provider(const sl_state_provider *pv, void *impl);
+/* The provider serving s (the byte store's is named "bytes"). */
+const sl_state_provider *sl_state_provider_of(const sl_state *s);
+/* The provider's impl (borrowed), or NULL for the byte store. */
+void *sl_state_impl(const sl_state *s);
+
 #endif

@@ -1,0 +1,1378 @@
+/*
+ * livetab: the typed live table (see livetab.h for the contract).
+ *
+ * Entries.  An entry id indexes parallel arrays: its key words kw[id *
+ * nw ..] (one 64-bit word per non-window key column: integers
+ * sign-extended, a DOUBLE by its bits with -0.0 = 0.0 and one NaN, as
+ * grouping), its NULL mask km[id] (bit k: key k is NULL, the window's
+ * bit included), its window wid[id] and flags fl[id] (LIVE: in its
+ * window's table; NEW: inserted by the pending version; TCH: touched by
+ * it).  The aggregates' buffers are the
+ * table's sl_agg groups of the same id.
+ *
+ * Windows.  A window is {start, end} or the NULL window, with its own
+ * open-addressing table of 64-bit slots (32-bit hash << 32 | id + 1; 0
+ * empty), linear probing, backward-shift deletion, at most 3/4 full.  A
+ * batch's rows mostly share a window: the probe resolves a row's window
+ * by comparing with the previous row's, and only on a change looks
+ * through the open windows.  Eviction marks a window GONE (its entries
+ * stay where they are until the commit frees them: abort reinstates it
+ * by flipping the state back).
+ *
+ * Versions.  An entry without TCH is touched for the first time in the
+ * pending version: it takes TCH and joins the dirty list (dl), and,
+ * unless new, its state (sl_agg_stash of each aggregate: a copy, no
+ * encoding; ustride bytes a record) goes to the undo area (ub) at the
+ * same index.  Commit, abort and set_version clear TCH and NEW through
+ * the dirty list.  The dirty list and the removed keys (rm) of the last
+ * version stay as the delta until the next version's first write (as
+ * the byte store's).  Every commit, abort, reset and set_version starts
+ * a new generation (gen), which tells the windows a version made.
+ */
+#include "exec/livetab.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/hash.h"
+
+#define FL_LIVE 1u
+#define FL_NEW  2u
+#define FL_TCH  4u /* touched (on the dirty list) in the pending version */
+
+enum { W_FREE, W_LIVE, W_GONE, W_EVICTING };
+
+typedef struct lwin {
+	int64_t start, end;
+	bool null;
+	int state;
+	uint32_t born; /* the generation that made it */
+	uint64_t *slots;
+	uint64_t mask; /* nslots - 1 */
+	int64_t n;
+} lwin;
+
+struct sl_livetab {
+	sl_state *store; /* the sl_state serving this table (owns it) */
+	int nkeys, wkey, nw;
+	uint8_t kind[32]; /* per key: its encoding (enc_kind) */
+	bool win_i64;     /* keys are (window, BIGINT/TIMESTAMP) */
+	sl_type **types;  /* the array copied, the types borrowed */
+	int naggs;
+	sl_agg **aggs;
+	size_t vmax;
+	size_t ustride; /* bytes of an undo record (sl_agg_stash bytes) */
+	size_t *ssz;    /* each aggregate's sl_agg_stash_size */
+	/* entries */
+	int64_t n, cap; /* ids in use are < n */
+	uint64_t *kw;
+	uint32_t *km;
+	int32_t *wid;
+	uint8_t *fl;
+	int32_t *freeids;
+	int64_t nfree, freecap;
+	/* windows */
+	lwin *win;
+	int nwin, wcap;
+	int32_t wcache[16]; /* a window's index by its start (win_get) */
+	/* versions */
+	int64_t version;
+	uint32_t gen;
+	bool dirty;     /* the pending version has writes */
+	bool has_delta; /* dl/rm hold the delta */
+	int32_t *dl;    /* dirtied ids, first-touch order */
+	int64_t dl_n, dl_cap;
+	unsigned char *ub; /* undo buffers, vmax bytes per dl entry */
+	int32_t *rmids;    /* ids removed one by one in the pending version */
+	int64_t rmid_n, rmid_cap;
+	sl_buf rm; /* removed keys of the delta: u32 length, bytes */
+	int64_t nremoved;
+	/* scratch for a batch */
+	uint64_t *pk, *ph;
+	uint32_t *pm;
+	int32_t *pw;
+	int64_t pcap;
+	sl_col **dec; /* one-row key columns for decoding a key */
+};
+
+static const sl_state_provider live_pv;
+
+/* ------------------------------------------------------ setup */
+
+static bool word_type(const sl_type *t)
+{
+	switch (t->kind) {
+	case SL_BOOLEAN:
+	case SL_INT:
+	case SL_DATE:
+	case SL_BIGINT:
+	case SL_TIMESTAMP:
+	case SL_DOUBLE: return true;
+	default: return false;
+	}
+}
+
+static bool window_type(const sl_type *t)
+{
+	return t->kind == SL_STRUCT && t->nfields == 2 &&
+	       t->fields[0].type->kind == SL_TIMESTAMP &&
+	       t->fields[1].type->kind == SL_TIMESTAMP;
+}
+
+bool sl_livetab_eligible(sl_type *const *types, int nkeys, int wkey,
+			 sl_agg *const *aggs, int naggs)
+{
+	int k;
+	if (nkeys < 1 || nkeys > 31 || wkey < 0 || wkey >= nkeys ||
+	    !window_type(types[wkey]))
+		return false;
+	for (k = 0; k < nkeys; k++)
+		if (k != wkey && !word_type(types[k]))
+			return false;
+	for (k = 0; k < naggs; k++)
+		if (sl_agg_save_max(aggs[k]) == 0 ||
+		    sl_agg_stash_size(aggs[k]) == 0 ||
+		    !sl_agg_forget(aggs[k], INT64_MAX))
+			return false;
+	return true;
+}
+
+/* How a key's words encode (encode_entry). */
+enum { K_WIN, K_BOOL, K_I32, K_I64, K_DBL };
+
+static uint8_t enc_kind(const sl_type *t)
+{
+	switch (t->kind) {
+	case SL_BOOLEAN: return K_BOOL;
+	case SL_INT:
+	case SL_DATE: return K_I32;
+	case SL_DOUBLE: return K_DBL;
+	default: return K_I64;
+	}
+}
+
+static void lt_free(void *impl)
+{
+	sl_livetab *t = impl;
+	int i;
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->naggs; i++)
+		sl_agg_free(t->aggs[i]);
+	free(t->aggs);
+	free(t->types);
+	free(t->ssz);
+	for (i = 0; i < t->nwin; i++)
+		free(t->win[i].slots);
+	free(t->win);
+	free(t->kw);
+	free(t->km);
+	free(t->wid);
+	free(t->fl);
+	free(t->freeids);
+	free(t->dl);
+	free(t->ub);
+	free(t->rmids);
+	sl_buf_release(&t->rm);
+	free(t->pk);
+	free(t->ph);
+	free(t->pm);
+	free(t->pw);
+	for (i = 0; t->dec && i < t->nkeys; i++)
+		sl_col_free(t->dec[i]);
+	free(t->dec);
+	free(t);
+}
+
+sl_livetab *sl_livetab_new(sl_type *const *types, int nkeys, int wkey,
+			   sl_agg **aggs, int naggs, sl_err *err)
+{
+	sl_livetab *t = calloc(1, sizeof *t);
+	int i;
+	if (t == NULL) {
+		for (i = 0; i < naggs; i++)
+			sl_agg_free(aggs[i]);
+		free(aggs);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	t->aggs = aggs;
+	t->naggs = naggs;
+	if (!sl_livetab_eligible(types, nkeys, wkey, aggs, naggs)) {
+		lt_free(t);
+		sl_err_set(err, SL_EINTERNAL,
+			   "livetab: the aggregation is not eligible");
+		return NULL;
+	}
+	t->nkeys = nkeys;
+	t->wkey = wkey;
+	for (i = 0; i < nkeys; i++)
+		t->kind[i] = i == wkey ? K_WIN : enc_kind(types[i]);
+	t->win_i64 = nkeys == 2 && wkey == 0 && t->kind[1] == K_I64;
+	t->nw = nkeys - 1;
+	if ((t->types = malloc((size_t)nkeys * sizeof *t->types)) == NULL) {
+		lt_free(t);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	memcpy(t->types, types, (size_t)nkeys * sizeof *t->types);
+	if ((t->ssz = malloc((size_t)naggs * sizeof *t->ssz + 1)) == NULL) {
+		lt_free(t);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (i = 0; i < naggs; i++) {
+		t->vmax += sl_agg_save_max(aggs[i]);
+		t->ssz[i] = sl_agg_stash_size(aggs[i]);
+		t->ustride += t->ssz[i];
+	}
+	t->gen = 1;
+	memset(t->wcache, 0xff, sizeof t->wcache);
+	sl_buf_init(&t->rm);
+	t->dec = calloc((size_t)nkeys, sizeof *t->dec);
+	for (i = 0; t->dec && i < nkeys; i++)
+		if ((t->dec[i] = sl_col_new(t->types[i], 1)) == NULL)
+			break;
+	if (t->dec == NULL || i < nkeys ||
+	    (t->store = sl_state_new_provider(&live_pv, t)) == NULL) {
+		if (t->store == NULL)
+			lt_free(t);
+		sl_err_nomem(err);
+		return NULL;
+	}
+	return t;
+}
+
+sl_state *sl_livetab_store(sl_livetab *t)
+{
+	return t->store;
+}
+
+sl_agg **sl_livetab_aggs(sl_livetab *t)
+{
+	return t->aggs;
+}
+
+int64_t sl_livetab_cap(const sl_livetab *t)
+{
+	return t->cap;
+}
+
+size_t sl_livetab_vmax(const sl_livetab *t)
+{
+	return t->vmax;
+}
+
+/* ------------------------------------------------------ words */
+
+static inline uint64_t fmix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= UINT64_C(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	k *= UINT64_C(0xc4ceb9fe1a85ec53);
+	k ^= k >> 33;
+	return k;
+}
+
+static inline uint64_t hash_words(const uint64_t *w, int nw, uint32_t m)
+{
+	uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ m;
+	int j;
+	if (nw == 1) /* window + one column: most tables */
+		return fmix64(h ^ (w[0] * UINT64_C(0xbf58476d1ce4e5b9)));
+	for (j = 0; j < nw; j++)
+		h = (h ^ w[j]) * UINT64_C(0xbf58476d1ce4e5b9) + (h >> 29);
+	return fmix64(h);
+}
+
+static inline uint64_t double_word(double d)
+{
+	uint64_t u;
+	if (d == 0)
+		d = 0; /* -0.0 = 0.0 */
+	if (isnan(d))
+		return UINT64_C(0x7ff8000000000000);
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+/* Column c's rows [0, n) into word j of the row-major words w (stride
+ * nw), NULLs as bit `bit` of m (and a zero word). */
+static void col_words(const sl_col *c, int64_t n, uint64_t *w, int nw, int j,
+		      uint32_t *m, int bit)
+{
+	int64_t i;
+	switch (c->type->kind) {
+	case SL_BOOLEAN:
+		for (i = 0; i < n; i++)
+			w[i * nw + j] = sl_col_u8(c)[i] != 0;
+		break;
+	case SL_INT:
+	case SL_DATE:
+		for (i = 0; i < n; i++)
+			w[i * nw + j] = (uint64_t)(int64_t)sl_col_i32(c)[i];
+		break;
+	case SL_DOUBLE:
+		for (i = 0; i < n; i++)
+			w[i * nw + j] = double_word(sl_col_f64(c)[i]);
+		break;
+	default:
+		for (i = 0; i < n; i++)
+			w[i * nw + j] = (uint64_t)sl_col_i64(c)[i];
+		break;
+	}
+	if (c->nulls != NULL)
+		for (i = 0; i < n; i++)
+			if (sl_col_isnull(c, i)) {
+				m[i] |= 1u << bit;
+				w[i * nw + j] = 0;
+			}
+}
+
+/* ------------------------------------------------------ entries */
+
+static int grow_arr(void *pp, size_t elem, int64_t cap)
+{
+	void **p = pp, *m = realloc(*p, (size_t)cap * elem + 1);
+	if (m == NULL)
+		return SL_ENOMEM;
+	*p = m;
+	return 0;
+}
+
+static int grow_ids(sl_livetab *t)
+{
+	int64_t cap = t->cap ? t->cap * 2 : 1024;
+	if (cap > INT32_MAX - 1)
+		return SL_ENOMEM;
+	if (grow_arr(&t->kw, (size_t)(t->nw ? t->nw : 1) * 8, cap) < 0 ||
+	    grow_arr(&t->km, 4, cap) < 0 || grow_arr(&t->wid, 4, cap) < 0 ||
+	    grow_arr(&t->fl, 1, cap) < 0)
+		return SL_ENOMEM;
+	t->cap = cap;
+	return 0;
+}
+
+/* A fresh id (its aggregates' groups never updated). */
+static int64_t new_id(sl_livetab *t)
+{
+	if (t->nfree > 0)
+		return t->freeids[--t->nfree];
+	if (t->n == t->cap && grow_ids(t) < 0)
+		return -1;
+	return t->n++;
+}
+
+/* Entry id back to the free list, its buffers emptied. */
+static int free_id(sl_livetab *t, int32_t id)
+{
+	int i;
+	for (i = 0; i < t->naggs; i++)
+		(void)sl_agg_forget(t->aggs[i], id);
+	t->fl[id] = 0;
+	t->wid[id] = -1;
+	if (t->nfree == t->freecap) { /* never past cap: ids are < cap */
+		if (grow_arr(&t->freeids, 4, t->cap) < 0)
+			return SL_ENOMEM;
+		t->freecap = t->cap;
+	}
+	t->freeids[t->nfree++] = id;
+	return 0;
+}
+
+/* ------------------------------------------------------ windows */
+
+static int win_slot_grow(lwin *w)
+{
+	uint64_t n = w->slots ? (w->mask + 1) * 2 : 64, i, mask = n - 1;
+	uint64_t *ns = calloc(n, sizeof *ns);
+	if (ns == NULL)
+		return SL_ENOMEM;
+	for (i = 0; w->slots && i <= w->mask; i++) {
+		uint64_t x = w->slots[i], j;
+		if (x == 0)
+			continue;
+		j = (x >> 32) & mask;
+		while (ns[j] != 0)
+			j = (j + 1) & mask;
+		ns[j] = x;
+	}
+	free(w->slots);
+	w->slots = ns;
+	w->mask = mask;
+	return 0;
+}
+
+/* The open window {start, end} (or the NULL one), made when absent;
+ * -1 when out of memory. */
+static int win_get(sl_livetab *t, bool null, int64_t start, int64_t end)
+{
+	/* a sliding window's EXPAND hands each row's windows in turn: the
+	 * rows change windows every row, and a search of the open ones was
+	 * a fifth of W1-sliding's time; a small cache by start answers */
+	unsigned h =
+	    (unsigned)(((uint64_t)start * UINT64_C(0x9E3779B97F4A7C15)) >> 60);
+	int i, f = -1, c = t->wcache[h], nc;
+	lwin *w;
+	if (!null && c >= 0 && c < t->nwin && t->win[c].state == W_LIVE &&
+	    !t->win[c].null && t->win[c].start == start && t->win[c].end == end)
+		return c;
+	for (i = 0; i < t->nwin; i++) {
+		w = &t->win[i];
+		if (w->state == W_LIVE && w->null == null &&
+		    (null || (w->start == start && w->end == end))) {
+			if (!null)
+				t->wcache[h] = i;
+			return i;
+		}
+		if (w->state == W_FREE && f < 0)
+			f = i;
+	}
+	if (f < 0) {
+		if (t->nwin == t->wcap) {
+			lwin *nw;
+			nc = t->wcap ? 2 * t->wcap : 8;
+			if ((nw = realloc(t->win, (size_t)nc * sizeof *nw)) ==
+			    NULL)
+				return -1;
+			t->win = nw;
+			t->wcap = nc;
+		}
+		f = t->nwin++;
+		memset(&t->win[f], 0, sizeof t->win[f]);
+	}
+	w = &t->win[f];
+	w->start = null ? 0 : start;
+	w->end = null ? 0 : end;
+	w->null = null;
+	w->state = W_LIVE;
+	w->born = t->gen;
+	w->n = 0;
+	if (w->slots == NULL && win_slot_grow(w) < 0) {
+		w->state = W_FREE;
+		return -1;
+	}
+	if (!null)
+		t->wcache[h] = f;
+	return f;
+}
+
+static void win_drop(lwin *w)
+{
+	free(w->slots);
+	w->slots = NULL;
+	w->mask = 0;
+	w->n = 0;
+	w->state = W_FREE;
+}
+
+static inline bool id_eq(const sl_livetab *t, int32_t id, const uint64_t *k,
+			 uint32_t m)
+{
+	const uint64_t *e = t->kw + (size_t)id * (size_t)t->nw;
+	int j;
+	if (t->km[id] != m)
+		return false;
+	for (j = 0; j < t->nw; j++)
+		if (e[j] != k[j])
+			return false;
+	return true;
+}
+
+/* The slot of key (k, m) with hash h in window w, or of the empty slot
+ * where it would go. */
+static inline uint64_t win_find(const sl_livetab *t, const lwin *w, uint64_t h,
+				const uint64_t *k, uint32_t m)
+{
+	uint64_t i = h & w->mask;
+	uint32_t tag = (uint32_t)h;
+	for (;;) {
+		uint64_t x = w->slots[i];
+		if (x == 0 || ((uint32_t)(x >> 32) == tag &&
+			       id_eq(t, (int32_t)(uint32_t)x - 1, k, m)))
+			return i;
+		i = (i + 1) & w->mask;
+	}
+}
+
+static void win_remove_slot(lwin *w, uint64_t i)
+{
+	uint64_t j = i;
+	w->slots[i] = 0;
+	w->n--;
+	for (;;) {
+		uint64_t home;
+		j = (j + 1) & w->mask;
+		if (w->slots[j] == 0)
+			break;
+		home = (w->slots[j] >> 32) & w->mask;
+		if (((j - home) & w->mask) >= ((j - i) & w->mask)) {
+			w->slots[i] = w->slots[j];
+			w->slots[j] = 0;
+			i = j;
+		}
+	}
+}
+
+/* Put entry id (hash h) into its window's table (known absent). */
+static int win_insert(sl_livetab *t, int32_t id, uint64_t h)
+{
+	lwin *w = &t->win[t->wid[id]];
+	uint64_t i;
+	if ((uint64_t)(w->n + 1) * 4 > (w->mask + 1) * 3 &&
+	    win_slot_grow(w) < 0)
+		return SL_ENOMEM;
+	i = h & w->mask;
+	while (w->slots[i] != 0)
+		i = (i + 1) & w->mask;
+	w->slots[i] = (uint64_t)(uint32_t)h << 32 | (uint32_t)(id + 1);
+	w->n++;
+	return 0;
+}
+
+static uint64_t id_hash(const sl_livetab *t, int32_t id)
+{
+	return hash_words(t->kw + (size_t)id * (size_t)t->nw, t->nw, t->km[id]);
+}
+
+/* Take entry id out of its window's table. */
+static void win_unlink(sl_livetab *t, int32_t id)
+{
+	lwin *w = &t->win[t->wid[id]];
+	uint64_t i = win_find(t, w, id_hash(t, id),
+			      t->kw + (size_t)id * (size_t)t->nw, t->km[id]);
+	if (w->slots[i] != 0)
+		win_remove_slot(w, i);
+	t->fl[id] &= (uint8_t)~FL_LIVE;
+}
+
+/* ------------------------------------------------------ versions */
+
+/* Start of a write: the pending version becomes the delta. */
+static void begin_write(sl_livetab *t)
+{
+	if (t->dirty)
+		return;
+	t->dirty = true;
+	t->has_delta = true;
+	t->dl_n = 0;
+	t->rmid_n = 0;
+	sl_buf_clear(&t->rm);
+	t->nremoved = 0;
+}
+
+/* First touch of id in the pending version: onto the dirty list; its
+ * undo record is written by stash_from (before anything changes it). */
+static int touch(sl_livetab *t, int32_t id)
+{
+	if (t->dl_n == t->dl_cap) {
+		int64_t c = t->dl_cap ? 2 * t->dl_cap : 1024;
+		if (grow_arr(&t->dl, 4, c) < 0 ||
+		    grow_arr(&t->ub, t->ustride, c) < 0)
+			return SL_ENOMEM;
+		t->dl_cap = c;
+	}
+	t->dl[t->dl_n++] = id;
+	t->fl[id] |= FL_TCH; /* on the list: abort and commit clear it */
+	return 0;
+}
+
+/* The undo records of dirty entries [from, dl_n): their state now (a
+ * copy, no encoding; one call per aggregate for a probe's entries).  A
+ * new entry's record is never read. */
+static void stash_from(sl_livetab *t, int64_t from)
+{
+	size_t at = 0;
+	int i;
+	for (i = 0; i < t->naggs && from < t->dl_n; i++) {
+		sl_agg_stash_many(t->aggs[i], t->dl + from, t->dl_n - from,
+				  t->ub + (size_t)from * t->ustride + at,
+				  t->ustride);
+		at += t->ssz[i];
+	}
+}
+
+/* touch(), and when that fails (out of memory) an entry the version
+ * just inserted leaves again: it is on no list abort reads. */
+static int touch_new(sl_livetab *t, int32_t id)
+{
+	if (touch(t, id) == 0)
+		return 0;
+	if (t->fl[id] & FL_NEW) {
+		win_unlink(t, id);
+		t->fl[id] = 0;
+		t->wid[id] = -1;
+	}
+	return SL_ENOMEM;
+}
+
+/* A new entry of words k, mask m in window wi (hash h). */
+static int64_t insert(sl_livetab *t, int wi, const uint64_t *k, uint32_t m,
+		      uint64_t h)
+{
+	int64_t id = new_id(t);
+	int i;
+	if (id < 0)
+		return -1;
+	for (i = 0; i < t->naggs; i++)
+		if (sl_agg_reserve(t->aggs[i], id + 1, NULL) < 0)
+			return -1;
+	memcpy(t->kw + (size_t)id * (size_t)t->nw, k, (size_t)t->nw * 8);
+	t->km[id] = m;
+	t->wid[id] = wi;
+	t->fl[id] = FL_LIVE | FL_NEW;
+	if (win_insert(t, (int32_t)id, h) < 0) {
+		t->fl[id] =
+		    0; /* not an entry (the id is lost: out of memory) */
+		t->wid[id] = -1;
+		return -1;
+	}
+	return id;
+}
+
+/* Free what the pending version evicted or removed (commit and
+ * set_version: it is gone for good). */
+static int settle(sl_livetab *t)
+{
+	int64_t k;
+	int i;
+	bool gone = false;
+	for (i = 0; i < t->nwin; i++)
+		gone = gone || t->win[i].state == W_GONE;
+	/* in id order, downwards: the free list then hands out the lowest
+	 * ids first, and a new window's entries sit close together */
+	for (k = t->n; gone && k-- > 0;)
+		if ((t->fl[k] & FL_LIVE) && t->win[t->wid[k]].state == W_GONE &&
+		    free_id(t, (int32_t)k) < 0)
+			return SL_ENOMEM;
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].state == W_GONE)
+			win_drop(&t->win[i]);
+	for (k = 0; k < t->rmid_n; k++)
+		if (free_id(t, t->rmids[k]) < 0)
+			return SL_ENOMEM;
+	t->rmid_n = 0;
+	for (k = 0; k < t->dl_n; k++)
+		t->fl[t->dl[k]] &= (uint8_t) ~(FL_NEW | FL_TCH);
+	return 0;
+}
+
+static int lt_commit(void *impl, sl_err *err)
+{
+	sl_livetab *t = impl;
+	if (!t->dirty) { /* an empty version: an empty delta */
+		t->has_delta = true;
+		t->dl_n = 0;
+		sl_buf_clear(&t->rm);
+	}
+	if (settle(t) < 0)
+		return sl_err_nomem(err);
+	t->version++;
+	t->gen++;
+	t->dirty = false;
+	t->nremoved = 0;
+	return 0;
+}
+
+/* Entry id's buffers back to the undo record u. */
+static void restore_buf(sl_livetab *t, int32_t id, const unsigned char *u)
+{
+	size_t at = 0;
+	int i;
+	for (i = 0; i < t->naggs; i++) {
+		sl_agg_unstash(t->aggs[i], id, u + at);
+		at += t->ssz[i];
+	}
+}
+
+static void lt_abort(void *impl)
+{
+	sl_livetab *t = impl;
+	int64_t k;
+	int i;
+	if (t->dirty) {
+		for (i = 0; i < t->nwin; i++)
+			if (t->win[i].state == W_GONE)
+				t->win[i].state = W_LIVE;
+		for (k = t->rmid_n; k-- > 0;) {
+			int32_t id = t->rmids[k];
+			t->fl[id] |= FL_LIVE;
+			(void)win_insert(t, id, id_hash(t, id));
+		}
+		t->rmid_n = 0;
+		for (k = t->dl_n; k-- > 0;) {
+			int32_t id = t->dl[k];
+			if (t->fl[id] & FL_NEW) {
+				win_unlink(t, id);
+				(void)free_id(t, id);
+			} else {
+				restore_buf(t, id,
+					    t->ub + (size_t)k * t->ustride);
+				t->fl[id] &= (uint8_t)~FL_TCH;
+			}
+		}
+		for (i = 0; i < t->nwin; i++)
+			if (t->win[i].state == W_LIVE && t->win[i].n == 0 &&
+			    t->win[i].born == t->gen)
+				win_drop(&t->win[i]);
+		t->has_delta = false;
+		t->dl_n = 0;
+		sl_buf_clear(&t->rm);
+	} /* else the last commit's delta stays, as the byte store's */
+	t->gen++;
+	t->dirty = false;
+	t->nremoved = 0;
+}
+
+static void lt_reset(void *impl, int64_t v)
+{
+	sl_livetab *t = impl;
+	int i;
+	for (i = 0; i < t->naggs; i++)
+		(void)sl_agg_clear(t->aggs[i], t->n);
+	for (i = 0; i < t->nwin; i++)
+		win_drop(&t->win[i]);
+	t->nwin = 0;
+	t->n = 0;
+	t->nfree = 0;
+	t->dl_n = t->rmid_n = 0;
+	sl_buf_clear(&t->rm);
+	t->dirty = t->has_delta = false;
+	t->nremoved = 0;
+	t->version = v;
+	t->gen++;
+}
+
+static void lt_set_version(void *impl, int64_t v)
+{
+	sl_livetab *t = impl;
+	(void)settle(t); /* NEEDSWORK: out of memory here keeps ids */
+	t->version = v;
+	t->gen++;
+	t->dl_n = t->rmid_n = 0;
+	sl_buf_clear(&t->rm);
+	t->dirty = t->has_delta = false;
+	t->nremoved = 0;
+}
+
+static int64_t lt_version(const void *impl)
+{
+	return ((const sl_livetab *)impl)->version;
+}
+
+static int64_t lt_num_rows(const void *impl)
+{
+	const sl_livetab *t = impl;
+	int64_t n = 0;
+	int i;
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].state == W_LIVE)
+			n += t->win[i].n;
+	return n;
+}
+
+static int64_t lt_num_updated(const void *impl)
+{
+	const sl_livetab *t = impl;
+	return t->dirty ? t->dl_n : 0;
+}
+
+static int64_t lt_num_removed(const void *impl)
+{
+	return ((const sl_livetab *)impl)->nremoved;
+}
+
+static size_t lt_memory(const void *impl)
+{
+	const sl_livetab *t = impl;
+	size_t m = sizeof *t, per = (size_t)t->nw * 8 + 4 + 4 + 1;
+	int i;
+	m += (size_t)t->cap * per;
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].slots != NULL)
+			m += (t->win[i].mask + 1) * 8;
+	for (i = 0; i < t->naggs; i++)
+		m += sl_agg_bytes(t->aggs[i]);
+	return m + (size_t)t->dl_cap * (4 + t->ustride) + t->rm.len;
+}
+
+/* ------------------------------------------------------ probing */
+
+static int scratch(sl_livetab *t, int64_t n)
+{
+	int64_t c;
+	if (n <= t->pcap)
+		return 0;
+	c = n < 1024 ? 1024 : n;
+	if (grow_arr(&t->pk, (size_t)(t->nw ? t->nw : 1) * 8, c) < 0 ||
+	    grow_arr(&t->ph, 8, c) < 0 || grow_arr(&t->pm, 4, c) < 0 ||
+	    grow_arr(&t->pw, 4, c) < 0)
+		return SL_ENOMEM;
+	t->pcap = c;
+	return 0;
+}
+
+#define AHEAD 8
+
+/* Each row's window (t->pw), words (t->pk), mask (t->pm). */
+static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n, sl_err *err)
+{
+	const sl_col *wc = cols[t->wkey];
+	const int64_t *ws = sl_col_i64(wc->child[0]),
+		      *we = sl_col_i64(wc->child[1]);
+	int64_t i, ls = 0, le = 0;
+	int k, j, lw = -1;
+	bool lnull = false;
+	memset(t->pm, 0, (size_t)n * 4);
+	for (k = 0, j = 0; k < t->nkeys; k++)
+		if (k != t->wkey)
+			col_words(cols[k], n, t->pk, t->nw, j++, t->pm, k);
+	if (wc->nulls == NULL && wc->child[0]->nulls == NULL &&
+	    wc->child[1]->nulls == NULL) {
+		/* no NULL window: the last row's, or (a sliding window's
+		 * EXPAND cycles through a row's windows) one a few rows back */
+		int32_t *pw = t->pw;
+		int64_t ld = 2; /* the distance that matched last */
+		for (i = 0; i < n; i++) {
+			int64_t d;
+			if (lw >= 0 && ws[i] == ls && we[i] == le) {
+				pw[i] = lw;
+				continue;
+			}
+			if (i >= ld && ws[i - ld] == ws[i] &&
+			    we[i - ld] == we[i]) {
+				lw = pw[i - ld];
+				ls = ws[i];
+				le = we[i];
+				pw[i] = lw;
+				continue;
+			}
+			for (d = 2; d <= 8 && d <= i; d++)
+				if (ws[i - d] == ws[i] && we[i - d] == we[i])
+					break;
+			ls = ws[i];
+			le = we[i];
+			if (d <= 8 && d <= i)
+				lw = pw[i - (ld = d)];
+			else if ((lw = win_get(t, false, ls, le)) < 0)
+				return sl_err_nomem(err);
+			pw[i] = lw;
+		}
+		n = 0; /* done */
+	}
+	for (i = 0; i < n; i++) {
+		bool null = sl_col_isnull(wc, i);
+		if (!null && (sl_col_isnull(wc->child[0], i) ||
+			      sl_col_isnull(wc->child[1], i)))
+			return sl_err_set(
+			    err, SL_EINTERNAL,
+			    "livetab: a window with a NULL start or end");
+		if (lw < 0 || null != lnull ||
+		    (!null && (ws[i] != ls || we[i] != le))) {
+			lnull = null;
+			ls = ws[i];
+			le = we[i];
+			if ((lw = win_get(t, null, ls, le)) < 0)
+				return sl_err_nomem(err);
+		}
+		t->pw[i] = lw;
+		if (null)
+			t->pm[i] |= 1u << t->wkey;
+	}
+	return 0;
+}
+
+static void rows_hash(sl_livetab *t, int64_t n)
+{
+	int64_t i;
+	if (t->nw == 1) {
+		for (i = 0; i < n; i++)
+			t->ph[i] = hash_words(t->pk + i, 1, t->pm[i]);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		t->ph[i] = hash_words(t->pk + (size_t)i * (size_t)t->nw, t->nw,
+				      t->pm[i]);
+}
+
+/* The probe of window + one column (the common table): the words
+ * compared inline, the arrays in locals (stores through gids would
+ * otherwise reload them every row), reloaded after an insert (which may
+ * move them); slots prefetched a few rows ahead only when the tables are
+ * past the cache. */
+static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
+{
+	const uint64_t *ph = t->ph, *pk = t->pk;
+	const uint32_t *pm = t->pm;
+	const int32_t *pw = t->pw;
+	const uint64_t *kw = t->kw;
+	const uint32_t *km = t->km;
+	uint8_t *fl = t->fl;
+	const lwin *win = t->win, *w = NULL;
+	int64_t i;
+	int32_t lw = -1;
+	bool far = false;
+	for (lw = 0; lw < t->nwin; lw++)
+		far = far ||
+		      (win[lw].state == W_LIVE && win[lw].mask >= (1u << 15));
+	lw = -1;
+	for (i = 0; i < n; i++) {
+		uint64_t h = ph[i], k = pk[i], j, x, mask;
+		uint32_t m = pm[i], tag = (uint32_t)h;
+		int64_t id;
+		if (pw[i] != lw)
+			w = &win[lw = pw[i]];
+		if (far && i + AHEAD < n) {
+			const lwin *a = &win[pw[i + AHEAD]];
+			__builtin_prefetch(&a->slots[ph[i + AHEAD] & a->mask]);
+		}
+		mask = w->mask;
+		j = h & mask;
+		for (;;) {
+			x = w->slots[j];
+			if (x == 0)
+				break;
+			id = (int64_t)(uint32_t)x - 1;
+			if ((uint32_t)(x >> 32) == tag && kw[id] == k &&
+			    km[id] == m)
+				break;
+			j = (j + 1) & mask;
+		}
+		if (x == 0) {
+			if ((id = insert(t, lw, &k, m, h)) < 0)
+				return sl_err_nomem(err);
+			kw = t->kw;
+			km = t->km;
+			fl = t->fl;
+		}
+		if (!(fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
+			return sl_err_nomem(err);
+		gids[i] = (int32_t)id;
+	}
+	return 0;
+}
+
+/* The probe of any other table. */
+static int probe_any(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
+{
+	int64_t i;
+	for (i = 0; i < n; i++) {
+		const uint64_t *k = t->pk + (size_t)i * (size_t)t->nw;
+		lwin *w = &t->win[t->pw[i]];
+		uint64_t s, x;
+		int64_t id;
+		if (i + AHEAD < n) {
+			const lwin *a = &t->win[t->pw[i + AHEAD]];
+			__builtin_prefetch(
+			    &a->slots[t->ph[i + AHEAD] & a->mask]);
+		}
+		s = win_find(t, w, t->ph[i], k, t->pm[i]);
+		x = w->slots[s];
+		if (x != 0)
+			id = (int64_t)(uint32_t)x - 1;
+		else if ((id = insert(t, t->pw[i], k, t->pm[i], t->ph[i])) < 0)
+			return sl_err_nomem(err);
+		if (!(t->fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
+			return sl_err_nomem(err);
+		gids[i] = (int32_t)id;
+	}
+	return 0;
+}
+
+int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
+		     int32_t *gids, sl_err *err)
+{
+	int64_t from;
+	int rc;
+	if (n <= 0)
+		return 0;
+	begin_write(t);
+	from = t->dl_n;
+	if (scratch(t, n) < 0)
+		return sl_err_nomem(err);
+	if ((rc = rows_keys(t, cols, n, err)) < 0)
+		return rc;
+	rows_hash(t, n);
+	rc = t->nw == 1 ? probe1(t, n, gids, err) : probe_any(t, n, gids, err);
+	stash_from(t, from); /* before the rows are folded in */
+	return rc;
+}
+
+const int32_t *sl_livetab_dirty(const sl_livetab *t, int64_t *n)
+{
+	*n = t->dirty ? t->dl_n : 0;
+	return t->dl;
+}
+
+bool sl_livetab_is_new(const sl_livetab *t, int32_t id)
+{
+	return (t->fl[id] & FL_NEW) != 0;
+}
+
+/* ------------------------------------------------------ encoding */
+
+static inline unsigned char *put_be64(unsigned char *p, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+/* Entry id's key bytes into p (room for KEY_MAX); returns the length.
+ * The bytes of sl_hash_key_encode (hash.h's layout: a flag byte per
+ * value, integers big-endian with the sign bit flipped, doubles by
+ * their order-preserving bits, a struct's flag then its fields) written
+ * straight from the words: making columns to encode them was most of a
+ * snapshot's time at 1M groups.  t306 holds the two to the same bytes. */
+#define KEY_MAX (19 + 9 * 31)
+
+static size_t encode_entry(const sl_livetab *t, int32_t id, unsigned char *p)
+{
+	const uint64_t *w = t->kw + (size_t)id * (size_t)t->nw;
+	unsigned char *o = p;
+	uint32_t m = t->km[id];
+	int k;
+	if (t->win_i64 && m == 0) { /* window + BIGINT/TIMESTAMP, no NULL */
+		const lwin *win = &t->win[t->wid[id]];
+		p[0] = p[1] = 1;
+		(void)put_be64(p + 2,
+			       (uint64_t)win->start ^ (UINT64_C(1) << 63));
+		p[10] = 1;
+		(void)put_be64(p + 11,
+			       (uint64_t)win->end ^ (UINT64_C(1) << 63));
+		p[19] = 1;
+		(void)put_be64(p + 20, w[0] ^ (UINT64_C(1) << 63));
+		return 28;
+	}
+	for (k = 0; k < t->nkeys; k++) {
+		uint64_t v;
+		uint32_t x;
+		if (m >> k & 1) {
+			*o++ = 0;
+			w += t->kind[k] != K_WIN;
+			continue;
+		}
+		*o++ = 1;
+		switch (t->kind[k]) {
+		case K_WIN: {
+			const lwin *win = &t->win[t->wid[id]];
+			*o++ = 1;
+			o = put_be64(o, (uint64_t)win->start ^
+					    (UINT64_C(1) << 63));
+			*o++ = 1;
+			o = put_be64(o,
+				     (uint64_t)win->end ^ (UINT64_C(1) << 63));
+			continue;
+		}
+		case K_BOOL: *o++ = *w++ != 0; break;
+		case K_I32:
+			x = __builtin_bswap32((uint32_t)*w++ ^
+					      UINT32_C(0x80000000));
+			memcpy(o, &x, 4);
+			o += 4;
+			break;
+		case K_DBL: /* the word is normalised (double_word) */
+			v = *w++;
+			o = put_be64(o, v >> 63 ? ~v : v ^ (UINT64_C(1) << 63));
+			break;
+		default: o = put_be64(o, *w++ ^ (UINT64_C(1) << 63)); break;
+		}
+	}
+	return (size_t)(o - p);
+}
+
+int sl_livetab_encode(sl_livetab *t, const int32_t *ids, int64_t n, sl_buf *out,
+		      int64_t *off, sl_err *err)
+{
+	int64_t i;
+	if (!sl_buf_reserve(out, (size_t)n * KEY_MAX + 1))
+		return sl_err_nomem(err);
+	for (i = 0; i < n; i++) {
+		off[i] = (int64_t)out->len;
+		out->len +=
+		    encode_entry(t, ids[i], (unsigned char *)out->p + out->len);
+	}
+	off[n] = (int64_t)out->len;
+	out->p[out->len] = '\0';
+	return 0;
+}
+
+size_t sl_livetab_value(const sl_livetab *t, int32_t id, unsigned char *p)
+{
+	size_t at = 0;
+	int i;
+	for (i = 0; i < t->naggs; i++)
+		at += sl_agg_save_raw(t->aggs[i], id, p + at);
+	return at;
+}
+
+/* fn(ud, key, klen, val, vlen) for entries ids[0..n). */
+static int visit_ids(sl_livetab *t, const int32_t *ids, int64_t n,
+		     sl_state_fn fn, void *ud)
+{
+	unsigned char k[KEY_MAX], *v = malloc(t->vmax + 1);
+	int64_t i;
+	int rc = 0;
+	if (v == NULL)
+		return SL_ENOMEM;
+	for (i = 0; i < n && rc == 0; i++) {
+		size_t kl = encode_entry(t, ids[i], k);
+		size_t vl = sl_livetab_value(t, ids[i], v);
+		rc = fn(ud, k, kl, v, vl);
+	}
+	free(v);
+	return rc;
+}
+
+/* fn for the entries of the windows in state `state`, in id order: the
+ * entries' arrays are read front to back (slot order read them at
+ * random: a snapshot of 1M groups took three times as long). */
+#define VISIT_CHUNK 1024
+
+static int visit_state(sl_livetab *t, int state, sl_state_fn fn, void *ud)
+{
+	int32_t ids[VISIT_CHUNK];
+	int64_t id;
+	int m = 0, rc = 0;
+	for (id = 0; id < t->n && rc == 0; id++) {
+		if (!(t->fl[id] & FL_LIVE) || t->win[t->wid[id]].state != state)
+			continue;
+		ids[m++] = (int32_t)id;
+		if (m == VISIT_CHUNK) {
+			rc = visit_ids(t, ids, m, fn, ud);
+			m = 0;
+		}
+	}
+	return rc == 0 && m > 0 ? visit_ids(t, ids, m, fn, ud) : rc;
+}
+
+static int lt_foreach(void *impl, sl_state_fn fn, void *ud)
+{
+	return visit_state(impl, W_LIVE, fn, ud);
+}
+
+static int lt_foreach_delta(void *impl, sl_state_fn fn, void *ud)
+{
+	sl_livetab *t = impl;
+	int32_t *ids;
+	int64_t i, m = 0;
+	size_t p = 0;
+	int rc;
+	if (!t->has_delta)
+		return 0;
+	while (p < t->rm.len) {
+		uint32_t kl;
+		memcpy(&kl, t->rm.p + p, sizeof kl);
+		if ((rc = fn(ud, t->rm.p + p + sizeof kl, kl, NULL, 0)) != 0)
+			return rc;
+		p += sizeof kl + kl;
+	}
+	if ((ids = malloc((size_t)t->dl_n * sizeof *ids + 1)) == NULL)
+		return SL_ENOMEM;
+	for (i = 0; i < t->dl_n; i++) {
+		int32_t id = t->dl[i];
+		if ((t->fl[id] & FL_LIVE) && t->wid[id] >= 0 &&
+		    t->win[t->wid[id]].state == W_LIVE)
+			ids[m++] = id;
+	}
+	rc = visit_ids(t, ids, m, fn, ud);
+	free(ids);
+	return rc;
+}
+
+/* ------------------------------------------------------ eviction */
+
+static int rm_key(sl_livetab *t, const void *k, size_t kl)
+{
+	uint32_t l = (uint32_t)kl;
+	sl_buf_add(&t->rm, &l, sizeof l);
+	sl_buf_add(&t->rm, k, kl);
+	return sl_buf_failed(&t->rm) ? SL_ENOMEM : 0;
+}
+
+struct evctx {
+	sl_livetab *t;
+	sl_state_fn fn;
+	void *ud;
+};
+
+static int evict_rec(void *ud, const void *k, size_t kl, const void *v,
+		     size_t vl)
+{
+	struct evctx *e = ud;
+	if (rm_key(e->t, k, kl) < 0)
+		return SL_ENOMEM;
+	return e->fn != NULL ? e->fn(e->ud, k, kl, v, vl) : 0;
+}
+
+int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
+			 sl_state_fn fn, void *fud, sl_err *err)
+{
+	struct evctx e;
+	int64_t total = 0;
+	int i, rc;
+	e.t = t;
+	e.fn = fn;
+	e.ud = fud;
+	for (i = 0; i < t->nwin; i++) {
+		lwin *w = &t->win[i];
+		if (w->state != W_LIVE || w->null || !due(ud, w->start, w->end))
+			continue;
+		w->state = W_EVICTING;
+		total += w->n;
+	}
+	if (total == 0)
+		return 0;
+	begin_write(t);
+	rc = visit_state(t, W_EVICTING, evict_rec, &e);
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].state == W_EVICTING)
+			t->win[i].state = rc < 0 ? W_LIVE : W_GONE;
+	if (rc < 0)
+		return sl_err_nomem(err); /* the batch aborts: rm goes */
+	t->nremoved += total;
+	return total;
+}
+
+int64_t sl_livetab_min_end(const sl_livetab *t)
+{
+	int64_t m = INT64_MAX;
+	int i;
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].state == W_LIVE && !t->win[i].null &&
+		    t->win[i].end < m)
+			m = t->win[i].end;
+	return m;
+}
+
+/* ------------------------------------------------------ by key bytes */
+
+/* Key bytes back into t->dec, then words k and mask m, and the window;
+ * *wi = -1 when that window is not open (and !make). */
+static int decode_key(sl_livetab *t, const void *key, size_t klen, uint64_t *k,
+		      uint32_t *m, int *wi, bool make, sl_err *err)
+{
+	sl_col *wc;
+	int c, j, rc;
+	for (c = 0; c < t->nkeys; c++) {
+		sl_col *d = t->dec[c];
+		int f;
+		if (d->nulls != NULL)
+			d->nulls[0] = 0;
+		for (f = 0; f < d->nchild; f++)
+			if (d->child[f]->nulls != NULL)
+				d->child[f]->nulls[0] = 0;
+	}
+	if ((rc = sl_hash_key_decode(t->dec, t->nkeys, 0, key, klen, NULL,
+				     err)) < 0)
+		return rc;
+	*m = 0;
+	for (c = 0, j = 0; c < t->nkeys; c++)
+		if (c != t->wkey)
+			col_words(t->dec[c], 1, k, t->nw, j++, m, c);
+	wc = t->dec[t->wkey];
+	if (sl_col_isnull(wc, 0))
+		*m |= 1u << t->wkey;
+	if (make) {
+		*wi = win_get(t, sl_col_isnull(wc, 0),
+			      sl_col_i64(wc->child[0])[0],
+			      sl_col_i64(wc->child[1])[0]);
+		return *wi < 0 ? sl_err_nomem(err) : 0;
+	}
+	for (*wi = 0; *wi < t->nwin; (*wi)++) {
+		const lwin *w = &t->win[*wi];
+		if (w->state == W_LIVE && w->null == sl_col_isnull(wc, 0) &&
+		    (w->null || (w->start == sl_col_i64(wc->child[0])[0] &&
+				 w->end == sl_col_i64(wc->child[1])[0])))
+			return 0;
+	}
+	*wi = -1;
+	return 0;
+}
+
+static int lt_put(void *impl, const void *key, size_t klen, const void *val,
+		  size_t vlen, sl_err *err)
+{
+	sl_livetab *t = impl;
+	uint64_t k[32], h, s;
+	uint32_t m;
+	int wi, rc, i;
+	int64_t id;
+	size_t at = 0, used;
+	begin_write(t);
+	if ((rc = decode_key(t, key, klen, k, &m, &wi, true, err)) < 0)
+		return rc;
+	h = hash_words(k, t->nw, m);
+	s = win_find(t, &t->win[wi], h, k, m);
+	if (t->win[wi].slots[s] != 0)
+		id = (int64_t)(uint32_t)t->win[wi].slots[s] - 1;
+	else if ((id = insert(t, wi, k, m, h)) < 0)
+		return sl_err_nomem(err);
+	if (!(t->fl[id] & FL_TCH)) {
+		if (touch_new(t, (int32_t)id) < 0)
+			return sl_err_nomem(err);
+		stash_from(t, t->dl_n - 1);
+	}
+	for (i = 0; i < t->naggs; i++) {
+		(void)sl_agg_forget(t->aggs[i], id);
+		if ((rc = sl_agg_merge(t->aggs[i], id,
+				       (const unsigned char *)val + at,
+				       vlen - at, &used, err)) < 0)
+			return rc;
+		at += used;
+	}
+	return 0;
+}
+
+static int lt_remove(void *impl, const void *key, size_t klen)
+{
+	sl_livetab *t = impl;
+	uint64_t k[32], s;
+	uint32_t m;
+	int wi;
+	int32_t id;
+	lwin *w;
+	begin_write(t);
+	if (decode_key(t, key, klen, k, &m, &wi, false, NULL) < 0 || wi < 0)
+		return 0;
+	w = &t->win[wi];
+	s = win_find(t, w, hash_words(k, t->nw, m), k, m);
+	if (w->slots[s] == 0)
+		return 0;
+	id = (int32_t)(uint32_t)w->slots[s] - 1;
+	if (t->rmid_n == t->rmid_cap) {
+		int64_t c = t->rmid_cap ? 2 * t->rmid_cap : 256;
+		if (grow_arr(&t->rmids, 4, c) < 0)
+			return SL_ENOMEM;
+		t->rmid_cap = c;
+	}
+	if (rm_key(t, key, klen) < 0)
+		return SL_ENOMEM;
+	win_remove_slot(w, s);
+	t->fl[id] &= (uint8_t)~FL_LIVE;
+	t->rmids[t->rmid_n++] = id;
+	t->nremoved++;
+	return 1;
+}
+
+static const sl_state_provider live_pv = {
+	.name = "live",
+	.version = lt_version,
+	.get = NULL,
+	.put = lt_put,
+	.remove = lt_remove,
+	.foreach = lt_foreach,
+	.foreach_delta = lt_foreach_delta,
+	.commit = lt_commit,
+	.abort = lt_abort,
+	.reset = lt_reset,
+	.set_version = lt_set_version,
+	.num_rows = lt_num_rows,
+	.num_updated = lt_num_updated,
+	.num_removed = lt_num_removed,
+	.memory = lt_memory,
+	.free = lt_free,
+};

@@ -1,0 +1,427 @@
+/*
+ * op_stream_live: the streaming aggregate's live path (op_stream.c is the
+ * operator; exec/livetab.h the table).  For an eligible plan (a watermarked
+ * time window + fixed-width group columns, fixed-size aggregation buffers,
+ * Append or Update mode, no slicing) the operator's store is a typed live
+ * table, and a micro-batch's rows probe it once each and fold straight
+ * into the aggregation buffers that live across batches: no batch-local
+ * hash aggregate, no per-group encode / hash / find / merge / put.  What
+ * the user sees is the byte store path's: the same rows in the same order
+ * (Update: the batch's groups by encoded key; Append: a closing window's
+ * groups by encoded key), the same late-row handling and counts, the same
+ * progress numbers (numRowsUpdated: the groups the batch changed), the same
+ * STATE_ROW feed events, and checkpoint files with the same records
+ * (livetab.h: their order differs), so either path restores the other's.
+ *
+ * Test switch: STREAMLAB_STATE_PROVIDER=bytes keeps every aggregation on
+ * the byte store (the differential tests run both; README's test notes).
+ *
+ * Late rows: a row whose window end is <= the late watermark is dropped;
+ * the batch's distinct late groups are counted in a small group table
+ * (Spark counts after its partial aggregate, as the byte store path does
+ * from its batch-local groups) and the rows logged as there.
+ */
+#include "exec/op_stream_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/feed.h"
+#include "exec/agg.h"
+#include "exec/stream_int.h"
+
+int sl_sagg_live_setup(sl_op *op, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	saggst *st = op->state;
+	const char *sw = getenv("STREAMLAB_STATE_PROVIDER");
+	sl_type *kt[32];
+	sl_agg **aggs;
+	sl_livetab *lt;
+	int k;
+	if ((sw != NULL && strcmp(sw, "bytes") == 0) || !st->evicts ||
+	    st->slicing || p->nkeys > 31 || p->nkeys < 1 ||
+	    (st->et.kind != SL_ET_WCOL && st->et.kind != SL_ET_WCALL) ||
+	    (st->ctx->mode != SL_MODE_APPEND &&
+	     st->ctx->mode != SL_MODE_UPDATE))
+		return 0;
+	for (k = 0; k < p->nkeys; k++)
+		kt[k] = p->keys[k]->rtype;
+	if ((aggs = sl_sagg_new_aggs(p, err)) == NULL)
+		return err ? err->code : SL_ENOMEM;
+	if (!sl_livetab_eligible(kt, p->nkeys, st->et.key, aggs, p->naggs)) {
+		for (k = 0; k < p->naggs; k++)
+			sl_agg_free(aggs[k]);
+		free(aggs);
+		return 0;
+	}
+	if ((lt = sl_livetab_new(kt, p->nkeys, st->et.key, aggs, p->naggs,
+				 err)) == NULL)
+		return err ? err->code : SL_ENOMEM;
+	sl_state_free(st->sf.store);
+	st->sf.store = sl_livetab_store(lt);
+	st->live = lt;
+	st->scan_evict = false;
+	return 0;
+}
+
+void sl_sagg_live_clear(saggst *st)
+{
+	if (st->late != NULL && sl_hash_groups_clear(st->late) < 0) {
+		sl_hash_groups_free(st->late);
+		st->late = NULL;
+	}
+}
+
+/* Key column k of `in` (a new reference). */
+static sl_col *eval_col(const sl_expr *x, sl_batch *in, sl_err *err)
+{
+	sl_col *c = x->kind == SL_X_COL ? sl_col_ref(in->cols[x->idx])
+					: sl_expr_eval(x, in, err);
+	if (c == NULL && err != NULL && err->code == 0)
+		sl_err_nomem(err);
+	return c;
+}
+
+/* The late rows of `in` (late[i]) into the batch's late groups. */
+static int count_late(sl_op *op, sl_batch *in, const uint8_t *late,
+		      int64_t nlate, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	saggst *st = op->state;
+	int64_t *idx = malloc((size_t)nlate * sizeof *idx + 1), i, m = 0;
+	int32_t *g = malloc((size_t)nlate * sizeof *g + 1);
+	sl_col *kc[32] = { 0 };
+	sl_batch *lb = NULL;
+	int k, rc = 0;
+	if (idx == NULL || g == NULL) {
+		rc = sl_err_nomem(err);
+		goto out;
+	}
+	for (i = 0; i < in->nrows; i++)
+		if (late[i])
+			idx[m++] = i;
+	if ((lb = sl_batch_take(in, idx, m)) == NULL) {
+		rc = sl_err_nomem(err);
+		goto out;
+	}
+	if (st->late == NULL) {
+		sl_type *kt[32];
+		for (k = 0; k < p->nkeys; k++)
+			kt[k] = p->keys[k]->rtype;
+		if ((st->late = sl_hash_groups_new(kt, p->nkeys, err)) ==
+		    NULL) {
+			rc = err ? err->code : SL_ENOMEM;
+			goto out;
+		}
+	}
+	for (k = 0; k < p->nkeys && rc == 0; k++)
+		if ((kc[k] = eval_col(p->keys[k], lb, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+	if (rc == 0)
+		rc = sl_hash_groups_insert(st->late, kc, m, false, g, err);
+out:
+	for (k = 0; k < p->nkeys; k++)
+		sl_col_free(kc[k]);
+	sl_batch_free(lb);
+	free(idx);
+	free(g);
+	return rc;
+}
+
+/* Probe the rows of `in` and fold them into the table's aggregates. */
+static int live_fold(sl_op *op, sl_batch *in, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	saggst *st = op->state;
+	sl_agg **aggs = sl_livetab_aggs(st->live);
+	sl_col *kc[32] = { 0 }, *args[8];
+	int i, j, k, rc = 0;
+	if (in->nrows == 0)
+		return 0;
+	if (in->nrows > st->gcap) {
+		free(st->gids);
+		st->gids = malloc((size_t)in->nrows * sizeof *st->gids);
+		st->gcap = st->gids ? in->nrows : 0;
+		if (st->gids == NULL)
+			return sl_err_nomem(err);
+	}
+	for (k = 0; k < p->nkeys && rc == 0; k++)
+		if ((kc[k] = eval_col(p->keys[k], in, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+	if (rc == 0)
+		rc = sl_livetab_probe(st->live, kc, in->nrows, st->gids, err);
+	for (k = 0; k < p->nkeys; k++)
+		sl_col_free(kc[k]);
+	for (i = 0; i < p->naggs && rc == 0; i++) {
+		const sl_aggspec *s = &p->aggs[i];
+		for (j = 0; j < s->nargs && j < 8 && rc == 0; j++)
+			if ((args[j] = eval_col(s->args[j], in, err)) == NULL) {
+				while (j-- > 0)
+					sl_col_free(args[j]);
+				return err ? err->code : SL_ENOMEM;
+			}
+		rc = sl_agg_update(aggs[i], st->gids, in->nrows,
+				   sl_livetab_cap(st->live), args, err);
+		for (j = 0; j < s->nargs && j < 8; j++)
+			sl_col_free(args[j]);
+	}
+	return rc;
+}
+
+int sl_sagg_live_push(sl_op *op, sl_batch *in, sl_err *err)
+{
+	saggst *st = op->state;
+	int64_t *v, nlate, i, m = 0, *keep;
+	uint8_t *late;
+	sl_batch *kept;
+	int rc;
+	if (st->ctx->wm_late_us == INT64_MIN ||
+	    sl_sagg_min_time(st, in) > st->ctx->wm_late_us)
+		return live_fold(op, in, err);
+	v = malloc((size_t)in->nrows * sizeof *v + 1);
+	late = malloc((size_t)in->nrows + 1);
+	keep = malloc((size_t)in->nrows * sizeof *keep + 1);
+	if (v == NULL || late == NULL || keep == NULL) {
+		free(v);
+		free(late);
+		free(keep);
+		return sl_err_nomem(err);
+	}
+	nlate = sl_sagg_row_times(st, in, st->ctx->wm_late_us, v, late);
+	if (nlate == 0) {
+		rc = live_fold(op, in, err);
+		goto out;
+	}
+	for (i = 0; i < in->nrows; i++)
+		if (!late[i])
+			keep[m++] = i;
+	kept = sl_batch_take(in, keep, m);
+	rc = kept == NULL ? sl_err_nomem(err) : live_fold(op, kept, err);
+	sl_batch_free(kept);
+	if (rc == 0)
+		rc = count_late(op, in, late, nlate, err);
+	if (rc == 0) {
+		st->late_rows = true;
+		sl_sagg_log_late_rows(op, in, v, late);
+	}
+out:
+	free(v);
+	free(late);
+	free(keep);
+	return rc;
+}
+
+/* ---- entries as rows ---- */
+
+/* Entries ids[0..n) as kents over keys (encoded) and vals (their
+ * buffers, vmax bytes apart). */
+static int live_kents(saggst *st, const int32_t *ids, int64_t n, sl_buf *keys,
+		      sl_buf *vals, kents *l, sl_err *err)
+{
+	size_t vmax = sl_livetab_vmax(st->live);
+	int64_t *off = malloc((size_t)(n + 1) * sizeof *off), i;
+	int rc;
+	if (off == NULL)
+		return sl_err_nomem(err);
+	rc = sl_livetab_encode(st->live, ids, n, keys, off, err);
+	if (rc == 0 && !sl_buf_reserve(vals, (size_t)n * vmax + 1))
+		rc = sl_err_nomem(err);
+	for (i = 0; i < n && rc == 0; i++) {
+		unsigned char *vp = (unsigned char *)vals->p + (size_t)i * vmax;
+		size_t vl = sl_livetab_value(st->live, ids[i], vp);
+		if (sl_sagg_kents_add(l, keys->p + off[i],
+				      (size_t)(off[i + 1] - off[i]), vp,
+				      vl) < 0)
+			rc = sl_err_nomem(err);
+		else
+			l->e[l->n - 1].g = ids[i];
+	}
+	free(off);
+	return rc;
+}
+
+/* STATE_ROW events for the batch's first groups (as feed_groups): their
+ * keys and aggregates decoded from the table, OPEN for a new one. */
+static int live_feed(sl_op *op, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	saggst *st = op->state;
+	int64_t n, r;
+	const int32_t *ids = sl_livetab_dirty(st->live, &n);
+	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc), **ac = NULL;
+	sl_agg **aggs = NULL;
+	sl_buf keys, vals, k, v;
+	kents l;
+	int i, rc = 0;
+	memset(&l, 0, sizeof l);
+	sl_buf_init(&keys);
+	sl_buf_init(&vals);
+	sl_buf_init(&k);
+	sl_buf_init(&v);
+	if (n > SL_FEED_ROWS_PER_BATCH)
+		n = SL_FEED_ROWS_PER_BATCH;
+	if (kc == NULL ||
+	    (ac = calloc((size_t)p->naggs + 1, sizeof *ac)) == NULL) {
+		rc = sl_err_nomem(err);
+		goto out;
+	}
+	if ((aggs = sl_sagg_new_aggs(p, err)) == NULL) {
+		rc = err ? err->code : SL_ENOMEM;
+		goto out;
+	}
+	if ((rc = live_kents(st, ids, n, &keys, &vals, &l, err)) < 0)
+		goto out;
+	for (i = 0; i < p->nkeys && rc == 0; i++)
+		if ((kc[i] = sl_col_new(p->keys[i]->rtype, n)) == NULL)
+			rc = sl_err_nomem(err);
+	for (r = 0; r < n && rc == 0; r++) {
+		size_t at = 0, used;
+		rc = sl_hash_key_decode(kc, p->nkeys, r, l.e[r].k, l.e[r].klen,
+					NULL, err);
+		for (i = 0; i < p->naggs && rc == 0; i++) {
+			rc = sl_agg_merge(aggs[i], r, l.e[r].v + at,
+					  l.e[r].vlen - at, &used, err);
+			at += used;
+		}
+	}
+	for (i = 0; i < p->naggs && rc == 0; i++)
+		if ((ac[i] = sl_agg_result(aggs[i], 0, n, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+	for (r = 0; r < n && rc == 0; r++) {
+		sl_buf_clear(&k);
+		sl_buf_clear(&v);
+		sl_stream_row_text(kc, p->nkeys, r, &k);
+		sl_stream_row_text(ac, p->naggs, r, &v);
+		sl_stream_state_event(
+		    st->ctx, st->sf.name, sl_buf_cstr(&k), sl_buf_cstr(&v),
+		    sl_livetab_is_new(st->live, ids[r]) ? "OPEN" : "UPDATED");
+	}
+out:
+	sl_sagg_free_cols(kc, kc ? p->nkeys : 0);
+	sl_sagg_free_cols(ac, ac ? p->naggs : 0);
+	for (i = 0; aggs && i < p->naggs; i++)
+		sl_agg_free(aggs[i]);
+	free(aggs);
+	free(l.e);
+	sl_buf_release(&keys);
+	sl_buf_release(&vals);
+	sl_buf_release(&k);
+	sl_buf_release(&v);
+	return rc;
+}
+
+/* Update mode: the batch's groups, in key order. */
+static int live_update_rows(sl_op *op, sl_batch **o, sl_err *err)
+{
+	saggst *st = op->state;
+	int64_t n;
+	const int32_t *ids = sl_livetab_dirty(st->live, &n);
+	sl_buf keys, vals;
+	kents l;
+	int rc;
+	if (n == 0)
+		return 0;
+	memset(&l, 0, sizeof l);
+	sl_buf_init(&keys);
+	sl_buf_init(&vals);
+	rc = live_kents(st, ids, n, &keys, &vals, &l, err);
+	if (rc == 0) {
+		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
+		if ((*o = sl_sagg_decode_rows(op, l.e, l.n, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+	}
+	free(l.e);
+	sl_buf_release(&keys);
+	sl_buf_release(&vals);
+	return rc;
+}
+
+/* ---- eviction ---- */
+
+static bool live_due(void *ud, int64_t start, int64_t end)
+{
+	(void)start;
+	return end <= *(const int64_t *)ud;
+}
+
+typedef struct evk {
+	sl_buf *b;
+	kents *l;
+} evk;
+
+/* An evicted entry: its key and value copied (the table's bytes are
+ * scratch), listed by offset until the copying is done. */
+static int evicted(void *ud, const void *key, size_t klen, const void *val,
+		   size_t vlen)
+{
+	evk *e = ud;
+	if (sl_sagg_kents_add(e->l, NULL, klen, NULL, vlen) < 0)
+		return SL_ENOMEM;
+	e->l->e[e->l->n - 1].g = (int64_t)e->b->len;
+	sl_buf_add(e->b, key, klen);
+	sl_buf_add(e->b, val, vlen);
+	return sl_buf_failed(e->b) ? SL_ENOMEM : 0;
+}
+
+/* The windows the eviction watermark closes leave the table whole;
+ * with out (Append) their groups are the output, in key order. */
+static int live_evict(sl_op *op, sl_batch **out, sl_err *err)
+{
+	saggst *st = op->state;
+	int64_t lim = st->ctx->wm_evict_us, n, i;
+	bool want = out != NULL || sl_stream_wants_rows(st->ctx);
+	sl_batch *o = NULL;
+	sl_buf vals;
+	kents l;
+	evk e;
+	int rc = 0;
+	if (lim == INT64_MIN)
+		return 0;
+	st->last_evict_us = lim;
+	if (sl_livetab_min_end(st->live) > lim)
+		return 0;
+	memset(&l, 0, sizeof l);
+	sl_buf_init(&vals);
+	e.b = &vals;
+	e.l = &l;
+	n = sl_livetab_evict(st->live, live_due, &lim, want ? evicted : NULL,
+			     &e, err);
+	if (n < 0)
+		rc = (int)n;
+	for (i = 0; rc == 0 && i < l.n; i++) { /* offsets -> pointers */
+		l.e[i].k = (const unsigned char *)vals.p + l.e[i].g;
+		l.e[i].v = l.e[i].k + l.e[i].klen;
+	}
+	if (rc == 0 && l.n > 0) {
+		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
+		if ((o = sl_sagg_decode_rows(op, l.e, l.n, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+		sl_sagg_feed_evicted(op, o,
+				     out != NULL ? "EMITTED" : "EVICTED");
+		if (out != NULL)
+			*out = o;
+		else
+			sl_batch_free(o);
+	}
+	free(l.e);
+	sl_buf_release(&vals);
+	return rc;
+}
+
+int sl_sagg_live_finish(sl_op *op, sl_batch **o, sl_err *err)
+{
+	saggst *st = op->state;
+	int rc = 0;
+	*o = NULL;
+	st->nlate = st->late != NULL ? sl_hash_groups_count(st->late) : 0;
+	st->sf.dropped += st->nlate;
+	if (sl_stream_wants_rows(st->ctx) && (rc = live_feed(op, err)) < 0)
+		return rc;
+	if (st->ctx->mode == SL_MODE_UPDATE) {
+		if ((rc = live_update_rows(op, o, err)) < 0)
+			return rc;
+		return live_evict(op, NULL, err);
+	}
+	return live_evict(op, o, err);
+}

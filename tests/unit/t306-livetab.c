@@ -1,0 +1,487 @@
+/* t306-livetab: the typed live table (exec/livetab.h) against the byte
+ * store driven the old way (a batch-local hash aggregate, then each group
+ * encoded, merged with its stored buffer and put back, eviction by
+ * remove_if): random batches of rows (window + BIGINT + BOOLEAN keys with
+ * NULLs, a NULL window now and then; count(*), sum(DOUBLE), max(BIGINT)),
+ * random aborts.  After every batch both stores hold the same records
+ * (sorted) in their delta and their snapshot, the same counts; an abort
+ * gives back exactly the previous snapshot; a restore (snapshot, then
+ * deltas, through sl_state_put/remove) round-trips; eviction takes a
+ * window whole. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/batch.h"
+#include "core/buf.h"
+#include "exec/agg.h"
+#include "exec/hash.h"
+#include "exec/livetab.h"
+#include "state/state.h"
+#include "tap.h"
+
+static uint64_t rng = 7;
+static sl_err err;
+
+static uint32_t rnd(void)
+{
+	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(rng >> 33);
+}
+
+#define NK   3
+#define NA   3
+#define MIN_ 60000000LL
+
+static sl_type *types[NK];
+
+static sl_agg **new_aggs(void)
+{
+	sl_agg **a = calloc(NA, sizeof *a);
+	sl_type *d = sl_type_prim(SL_DOUBLE), *l = sl_type_prim(SL_BIGINT);
+	a[0] = sl_agg_new("count", false, true, NULL, 0, 0, &err);
+	a[1] = sl_agg_new("sum", false, false, &d, 1, 0, &err);
+	a[2] = sl_agg_new("max", false, false, &l, 1, 0, &err);
+	return a;
+}
+
+static void free_aggs(sl_agg **a)
+{
+	int i;
+	for (i = 0; i < NA; i++)
+		sl_agg_free(a[i]);
+	free(a);
+}
+
+/* ---- records, sorted, to compare two stores ---- */
+
+typedef struct rec {
+	char *k, *v;
+	size_t kl, vl;
+	bool del;
+} rec;
+
+typedef struct recs {
+	rec *r;
+	int64_t n, cap;
+} recs;
+
+static int add_rec(void *ud, const void *k, size_t kl, const void *v,
+		   size_t vl)
+{
+	recs *l = ud;
+	rec *r;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->r = realloc(l->r, (size_t)l->cap * sizeof *l->r);
+	}
+	r = &l->r[l->n++];
+	r->k = malloc(kl + 1);
+	memcpy(r->k, k, kl);
+	r->kl = kl;
+	r->del = v == NULL;
+	r->vl = v ? vl : 0;
+	r->v = malloc(r->vl + 1);
+	if (v)
+		memcpy(r->v, v, vl);
+	return 0;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const rec *x = a, *y = b;
+	size_t m = x->kl < y->kl ? x->kl : y->kl;
+	int c = memcmp(x->k, y->k, m);
+	if (c || x->kl != y->kl)
+		return c ? c : (x->kl < y->kl ? -1 : 1);
+	if (x->del != y->del)
+		return x->del ? -1 : 1;
+	m = x->vl < y->vl ? x->vl : y->vl;
+	c = memcmp(x->v, y->v, m);
+	return c ? c : (x->vl > y->vl) - (x->vl < y->vl);
+}
+
+static void recs_free(recs *l)
+{
+	int64_t i;
+	for (i = 0; i < l->n; i++) {
+		free(l->r[i].k);
+		free(l->r[i].v);
+	}
+	free(l->r);
+	memset(l, 0, sizeof *l);
+}
+
+static void take(sl_state *s, bool delta, recs *l)
+{
+	memset(l, 0, sizeof *l);
+	if (delta)
+		sl_state_foreach_delta(s, add_rec, l);
+	else
+		sl_state_foreach(s, add_rec, l);
+	if (l->n > 1)
+		qsort(l->r, (size_t)l->n, sizeof *l->r, rec_cmp);
+}
+
+static bool recs_eq(const recs *a, const recs *b)
+{
+	int64_t i;
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (rec_cmp(&a->r[i], &b->r[i]) != 0)
+			return false;
+	return true;
+}
+
+static bool same_records(sl_state *a, sl_state *b, bool delta)
+{
+	recs x, y;
+	bool eq;
+	take(a, delta, &x);
+	take(b, delta, &y);
+	eq = recs_eq(&x, &y);
+	if (!eq)
+		diag("%s: %lld records vs %lld", delta ? "delta" : "snapshot",
+		     (long long)x.n, (long long)y.n);
+	recs_free(&x);
+	recs_free(&y);
+	return eq;
+}
+
+/* ---- a batch ---- */
+
+typedef struct rows {
+	sl_col *kc[NK], *amt, *v;
+	int64_t n;
+} rows;
+
+/* n rows over windows [w0, w0 + nwin) of a minute, keys in [0, nkeys). */
+static void make_rows(rows *b, int64_t n, int64_t w0, int nwin, int nkeys)
+{
+	int64_t i;
+	b->n = n;
+	b->kc[0] = sl_col_new(types[0], n);
+	b->kc[1] = sl_col_new(types[1], n);
+	b->kc[2] = sl_col_new(types[2], n);
+	b->amt = sl_col_new(sl_type_prim(SL_DOUBLE), n);
+	b->v = sl_col_new(sl_type_prim(SL_BIGINT), n);
+	for (i = 0; i < n; i++) {
+		uint32_t r = rnd();
+		int64_t s = (w0 + (int64_t)(rnd() % (uint32_t)nwin)) * MIN_;
+		sl_col_i64(b->kc[0]->child[0])[i] = s;
+		sl_col_i64(b->kc[0]->child[1])[i] = s + MIN_;
+		if (r % 97 == 0) { /* as window() of a NULL time: zeros */
+			sl_col_i64(b->kc[0]->child[0])[i] = 0;
+			sl_col_i64(b->kc[0]->child[1])[i] = 0;
+			sl_col_set_null(b->kc[0], i);
+		}
+		sl_col_i64(b->kc[1])[i] = (int64_t)(rnd() % (uint32_t)nkeys) - 3;
+		if (r % 41 == 1)
+			sl_col_set_null(b->kc[1], i);
+		sl_col_u8(b->kc[2])[i] = rnd() % 2;
+		if (r % 53 == 2)
+			sl_col_set_null(b->kc[2], i);
+		sl_col_f64(b->amt)[i] = (double)(rnd() % 1000) / 8;
+		if (r % 13 == 3)
+			sl_col_set_null(b->amt, i);
+		sl_col_i64(b->v)[i] = (int64_t)(rnd() % 100000) - 500;
+	}
+}
+
+static void rows_free(rows *b)
+{
+	int k;
+	for (k = 0; k < NK; k++)
+		sl_col_free(b->kc[k]);
+	sl_col_free(b->amt);
+	sl_col_free(b->v);
+}
+
+static int fold(sl_agg **a, const int32_t *gids, const rows *b, int64_t ng)
+{
+	sl_col *none[1] = { NULL }, *amt[1], *v[1];
+	amt[0] = b->amt;
+	v[0] = b->v;
+	if (sl_agg_update(a[0], gids, b->n, ng, none, &err) < 0 ||
+	    sl_agg_update(a[1], gids, b->n, ng, amt, &err) < 0 ||
+	    sl_agg_update(a[2], gids, b->n, ng, v, &err) < 0)
+		return -1;
+	return 0;
+}
+
+/* The old path: batch-local aggregate, then merge into the byte store. */
+static int old_batch(sl_state *s, const rows *b)
+{
+	sl_hash_groups *t = sl_hash_groups_new(types, NK, &err);
+	sl_agg **a = new_aggs();
+	int32_t *gids = malloc((size_t)b->n * sizeof *gids);
+	sl_col *kc[NK];
+	sl_buf keys, vb;
+	int64_t *off, g, n;
+	int i, k, rc = 0;
+	sl_hash_groups_insert(t, (sl_col **)b->kc, b->n, false, gids, &err);
+	n = sl_hash_groups_count(t);
+	fold(a, gids, b, n);
+	for (k = 0; k < NK; k++)
+		kc[k] = sl_hash_groups_key(t, k, 0, n, &err);
+	off = malloc((size_t)(n + 1) * sizeof *off);
+	sl_buf_init(&keys);
+	sl_buf_init(&vb);
+	sl_hash_keys_encode(kc, NK, n, &keys, off);
+	for (i = 0; i < NA; i++)
+		sl_agg_reserve(a[i], n, &err);
+	for (g = 0; g < n && rc == 0; g++) {
+		const char *key = keys.p + off[g];
+		size_t kl = (size_t)(off[g + 1] - off[g]), vl = 0, at = 0, used;
+		const unsigned char *old = sl_state_get(s, key, kl, &vl);
+		unsigned char out[64];
+		size_t ol = 0;
+		for (i = 0; i < NA; i++) {
+			if (old == NULL)
+				ol += sl_agg_save_raw(a[i], g, out + ol);
+			else {
+				int w = sl_agg_merge_raw(a[i], g, old + at,
+							 vl - at, &used,
+							 out + ol, &err);
+				ol += (size_t)w;
+				at += used;
+			}
+		}
+		rc = sl_state_put(s, key, kl, out, ol, &err);
+	}
+	for (k = 0; k < NK; k++)
+		sl_col_free(kc[k]);
+	free(off);
+	sl_buf_release(&keys);
+	sl_buf_release(&vb);
+	free(gids);
+	free_aggs(a);
+	sl_hash_groups_free(t);
+	return rc;
+}
+
+static int new_batch(sl_livetab *lt, const rows *b)
+{
+	int32_t *gids = malloc((size_t)b->n * sizeof *gids);
+	int rc = sl_livetab_probe(lt, (sl_col **)b->kc, b->n, gids, &err);
+	if (rc == 0)
+		rc = fold(sl_livetab_aggs(lt), gids, b, sl_livetab_cap(lt));
+	free(gids);
+	return rc;
+}
+
+/* ---- eviction ---- */
+
+static int64_t evict_wm;
+
+static bool due(void *ud, int64_t start, int64_t end)
+{
+	(void)ud;
+	(void)start;
+	return end <= evict_wm;
+}
+
+/* The old eviction: entries whose window end <= evict_wm (decoded). */
+static int old_due(void *ud, const void *k, size_t kl, const void *v,
+		   size_t vl)
+{
+	sl_col **dc = ud;
+	(void)v;
+	(void)vl;
+	if (dc[0]->nulls)
+		dc[0]->nulls[0] = 0;
+	sl_hash_key_decode(dc, NK, 0, k, kl, NULL, NULL);
+	return !sl_col_isnull(dc[0], 0) &&
+	       sl_col_i64(dc[0]->child[1])[0] <= evict_wm;
+}
+
+static int count_rec(void *ud, const void *k, size_t kl, const void *v,
+		     size_t vl)
+{
+	(void)k;
+	(void)kl;
+	(void)v;
+	(void)vl;
+	(*(int64_t *)ud)++;
+	return 0;
+}
+
+static sl_col *dcols[NK];
+
+/* ---- restore ---- */
+
+static int put_rec(void *ud, const void *k, size_t kl, const void *v,
+		   size_t vl)
+{
+	if (v == NULL)
+		return sl_state_remove(ud, k, kl) < 0;
+	return sl_state_put(ud, k, kl, v, vl, &err) < 0;
+}
+
+static sl_livetab *new_table(void)
+{
+	return sl_livetab_new(types, NK, 0, new_aggs(), NA, &err);
+}
+
+static void test_random(void)
+{
+	sl_state *old = sl_state_new();
+	sl_livetab *lt = new_table(), *rt = new_table();
+	sl_state *live = sl_livetab_store(lt), *rs = sl_livetab_store(rt);
+	int b, bad_delta = 0, bad_snap = 0, bad_abort = 0, bad_count = 0,
+	       bad_restore = 0, aborts = 0, evicted_batches = 0;
+	int64_t w0 = 0, nev_old = 0, nev_new = 0;
+	recs snap;
+	ok(lt != NULL && rt != NULL, "livetab: two tables");
+	for (b = 0; b < 60; b++) {
+		rows r;
+		bool abort_it = rnd() % 5 == 0;
+		int64_t n = 50 + rnd() % 3000, no, nn = 0;
+		take(live, false, &snap);
+		make_rows(&r, n, w0, 1 + (int)(rnd() % 3), 40 + b * 7);
+		if (old_batch(old, &r) < 0 || new_batch(lt, &r) < 0)
+			diag("batch %d failed: %s", b, err.msg);
+		evict_wm = (w0 - 1 + (int64_t)(rnd() % 3)) * MIN_;
+		no = sl_state_remove_if(old, old_due, dcols, NULL, NULL, &err);
+		nn = sl_livetab_evict(lt, due, NULL, count_rec, &nev_new, &err);
+		nev_old += no;
+		evicted_batches += nn > 0;
+		bad_count += no != nn ||
+			     sl_state_num_rows(old) != sl_state_num_rows(live) ||
+			     sl_state_num_updated(old) !=
+				 sl_state_num_updated(live) ||
+			     sl_state_num_removed(old) !=
+				 sl_state_num_removed(live);
+		if (no != nn || sl_state_num_rows(old) != sl_state_num_rows(live) ||
+		    sl_state_num_updated(old) != sl_state_num_updated(live) ||
+		    sl_state_num_removed(old) != sl_state_num_removed(live))
+			diag("batch %d: evicted %lld/%lld rows %lld/%lld updated %lld/%lld removed %lld/%lld",
+			     b, (long long)no, (long long)nn,
+			     (long long)sl_state_num_rows(old), (long long)sl_state_num_rows(live),
+			     (long long)sl_state_num_updated(old), (long long)sl_state_num_updated(live),
+			     (long long)sl_state_num_removed(old), (long long)sl_state_num_removed(live));
+		bad_delta += !same_records(old, live, true);
+		if (abort_it) {
+			recs after;
+			sl_state_abort(old);
+			sl_state_abort(live);
+			take(live, false, &after);
+			bad_abort += !recs_eq(&snap, &after);
+			recs_free(&after);
+			aborts++;
+		} else {
+			sl_state_commit(old, &err);
+			sl_state_commit(live, &err);
+			/* the restored copy follows through the deltas */
+			sl_state_foreach_delta(live, put_rec, rs);
+			sl_state_commit(rs, &err);
+			w0 += rnd() % 2;
+		}
+		bad_snap += !same_records(old, live, false);
+		bad_restore += !same_records(live, rs, false);
+		recs_free(&snap);
+		rows_free(&r);
+	}
+	is_int(bad_count, 0, "same rows, updated, removed and evicted counts");
+	is_int(bad_delta, 0, "the same delta records every batch");
+	is_int(bad_snap, 0, "the same snapshot records every batch");
+	is_int(bad_abort, 0, "abort gives back the exact previous version (%d aborts)",
+	       aborts);
+	is_int(bad_restore, 0, "a table loaded from the deltas holds the same records");
+	ok(evicted_batches > 5 && nev_new > 0, "windows were evicted (%d batches, %lld entries)",
+	   evicted_batches, (long long)nev_new);
+	/* a snapshot loaded into a fresh table, as sl_ckpt_state_load does */
+	sl_state_reset(rs, 0);
+	sl_state_foreach(live, put_rec, rs);
+	sl_state_set_version(rs, sl_state_version(live));
+	ok(same_records(live, rs, false) &&
+	       sl_state_version(rs) == sl_state_version(live) &&
+	       sl_state_num_rows(rs) == sl_state_num_rows(live),
+	   "snapshot round trip: same records, version %lld",
+	   (long long)sl_state_version(rs));
+	sl_state_free(old);
+	sl_state_free(live);
+	sl_state_free(rs);
+}
+
+/* A window leaves whole; abort brings it back; commit frees its ids for
+ * reuse (the table's ids do not grow window after window). */
+static void test_evict_whole(void)
+{
+	sl_livetab *lt = new_table();
+	sl_state *s = sl_livetab_store(lt);
+	rows r;
+	int64_t seen = 0, before, k;
+	int64_t cap0;
+	make_rows(&r, 2000, 0, 2, 300); /* windows 0 and 1 */
+	new_batch(lt, &r);
+	sl_state_commit(s, &err);
+	before = sl_state_num_rows(s);
+	evict_wm = MIN_; /* window 0 ends at one minute */
+	k = sl_livetab_evict(lt, due, NULL, count_rec, &seen, &err);
+	ok(k > 0 && k == seen && sl_state_num_rows(s) == before - k &&
+	       sl_state_num_removed(s) == k,
+	   "window 0 left whole: %lld entries", (long long)k);
+	ok(sl_livetab_min_end(lt) == 2 * MIN_, "the next open window ends at 2 min");
+	sl_state_abort(s);
+	ok(sl_state_num_rows(s) == before && sl_livetab_min_end(lt) == MIN_,
+	   "abort reinstates the window");
+	sl_livetab_evict(lt, due, NULL, NULL, NULL, &err);
+	sl_state_commit(s, &err);
+	cap0 = sl_livetab_cap(lt);
+	rows_free(&r);
+	for (k = 2; k < 40; k++) {
+		make_rows(&r, 2000, k, 1, 300);
+		new_batch(lt, &r);
+		evict_wm = k * MIN_;
+		sl_livetab_evict(lt, due, NULL, NULL, NULL, &err);
+		sl_state_commit(s, &err);
+		rows_free(&r);
+	}
+	ok(sl_livetab_cap(lt) <= cap0 * 2,
+	   "ids are reused: cap %lld after 38 windows (was %lld)",
+	   (long long)sl_livetab_cap(lt), (long long)cap0);
+	sl_state_free(s);
+}
+
+static void test_eligible(void)
+{
+	sl_agg **a = new_aggs();
+	sl_type *s = sl_type_prim(SL_STRING);
+	sl_agg *cl = sl_agg_new("collect_list", false, false, &s, 1, 0, &err);
+	sl_type *st[2];
+	ok(sl_livetab_eligible(types, NK, 0, a, NA), "window + BIGINT + BOOLEAN, count/sum/max");
+	ok(!sl_livetab_eligible(types, NK, 1, a, NA), "the window key must be a window struct");
+	st[0] = types[0];
+	st[1] = s;
+	ok(!sl_livetab_eligible(st, 2, 0, a, NA), "a STRING key is not eligible");
+	ok(cl == NULL || !sl_livetab_eligible(types, NK, 0, &cl, 1),
+	   "collect_list is not eligible");
+	sl_agg_free(cl);
+	free_aggs(a);
+}
+
+int main(void)
+{
+	sl_type *sch = sl_type_parse_ddl(
+	    "w STRUCT<start: TIMESTAMP, end: TIMESTAMP>, p BIGINT, b BOOLEAN",
+	    &err);
+	int k;
+	if (sch == NULL) {
+		diag("ddl: %s", err.msg);
+		return 1;
+	}
+	for (k = 0; k < NK; k++)
+		types[k] = sch->fields[k].type;
+	for (k = 0; k < NK; k++)
+		dcols[k] = sl_col_new(types[k], 1);
+	test_eligible();
+	test_random();
+	test_evict_whole();
+	for (k = 0; k < NK; k++)
+		sl_col_free(dcols[k]);
+	sl_type_free(sch);
+	return done_testing();
+}
