@@ -1,7 +1,8 @@
 /*
  * arena: chunked bump allocation.  Chunks double up to 1 MiB; a request
  * larger than a chunk gets a chunk of its own.  An adopted buffer hangs
- * off a full chunk of no bytes (ext), so allocation never looks at it.
+ * off a full chunk of no bytes (ext), so allocation never looks at it;
+ * so does a held arena (hold).
  */
 #include "core/arena.h"
 
@@ -11,7 +12,8 @@
 struct chunk {
 	struct chunk *next;
 	size_t cap, used;
-	void *ext; /* an adopted buffer, freed with the chunk */
+	void *ext;	/* an adopted buffer, freed with the chunk */
+	sl_arena *hold; /* a held arena, its reference dropped with the chunk */
 	char data[];
 };
 
@@ -47,6 +49,7 @@ void sl_arena_free(sl_arena *a)
 	for (c = a->head; c != NULL; c = n) {
 		n = c->next;
 		free(c->ext);
+		sl_arena_free(c->hold);
 		free(c);
 	}
 	free(a);
@@ -65,6 +68,7 @@ char *sl_arena_alloc(sl_arena *a, size_t n)
 		c->cap = cap;
 		c->used = 0;
 		c->ext = NULL;
+		c->hold = NULL;
 		if (a->head != NULL && n > a->next_cap) {
 			/* big one-off: keep filling the current chunk afterwards */
 			c->next = a->head->next;
@@ -81,13 +85,15 @@ char *sl_arena_alloc(sl_arena *a, size_t n)
 	return c->data + c->used - n;
 }
 
-int sl_arena_adopt(sl_arena *a, void *p, size_t n)
+/* A chunk of no bytes after the head (allocation never looks at it). */
+static struct chunk *side_chunk(sl_arena *a)
 {
 	struct chunk *c = malloc(sizeof *c);
 	if (c == NULL)
-		return -1;
+		return NULL;
 	c->cap = c->used = 0;
-	c->ext = p;
+	c->ext = NULL;
+	c->hold = NULL;
 	if (a->head != NULL) {
 		c->next = a->head->next;
 		a->head->next = c;
@@ -95,7 +101,25 @@ int sl_arena_adopt(sl_arena *a, void *p, size_t n)
 		c->next = NULL;
 		a->head = c;
 	}
+	return c;
+}
+
+int sl_arena_adopt(sl_arena *a, void *p, size_t n)
+{
+	struct chunk *c = side_chunk(a);
+	if (c == NULL)
+		return -1;
+	c->ext = p;
 	a->used += n;
+	return 0;
+}
+
+int sl_arena_hold(sl_arena *a, sl_arena *other)
+{
+	struct chunk *c = side_chunk(a);
+	if (c == NULL)
+		return -1;
+	c->hold = sl_arena_ref(other);
 	return 0;
 }
 

@@ -27,6 +27,12 @@ char *sl_arena_alloc(sl_arena *a, size_t n);
  * instead of copying it.  Returns 0, or -1 on out of memory (p is then
  * still the caller's). */
 int sl_arena_adopt(sl_arena *a, void *p, size_t n);
+/* Take one reference to `other`, dropped when a is freed: bytes of other
+ * may then be pointed at by the strings a owns (from_json's results point
+ * into the texts they parsed).  other must never hold a, directly or not
+ * (no cycles: hold only from a fresh arena).  Returns 0, or -1 on out of
+ * memory (no reference taken). */
+int sl_arena_hold(sl_arena *a, sl_arena *other);
 /* Copy of p[0..n) plus a NUL byte (not counted), or NULL. */
 char *sl_arena_dup(sl_arena *a, const char *p, size_t n);
 /* Bytes handed out so far (for memory accounting). */

@@ -220,8 +220,8 @@ static int res_from_json(sl_expr *call, sl_err *err)
 static sl_col *ev_from_json(const sl_expr *call, sl_col *const *args, int64_t n,
 			    sl_err *err)
 {
-	return sl_json_decode(sl_col_str(args[0]), args[0]->nulls, n,
-			      call->rtype, err);
+	(void)n; /* args[0]->len */
+	return sl_json_decode_col(args[0], call->rtype, err);
 }
 
 /* ------------------------------------------------------------ rows */

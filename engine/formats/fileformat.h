@@ -99,6 +99,11 @@ sl_batch *sl_format_read_buf(const char *format, const char *name,
  * from_json.  Malformed texts give NULL rows (PERMISSIVE). */
 sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
 		       sl_type *schema, sl_err *err);
+/* The same over the rows of a STRING column c (borrowed), whose bytes all
+ * live in c->arena (col.h): the result holds a reference to that arena
+ * and its strings may point into it, so no text is copied where texts lie
+ * back to back, each followed by '\n' (the Kafka source's values). */
+sl_col *sl_json_decode_col(const sl_col *c, sl_type *schema, sl_err *err);
 
 /* Write the batch as one file (json lines, or csv with option header) at
  * path, replacing nothing: fails if path exists.  Writes to a temp name,

@@ -881,26 +881,42 @@ out:
 	return b;
 }
 
-/* from_json: texts are copied into one arena the result shares.  Runs of
- * texts without a newline of their own are copied as lines ('\n' after
- * each) and offered to the reader's fast path (jsonscan.c) in one go;
- * each line it does not take goes to the general parser, which
- * overwrites the row, as in the reader. */
+/* from_json.  Texts of an arena we may hold (sl_json_decode_col) that lie
+ * back to back, each followed by '\n' (the Kafka source lays its values
+ * out so: kafka_fetch.c), are scanned in place by the reader's fast path
+ * (jsonscan.c), and the result's arena holds the texts' arena (its
+ * strings point into them).  Other runs of texts without a newline of
+ * their own are copied as lines ('\n' after each) into the result's arena
+ * and offered to the fast path in one go.  Each line the fast path does
+ * not take goes to the general parser, which overwrites the row, as in
+ * the reader. */
 typedef struct jdec {
 	const sl_str *texts;
 	const uint8_t *nulls;
 	int64_t n;
+	bool inplace; /* the texts' bytes are held by the result */
 	sl_col *c;
 	jnode root;
 	jp j;
 	sl_jsonscan *scan;
-	char *buf; /* the next free byte of the lines buffer */
+	sl_arena *arena; /* the result's */
 } jdec;
 
 static bool dec_null(const jdec *d, int64_t i)
 {
 	return (d->nulls != NULL && (d->nulls[i >> 3] >> (i & 7)) & 1) ||
 	       d->texts[i].p == NULL;
+}
+
+/* Text i is followed by '\n' and then text i+1, both non-empty and not
+ * null.  The '\n' is read only when text i+1 starts right after it: it
+ * then lies between two bytes known to be readable. */
+static bool dec_abutting(const jdec *d, int64_t i)
+{
+	const sl_str *t = &d->texts[i];
+	return i + 1 < d->n && t[0].len > 0 && t[1].len > 0 &&
+	       t[1].p == t[0].p + t[0].len + 1 && t[0].p[t[0].len] == '\n' &&
+	       !dec_null(d, i + 1);
 }
 
 /* Row i by the general parser from t[0..len); -1 on out of memory. */
@@ -924,28 +940,32 @@ static int dec_general(jdec *d, int64_t i, const char *t, size_t len)
 	return 0;
 }
 
-/* Rows [i, k) of non-null texts without newlines, as lines through the
- * fast path, the lines it stops at through the general parser.  Returns
- * k (> i), or -1 on out of memory; i itself when text i cannot be a
- * line. */
-static int64_t dec_run(jdec *d, int64_t i)
+/* Rows [i, k) whose lines start at p (text r's line at line(r)) and end
+ * before e, through the fast path; the lines it stops at through the
+ * general parser.  In place, a text with a '\n' of its own would be taken
+ * as two lines: the fast path then ends a run of rows elsewhere than at
+ * the next text's start, and those rows go through the general parser
+ * (which overwrites them).  0, or -1 on out of memory. */
+static int dec_lines(jdec *d, int64_t i, int64_t k, const char *p,
+		     const char *e)
 {
-	const char *p = d->buf, *e;
-	int64_t k = i, row = i, lineno = 0, got;
-	while (k < d->n && !dec_null(d, k) && d->texts[k].len > 0 &&
-	       memccpy(d->buf, d->texts[k].p, '\n', d->texts[k].len) == NULL) {
-		d->buf[d->texts[k].len] = '\n';
-		d->buf += d->texts[k].len + 1;
-		k++;
-	}
-	e = d->buf;
+	int64_t row = i, lineno = 0, got, r;
 	while (row < k) {
 		got = sl_jsonscan_run(d->scan, &p, e, row, k - row, &lineno,
 				      &d->j.tsc);
 		if (got < 0)
 			return -1;
-		for (int64_t r = row; r < row + got; r++)
-			unnull(d->c, r);
+		if (d->inplace && got > 0 &&
+		    p != (row + got < k ? d->texts[row + got].p : e)) {
+			for (r = row; r < row + got; r++)
+				if (dec_general(d, r, d->texts[r].p,
+						d->texts[r].len) != 0)
+					return -1;
+			p = row + got < k ? d->texts[row + got].p : e;
+		} else {
+			for (r = row; r < row + got; r++)
+				unnull(d->c, r);
+		}
 		row += got;
 		if (row >= k)
 			break;
@@ -954,7 +974,40 @@ static int64_t dec_run(jdec *d, int64_t i)
 		p += d->texts[row].len + 1;
 		row++;
 	}
-	return k;
+	return 0;
+}
+
+/* From row i: the run of abutting texts in place (its last text, whose
+ * '\n' is not known, excluded), or else the texts up to the next such run
+ * that have no newline of their own, copied as lines.  Returns the first
+ * row after the run (> i), -1 on out of memory, or i itself when text i
+ * cannot be a line. */
+static int64_t dec_run(jdec *d, int64_t i)
+{
+	const sl_str *t = d->texts;
+	int64_t k = i;
+	size_t total = 0;
+	char *buf, *q;
+	if (d->inplace && dec_abutting(d, i)) {
+		while (dec_abutting(d, k))
+			k++;
+		return dec_lines(d, i, k, t[i].p, t[k].p) < 0 ? -1 : k;
+	}
+	while (k < d->n && !dec_null(d, k) && t[k].len > 0 &&
+	       !(d->inplace && dec_abutting(d, k)))
+		total += t[k++].len + 1;
+	if (k == i || (buf = q = sl_arena_alloc(d->arena, total)) == NULL)
+		return k == i ? i : -1;
+	for (k = i; k < d->n && total > 0; k++) {
+		if (memccpy(q, t[k].p, '\n', t[k].len) != NULL)
+			break;
+		q[t[k].len] = '\n';
+		q += t[k].len + 1;
+		total -= t[k].len + 1;
+	}
+	if (k == i)
+		return i;
+	return dec_lines(d, i, k, buf, q) < 0 ? -1 : k;
 }
 
 static void dec_release(jdec *d)
@@ -964,10 +1017,9 @@ static void dec_release(jdec *d)
 	sl_buf_release(&d->j.tmp);
 }
 
-sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
-		       sl_type *schema, sl_err *err)
+static sl_col *decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
+		      sl_arena *owner, sl_type *schema, sl_err *err)
 {
-	sl_arena *arena = NULL;
 	jdec d;
 	int64_t i, k;
 	memset(&d, 0, sizeof d);
@@ -980,20 +1032,19 @@ sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
 			   "from_json: schema must be a STRUCT");
 		return NULL;
 	}
-	arena = sl_arena_new();
-	d.c = arena ? sl_col_new(schema, n) : NULL;
-	if (d.c == NULL || node_init(&d.root, schema, "value", d.c, arena, -1))
+	d.arena = sl_arena_new();
+	if (d.arena != NULL && owner != NULL) {
+		if (sl_arena_hold(d.arena, owner) != 0)
+			goto oom;
+		d.inplace = true;
+	}
+	d.c = d.arena ? sl_col_new(schema, n) : NULL;
+	if (d.c == NULL ||
+	    node_init(&d.root, schema, "value", d.c, d.arena, -1))
 		goto oom;
 	d.root.root = true;
-	d.j.arena = arena;
+	d.j.arena = d.arena;
 	d.scan = sl_jsonscan_new(schema, d.c->child, -1);
-	if (d.scan != NULL) {
-		size_t total = 1;
-		for (i = 0; i < n; i++)
-			total += texts[i].p != NULL ? texts[i].len + 1 : 0;
-		if ((d.buf = sl_arena_alloc(arena, total)) == NULL)
-			goto oom;
-	}
 	for (i = 0; i < n;) {
 		const char *t;
 		if (dec_null(&d, i)) {
@@ -1008,20 +1059,33 @@ sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
 			i = k;
 			continue;
 		}
-		t = texts[i].len ? sl_arena_dup(arena, texts[i].p, texts[i].len)
-				 : "";
+		t = texts[i].len == 0 ? ""
+		    : d.inplace	      ? texts[i].p
+				      : sl_arena_dup(d.arena, texts[i].p,
+						     texts[i].len);
 		if (t == NULL || dec_general(&d, i, t, texts[i].len) != 0)
 			goto oom;
 		i++;
 	}
 	node_finish(&d.root, n);
 	dec_release(&d);
-	sl_arena_free(arena);
+	sl_arena_free(d.arena);
 	return d.c;
 oom:
 	dec_release(&d);
-	sl_arena_free(arena);
+	sl_arena_free(d.arena);
 	sl_col_free(d.c);
 	sl_err_nomem(err);
 	return NULL;
+}
+
+sl_col *sl_json_decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
+		       sl_type *schema, sl_err *err)
+{
+	return decode(texts, nulls, n, NULL, schema, err);
+}
+
+sl_col *sl_json_decode_col(const sl_col *c, sl_type *schema, sl_err *err)
+{
+	return decode(sl_col_str(c), c->nulls, c->len, c->arena, schema, err);
 }

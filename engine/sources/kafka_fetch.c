@@ -180,6 +180,28 @@ static int bytes_at(sl_col *c, int64_t i, const void *p, size_t n)
 	return null_at(c, i);
 }
 
+/* The value of row i: its bytes and a '\n' after them (not counted in
+ * len), so that a chunk's values lie back to back as lines and from_json
+ * scans them in place, without copying each into a buffer of lines
+ * (json.c, sl_json_decode_col).  Column strings need no NUL after them
+ * (the JSON reader's point into its text: json.c). */
+static int value_at(sl_col *c, int64_t i, const void *p, size_t n)
+{
+	char *d;
+	if (p == NULL)
+		return bytes_at(c, i, NULL, 0);
+	if (c->arena == NULL && (c->arena = sl_arena_new()) == NULL)
+		return SL_ENOMEM;
+	if ((d = sl_arena_alloc(c->arena, n + 1)) == NULL)
+		return SL_ENOMEM;
+	if (n > 0)
+		memcpy(d, p, n);
+	d[n] = '\n';
+	sl_col_str(c)[i].p = d;
+	sl_col_str(c)[i].len = (uint32_t)n;
+	return 0;
+}
+
 /* The topic column of row i: one copy per topic and chunk. */
 static int topic_at(kchunk *r, int64_t i, const rd_kafka_message_t *m)
 {
@@ -209,7 +231,7 @@ static int chunk_add(kchunk *r, const rd_kafka_message_t *m, bool headers)
 	rd_kafka_timestamp_type_t tt;
 	int64_t ts = rd_kafka_message_timestamp(m, &tt);
 	if (bytes_at(r->c[0], i, m->key, m->key_len) != 0 ||
-	    bytes_at(r->c[1], i, m->payload, m->len) != 0 ||
+	    value_at(r->c[1], i, m->payload, m->len) != 0 ||
 	    topic_at(r, i, m) != 0)
 		return SL_ENOMEM;
 	sl_col_i32(r->c[3])[i] = m->partition;
