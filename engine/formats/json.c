@@ -940,14 +940,15 @@ static int dec_general(jdec *d, int64_t i, const char *t, size_t len)
 	return 0;
 }
 
-/* Rows [i, k) whose lines start at p (text r's line at line(r)) and end
- * before e, through the fast path; the lines it stops at through the
- * general parser.  In place, a text with a '\n' of its own would be taken
- * as two lines: the fast path then ends a run of rows elsewhere than at
- * the next text's start, and those rows go through the general parser
- * (which overwrites them).  0, or -1 on out of memory. */
+/* Rows [i, k) whose lines lie back to back from p to e, through the fast
+ * path; the lines it stops at through the general parser.  inplace: the
+ * lines are the texts themselves (else a copy), where a text with a '\n'
+ * of its own would be taken as two lines: the fast path then ends a run
+ * of rows elsewhere than at the next text's start, and those rows go
+ * through the general parser (which overwrites them).  0, or -1 on out of
+ * memory. */
 static int dec_lines(jdec *d, int64_t i, int64_t k, const char *p,
-		     const char *e)
+		     const char *e, bool inplace)
 {
 	int64_t row = i, lineno = 0, got, r;
 	while (row < k) {
@@ -955,7 +956,7 @@ static int dec_lines(jdec *d, int64_t i, int64_t k, const char *p,
 				      &d->j.tsc);
 		if (got < 0)
 			return -1;
-		if (d->inplace && got > 0 &&
+		if (inplace && got > 0 &&
 		    p != (row + got < k ? d->texts[row + got].p : e)) {
 			for (r = row; r < row + got; r++)
 				if (dec_general(d, r, d->texts[r].p,
@@ -991,7 +992,7 @@ static int64_t dec_run(jdec *d, int64_t i)
 	if (d->inplace && dec_abutting(d, i)) {
 		while (dec_abutting(d, k))
 			k++;
-		return dec_lines(d, i, k, t[i].p, t[k].p) < 0 ? -1 : k;
+		return dec_lines(d, i, k, t[i].p, t[k].p, true) < 0 ? -1 : k;
 	}
 	while (k < d->n && !dec_null(d, k) && t[k].len > 0 &&
 	       !(d->inplace && dec_abutting(d, k)))
@@ -1007,7 +1008,7 @@ static int64_t dec_run(jdec *d, int64_t i)
 	}
 	if (k == i)
 		return i;
-	return dec_lines(d, i, k, buf, q) < 0 ? -1 : k;
+	return dec_lines(d, i, k, buf, q, false) < 0 ? -1 : k;
 }
 
 static void dec_release(jdec *d)

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arena.h"
+#include "core/col.h"
+#include "core/type.h"
 #include "formats/fileformat.h"
 #include "tap.h"
 
@@ -341,6 +344,105 @@ static void test_decode(void)
 	sl_type_free(t);
 }
 
+/* Column strings laid out as the Kafka fetcher lays out its values: back
+ * to back in one arena, each followed by sep ('\n' there; '\0' is how
+ * sl_col_set_str leaves them). */
+static sl_col *texts_col(const char *const *v, int n, const char *seps,
+			 int nseps)
+{
+	sl_col *c = sl_col_new(sl_type_prim(SL_STRING), n);
+	c->arena = sl_arena_new();
+	for (int i = 0; i < n; i++) {
+		size_t len = v[i] ? strlen(v[i]) : 0;
+		char *d = sl_arena_alloc(c->arena, len + 1);
+		memcpy(d, v[i] ? v[i] : "", len);
+		d[len] = seps[i % nseps];
+		sl_col_str(c)[i].p = d;
+		sl_col_str(c)[i].len = (uint32_t)len;
+		if (v[i] == NULL)
+			sl_col_set_null(c, i);
+	}
+	return c;
+}
+
+static void show_rows(const sl_col *c, sl_buf *s)
+{
+	for (int64_t i = 0; i < c->len; i++) {
+		sl_value_show(c, i, s);
+		sl_buf_addc(s, ';');
+	}
+}
+
+/* from_json over texts that lie back to back (scanned in place) gives
+ * the rows of the copying decoder, whatever the texts hold: newlines of
+ * their own (as whitespace, or between two records: Jackson reads the
+ * first), escapes, malformed and empty texts, NULLs; and the result
+ * outlives the column it was parsed from (its strings point into it). */
+static void test_decode_inplace(void)
+{
+	enum { N = 400 };
+	static char bufs[N][96];
+	const char *v[N];
+	const char *odd[] = {
+		"{\"amount\":1}\n{\"amount\":2}", "{\"amount\":\n5}",
+		"{\"amount\":", "", NULL, "{\"amount\":\"x\"}", "[1]",
+		"{\"product_id\":\"a\\u0062\"}  ", "\n", "{\"amount\":7}\n",
+		"{\"ts\":\"2026-01-01 12:00:00\",\"product_id\":\"p\\n\",\"amount\":3}",
+		"{\"amount\":1}{\"amount\":2}"};
+	const int nodd = (int)(sizeof odd / sizeof odd[0]);
+	sl_type *t = sl_type_parse_ddl(
+	    "ts TIMESTAMP, product_id STRING, amount INT", NULL);
+	const char *seps[] = {"\n", "\n\n\n\0", "\0"};
+	const int nseps[] = {1, 4, 1};
+	sl_buf a, b;
+	for (int i = 0; i < N; i++) {
+		if (i % 37 == 5 || (i > 300 && i % 3 == 0)) {
+			v[i] = odd[(i / 3) % nodd];
+			continue;
+		}
+		snprintf(bufs[i], sizeof bufs[i],
+			 "{\"ts\":\"2026-01-01 12:%02d:%02d\",\"product_id\":"
+			 "\"p%d\",\"amount\":%d}",
+			 i / 60 % 60, i % 60, i % 17, i % 100);
+		v[i] = bufs[i];
+	}
+	sl_buf_init(&a);
+	sl_buf_init(&b);
+	for (int k = 0; k < 3; k++) {
+		sl_col *c = texts_col(v, N, seps[k], nseps[k]);
+		sl_col *want = sl_json_decode(sl_col_str(c), c->nulls, N, t,
+					      NULL);
+		sl_col *got = sl_json_decode_col(c, t, NULL);
+		sl_col_free(c); /* got's strings must outlive it */
+		sl_buf_clear(&a);
+		sl_buf_clear(&b);
+		show_rows(want, &a);
+		show_rows(got, &b);
+		is_str(sl_buf_cstr(&b), sl_buf_cstr(&a),
+		       "from_json in place = copying decoder (layout %d)", k);
+		sl_col_free(want);
+		sl_col_free(got);
+	}
+	{
+		const char *w[] = {"{\"amount\":1}\n{\"amount\":2}",
+				   "{\"amount\":3}", "{\"amount\":\n4}",
+				   "{\"amount\":5}", "{\"amount\":6}"};
+		sl_col *c = texts_col(w, 5, "\n", 1);
+		sl_col *got = sl_json_decode_col(c, t, NULL);
+		sl_col_free(c);
+		sl_buf_clear(&b);
+		show_rows(got, &b);
+		is_str(sl_buf_cstr(&b),
+		       "{null, null, 1};{null, null, 3};{null, null, 4};"
+		       "{null, null, 5};{null, null, 6};",
+		       "a text with a newline of its own is one record");
+		sl_col_free(got);
+	}
+	sl_buf_release(&a);
+	sl_buf_release(&b);
+	sl_type_free(t);
+}
+
 static const char *infer(const char *text, const char *mode)
 {
 	sl_options o;
@@ -426,6 +528,7 @@ int main(void)
 	test_syntax();
 	test_modes();
 	test_decode();
+	test_decode_inplace();
 	test_infer();
 	test_write();
 	return done_testing();
