@@ -130,6 +130,20 @@ sl_col *sl_col_array_new(sl_type *type, int64_t len, const int32_t *offsets,
 	return c;
 }
 
+sl_col *sl_col_view(const sl_col *c, sl_type *type)
+{
+	sl_col *v;
+	assert(sl_type_width(type) == sl_type_width(c->type) &&
+	       c->nchild == 0 && c->offsets == NULL);
+	if ((v = col_alloc(type, c->len)) == NULL)
+		return NULL;
+	v->base = sl_col_ref((sl_col *)(c->base != NULL ? c->base : c));
+	v->data = c->data;
+	v->nulls = c->nulls;
+	v->arena = sl_arena_ref(c->arena);
+	return v;
+}
+
 sl_col *sl_col_ref(sl_col *c)
 {
 	if (c != NULL)
@@ -146,8 +160,12 @@ void sl_col_free(sl_col *c)
 		sl_col_free(c->child[i]);
 	free(c->child);
 	free(c->offsets);
-	free(c->nulls);
-	free(c->data);
+	if (c->base != NULL) {
+		sl_col_free(c->base);
+	} else {
+		free(c->nulls);
+		free(c->data);
+	}
 	sl_arena_free(c->arena);
 	sl_type_free(c->type);
 	free(c);
@@ -157,7 +175,7 @@ int sl_col_set_null(sl_col *c, int64_t i)
 {
 	int w;
 	assert(i >= 0 && i < c->len);
-	assert(c->refs <= 1); /* col.h: immutable once shared */
+	assert(c->refs <= 1 && c->base == NULL); /* col.h: immutable */
 	c->tstats.set = false;
 	if (c->nulls == NULL) {
 		c->nulls = calloc(bitmap_bytes(c->len) + 1, 1);
@@ -188,7 +206,7 @@ int sl_col_set_str(sl_col *c, int64_t i, const char *p, size_t n)
 	sl_str *s = sl_col_str(c);
 	char *d;
 	assert(i >= 0 && i < c->len);
-	assert(c->refs <= 1); /* col.h: immutable once shared */
+	assert(c->refs <= 1 && c->base == NULL); /* col.h: immutable */
 	if (c->arena == NULL) {
 		c->arena = sl_arena_new();
 		if (c->arena == NULL)

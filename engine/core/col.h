@@ -18,6 +18,9 @@
  * plain column reference costs nothing).  A column is immutable once it is
  * shared (refs > 1).  String bytes live in `arena`, which gathered copies
  * (sl_col_take) share rather than copy.  `type` is a counted reference.
+ * A view (sl_col_view) reads another column's data and nulls: `base`
+ * holds a reference to that column, which owns them; a view is never
+ * mutated.
  */
 #ifndef SL_COL_H
 #define SL_COL_H
@@ -61,6 +64,7 @@ struct sl_col {
 	sl_arena *arena;
 	int refs;
 	sl_col_tstats tstats;
+	sl_col *base; /* a view's: owns data and nulls; NULL otherwise */
 };
 
 /* New column of len rows, values zeroed, no nulls.  For STRUCT the children
@@ -77,6 +81,12 @@ sl_col *sl_col_new_null(sl_type *type, int64_t len);
  * (ownership taken). */
 sl_col *sl_col_array_new(sl_type *type, int64_t len, const int32_t *offsets,
 			 sl_col *elems);
+/* A view of c (borrowed; it keeps a reference) as `type`, which has c's
+ * layout (BINARY <-> STRING: CAST without copying): the same rows, nulls
+ * and bytes, none of them copied; they stay valid after the caller frees
+ * c.  Never to be mutated (sl_col_set_null, sl_col_set_str assert it).
+ * NULL on out of memory. */
+sl_col *sl_col_view(const sl_col *c, sl_type *type);
 sl_col *sl_col_ref(sl_col *c);
 /* Drop one reference; frees at zero.  Accepts NULL. */
 void sl_col_free(sl_col *c);

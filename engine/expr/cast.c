@@ -48,22 +48,28 @@ static void row_text(const sl_col *c, int64_t i, sl_buf *b)
 	}
 }
 
+/* BINARY <-> STRING: the same bytes, as Spark's UTF8String.fromBytes and
+ * getBytes (no UTF-8 check: invalid bytes stay as they are); a view of
+ * the input, nothing copied (col.h). */
+static sl_col *same_bytes(const sl_col *c, sl_type *to, sl_err *err)
+{
+	sl_col *o = sl_col_view(c, to);
+	if (o == NULL)
+		sl_err_nomem(err);
+	return o;
+}
+
 static sl_col *to_string(const sl_col *c, sl_err *err)
 {
-	sl_col *o = sl_col_new(sl_type_prim(SL_STRING), c->len);
+	sl_col *o;
 	sl_buf b;
 	int64_t i;
 	int rc = 0;
-	if (o == NULL) {
+	if (c->type->kind == SL_BINARY)
+		return same_bytes(c, sl_type_prim(SL_STRING), err);
+	if ((o = sl_col_new(sl_type_prim(SL_STRING), c->len)) == NULL) {
 		sl_err_nomem(err);
 		return NULL;
-	}
-	if (c->type->kind == SL_BINARY) { /* same bytes, shared arena */
-		memcpy(o->data, c->data, (size_t)c->len * sizeof(sl_str));
-		o->arena = sl_arena_ref(c->arena);
-		if (sl_func_nulls_merge(o, (sl_col *const *)&c, 1) < 0)
-			rc = SL_ENOMEM;
-		goto done;
 	}
 	sl_buf_init(&b);
 	for (i = 0; i < c->len && rc == 0; i++) {
@@ -76,7 +82,6 @@ static sl_col *to_string(const sl_col *c, sl_err *err)
 		rc = put_text(o, i, &b);
 	}
 	sl_buf_release(&b);
-done:
 	if (rc < 0) {
 		sl_col_free(o);
 		sl_err_nomem(err);
@@ -202,18 +207,13 @@ static bool parse_row(const sl_str *s, sl_col *o, int64_t i)
 
 static sl_col *from_string(const sl_col *c, sl_type *to, sl_err *err)
 {
-	sl_col *o = sl_col_new(to, c->len);
+	sl_col *o;
 	const sl_str *s = sl_col_str(c);
 	int64_t i;
-	if (o == NULL)
+	if (to->kind == SL_BINARY)
+		return same_bytes(c, to, err);
+	if ((o = sl_col_new(to, c->len)) == NULL)
 		goto oom;
-	if (to->kind == SL_BINARY) {
-		memcpy(o->data, c->data, (size_t)c->len * sizeof(sl_str));
-		o->arena = sl_arena_ref(c->arena);
-		if (sl_func_nulls_merge(o, (sl_col *const *)&c, 1) < 0)
-			goto oom;
-		return o;
-	}
 	for (i = 0; i < c->len; i++)
 		if ((sl_col_isnull(c, i) || !parse_row(&s[i], o, i)) &&
 		    sl_col_set_null(o, i) < 0)

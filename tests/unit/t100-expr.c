@@ -380,6 +380,53 @@ static const char *cast_of(const char *ddl, const char *v, const char *to)
 	return r;
 }
 
+/* CAST(binary AS STRING) and back read the same bytes without copying
+ * them (a view, col.h), keep invalid UTF-8 as it is (Spark's
+ * UTF8String.fromBytes checks nothing), and outlive the batch they were
+ * cast from (run under valgrind: a use after free shows there). */
+static void test_cast_view(void)
+{
+	const char *v[4] = { "\xff\xc3(", NULL, "", "p17" };
+	sl_type *bin = sl_type_prim(SL_BINARY), *str = sl_type_prim(SL_STRING);
+	sl_col *src = sl_col_new(bin, 4), *s, *back, *s2;
+	sl_col *cols[1];
+	sl_type *t = sl_type_parse_ddl("v BINARY", NULL);
+	sl_batch *b;
+	sl_expr *e = sl_expr_cast(C("v"), str), *r;
+	for (int i = 0; i < 4; i++)
+		if (v[i] == NULL)
+			sl_col_set_null(src, i);
+		else
+			sl_col_set_str(src, i, v[i], strlen(v[i]));
+	cols[0] = src;
+	b = sl_batch_new(t, 4, cols);
+	r = sl_expr_resolve(e, t, NULL);
+	sl_expr_free(e);
+	s = r ? sl_expr_eval(r, b, NULL) : NULL;
+	ok(s != NULL && s->type->kind == SL_STRING &&
+	       s->data == b->cols[0]->data,
+	   "binary -> string: the same slots, not a copy");
+	back = s ? sl_cast_col(s, bin, NULL) : NULL;
+	ok(back != NULL && back->base == b->cols[0],
+	   "string -> binary of a view: a view of the first column");
+	sl_batch_free(b); /* the source goes first */
+	sl_expr_free(r);
+	sl_type_free(t);
+	s2 = back ? sl_cast_col(back, str, NULL) : NULL;
+	sl_col_free(back);
+	ok(s2 != NULL && s2->len == 4 && sl_col_str(s2)[0].len == 3 &&
+	       memcmp(sl_col_str(s2)[0].p, "\xff\xc3(", 3) == 0 &&
+	       sl_col_isnull(s2, 1) && !sl_col_isnull(s2, 2) &&
+	       sl_col_str(s2)[2].len == 0 && !sl_col_isnull(s2, 3) &&
+	       sl_col_str(s2)[3].len == 3 &&
+	       memcmp(sl_col_str(s2)[3].p, "p17", 3) == 0,
+	   "bytes, invalid UTF-8 and NULLs read after the source is freed");
+	is_str(s ? show_col(s) : "", "\xff\xc3(,null,,p17",
+	       "the first view after the source is freed");
+	sl_col_free(s);
+	sl_col_free(s2);
+}
+
 static void test_casts(void)
 {
 	is_str(cast_of("v STRING", " 12 ", "int"), "12", "string ' 12 ' to int");
@@ -526,6 +573,7 @@ int main(void)
 	test_logic();
 	test_case();
 	test_casts();
+	test_cast_view();
 	test_const();
 	test_colref_shares();
 	test_subst_cols();
