@@ -27,9 +27,12 @@ static sl_col *col_alloc(sl_type *type, int64_t len)
 	return c;
 }
 
-/* zero: fixed-width values zeroed (sl_col_new) or left as malloc gives
- * them (sl_col_new_raw, for kernels that write every slot: zeroing a
- * buffer that is overwritten next is a pass over memory for nothing). */
+/* zero: values zeroed (sl_col_new) or left as malloc gives them
+ * (sl_col_new_raw, for kernels that write every slot: zeroing a buffer
+ * that is overwritten next is a pass over memory for nothing).  Strings
+ * too: the writers of raw STRING and BINARY columns (the JSON and CSV
+ * readers, from_json, the Kafka fetcher's chunks) store every row's
+ * pointer and length or set the row NULL, which zeroes its slot. */
 static sl_col *col_new(sl_type *type, int64_t len, bool zero)
 {
 	sl_col *c = col_alloc(type, len);
@@ -69,10 +72,7 @@ static sl_col *col_new(sl_type *type, int64_t len, bool zero)
 	default:
 		w = sl_type_width(type);
 		nb = (size_t)(len > 0 ? len : 1);
-		c->data =
-		    zero || type->kind == SL_STRING || type->kind == SL_BINARY
-			? calloc(nb, (size_t)w)
-			: malloc(nb * (size_t)w);
+		c->data = zero ? calloc(nb, (size_t)w) : malloc(nb * (size_t)w);
 		if (c->data == NULL)
 			goto fail;
 		break;

@@ -71,9 +71,10 @@ struct sl_col {
  * are created too; for ARRAY offsets are zeroed and child[0] has 0 rows
  * (build arrays with sl_col_array_new).  Takes a reference to type. */
 sl_col *sl_col_new(sl_type *type, int64_t len);
-/* As sl_col_new, but the values of fixed-width columns (and of a STRUCT's
- * fixed-width fields) are NOT zeroed: for kernels that write every row
- * (the caller must, and must zero the slots of rows it marks NULL). */
+/* As sl_col_new, but the values of fixed-width, STRING and BINARY
+ * columns (and of a STRUCT's such fields) are NOT zeroed: for kernels
+ * that write every row (the caller must, and must zero the slots of rows
+ * it marks NULL: sl_col_set_null does). */
 sl_col *sl_col_new_raw(sl_type *type, int64_t len);
 /* A column of len rows that are all NULL. */
 sl_col *sl_col_new_null(sl_type *type, int64_t len);

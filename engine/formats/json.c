@@ -1039,7 +1039,10 @@ static sl_col *decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
 			goto oom;
 		d.inplace = true;
 	}
-	d.c = d.arena ? sl_col_new(schema, n) : NULL;
+	/* raw: every row gets each field stored or set NULL (deep), by the
+	 * fast path (its fill_missing) or the general parser, or is NULL
+	 * (set_null_deep), as in the reader */
+	d.c = d.arena ? sl_col_new_raw(schema, n) : NULL;
 	if (d.c == NULL ||
 	    node_init(&d.root, schema, "value", d.c, d.arena, -1))
 		goto oom;
