@@ -19,6 +19,9 @@ extern const int sl_func_string_nrows;
 extern const sl_func sl_func_null_rows[];
 extern const int sl_func_null_nrows;
 extern const sl_func sl_func_json_rows[];
+/* from_json's schema (argument 1) is read at resolve time, never as a
+ * column (sl_func_const_arg). */
+bool sl_func_json_const_arg(const sl_expr *call, int i);
 extern const int sl_func_json_nrows;
 extern const sl_func sl_func_time_rows[];
 extern const int sl_func_time_nrows;

@@ -217,11 +217,17 @@ static int res_from_json(sl_expr *call, sl_err *err)
 	return 0;
 }
 
+/* args[1], the schema, is NULL: its type is call->rtype (resolved). */
 static sl_col *ev_from_json(const sl_expr *call, sl_col *const *args, int64_t n,
 			    sl_err *err)
 {
 	(void)n; /* args[0]->len */
 	return sl_json_decode_col(args[0], call->rtype, err);
+}
+
+bool sl_func_json_const_arg(const sl_expr *call, int i)
+{
+	return call->fn->eval == ev_from_json && i == 1;
 }
 
 /* ------------------------------------------------------------ rows */

@@ -419,5 +419,6 @@ bool sl_func_const_arg(const sl_expr *call, int i)
 	const sl_func *f = call->fn;
 	if (f->eval == ev_session_window)
 		return i > 0 && !reads_row(call->args[i]);
-	return f->eval == ev_window && i > 0;
+	return (f->eval == ev_window && i > 0) ||
+	       sl_func_json_const_arg(call, i);
 }

@@ -911,7 +911,7 @@ static bool dec_null(const jdec *d, int64_t i)
 /* Text i is followed by '\n' and then text i+1, both non-empty and not
  * null.  The '\n' is read only when text i+1 starts right after it: it
  * then lies between two bytes known to be readable. */
-static bool dec_abutting(const jdec *d, int64_t i)
+static inline bool dec_abutting(const jdec *d, int64_t i)
 {
 	const sl_str *t = &d->texts[i];
 	return i + 1 < d->n && t[0].len > 0 && t[1].len > 0 &&
@@ -963,7 +963,7 @@ static int dec_lines(jdec *d, int64_t i, int64_t k, const char *p,
 						d->texts[r].len) != 0)
 					return -1;
 			p = row + got < k ? d->texts[row + got].p : e;
-		} else {
+		} else if (d->c->nulls != NULL) {
 			for (r = row; r < row + got; r++)
 				unnull(d->c, r);
 		}
