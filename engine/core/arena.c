@@ -12,7 +12,7 @@
 struct chunk {
 	struct chunk *next;
 	size_t cap, used;
-	void *ext;	/* an adopted buffer, freed with the chunk */
+	void *ext;      /* an adopted buffer, freed with the chunk */
 	sl_arena *hold; /* a held arena, its reference dropped with the chunk */
 	char data[];
 };

@@ -1064,9 +1064,9 @@ static sl_col *decode(const sl_str *texts, const uint8_t *nulls, int64_t n,
 			continue;
 		}
 		t = texts[i].len == 0 ? ""
-		    : d.inplace	      ? texts[i].p
-				      : sl_arena_dup(d.arena, texts[i].p,
-						     texts[i].len);
+		    : d.inplace
+			? texts[i].p
+			: sl_arena_dup(d.arena, texts[i].p, texts[i].len);
 		if (t == NULL || dec_general(&d, i, t, texts[i].len) != 0)
 			goto oom;
 		i++;

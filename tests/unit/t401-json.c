@@ -384,16 +384,24 @@ static void test_decode_inplace(void)
 	static char bufs[N][96];
 	const char *v[N];
 	const char *odd[] = {
-		"{\"amount\":1}\n{\"amount\":2}", "{\"amount\":\n5}",
-		"{\"amount\":", "", NULL, "{\"amount\":\"x\"}", "[1]",
-		"{\"product_id\":\"a\\u0062\"}  ", "\n", "{\"amount\":7}\n",
+		"{\"amount\":1}\n{\"amount\":2}",
+		"{\"amount\":\n5}",
+		"{\"amount\":",
+		"",
+		NULL,
+		"{\"amount\":\"x\"}",
+		"[1]",
+		"{\"product_id\":\"a\\u0062\"}  ",
+		"\n",
+		"{\"amount\":7}\n",
 		"{\"ts\":\"2026-01-01 12:00:00\",\"product_id\":\"p\\n\",\"amount\":3}",
-		"{\"amount\":1}{\"amount\":2}"};
+		"{\"amount\":1}{\"amount\":2}"
+	};
 	const int nodd = (int)(sizeof odd / sizeof odd[0]);
 	sl_type *t = sl_type_parse_ddl(
 	    "ts TIMESTAMP, product_id STRING, amount INT", NULL);
-	const char *seps[] = {"\n", "\n\n\n\0", "\0"};
-	const int nseps[] = {1, 4, 1};
+	const char *seps[] = { "\n", "\n\n\n\0", "\0" };
+	const int nseps[] = { 1, 4, 1 };
 	sl_buf a, b;
 	for (int i = 0; i < N; i++) {
 		if (i % 37 == 5 || (i > 300 && i % 3 == 0)) {
@@ -410,8 +418,8 @@ static void test_decode_inplace(void)
 	sl_buf_init(&b);
 	for (int k = 0; k < 3; k++) {
 		sl_col *c = texts_col(v, N, seps[k], nseps[k]);
-		sl_col *want = sl_json_decode(sl_col_str(c), c->nulls, N, t,
-					      NULL);
+		sl_col *want =
+		    sl_json_decode(sl_col_str(c), c->nulls, N, t, NULL);
 		sl_col *got = sl_json_decode_col(c, t, NULL);
 		sl_col_free(c); /* got's strings must outlive it */
 		sl_buf_clear(&a);
@@ -424,9 +432,9 @@ static void test_decode_inplace(void)
 		sl_col_free(got);
 	}
 	{
-		const char *w[] = {"{\"amount\":1}\n{\"amount\":2}",
-				   "{\"amount\":3}", "{\"amount\":\n4}",
-				   "{\"amount\":5}", "{\"amount\":6}"};
+		const char *w[] = { "{\"amount\":1}\n{\"amount\":2}",
+				    "{\"amount\":3}", "{\"amount\":\n4}",
+				    "{\"amount\":5}", "{\"amount\":6}" };
 		sl_col *c = texts_col(w, 5, "\n", 1);
 		sl_col *got = sl_json_decode_col(c, t, NULL);
 		sl_col_free(c);
