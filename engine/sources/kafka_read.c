@@ -234,6 +234,39 @@ typedef struct pollst {
 	int64_t cap;
 } pollst;
 
+/* The common chunk: rows of one partition (by the topic bytes they
+ * share), in offset order, every one of them this batch's ([pos, until)
+ * of its want): then the loop below would take each; here one compare
+ * loop and the want's bookkeeping once. */
+static bool take_all(pollst *p, const sl_batch *b)
+{
+	const sl_str *tp = sl_col_str(b->cols[2]);
+	const int32_t *part = sl_col_i32(b->cols[3]);
+	const int64_t *off = sl_col_i64(b->cols[4]);
+	int64_t n = b->nrows, r;
+	want *w;
+	int i;
+	if (n == 0 || tp[0].p == NULL)
+		return false;
+	for (r = 1; r < n; r++)
+		if (tp[r].p != tp[0].p || part[r] != part[0] ||
+		    off[r] <= off[r - 1])
+			return false;
+	i = find_want(p->w, p->nw, tp[0].p, tp[0].len, part[0], p->hint);
+	if (i < 0)
+		return false;
+	w = &p->w[i];
+	if (off[0] < w->pos || off[n - 1] >= w->until)
+		return false;
+	p->hint = i;
+	w->pos = off[n - 1] + 1;
+	if (w->pos >= w->until && !w->done) {
+		w->done = true;
+		p->left--;
+	}
+	return true;
+}
+
 /* The rows of chunk b: this batch's to the operators, later ones kept,
  * the rest (before a partition's position: already read) dropped.  Takes
  * b. */
@@ -244,6 +277,10 @@ static int take_chunk(pollst *p, sl_batch *b, sl_err *err)
 	const int64_t *off = sl_col_i64(b->cols[4]);
 	int64_t nt = 0, nl = 0, n = b->nrows;
 	int rc = 0;
+	if (take_all(p, b)) {
+		nt = n;
+		goto push;
+	}
 	if (n > p->cap) {
 		int64_t cap = n > 2 * p->cap ? n : 2 * p->cap;
 		uint8_t *t = realloc(p->take, (size_t)cap);
@@ -294,6 +331,7 @@ static int take_chunk(pollst *p, sl_batch *b, sl_err *err)
 		if (k == NULL || sl_batch_list_add(p->keep, k) != 0)
 			rc = sl_err_nomem(err);
 	}
+push:
 	if (rc == 0 && nt > 0) {
 		sl_batch *t = nt == n ? sl_batch_ref(b)
 				      : sl_batch_filter(b, p->take, nt);
