@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "expr/func.h"
 #include "core/timeutil.h"
@@ -501,7 +502,18 @@ static void call_text(const sl_expr *e, bool pretty, sl_buf *out)
 	sl_buf_addc(out, '(');
 	if (e->distinct)
 		sl_buf_adds(out, "DISTINCT ");
-	args_text(e, 0, pretty, out);
+	if (pretty && strcasecmp(e->name, "struct") == 0) {
+		/* Spark names struct(s AS t) after its named arguments */
+		int i;
+		for (i = 0; i < e->nargs; i++) {
+			if (i > 0)
+				sl_buf_adds(out, ", ");
+			text(e->args[i], e->args[i]->kind == SL_X_ALIAS ? false
+								   : pretty,
+			     out);
+		}
+	} else
+		args_text(e, 0, pretty, out);
 	sl_buf_addc(out, ')');
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "expr/func.h"
 #include "core/timeutil.h"
@@ -609,12 +610,64 @@ static int resolve_node(sl_expr *r, sl_err *err)
 	}
 }
 
+static sl_expr *resolve(const sl_expr *e, const sl_type *schema, sl_err *err);
+
+/* struct(*) / struct(a, *): the star stands for every input column, in
+ * order (Spark expands it in CreateStruct's arguments: to_json(struct(*))
+ * is how a row becomes a Kafka value).  A qualified t.* is not expanded
+ * here: it stays "invalid usage of '*'". */
+static sl_expr *resolve_struct_star(const sl_expr *e, const sl_type *schema,
+				    sl_err *err)
+{
+	sl_expr **a, *x, *r;
+	int i, k, n = 0;
+	for (i = 0; i < e->nargs; i++)
+		n += e->args[i]->kind == SL_X_STAR && e->args[i]->name == NULL
+			 ? schema->nfields
+			 : 1;
+	if ((a = calloc((size_t)n + 1, sizeof *a)) == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	for (i = 0, n = 0; i < e->nargs; i++) {
+		if (e->args[i]->kind != SL_X_STAR || e->args[i]->name != NULL) {
+			a[n++] = sl_expr_ref((sl_expr *)e->args[i]);
+			continue;
+		}
+		for (k = 0; k < schema->nfields; k++)
+			a[n++] = sl_expr_col(schema->fields[k].name);
+	}
+	x = sl_expr_call(e->name, a, n); /* takes a[]'s nodes, even on failure */
+	free(a);
+	if (x == NULL) {
+		sl_err_nomem(err);
+		return NULL;
+	}
+	r = resolve(x, schema, err);
+	sl_expr_free(x);
+	return r;
+}
+
+static bool struct_star(const sl_expr *e)
+{
+	int i;
+	if (e->kind != SL_X_CALL || e->name == NULL ||
+	    strcasecmp(e->name, "struct") != 0)
+		return false;
+	for (i = 0; i < e->nargs; i++)
+		if (e->args[i]->kind == SL_X_STAR && e->args[i]->name == NULL)
+			return true;
+	return false;
+}
+
 static sl_expr *resolve(const sl_expr *e, const sl_type *schema, sl_err *err)
 {
 	sl_expr *r;
 	int i;
 	if (e->kind == SL_X_COL)
 		return resolve_col(e, schema, err);
+	if (struct_star(e))
+		return resolve_struct_star(e, schema, err);
 	if (e->kind == SL_X_STAR) {
 		sl_err_set(err, SL_EANALYSIS,
 			   "invalid usage of '*' in expression");

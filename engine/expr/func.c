@@ -175,6 +175,7 @@ static const struct {
 	{ sl_func_math_rows, &sl_func_math_nrows },
 	{ sl_func_session_rows, &sl_func_session_nrows },
 	{ sl_func_array_rows, &sl_func_array_nrows },
+	{ sl_func_struct_rows, &sl_func_struct_nrows },
 };
 
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))

@@ -32,6 +32,8 @@ extern const int sl_func_math_nrows;
 extern const sl_func sl_func_session_rows[];
 extern const int sl_func_session_nrows;
 extern const sl_func sl_func_array_rows[];
+extern const sl_func sl_func_struct_rows[];
+extern const int sl_func_struct_nrows;
 extern const int sl_func_array_nrows;
 
 /* All args from `from` to a common type; result that type (func_null.c;

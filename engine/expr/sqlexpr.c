@@ -902,6 +902,23 @@ static sl_expr *parse_call(struct sl_sqlexpr *p, const char *name, int start)
 			a = operand(p, start, parse_expr);
 			if (a == NULL)
 				goto fail;
+			/* Spark's grammar: struct's arguments are named
+			 * expressions (struct(a AS x, b)) */
+			if (strcasecmp(name, "struct") == 0 &&
+			    accept_kw(p, "as")) {
+				if (cur(p)->kind != T_IDENT &&
+				    cur(p)->kind != T_QIDENT) {
+					sl_expr_free(a);
+					expect_fail(p, "a field name");
+					goto fail;
+				}
+				a = sl_expr_alias(a, cur(p)->text);
+				p->i++;
+				if (a == NULL) {
+					nomem(p);
+					goto fail;
+				}
+			}
 			if (n == cap) {
 				cap = cap ? cap * 2 : 4;
 				na = realloc(args, (size_t)cap * sizeof *args);

@@ -1,0 +1,44 @@
+-- struct() and named_struct(), Spark's struct constructors
+-- (engine/expr/func_struct.c): field names by Spark's rule, struct(*)
+-- over every column (to_json(struct(*)), how a row becomes a Kafka
+-- value), AS inside struct's arguments, Spark's errors; in a streaming
+-- query as in a batch one.
+local T = require("tap")
+
+local df = spark.createDataFrame({{1, "a"}, {2, nil}}, "x INT, s STRING")
+
+T.check(function() return T.rows(df:selectExpr("to_json(struct(*)) AS value")) end,
+  {{'{"x":1,"s":"a"}'}, {'{"x":2}'}}, "to_json(struct(*)): every column, NULL fields left out")
+T.check(function() return T.rows(df:select(F.to_json(F.struct("*")))) end,
+  {{'{"x":1,"s":"a"}'}, {'{"x":2}'}}, "F.struct('*') as in PySpark")
+T.check(function() return df:selectExpr("struct(x, s AS t, x + 1)", "named_struct('k', x)").columns end,
+  {"struct(x, s AS t, (x + 1))", "named_struct(k, x)"}, "Spark's column names")
+T.is(tostring(df:selectExpr("struct(x, s AS t, x + 1) AS st").schema),
+  "st STRUCT<x: INT, t: STRING, col3: INT> NOT NULL",
+  "field names: the column, the alias, col<N> by position; never NULL")
+T.check(function() return T.rows(df:select(F.struct(F.col("x"):alias("a"), "s"):alias("st")):selectExpr("st.a", "st.s")) end,
+  {{1, "a"}, {2, nil}}, "F.struct with an alias, then its fields read back")
+T.check(function() return T.rows(df:selectExpr("to_json(named_struct('id', x, 'name', upper(s))) AS j")) end,
+  {{'{"id":1,"name":"A"}'}, {'{"id":2}'}}, "named_struct names its fields")
+
+local function err(expr)
+  local ok, e = pcall(function() return df:selectExpr(expr) end)
+  return ok and "no error" or (type(e) == "table" and e.message or tostring(e))
+end
+T.like(err("named_struct(x, 1)"), "%[DATATYPE_MISMATCH%.CREATE_NAMED_STRUCT_WITHOUT_FOLDABLE_STRING%]",
+  "named_struct's names must be string literals")
+T.like(err("named_struct('a', 1, 'b')"), "%[WRONG_NUM_ARGS%.WITHOUT_SUGGESTION%] The `named_struct` requires 2n",
+  "named_struct takes pairs")
+T.like(err("struct(x AS)"), "expected a field name", "struct(x AS) without a name")
+
+-- streaming: the Kafka-sink idiom over a memory stream
+spark.clock:manual("2026-01-01 12:00:00")
+local ms = spark.memoryStream("id INT, word STRING")
+local q = ms:toDF():selectExpr("CAST(id AS STRING) AS key", "to_json(struct(*)) AS value")
+  .writeStream:format("memory"):queryName("structs"):outputMode("append"):start()
+ms:addData({{1, "cat"}, {2, "dog"}})
+q:processAllAvailable()
+T.check(function() return T.rows(spark.table("structs")) end,
+  {{"1", '{"id":1,"word":"cat"}'}, {"2", '{"id":2,"word":"dog"}'}}, "to_json(struct(*)) in a stream")
+q:stop()
+T.done()
