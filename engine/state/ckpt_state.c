@@ -3,8 +3,14 @@
  * store lays it out: <version>.delta for each batch (the changed and
  * removed keys) and now and then a <version>.snapshot (every key), in
  * state/<op>/0/.  Our encoding inside: head magic, records, and a trailer
- * (payload length, CRC-32, tail magic); the payload is an LZ4 block
- * (Spark's default state codec), plain payloads still load.  A delta goes
+ * (payload length, CRC-32, tail magic); the payload is LZ4 (Spark's
+ * default state codec).  A small payload is one LZ4 block ("SLSZ"); a
+ * snapshot or a big delta is a sequence of blocks ("SLSC"), each of
+ * CHUNK_RAW raw bytes (the last shorter) cut at any byte, a record too, so
+ * it is built and compressed a chunk at a time: one raw chunk and the
+ * compressed output are all it holds (a 1M-group snapshot held its raw
+ * payload and then its LZ4 bound beside it, 84 MiB, half the process).
+ * Plain and "SLSZ" payloads still load.  A delta goes
  * through the checkpoint's writer in the batch's order; a snapshot is a
  * redundant copy written on a helper thread off the batch's path.
  */
@@ -23,7 +29,19 @@
 #define MAGIC_LZ4                                                              \
 	0x5a534c53u /* "SLSZ": u64 raw length, LZ4 block of the
 				  payload (head magic and records) */
+#define MAGIC_CHUNKED                                                          \
+	0x43534c53u /* "SLSC": blocks of {u32 raw length, u32 LZ4 length,
+			  LZ4 block}; their raw bytes in order are the plain
+			  payload (head magic and records) */
 #define TRAILER 16  /* u64 payload length, u32 crc, u32 magic */
+/* An "SLSC" block's raw bytes (the reader takes up to CHUNK_MAX).  A
+ * snapshot is chunked from its first CHUNK_RAW bytes; a delta only past
+ * DELTA_CHUNKED (W4's 4-5 MB deltas stay one block compressed by the
+ * writer's lane, off the batch's path; a snapshot's chunks are
+ * compressed on it: it is built there and must not be held raw). */
+#define CHUNK_RAW ((size_t)1 << 20)
+#define CHUNK_MAX ((size_t)64 << 20)
+#define DELTA_CHUNKED ((size_t)16 << 20)
 /* LZ4's acceleration: at W4-200k, 8 instead of the default 1 takes a
  * fifth off the writer's compression (p50 2.5 -> 2.0 ms a delta on this
  * loaded machine) for 1.3% more bytes (541 -> 548 KB); the format and
@@ -33,8 +51,13 @@
 /* ---- state files ---- */
 
 struct wctx {
-	sl_buf *b;
+	sl_buf *b;     /* raw bytes not yet compressed (the whole payload
+			  while it is not chunked) */
+	sl_buf z;      /* "SLSC" and the blocks so far; empty until chunked */
+	size_t limit;  /* b's length that compresses its full chunks */
+	size_t zhint;  /* room to reserve in z at its first block */
 	bool deletes;
+	bool failed;   /* out of memory or a failed compression */
 };
 
 /* dst[0..n) = src[0..n) for the few bytes of a key or a value without a
@@ -73,6 +96,48 @@ static inline void copy_rec(char *dst, const void *src, size_t n)
 	}
 }
 
+/* Compress b's full CHUNK_RAW chunks (all of it when last) into "SLSC"
+ * blocks in w->z and keep the rest (part of a record) at b's start. */
+static void flush_chunks(struct wctx *w, bool last)
+{
+	sl_buf *b = w->b;
+	size_t off = 0, n;
+	uint32_t magic = MAGIC_CHUNKED, hdr[2];
+	int bound, got;
+	if (sl_buf_failed(b))
+		w->failed = true;
+	if (w->failed)
+		return;
+	if (w->z.len == 0) {
+		(void)sl_buf_reserve(&w->z, w->zhint);
+		sl_buf_add(&w->z, &magic, sizeof magic);
+	}
+	while (b->len - off >= CHUNK_RAW || (last && off < b->len)) {
+		n = b->len - off < CHUNK_RAW ? b->len - off : CHUNK_RAW;
+		bound = LZ4_compressBound((int)n);
+		if (!sl_buf_reserve(&w->z, sizeof hdr + (size_t)bound)) {
+			w->failed = true;
+			return;
+		}
+		got = LZ4_compress_fast(b->p + off, w->z.p + w->z.len + sizeof hdr,
+					(int)n, bound, LZ4_ACCEL);
+		if (got <= 0) { /* cannot happen with the bound */
+			w->failed = true;
+			return;
+		}
+		hdr[0] = (uint32_t)n;
+		hdr[1] = (uint32_t)got;
+		memcpy(w->z.p + w->z.len, hdr, sizeof hdr);
+		w->z.len += sizeof hdr + (size_t)got;
+		w->z.p[w->z.len] = '\0';
+		off += n;
+	}
+	memmove(b->p, b->p + off, b->len - off);
+	b->len -= off;
+	b->p[b->len] = '\0';
+	w->limit = CHUNK_RAW; /* from now on, a chunk at a time */
+}
+
 /* One record: u32 key length, u32 value length (UINT32_MAX: removed),
  * key, value.  On the batch's path (the delta is taken before the next
  * batch changes the store): one room check and straight copies, no
@@ -96,20 +161,28 @@ static int put_rec(void *ud, const void *k, size_t kl, const void *v, size_t vl)
 		copy_rec(o + sizeof hdr + kl, v, vl);
 	o[n] = '\0'; /* sl_buf's invariant; room was checked */
 	w->b->len += n;
+	if (w->b->len >= w->limit)
+		flush_chunks(w, false);
 	return 0;
 }
 
-/* The payload of a state file: head magic and records (no trailer).
- * *last: the length of op's previous one of this kind (a delta or a
- * snapshot), reserved with some room for growth, then updated. */
+/* The payload of a state file: head magic and records (no trailer),
+ * plain, or "SLSC" when it reached its kind's chunking length (then
+ * already compressed; compress_payload leaves it).  *last: the length of
+ * op's previous one of this kind (a delta or a snapshot), reserved with
+ * some room for growth, then updated.  Out of memory: b failed. */
 static void state_payload(sl_buf *b, sl_state *s, bool full, size_t *last)
 {
 	struct wctx w;
 	uint32_t magic = MAGIC_HEAD;
-	if (last != NULL && *last > 0)
-		(void)sl_buf_reserve(b, *last + *last / 4);
+	size_t hint = last != NULL ? *last + *last / 4 : 0;
 	w.b = b;
+	sl_buf_init(&w.z);
+	w.limit = full ? CHUNK_RAW : DELTA_CHUNKED;
+	w.zhint = hint;
 	w.deletes = !full;
+	w.failed = false;
+	(void)sl_buf_reserve(b, hint < w.limit ? hint : w.limit + 4096);
 	sl_buf_add(b, &magic, sizeof magic);
 	if (full)
 		sl_state_foreach(s, put_rec, &w);
@@ -119,7 +192,16 @@ static void state_payload(sl_buf *b, sl_state *s, bool full, size_t *last)
 		 * last commit's, which would replay as changes of this
 		 * version in the change feed (driver/state_read.h) */
 		sl_state_foreach_delta(s, put_rec, &w);
-	if (last != NULL)
+	if (w.z.len > 0 || w.failed) {
+		flush_chunks(&w, true);
+		sl_buf_release(b);
+		*b = w.z;
+		if (w.failed) { /* sticky: the caller sees it on b */
+			sl_buf_release(b);
+			b->oom = true;
+		}
+	}
+	if (last != NULL && !sl_buf_failed(b))
 		*last = b->len;
 }
 
@@ -131,8 +213,13 @@ static int compress_payload(sl_buf *b, sl_err *err)
 	uint32_t magic = MAGIC_LZ4;
 	uint64_t raw = b->len;
 	int bound, n;
+	uint32_t head = 0;
 	if (sl_buf_failed(b))
 		return sl_err_nomem(err);
+	if (b->len >= sizeof head)
+		memcpy(&head, b->p, sizeof head);
+	if (head == MAGIC_CHUNKED)
+		return 0; /* compressed as it was built */
 	if (b->len > (size_t)LZ4_MAX_INPUT_SIZE)
 		return 0; /* stays plain: readers take both */
 	bound = LZ4_compressBound((int)b->len);
@@ -270,9 +357,37 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 	return snapshot ? save_snapshot(c, dir, op, s, version, err) : 0;
 }
 
-/* Calls fn(ud, key, klen, val, vlen) for each record of a payload (head
- * magic, then records; val NULL for a remove), until fn returns nonzero
- * (kept in *rc); false when the records do not parse. */
+/* Calls fn(ud, key, klen, val, vlen) for each whole record of data[*pos,
+ * len) (val NULL for a remove) and moves *pos past it, until fn returns
+ * nonzero (kept in *rc; true) or a record is not whole (left at *pos:
+ * the next chunk's bytes complete it, or the payload is torn). */
+static bool walk_some(const char *data, size_t len, size_t *pos,
+		      sl_state_fn fn, void *ud, int *rc)
+{
+	size_t at = *pos;
+	while (len - at >= 2 * sizeof(uint32_t)) {
+		uint32_t hdr[2];
+		size_t vl;
+		memcpy(hdr, data + at, sizeof hdr);
+		vl = hdr[1] == UINT32_MAX ? 0 : hdr[1];
+		if (len - at - sizeof hdr < hdr[0] ||
+		    len - at - sizeof hdr - hdr[0] < vl)
+			break;
+		*rc = fn(ud, data + at + sizeof hdr, hdr[0],
+			 hdr[1] == UINT32_MAX ? NULL : data + at + sizeof hdr + hdr[0],
+			 vl);
+		at += sizeof hdr + hdr[0] + vl;
+		if (*rc != 0) {
+			*pos = at;
+			return true;
+		}
+	}
+	*pos = at;
+	return false;
+}
+
+/* The records of a plain payload (head magic, then records) through fn,
+ * until fn returns nonzero (kept in *rc); false when they do not parse. */
 static bool walk_records(const char *data, size_t plen, sl_state_fn fn,
 			 void *ud, int *rc)
 {
@@ -284,23 +399,52 @@ static bool walk_records(const char *data, size_t plen, sl_state_fn fn,
 	memcpy(&head, data, sizeof head);
 	if (head != MAGIC_HEAD)
 		return false;
-	while (pos < plen) {
-		uint32_t hdr[2];
+	return walk_some(data, plen, &pos, fn, ud, rc) || pos == plen;
+}
+
+/* The records of an "SLSC" payload through fn, a block at a time: one
+ * block's raw bytes (and a record they cut) are all it holds; false when
+ * a block does not inflate or the records do not parse. */
+static bool walk_chunked(const char *data, size_t plen, sl_state_fn fn,
+			 void *ud, int *rc)
+{
+	sl_buf acc;
+	size_t pos = sizeof(uint32_t), at = 0;
+	uint32_t hdr[2], head;
+	bool begun = false, stop = false, ok = false;
+	*rc = 0;
+	sl_buf_init(&acc);
+	while (pos < plen && !stop) {
 		if (plen - pos < sizeof hdr)
-			return false;
+			goto out;
 		memcpy(hdr, data + pos, sizeof hdr);
 		pos += sizeof hdr;
-		if (plen - pos < hdr[0] ||
-		    (hdr[1] != UINT32_MAX && plen - pos - hdr[0] < hdr[1]))
-			return false;
-		*rc = fn(ud, data + pos, hdr[0],
-			 hdr[1] == UINT32_MAX ? NULL : data + pos + hdr[0],
-			 hdr[1] == UINT32_MAX ? 0 : hdr[1]);
-		if (*rc != 0)
-			return true;
-		pos += hdr[0] + (hdr[1] == UINT32_MAX ? 0 : hdr[1]);
+		if (hdr[0] == 0 || hdr[0] > CHUNK_MAX || hdr[1] > plen - pos ||
+		    hdr[1] > (uint32_t)INT32_MAX || !sl_buf_reserve(&acc, hdr[0]))
+			goto out;
+		if (LZ4_decompress_safe(data + pos, acc.p + acc.len, (int)hdr[1],
+					(int)hdr[0]) != (int)hdr[0])
+			goto out;
+		pos += hdr[1];
+		acc.len += hdr[0];
+		at = 0;
+		if (!begun) {
+			if (acc.len < sizeof head)
+				continue;
+			memcpy(&head, acc.p, sizeof head);
+			if (head != MAGIC_HEAD)
+				goto out;
+			at = sizeof head;
+			begun = true;
+		}
+		stop = walk_some(acc.p, acc.len, &at, fn, ud, rc);
+		memmove(acc.p, acc.p + at, acc.len - at);
+		acc.len -= at;
 	}
-	return true;
+	ok = stop || (begun && acc.len == 0);
+out:
+	sl_buf_release(&acc);
+	return ok;
 }
 
 struct applyctx {
@@ -362,15 +506,19 @@ static int walk_file(const char *path, sl_state_fn fn, void *ud, bool *missing,
 	memcpy(&head, data, sizeof head);
 	memcpy(&plen, data + len - TRAILER, sizeof plen);
 	memcpy(tail, data + len - TRAILER + 8, sizeof tail);
-	if ((head != MAGIC_HEAD && head != MAGIC_LZ4) ||
+	if ((head != MAGIC_HEAD && head != MAGIC_LZ4 && head != MAGIC_CHUNKED) ||
 	    tail[1] != MAGIC_TAIL || plen != len - TRAILER ||
 	    sl_crc32(0, data, plen) != tail[0])
 		goto torn;
 	if (head == MAGIC_LZ4 &&
 	    (raw = inflate_payload(data, plen, &rawlen)) == NULL)
 		goto torn;
-	ok = raw != NULL ? walk_records(raw, rawlen, fn, ud, &rc)
-			 : walk_records(data, plen, fn, ud, &rc);
+	if (head == MAGIC_CHUNKED)
+		ok = walk_chunked(data, plen, fn, ud, &rc);
+	else if (raw != NULL)
+		ok = walk_records(raw, rawlen, fn, ud, &rc);
+	else
+		ok = walk_records(data, plen, fn, ud, &rc);
 	free(raw);
 	if (!ok)
 		goto torn;
