@@ -79,6 +79,17 @@ sub records {
 		$p = unlz4(substr($p, 12), $lo + $hi * 4294967296);
 		return undef unless defined $p;
 		$head = unpack('V', substr($p, 0, 4));
+	} elsif ($head == 0x43534c53) { # "SLSC": {u32 raw, u32 lz4 length, block}...
+		my ($i, $raw) = (4, '');
+		while ($i < length $p) {
+			my ($rl, $cl) = unpack('VV', substr($p, $i, 8));
+			my $b = unlz4(substr($p, $i + 8, $cl), $rl);
+			return undef unless defined $b;
+			$raw .= $b;
+			$i += 8 + $cl;
+		}
+		$p = $raw;
+		$head = unpack('V', substr($p, 0, 4));
 	}
 	return undef unless $head == 0x44534c53;
 	my ($i, @r) = (4);
