@@ -39,8 +39,8 @@
  * DELTA_CHUNKED (W4's 4-5 MB deltas stay one block compressed by the
  * writer's lane, off the batch's path; a snapshot's chunks are
  * compressed on it: it is built there and must not be held raw). */
-#define CHUNK_RAW ((size_t)1 << 20)
-#define CHUNK_MAX ((size_t)64 << 20)
+#define CHUNK_RAW     ((size_t)1 << 20)
+#define CHUNK_MAX     ((size_t)64 << 20)
 #define DELTA_CHUNKED ((size_t)16 << 20)
 /* LZ4's acceleration: at W4-200k, 8 instead of the default 1 takes a
  * fifth off the writer's compression (p50 2.5 -> 2.0 ms a delta on this
@@ -50,14 +50,14 @@
 
 /* ---- state files ---- */
 
+/* A payload being built: raw bytes in b, compressed chunks in z. */
 struct wctx {
-	sl_buf *b;     /* raw bytes not yet compressed (the whole payload
-			  while it is not chunked) */
-	sl_buf z;      /* "SLSC" and the blocks so far; empty until chunked */
-	size_t limit;  /* b's length that compresses its full chunks */
-	size_t zhint;  /* room to reserve in z at its first block */
+	sl_buf *b;    /* raw bytes not yet compressed (all, if not chunked) */
+	sl_buf z;     /* "SLSC" and the blocks so far; empty until chunked */
+	size_t limit; /* b's length that compresses its full chunks */
+	size_t zhint; /* room to reserve in z at its first block */
 	bool deletes;
-	bool failed;   /* out of memory or a failed compression */
+	bool failed; /* out of memory or a failed compression */
 };
 
 /* dst[0..n) = src[0..n) for the few bytes of a key or a value without a
@@ -119,8 +119,9 @@ static void flush_chunks(struct wctx *w, bool last)
 			w->failed = true;
 			return;
 		}
-		got = LZ4_compress_fast(b->p + off, w->z.p + w->z.len + sizeof hdr,
-					(int)n, bound, LZ4_ACCEL);
+		got = LZ4_compress_fast(b->p + off,
+					w->z.p + w->z.len + sizeof hdr, (int)n,
+					bound, LZ4_ACCEL);
 		if (got <= 0) { /* cannot happen with the bound */
 			w->failed = true;
 			return;
@@ -361,8 +362,8 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
  * len) (val NULL for a remove) and moves *pos past it, until fn returns
  * nonzero (kept in *rc; true) or a record is not whole (left at *pos:
  * the next chunk's bytes complete it, or the payload is torn). */
-static bool walk_some(const char *data, size_t len, size_t *pos,
-		      sl_state_fn fn, void *ud, int *rc)
+static bool walk_some(const char *data, size_t len, size_t *pos, sl_state_fn fn,
+		      void *ud, int *rc)
 {
 	size_t at = *pos;
 	while (len - at >= 2 * sizeof(uint32_t)) {
@@ -374,7 +375,8 @@ static bool walk_some(const char *data, size_t len, size_t *pos,
 		    len - at - sizeof hdr - hdr[0] < vl)
 			break;
 		*rc = fn(ud, data + at + sizeof hdr, hdr[0],
-			 hdr[1] == UINT32_MAX ? NULL : data + at + sizeof hdr + hdr[0],
+			 hdr[1] == UINT32_MAX ? NULL
+					      : data + at + sizeof hdr + hdr[0],
 			 vl);
 		at += sizeof hdr + hdr[0] + vl;
 		if (*rc != 0) {
@@ -420,9 +422,11 @@ static bool walk_chunked(const char *data, size_t plen, sl_state_fn fn,
 		memcpy(hdr, data + pos, sizeof hdr);
 		pos += sizeof hdr;
 		if (hdr[0] == 0 || hdr[0] > CHUNK_MAX || hdr[1] > plen - pos ||
-		    hdr[1] > (uint32_t)INT32_MAX || !sl_buf_reserve(&acc, hdr[0]))
+		    hdr[1] > (uint32_t)INT32_MAX ||
+		    !sl_buf_reserve(&acc, hdr[0]))
 			goto out;
-		if (LZ4_decompress_safe(data + pos, acc.p + acc.len, (int)hdr[1],
+		if (LZ4_decompress_safe(data + pos, acc.p + acc.len,
+					(int)hdr[1],
 					(int)hdr[0]) != (int)hdr[0])
 			goto out;
 		pos += hdr[1];
@@ -506,7 +510,8 @@ static int walk_file(const char *path, sl_state_fn fn, void *ud, bool *missing,
 	memcpy(&head, data, sizeof head);
 	memcpy(&plen, data + len - TRAILER, sizeof plen);
 	memcpy(tail, data + len - TRAILER + 8, sizeof tail);
-	if ((head != MAGIC_HEAD && head != MAGIC_LZ4 && head != MAGIC_CHUNKED) ||
+	if ((head != MAGIC_HEAD && head != MAGIC_LZ4 &&
+	     head != MAGIC_CHUNKED) ||
 	    tail[1] != MAGIC_TAIL || plen != len - TRAILER ||
 	    sl_crc32(0, data, plen) != tail[0])
 		goto torn;

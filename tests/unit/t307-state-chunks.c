@@ -20,11 +20,11 @@
 #include "state/state.h"
 #include "tap.h"
 
-#define HEAD 0x44534c53u    /* "SLSD" */
-#define TAIL 0x45534c53u    /* "SLSE" */
-#define LZ4ONE 0x5a534c53u  /* "SLSZ" */
+#define HEAD    0x44534c53u /* "SLSD" */
+#define TAIL    0x45534c53u /* "SLSE" */
+#define LZ4ONE  0x5a534c53u /* "SLSZ" */
 #define CHUNKED 0x43534c53u /* "SLSC" */
-#define MIB ((size_t)1 << 20)
+#define MIB     ((size_t)1 << 20)
 
 static char tmpl[] = "/tmp/t307-XXXXXX";
 static const char *dir;
@@ -333,8 +333,8 @@ static void test_old_formats(void)
 	sl_buf_add(&z, &m, 4);
 	sl_buf_add(&z, &rl, 8);
 	(void)sl_buf_reserve(&z, (size_t)LZ4_compressBound((int)raw.len));
-	z.len += (size_t)LZ4_compress_default(
-	    raw.p, z.p + z.len, (int)raw.len, LZ4_compressBound((int)raw.len));
+	z.len += (size_t)LZ4_compress_default(raw.p, z.p + z.len, (int)raw.len,
+					      LZ4_compressBound((int)raw.len));
 	put("2.delta", &z);
 	sl_buf_release(&z);
 	sl_buf_release(&raw);
