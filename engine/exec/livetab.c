@@ -817,6 +817,16 @@ static int scratch(sl_livetab *t, int64_t n)
 
 #define AHEAD 8
 
+/* Each row's words (t->pk) and mask (t->pm) of the keys but the window. */
+static void rows_words(sl_livetab *t, sl_col *const *cols, int64_t n)
+{
+	int k, j;
+	memset(t->pm, 0, (size_t)n * 4);
+	for (k = 0, j = 0; k < t->nkeys; k++)
+		if (k != t->wkey)
+			col_words(cols[k], n, t->pk, t->nw, j++, t->pm, k);
+}
+
 /* Each row's window (t->pw), words (t->pk), mask (t->pm). */
 static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n, sl_err *err)
 {
@@ -824,12 +834,9 @@ static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n, sl_err *err)
 	const int64_t *ws = sl_col_i64(wc->child[0]),
 		      *we = sl_col_i64(wc->child[1]);
 	int64_t i, ls = 0, le = 0;
-	int k, j, lw = -1;
+	int lw = -1;
 	bool lnull = false;
-	memset(t->pm, 0, (size_t)n * 4);
-	for (k = 0, j = 0; k < t->nkeys; k++)
-		if (k != t->wkey)
-			col_words(cols[k], n, t->pk, t->nw, j++, t->pm, k);
+	rows_words(t, cols, n);
 	if (wc->nulls == NULL && wc->child[0]->nulls == NULL &&
 	    wc->child[1]->nulls == NULL) {
 		/* no NULL window: the last row's, or (a sliding window's
@@ -999,6 +1006,74 @@ int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 	rc = t->nw == 1 ? probe1(t, n, gids, err) : probe_any(t, n, gids, err);
 	stash_from(t, from); /* before the rows are folded in */
 	return rc;
+}
+
+/* The entry of words k, mask m, hash h in window wi: found, or
+ * inserted; touched in the pending version.  -1: out of memory. */
+static inline int64_t probe_at(sl_livetab *t, int wi, uint64_t h,
+			       const uint64_t *k, uint32_t m)
+{
+	const lwin *w = &t->win[wi];
+	uint64_t x = w->slots[win_find(t, w, h, k, m)];
+	int64_t id = x != 0 ? (int64_t)(uint32_t)x - 1 : insert(t, wi, k, m, h);
+	if (id < 0)
+		return -1;
+	if (!(t->fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
+		return -1;
+	return id;
+}
+
+int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
+			    int k, int64_t slide, int64_t size,
+			    const int32_t *cnt, int32_t *gids, int64_t *m,
+			    sl_err *err)
+{
+	const int64_t *s0;
+	int32_t cw[64];
+	int64_t from, i, o = 0, ls = 0;
+	int j, c;
+	bool have = false;
+	*m = 0;
+	if (n <= 0)
+		return 0;
+	if (k < 1 || k > 64 || cols[t->wkey]->nulls != NULL)
+		return sl_err_set(err, SL_EINTERNAL,
+				  "livetab: %d windows a slice or a NULL slice",
+				  k);
+	begin_write(t);
+	from = t->dl_n;
+	if (scratch(t, n) < 0)
+		return sl_err_nomem(err);
+	s0 = sl_col_i64(cols[t->wkey]->child[0]);
+	rows_words(t, cols, n);
+	rows_hash(t, n);
+	for (i = 0; i < n; i++) {
+		const uint64_t *kw = t->pk + (size_t)i * (size_t)t->nw;
+		if (!have || s0[i] != ls) { /* the row's windows, latest first */
+			for (j = 0; j < k; j++) {
+				int64_t st = s0[i] - (int64_t)j * slide;
+				if ((cw[j] = win_get(t, false, st, st + size)) <
+				    0) {
+					stash_from(t, from);
+					return sl_err_nomem(err);
+				}
+			}
+			ls = s0[i];
+			have = true;
+		}
+		c = cnt != NULL ? cnt[i] : k;
+		for (j = 0; j < c; j++) {
+			int64_t id = probe_at(t, cw[j], t->ph[i], kw, t->pm[i]);
+			if (id < 0) {
+				stash_from(t, from);
+				return sl_err_nomem(err);
+			}
+			gids[o++] = (int32_t)id;
+		}
+	}
+	stash_from(t, from); /* before the rows are folded in */
+	*m = o;
+	return 0;
 }
 
 const int32_t *sl_livetab_dirty(const sl_livetab *t, int64_t *n)

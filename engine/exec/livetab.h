@@ -70,6 +70,18 @@ sl_state *sl_livetab_store(sl_livetab *t);
  * sl_livetab_aggs with ngroups sl_livetab_cap. */
 int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 		     int32_t *gids, sl_err *err);
+/* A sliding window's rows taken once each: cols[wkey] holds each row's
+ * slice (its start is the row's latest window start s; no NULLs), and
+ * the row belongs to the k windows [s - j*slide, + size), j = 0..k-1
+ * (k <= 64), of which it is folded into the first cnt[i] (cnt NULL: all
+ * k; the others are late).  The row's key words and hash are made once
+ * and each window's table probed with them.  gids[0..*m) = the entries
+ * of the (row, window) pairs in the order the window EXPAND emits them
+ * (rows in order, each row's latest window first); room for n * k. */
+int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
+			    int k, int64_t slide, int64_t size,
+			    const int32_t *cnt, int32_t *gids, int64_t *m,
+			    sl_err *err);
 sl_agg **sl_livetab_aggs(sl_livetab *t);
 int64_t sl_livetab_cap(const sl_livetab *t);
 

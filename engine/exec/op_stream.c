@@ -214,6 +214,7 @@ static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
 {
 	saggst *st = op->state;
 	int k, skip = expand_child(op) != NULL ? st->et.col : -1;
+	bool sliced = st->slicing || st->rowslices;
 	int64_t r;
 	sl_buf_clear(row);
 	sl_buf_clear(win);
@@ -230,9 +231,9 @@ static void log_late(sl_op *op, const sl_batch *in, int64_t i, int64_t j,
 	}
 	sl_buf_addc(row, '}');
 	sl_buf_addc(win, '[');
-	if (st->slicing)
+	if (sliced)
 		slice_late_windows(st, v, i, win);
-	for (r = j - 1; !st->slicing && st->et.kind != SL_ET_RAW && r >= i;
+	for (r = j - 1; !sliced && st->et.kind != SL_ET_RAW && r >= i;
 	     r--) {
 		int64_t s = st->et.kind == SL_ET_WCALL
 				? v[r] - st->et.size
@@ -260,16 +261,17 @@ void sl_sagg_log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
 {
 	saggst *st = op->state;
 	const sl_plan *x = expand_child(op);
+	bool sliced = st->slicing || st->rowslices;
 	sl_buf row, win;
 	int64_t i, j, r;
 	sl_buf_init(&row);
 	sl_buf_init(&win);
 	for (i = 0; i < in->nrows && st->logged < LATE_LOG_MAX; i = j) {
 		bool all = true;
-		j = x != NULL && !st->slicing ? segment_end(x, in, i) : i + 1;
+		j = x != NULL && !sliced ? segment_end(x, in, i) : i + 1;
 		for (r = i; r < j; r++)
 			all = all && late[r];
-		if (st->slicing) /* its latest window: the slice's start + size */
+		if (sliced) /* its latest window: the slice's start + size */
 			all = late[i] && v[i] - st->wslide + st->wsize <=
 					     st->ctx->wm_late_us;
 		if (all) {
@@ -898,6 +900,7 @@ static void sagg_free(sl_op *op)
 	sl_win_index_release(&st->ix);
 	sl_hash_groups_free(st->late);
 	free(st->gids);
+	free(st->prow);
 	free(st->koff);
 	free(st->khash);
 	free(st->isnew);
@@ -916,16 +919,21 @@ static const struct sl_op_ops sagg_ops = {
 
 bool sl_stream_agg_slices(const sl_op *op)
 {
-	return op->ops == &sagg_ops && ((const saggst *)op->state)->slicing;
+	const saggst *st = op->state;
+	return op->ops == &sagg_ops && (st->slicing || st->rowslices);
 }
 
-/* Slicing (sl_stream_agg_slices) when window.c says the plan allows it. */
+/* Slicing (sl_stream_agg_slices) when window.c says the plan allows it;
+ * else whether the live path may take slices (rowslice). */
 static void slicing_setup(const sl_plan *p, saggst *st)
 {
 	st->wkey = sl_window_slice_key(p, &st->et);
-	if (st->wkey < 0)
+	if (st->wkey >= 0)
+		st->slicing = true;
+	else if ((st->wkey = sl_window_row_slice_key(p, &st->et)) >= 0)
+		st->rowslice = true;
+	else
 		return;
-	st->slicing = true;
 	st->wsize = p->child[0]->win_size;
 	st->wslide = p->child[0]->win_slide;
 }

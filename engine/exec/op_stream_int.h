@@ -56,6 +56,12 @@ typedef struct saggst {
 	int wkey;              /* the window key */
 	int64_t wsize, wslide; /* the window's size and slide */
 	sl_op *wspare;         /* a spare part for the window groups */
+	/* The live path's slices (op_stream_live.c): the EXPAND hands each
+	 * row once with its slice, as for slicing, and the live table folds
+	 * it into each of its windows, row by row (any aggregate); wkey,
+	 * wsize, wslide as above.  rowslice: the plan allows it (not yet
+	 * taken). */
+	bool rowslice, rowslices;
 	/* The live path (op_stream_live.c): the store is a typed live table
 	 * the rows probe once each; part, keys, ix stay unused.  late holds
 	 * the batch's late groups (counted, numRowsDroppedByWatermark). */
@@ -63,6 +69,8 @@ typedef struct saggst {
 	sl_hash_groups *late; /* the batch's late groups, or NULL */
 	int32_t *gids;        /* a pushed batch's entries */
 	int64_t gcap;
+	int64_t *prow; /* rowslices: each (row, window) pair's row */
+	int64_t prcap;
 } saggst;
 
 /* A store entry (key and buffer bytes, borrowed from the store or the

@@ -38,9 +38,11 @@ int sl_sagg_live_setup(sl_op *op, sl_err *err)
 	sl_type *kt[32];
 	sl_agg **aggs;
 	sl_livetab *lt;
+	int64_t nw = st->wslide > 0 ? st->wsize / st->wslide : 0;
+	bool rows = (st->slicing || st->rowslice) && nw >= 1 && nw <= 64;
 	int k;
 	if ((sw != NULL && strcmp(sw, "bytes") == 0) || !st->evicts ||
-	    st->slicing || p->nkeys > 31 || p->nkeys < 1 ||
+	    (st->slicing && !rows) || p->nkeys > 31 || p->nkeys < 1 ||
 	    (st->et.kind != SL_ET_WCOL && st->et.kind != SL_ET_WCALL) ||
 	    (st->ctx->mode != SL_MODE_APPEND &&
 	     st->ctx->mode != SL_MODE_UPDATE))
@@ -62,6 +64,8 @@ int sl_sagg_live_setup(sl_op *op, sl_err *err)
 	st->sf.store = sl_livetab_store(lt);
 	st->live = lt;
 	st->scan_evict = false;
+	st->rowslices = rows; /* the rows' slices, folded row by row */
+	st->slicing = false;
 	return 0;
 }
 
@@ -83,28 +87,17 @@ static sl_col *eval_col(const sl_expr *x, sl_batch *in, sl_err *err)
 	return c;
 }
 
-/* The late rows of `in` (late[i]) into the batch's late groups. */
-static int count_late(sl_op *op, sl_batch *in, const uint8_t *late,
-		      int64_t nlate, sl_err *err)
+/* The rows of lb (late) into the batch's late groups. */
+static int late_groups(sl_op *op, sl_batch *lb, sl_err *err)
 {
 	const sl_plan *p = op->plan;
 	saggst *st = op->state;
-	int64_t *idx = malloc((size_t)nlate * sizeof *idx + 1), i, m = 0;
-	int32_t *g = malloc((size_t)nlate * sizeof *g + 1);
+	int64_t m = lb->nrows;
+	int32_t *g = malloc((size_t)m * sizeof *g + 1);
 	sl_col *kc[32] = { 0 };
-	sl_batch *lb = NULL;
 	int k, rc = 0;
-	if (idx == NULL || g == NULL) {
-		rc = sl_err_nomem(err);
-		goto out;
-	}
-	for (i = 0; i < in->nrows; i++)
-		if (late[i])
-			idx[m++] = i;
-	if ((lb = sl_batch_take(in, idx, m)) == NULL) {
-		rc = sl_err_nomem(err);
-		goto out;
-	}
+	if (g == NULL)
+		return sl_err_nomem(err);
 	if (st->late == NULL) {
 		sl_type *kt[32];
 		for (k = 0; k < p->nkeys; k++)
@@ -123,9 +116,26 @@ static int count_late(sl_op *op, sl_batch *in, const uint8_t *late,
 out:
 	for (k = 0; k < p->nkeys; k++)
 		sl_col_free(kc[k]);
+	free(g);
+	return rc;
+}
+
+/* The late rows of `in` (late[i]) into the batch's late groups. */
+static int count_late(sl_op *op, sl_batch *in, const uint8_t *late,
+		      int64_t nlate, sl_err *err)
+{
+	int64_t *idx = malloc((size_t)nlate * sizeof *idx + 1), i, m = 0;
+	sl_batch *lb = NULL;
+	int rc;
+	if (idx == NULL)
+		return sl_err_nomem(err);
+	for (i = 0; i < in->nrows; i++)
+		if (late[i])
+			idx[m++] = i;
+	lb = sl_batch_take(in, idx, m);
+	rc = lb == NULL ? sl_err_nomem(err) : late_groups(op, lb, err);
 	sl_batch_free(lb);
 	free(idx);
-	free(g);
 	return rc;
 }
 
@@ -169,6 +179,159 @@ static int live_fold(sl_op *op, sl_batch *in, sl_err *err)
 	return rc;
 }
 
+/* ---- a sliding window's rows, once each ---- */
+
+/* With rowslices the window EXPAND hands each row once, its `window`
+ * the slice [s, s + slide) whose s is its latest window's start; the row
+ * belongs to the k = size/slide windows [s - j*slide, + size).  The
+ * table probes each of them with the row's key words and hash made once
+ * (sl_livetab_probe_slices), and the aggregates fold each (row, window)
+ * pair in the order the EXPAND's rows came before: rows in order, each
+ * row's latest window first, so every group sees its rows in the same
+ * order (a floating sum rounds the same) and the dirty list, the feed
+ * and the late log are as they were.  Materialising k rows of every
+ * column per event, then hashing each, was most of W1-slide's time. */
+
+static int grow_pairs(saggst *st, int64_t m, sl_err *err)
+{
+	if (m <= st->gcap && m <= st->prcap)
+		return 0;
+	free(st->gids);
+	free(st->prow);
+	st->gids = malloc((size_t)m * sizeof *st->gids);
+	st->prow = malloc((size_t)m * sizeof *st->prow);
+	st->gcap = st->prcap = st->gids && st->prow ? m : 0;
+	return st->gcap ? 0 : sl_err_nomem(err);
+}
+
+/* Fold the rows of `in` into their windows (the first cnt[i] of row i;
+ * cnt NULL: all k). */
+static int slices_fold(sl_op *op, sl_batch *in, const int32_t *cnt,
+		       sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	saggst *st = op->state;
+	sl_agg **aggs = sl_livetab_aggs(st->live);
+	int k = (int)(st->wsize / st->wslide), i, j, q, rc = 0;
+	sl_col *kc[32] = { 0 }, *args[8], *xa;
+	int64_t n = in->nrows, m = 0, r, o;
+	if (n == 0)
+		return 0;
+	if ((rc = grow_pairs(st, n * k, err)) < 0)
+		return rc;
+	for (q = 0; q < p->nkeys && rc == 0; q++)
+		if ((kc[q] = eval_col(p->keys[q], in, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+	if (rc == 0)
+		rc = sl_livetab_probe_slices(st->live, kc, n, k, st->wslide,
+					     st->wsize, cnt, st->gids, &m, err);
+	for (q = 0; q < p->nkeys; q++)
+		sl_col_free(kc[q]);
+	for (r = 0, o = 0; r < n && rc == 0; r++) /* each pair's row */
+		for (q = cnt != NULL ? cnt[r] : k; q > 0; q--)
+			st->prow[o++] = r;
+	for (i = 0; i < p->naggs && rc == 0; i++) {
+		const sl_aggspec *s = &p->aggs[i];
+		int na = s->count_rows ? 0 : s->nargs;
+		for (j = 0; j < na && j < 8 && rc == 0; j++) {
+			if ((xa = eval_col(s->args[j], in, err)) == NULL ||
+			    (args[j] = sl_col_take(xa, st->prow, m)) == NULL)
+				rc = xa == NULL ? (err ? err->code : SL_ENOMEM)
+						: sl_err_nomem(err);
+			sl_col_free(xa);
+			if (rc < 0) {
+				while (j-- > 0)
+					sl_col_free(args[j]);
+				return rc;
+			}
+		}
+		rc = sl_agg_update(aggs[i], st->gids, m,
+				   sl_livetab_cap(st->live), args, err);
+		for (j = 0; j < na && j < 8; j++)
+			sl_col_free(args[j]);
+	}
+	return rc;
+}
+
+/* The late (row, window) pairs of `in` (row i's windows cnt[i]..k-1)
+ * into the batch's late groups: their rows with each pair's window. */
+static int slices_late(sl_op *op, sl_batch *in, const int32_t *cnt,
+		       sl_err *err)
+{
+	saggst *st = op->state;
+	int k = (int)(st->wsize / st->wslide), c = st->et.col, j;
+	int64_t n = in->nrows, m = 0, i, *idx = malloc((size_t)(n * k + 1) * 8);
+	const int64_t *s0 = sl_col_i64(in->cols[c]->child[0]);
+	sl_batch *lb = NULL;
+	sl_col *wc = NULL;
+	int rc = SL_ENOMEM;
+	if (idx == NULL)
+		return sl_err_nomem(err);
+	for (i = 0; i < n; i++)
+		for (j = cnt[i]; j < k; j++)
+			idx[m++] = i;
+	if ((lb = sl_batch_take(in, idx, m)) == NULL ||
+	    (wc = sl_col_new(in->cols[c]->type, m)) == NULL ||
+	    wc->nchild < 2)
+		goto out;
+	for (i = 0, m = 0; i < n; i++)
+		for (j = cnt[i]; j < k; j++, m++) {
+			int64_t s = s0[i] - (int64_t)j * st->wslide;
+			sl_col_i64(wc->child[0])[m] = s;
+			sl_col_i64(wc->child[1])[m] = s + st->wsize;
+		}
+	sl_col_free(lb->cols[c]);
+	lb->cols[c] = wc;
+	wc = NULL;
+	rc = late_groups(op, lb, err);
+out:
+	sl_col_free(wc);
+	sl_batch_free(lb);
+	free(idx);
+	return rc == SL_ENOMEM ? sl_err_nomem(err) : rc;
+}
+
+static int slices_push(sl_op *op, sl_batch *in, sl_err *err)
+{
+	saggst *st = op->state;
+	int64_t wm = st->ctx->wm_late_us, n = in->nrows, nlate, i, *v;
+	int k = (int)(st->wsize / st->wslide), rc;
+	uint8_t *late;
+	int32_t *cnt;
+	if (wm == INT64_MIN || sl_sagg_min_time(st, in) > wm)
+		return slices_fold(op, in, NULL, err);
+	v = malloc((size_t)n * sizeof *v + 1);
+	late = malloc((size_t)n + 1);
+	cnt = malloc((size_t)n * sizeof *cnt + 1);
+	if (v == NULL || late == NULL || cnt == NULL) {
+		rc = sl_err_nomem(err);
+		goto out;
+	}
+	/* v[i]: the slice's end, the earliest window's; late[i]: that one
+	 * is late.  A row's windows not late are its latest cnt[i]. */
+	nlate = sl_sagg_row_times(st, in, wm, v, late);
+	for (i = 0; i < n; i++) {
+		int c = 0;
+		while (c < k && v[i] - st->wslide - (int64_t)c * st->wslide +
+				    st->wsize >
+				wm)
+			c++;
+		cnt[i] = c;
+	}
+	rc = slices_fold(op, in, nlate > 0 ? cnt : NULL, err);
+	if (rc == 0 && nlate > 0)
+		rc = slices_late(op, in, cnt, err);
+	if (rc == 0 && nlate > 0) {
+		st->late_rows = true;
+		sl_sagg_log_late_rows(op, in, v, late);
+	}
+out:
+	free(v);
+	free(late);
+	free(cnt);
+	return rc;
+}
+
 int sl_sagg_live_push(sl_op *op, sl_batch *in, sl_err *err)
 {
 	saggst *st = op->state;
@@ -176,6 +339,8 @@ int sl_sagg_live_push(sl_op *op, sl_batch *in, sl_err *err)
 	uint8_t *late;
 	sl_batch *kept;
 	int rc;
+	if (st->rowslices)
+		return slices_push(op, in, err);
 	if (st->ctx->wm_late_us == INT64_MIN ||
 	    sl_sagg_min_time(st, in) > st->ctx->wm_late_us)
 		return live_fold(op, in, err);

@@ -301,6 +301,11 @@ int64_t sl_window_first_start(int64_t ts, int64_t slide, int64_t start);
  * and no aggregate reads, and every aggregate is order-free (gives the
  * row-by-row result whatever order partial buffers merge in). */
 int sl_window_slice_key(const sl_plan *p, const sl_agg_et *et);
+/* The same conditions but for the aggregates' order: the key when the
+ * streaming aggregate may take each row once with its slice and fold it
+ * into every window itself, row by row (the live table,
+ * op_stream_live.c), or -1. */
+int sl_window_row_slice_key(const sl_plan *p, const sl_agg_et *et);
 /* The AGGREGATE node (plan_agg.c). */
 sl_plan *sl_plan_agg_build(sl_plan *in, sl_expr **keys, int nkeys,
 			   sl_expr **aggs, int naggs, const char *method,

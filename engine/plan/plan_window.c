@@ -354,8 +354,11 @@ static bool order_free(const sl_aggspec *s)
 	return false;
 }
 
-/* Slicing's conditions (window.h). */
-int sl_window_slice_key(const sl_plan *p, const sl_agg_et *et)
+/* Slicing's conditions (window.h); order_free aggregates only when
+ * mergeable (the byte path's slices merge partial buffers; the live
+ * table folds each row into each of its windows in the expanded order,
+ * so any aggregate does). */
+static int slice_key(const sl_plan *p, const sl_agg_et *et, bool mergeable)
 {
 	const sl_plan *c = p->nchild == 1 ? p->child[0] : NULL;
 	int wcol, k, i, j, wkey = -1;
@@ -374,7 +377,7 @@ int sl_window_slice_key(const sl_plan *p, const sl_agg_et *et)
 			return -1;
 	}
 	for (i = 0; i < p->naggs; i++) {
-		if (!order_free(&p->aggs[i]))
+		if (mergeable && !order_free(&p->aggs[i]))
 			return -1;
 		for (j = 0; j < p->aggs[i].nargs; j++)
 			if (reads_col(p->aggs[i].args[j], wcol))
@@ -384,4 +387,14 @@ int sl_window_slice_key(const sl_plan *p, const sl_agg_et *et)
 			 (et->kind != SL_ET_WCOL || et->col != wcol)))
 		return -1;
 	return wkey;
+}
+
+int sl_window_slice_key(const sl_plan *p, const sl_agg_et *et)
+{
+	return slice_key(p, et, true);
+}
+
+int sl_window_row_slice_key(const sl_plan *p, const sl_agg_et *et)
+{
+	return slice_key(p, et, false);
 }
