@@ -1009,18 +1009,82 @@ int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 }
 
 /* The entry of words k, mask m, hash h in window wi: found, or
- * inserted; touched in the pending version.  -1: out of memory. */
+ * inserted; touched in the pending version.  -1: out of memory.  One
+ * word (window + one column, the common table) is compared inline. */
 static inline int64_t probe_at(sl_livetab *t, int wi, uint64_t h,
 			       const uint64_t *k, uint32_t m)
 {
 	const lwin *w = &t->win[wi];
-	uint64_t x = w->slots[win_find(t, w, h, k, m)];
-	int64_t id = x != 0 ? (int64_t)(uint32_t)x - 1 : insert(t, wi, k, m, h);
+	uint64_t x, j = h & w->mask;
+	uint32_t tag = (uint32_t)h;
+	int64_t id;
+	if (t->nw == 1) {
+		const uint64_t *kw = t->kw;
+		const uint32_t *km = t->km;
+		for (;;) {
+			x = w->slots[j];
+			if (x == 0)
+				break;
+			id = (int64_t)(uint32_t)x - 1;
+			if ((uint32_t)(x >> 32) == tag && kw[id] == k[0] &&
+			    km[id] == m)
+				break;
+			j = (j + 1) & w->mask;
+		}
+	} else {
+		x = w->slots[win_find(t, w, h, k, m)];
+	}
+	id = x != 0 ? (int64_t)(uint32_t)x - 1 : insert(t, wi, k, m, h);
 	if (id < 0)
 		return -1;
 	if (!(t->fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
 		return -1;
 	return id;
+}
+
+/* One row of window + one column (word k, mask m, hash h) into
+ * windows cw[0..c): gids[0..c), c returned; INT64_MIN when out of memory
+ * (so the caller's running count goes negative).  As probe1: the arrays
+ * in locals, reloaded after an insert. */
+static inline int64_t probe1_row(sl_livetab *t, const int32_t *cw, int c,
+				 uint64_t h, uint64_t k, uint32_t m,
+				 int32_t *gids)
+{
+	const uint64_t *kw = t->kw;
+	const uint32_t *km = t->km;
+	const uint8_t *fl = t->fl;
+	uint32_t tag = (uint32_t)h;
+	int j;
+	for (j = 0; j < c; j++) {
+		const lwin *w = &t->win[cw[j]];
+		const uint64_t *slots = w->slots, mask = w->mask;
+		uint64_t x, s = h & mask;
+		int64_t id;
+		for (;;) {
+			x = slots[s];
+			if (x == 0)
+				break;
+			id = (int64_t)(uint32_t)x - 1;
+			if ((uint32_t)(x >> 32) == tag && kw[id] == k &&
+			    km[id] == m)
+				break;
+			s = (s + 1) & mask;
+		}
+		if (x == 0) {
+			if ((id = insert(t, cw[j], &k, m, h)) < 0)
+				return INT64_MIN;
+			kw = t->kw;
+			km = t->km;
+			fl = t->fl;
+		}
+		if (!(fl[id] & FL_TCH)) {
+			if (touch_new(t, (int32_t)id) < 0)
+				return INT64_MIN;
+			fl = t->fl;
+		}
+		gids[j] = (int32_t)id;
+	}
+	return c;
 }
 
 int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
@@ -1062,6 +1126,15 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 			have = true;
 		}
 		c = cnt != NULL ? cnt[i] : k;
+		if (t->nw == 1) {
+			o += probe1_row(t, cw, c, t->ph[i], kw[0], t->pm[i],
+					gids + o);
+			if (o < 0) {
+				stash_from(t, from);
+				return sl_err_nomem(err);
+			}
+			continue;
+		}
 		for (j = 0; j < c; j++) {
 			int64_t id = probe_at(t, cw[j], t->ph[i], kw, t->pm[i]);
 			if (id < 0) {

@@ -204,6 +204,26 @@ static int grow_pairs(saggst *st, int64_t m, sl_err *err)
 	return st->gcap ? 0 : sl_err_nomem(err);
 }
 
+/* Column c's rows row[0..m) (a gather: sl_col_take for what is not
+ * 8 bytes wide without NULLs). */
+static sl_col *pair_col(const sl_col *c, const int64_t *row, int64_t m)
+{
+	const int64_t *src;
+	int64_t *dst, q;
+	sl_col *o;
+	if (c->nulls != NULL || c->nchild > 0 ||
+	    (c->type->kind != SL_DOUBLE && c->type->kind != SL_BIGINT &&
+	     c->type->kind != SL_TIMESTAMP))
+		return sl_col_take(c, row, m);
+	if ((o = sl_col_new_raw(c->type, m)) == NULL)
+		return NULL;
+	src = (const int64_t *)c->data;
+	dst = (int64_t *)o->data;
+	for (q = 0; q < m; q++)
+		dst[q] = src[row[q]];
+	return o;
+}
+
 /* Fold the rows of `in` into their windows (the first cnt[i] of row i;
  * cnt NULL: all k). */
 static int slices_fold(sl_op *op, sl_batch *in, const int32_t *cnt,
@@ -235,7 +255,7 @@ static int slices_fold(sl_op *op, sl_batch *in, const int32_t *cnt,
 		int na = s->count_rows ? 0 : s->nargs;
 		for (j = 0; j < na && j < 8 && rc == 0; j++) {
 			if ((xa = eval_col(s->args[j], in, err)) == NULL ||
-			    (args[j] = sl_col_take(xa, st->prow, m)) == NULL)
+			    (args[j] = pair_col(xa, st->prow, m)) == NULL)
 				rc = xa == NULL ? (err ? err->code : SL_ENOMEM)
 						: sl_err_nomem(err);
 			sl_col_free(xa);
