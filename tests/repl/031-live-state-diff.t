@@ -5,7 +5,7 @@
 # Append and Update) run on the byte store (STREAMLAB_STATE_PROVIDER=bytes,
 # the test switch) and on the typed live table (the default).  Each pair of
 # runs must print the same rows batch by batch, in the same order, with the
-# same state numbers, and leave checkpoints whose state files hold the same
+# same state numbers and late-row log, and leave checkpoints whose state files hold the same
 # records: every <version>.delta and .snapshot of one exists in the other,
 # and its records (key bytes, value bytes, or a remove), sorted, are equal
 # byte for byte (the live table lists them in another order, livetab.h).
@@ -133,7 +133,7 @@ sub same_state {
 }
 
 my @points = qw(after-offsets mid-state after-state mid-sink after-sink before-commit mid-commit after-commit);
-my ($n, $seeds_upd, $seeds_app, $late) = (0, 0, 0, 0);
+my ($n, $seeds_upd, $seeds_app, $late, $slid) = (0, 0, 0, 0, 0);
 for my $seed (1 .. 24) {
 	my @cases = (['', '']);
 	push @cases, [$points[$seed % @points], ''] if $seed % 3 == 0;
@@ -154,8 +154,10 @@ for my $seed (1 .. 24) {
 		$seeds_upd++ if $oa =~ /mode=update/;
 		$seeds_app++ if $oa =~ /mode=append/;
 		$late++ if $oa =~ /dropped=[1-9]/;
+		$slid++ if $oa =~ /slide=\d/ && $oa =~ /^L1 /m;
 	}
 }
+ok($slid > 0, "sliding windows with late rows logged (the late log compared too) in $slid runs");
 ok($seeds_upd > 0 && $seeds_app > 0 && $late > 0,
 	"both modes ran ($seeds_upd update, $seeds_app append) and rows were late in $late runs");
 
