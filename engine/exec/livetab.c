@@ -926,8 +926,11 @@ static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 		far = far ||
 		      (win[lw].state == W_LIVE && win[lw].mask >= (1u << 15));
 	lw = -1;
+	if (far) /* the hashes a few rows ahead for the prefetch */
+		rows_hash(t, n);
 	for (i = 0; i < n; i++) {
-		uint64_t h = ph[i], k = pk[i], j, x, mask;
+		uint64_t k = pk[i], j, x, mask,
+			 h = far ? ph[i] : hash_words(&k, 1, pm[i]);
 		uint32_t m = pm[i], tag = (uint32_t)h;
 		int64_t id;
 		if (pw[i] != lw)
@@ -1002,8 +1005,12 @@ int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 		return sl_err_nomem(err);
 	if ((rc = rows_keys(t, cols, n, err)) < 0)
 		return rc;
-	rows_hash(t, n);
-	rc = t->nw == 1 ? probe1(t, n, gids, err) : probe_any(t, n, gids, err);
+	if (t->nw == 1) { /* hashes made as it goes (a pass fewer) */
+		rc = probe1(t, n, gids, err);
+	} else {
+		rows_hash(t, n);
+		rc = probe_any(t, n, gids, err);
+	}
 	stash_from(t, from); /* before the rows are folded in */
 	return rc;
 }
