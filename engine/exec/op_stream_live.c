@@ -204,23 +204,38 @@ static int grow_pairs(saggst *st, int64_t m, sl_err *err)
 	return st->gcap ? 0 : sl_err_nomem(err);
 }
 
-/* Column c's rows row[0..m) (a gather: sl_col_take for what is not
- * 8 bytes wide without NULLs). */
-static sl_col *pair_col(const sl_col *c, const int64_t *row, int64_t m)
+/* The (row, window) pairs' values of column c, m of them (k a row):
+ * row[0..m) their rows when *have, else every row in all its k windows
+ * and row[] made here when needed (sl_col_take: NULLs, or not 8 bytes
+ * wide); the values alone are a gather, or each row k times over. */
+static sl_col *pair_col(const sl_col *c, int64_t *row, bool *have, int64_t m,
+			int k)
 {
 	const int64_t *src;
 	int64_t *dst, q;
 	sl_col *o;
-	if (c->nulls != NULL || c->nchild > 0 ||
-	    (c->type->kind != SL_DOUBLE && c->type->kind != SL_BIGINT &&
-	     c->type->kind != SL_TIMESTAMP))
+	int j;
+	bool take = c->nulls != NULL || c->nchild > 0 ||
+		    (c->type->kind != SL_DOUBLE && c->type->kind != SL_BIGINT &&
+		     c->type->kind != SL_TIMESTAMP);
+	if (take && !*have) {
+		for (q = 0; q < m; q++)
+			row[q] = q / k;
+		*have = true;
+	}
+	if (take)
 		return sl_col_take(c, row, m);
 	if ((o = sl_col_new_raw(c->type, m)) == NULL)
 		return NULL;
 	src = (const int64_t *)c->data;
 	dst = (int64_t *)o->data;
-	for (q = 0; q < m; q++)
-		dst[q] = src[row[q]];
+	if (!*have)
+		for (q = 0; q < m / k; q++)
+			for (j = 0; j < k; j++)
+				*dst++ = src[q];
+	else
+		for (q = 0; q < m; q++)
+			dst[q] = src[row[q]];
 	return o;
 }
 
@@ -235,6 +250,7 @@ static int slices_fold(sl_op *op, sl_batch *in, const int32_t *cnt,
 	int k = (int)(st->wsize / st->wslide), i, j, q, rc = 0;
 	sl_col *kc[32] = { 0 }, *args[8], *xa;
 	int64_t n = in->nrows, m = 0, r, o;
+	bool have = cnt != NULL; /* st->prow holds each pair's row */
 	if (n == 0)
 		return 0;
 	if ((rc = grow_pairs(st, n * k, err)) < 0)
@@ -247,15 +263,16 @@ static int slices_fold(sl_op *op, sl_batch *in, const int32_t *cnt,
 					     st->wsize, cnt, st->gids, &m, err);
 	for (q = 0; q < p->nkeys; q++)
 		sl_col_free(kc[q]);
-	for (r = 0, o = 0; r < n && rc == 0; r++) /* each pair's row */
+	for (r = 0, o = 0; r < n && rc == 0 && have; r++)
 		for (q = cnt != NULL ? cnt[r] : k; q > 0; q--)
-			st->prow[o++] = r;
+			st->prow[o++] = r; /* each pair's row */
 	for (i = 0; i < p->naggs && rc == 0; i++) {
 		const sl_aggspec *s = &p->aggs[i];
 		int na = s->count_rows ? 0 : s->nargs;
 		for (j = 0; j < na && j < 8 && rc == 0; j++) {
 			if ((xa = eval_col(s->args[j], in, err)) == NULL ||
-			    (args[j] = pair_col(xa, st->prow, m)) == NULL)
+			    (args[j] = pair_col(xa, st->prow, &have, m, k)) ==
+				NULL)
 				rc = xa == NULL ? (err ? err->code : SL_ENOMEM)
 						: sl_err_nomem(err);
 			sl_col_free(xa);
