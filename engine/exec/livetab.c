@@ -1053,7 +1053,8 @@ static inline int64_t probe_at(sl_livetab *t, int wi, uint64_t h,
  * windows cw[0..c): gids[0..c), c returned; INT64_MIN when out of memory
  * (so the caller's running count goes negative).  As probe1: the arrays
  * in locals, reloaded after an insert. */
-static inline int64_t probe1_row(sl_livetab *t, const int32_t *cw, int c,
+static inline int64_t probe1_row(sl_livetab *t, const int32_t *cw,
+				 uint64_t **cs, uint64_t *cm, int c,
 				 uint64_t h, uint64_t k, uint32_t m,
 				 int32_t *gids)
 {
@@ -1063,8 +1064,7 @@ static inline int64_t probe1_row(sl_livetab *t, const int32_t *cw, int c,
 	uint32_t tag = (uint32_t)h;
 	int j;
 	for (j = 0; j < c; j++) {
-		const lwin *w = &t->win[cw[j]];
-		const uint64_t *slots = w->slots, mask = w->mask;
+		const uint64_t *slots = cs[j], mask = cm[j];
 		uint64_t x, s = h & mask;
 		int64_t id;
 		for (;;) {
@@ -1083,6 +1083,8 @@ static inline int64_t probe1_row(sl_livetab *t, const int32_t *cw, int c,
 			kw = t->kw;
 			km = t->km;
 			fl = t->fl;
+			cs[j] = t->win[cw[j]].slots; /* it may have grown */
+			cm[j] = t->win[cw[j]].mask;
 		}
 		if (!(fl[id] & FL_TCH)) {
 			if (touch_new(t, (int32_t)id) < 0)
@@ -1101,6 +1103,7 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 {
 	const int64_t *s0;
 	int32_t cw[64];
+	uint64_t *cs[64], cm[64]; /* their slots and masks */
 	int64_t from, i, o = 0, ls = 0;
 	int j, c;
 	bool have = false;
@@ -1129,12 +1132,17 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 					return sl_err_nomem(err);
 				}
 			}
+			for (j = 0; j < k; j++) { /* after win_get's reallocs */
+				cs[j] = t->win[cw[j]].slots;
+				cm[j] = t->win[cw[j]].mask;
+			}
 			ls = s0[i];
 			have = true;
 		}
 		c = cnt != NULL ? cnt[i] : k;
 		if (t->nw == 1) {
-			o += probe1_row(t, cw, c, t->ph[i], kw[0], t->pm[i],
+			o += probe1_row(t, cw, cs, cm, c, t->ph[i], kw[0],
+					t->pm[i],
 					gids + o);
 			if (o < 0) {
 				stash_from(t, from);
