@@ -44,7 +44,9 @@
  * Eligible plans (a watermarked window + fixed-width columns, fixed-size
  * buffers, Append or Update) take the live path instead, op_stream_live.c:
  * the store is a typed live table the rows probe once each, and steps 1-2
- * and the eviction above are its.
+ * and the eviction above are its; there a sliding window's rows come once
+ * each with their slice too (rowslices, any aggregate: each row is folded
+ * into each of its windows in the expanded order).
  * The store's pending version is made permanent by sl_exec_stream_commit
  * after the sink took the rows, or thrown away by sl_exec_stream_abort:
  * a failed batch re-runs exactly on the totals it started from.

@@ -2,7 +2,7 @@
  * op_stream_live: the streaming aggregate's live path (op_stream.c is the
  * operator; exec/livetab.h the table).  For an eligible plan (a watermarked
  * time window + fixed-width group columns, fixed-size aggregation buffers,
- * Append or Update mode, no slicing) the operator's store is a typed live
+ * Append or Update mode) the operator's store is a typed live
  * table, and a micro-batch's rows probe it once each and fold straight
  * into the aggregation buffers that live across batches: no batch-local
  * hash aggregate, no per-group encode / hash / find / merge / put.  What
@@ -12,6 +12,11 @@
  * progress numbers (numRowsUpdated: the groups the batch changed), the same
  * STATE_ROW feed events, and checkpoint files with the same records
  * (livetab.h: their order differs), so either path restores the other's.
+ *
+ * A sliding window (size a multiple of the slide, at most 64 windows a
+ * row, the window read by no other key or aggregate) is not expanded: the
+ * EXPAND hands each row once with its slice and the table folds it into
+ * each window (slices_fold below), whatever the aggregates.
  *
  * Test switch: STREAMLAB_STATE_PROVIDER=bytes keeps every aggregation on
  * the byte store (the differential tests run both; README's test notes).

@@ -49,7 +49,9 @@ int64_t sl_win_index_min(const sl_win_index *x);
  * aggregate that takes the rows of its sliding-window EXPAND child once
  * each, with the slide-long slice [latest start, + slide) as `window`, and
  * expands its groups into windows itself (every aggregate mergeable, the
- * size a multiple of the slide).  The EXPAND asks its parent per batch. */
+ * size a multiple of the slide), or, on the live path (op_stream_live.c),
+ * folds each row into each of its windows (any aggregate).  The EXPAND
+ * asks its parent per batch. */
 struct sl_op;
 bool sl_stream_agg_slices(const struct sl_op *op);
 /* Which aggregates slice: sl_window_slice_key (plan/plan_int.h). */
