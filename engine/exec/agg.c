@@ -454,6 +454,16 @@ static int upd_sum(sl_agg *a, const int32_t *g, int64_t n, const sl_col *c0,
 		     (a->isum[gi] =
 			  (int64_t)((uint64_t)a->isum[gi] + (uint64_t)x),
 		      a->has[gi] = 1));
+	} else if (c->nulls == NULL) {
+		/* the arrays in locals: stores through dsum and has would
+		 * otherwise reload them (and the column) every row */
+		const double *xs = sl_col_f64(c);
+		double *ds = a->dsum;
+		uint8_t *hs = a->has;
+		for (i = 0; i < n; i++) {
+			ds[g[i]] += xs[i];
+			hs[g[i]] = 1;
+		}
 	} else {
 		ROWS(double, sl_col_f64(c)[i],
 		     (a->dsum[gi] += x, a->has[gi] = 1));
