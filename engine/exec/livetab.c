@@ -1366,9 +1366,12 @@ static int evict_rec(void *ud, const void *k, size_t kl, const void *v,
 		     size_t vl)
 {
 	struct evctx *e = ud;
+	sl_buf *rm = &e->t->rm;
 	if (rm_key(e->t, k, kl) < 0)
 		return SL_ENOMEM;
-	return e->fn != NULL ? e->fn(e->ud, k, kl, v, vl) : 0;
+	/* fn gets the log's copy: it stays put (room was reserved) */
+	return e->fn != NULL ? e->fn(e->ud, rm->p + rm->len - kl, kl, v, vl)
+			     : 0;
 }
 
 int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
@@ -1390,7 +1393,13 @@ int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
 	if (total == 0)
 		return 0;
 	begin_write(t);
-	rc = visit_state(t, W_EVICTING, evict_rec, &e);
+	/* Room for every key at once, so the log never moves while fn holds
+	 * its keys: the caller sorts them there rather than copying them. */
+	if (!sl_buf_reserve(&t->rm,
+			    (size_t)total * (sizeof(uint32_t) + KEY_MAX)))
+		rc = SL_ENOMEM;
+	else
+		rc = visit_state(t, W_EVICTING, evict_rec, &e);
 	for (i = 0; i < t->nwin; i++)
 		if (t->win[i].state == W_EVICTING)
 			t->win[i].state = rc < 0 ? W_LIVE : W_GONE;

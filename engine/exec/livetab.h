@@ -100,7 +100,9 @@ size_t sl_livetab_vmax(const sl_livetab *t);
 /* Evict, in the pending version, every open window for which
  * due(ud, start, end) holds (a NULL window never): fn(fud, key, klen,
  * val, vlen) for each of its entries (unordered; fn may be NULL), then
- * the window leaves whole.  Returns the entries removed or an error. */
+ * the window leaves whole.  Returns the entries removed or an error.
+ * The key bytes fn gets stay valid until the next write to t (they are
+ * the delta's log of removes); the value bytes are scratch. */
 typedef bool (*sl_livetab_due)(void *ud, int64_t start, int64_t end);
 int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
 			 sl_state_fn fn, void *fud, sl_err *err);

@@ -552,23 +552,48 @@ static bool live_due(void *ud, int64_t start, int64_t end)
 	return end <= *(const int64_t *)ud;
 }
 
-typedef struct evk {
-	sl_buf *b;
-	kents *l;
-} evk;
+/* An evicted entry, recorded into b: its key's address (the table's
+ * log of removes holds the key until the next write) and lengths, then
+ * its value copied (the table's value bytes are scratch). */
+typedef struct evrec {
+	const unsigned char *k;
+	uint32_t klen, vlen;
+} evrec;
 
-/* An evicted entry: its key and value copied (the table's bytes are
- * scratch), listed by offset until the copying is done. */
 static int evicted(void *ud, const void *key, size_t klen, const void *val,
 		   size_t vlen)
 {
-	evk *e = ud;
-	if (sl_sagg_kents_add(e->l, NULL, klen, NULL, vlen) < 0)
-		return SL_ENOMEM;
-	e->l->e[e->l->n - 1].g = (int64_t)e->b->len;
-	sl_buf_add(e->b, key, klen);
-	sl_buf_add(e->b, val, vlen);
-	return sl_buf_failed(e->b) ? SL_ENOMEM : 0;
+	sl_buf *b = ud;
+	evrec r;
+	r.k = key;
+	r.klen = (uint32_t)klen;
+	r.vlen = (uint32_t)vlen;
+	sl_buf_add(b, &r, sizeof r);
+	sl_buf_add(b, val, vlen);
+	return sl_buf_failed(b) ? SL_ENOMEM : 0;
+}
+
+/* The n records of b as kents (exactly n: no growth slack). */
+static int evicted_kents(const sl_buf *b, int64_t n, kents *l, sl_err *err)
+{
+	size_t p = 0;
+	int64_t i;
+	if ((l->e = malloc((size_t)n * sizeof *l->e + 1)) == NULL)
+		return sl_err_nomem(err);
+	l->cap = n;
+	for (i = 0; i < n && p < b->len; i++) {
+		evrec r;
+		memcpy(&r, b->p + p, sizeof r);
+		p += sizeof r;
+		l->e[i].k = r.k;
+		l->e[i].klen = r.klen;
+		l->e[i].v = (const unsigned char *)b->p + p;
+		l->e[i].vlen = r.vlen;
+		l->e[i].g = i;
+		p += r.vlen;
+	}
+	l->n = i;
+	return 0;
 }
 
 /* The windows the eviction watermark closes leave the table whole;
@@ -576,12 +601,11 @@ static int evicted(void *ud, const void *key, size_t klen, const void *val,
 static int live_evict(sl_op *op, sl_batch **out, sl_err *err)
 {
 	saggst *st = op->state;
-	int64_t lim = st->ctx->wm_evict_us, n, i;
+	int64_t lim = st->ctx->wm_evict_us, n;
 	bool want = out != NULL || sl_stream_wants_rows(st->ctx);
 	sl_batch *o = NULL;
 	sl_buf vals;
 	kents l;
-	evk e;
 	int rc = 0;
 	if (lim == INT64_MIN)
 		return 0;
@@ -590,20 +614,19 @@ static int live_evict(sl_op *op, sl_batch **out, sl_err *err)
 		return 0;
 	memset(&l, 0, sizeof l);
 	sl_buf_init(&vals);
-	e.b = &vals;
-	e.l = &l;
 	n = sl_livetab_evict(st->live, live_due, &lim, want ? evicted : NULL,
-			     &e, err);
+			     &vals, err);
 	if (n < 0)
 		rc = (int)n;
-	for (i = 0; rc == 0 && i < l.n; i++) { /* offsets -> pointers */
-		l.e[i].k = (const unsigned char *)vals.p + l.e[i].g;
-		l.e[i].v = l.e[i].k + l.e[i].klen;
-	}
+	if (rc == 0 && want && n > 0)
+		rc = evicted_kents(&vals, n, &l, err);
 	if (rc == 0 && l.n > 0) {
 		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
 		if ((o = sl_sagg_decode_rows(op, l.e, l.n, err)) == NULL)
 			rc = err ? err->code : SL_ENOMEM;
+		free(l.e); /* the entries are rows now */
+		l.e = NULL;
+		sl_buf_release(&vals);
 		sl_sagg_feed_evicted(op, o,
 				     out != NULL ? "EMITTED" : "EVICTED");
 		if (out != NULL)
