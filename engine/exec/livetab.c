@@ -1374,6 +1374,20 @@ static int evict_rec(void *ud, const void *k, size_t kl, const void *v,
 			     : 0;
 }
 
+/* Bytes of the log records (u32 length, key) of the entries in windows
+ * in state `state`. */
+static size_t log_bytes(sl_livetab *t, int state)
+{
+	unsigned char k[KEY_MAX];
+	size_t b = 0;
+	int64_t id;
+	for (id = 0; id < t->n; id++)
+		if ((t->fl[id] & FL_LIVE) &&
+		    t->win[t->wid[id]].state == state)
+			b += sizeof(uint32_t) + encode_entry(t, (int32_t)id, k);
+	return b;
+}
+
 int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
 			 sl_state_fn fn, void *fud, sl_err *err)
 {
@@ -1393,10 +1407,10 @@ int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
 	if (total == 0)
 		return 0;
 	begin_write(t);
-	/* Room for every key at once, so the log never moves while fn holds
+	/* Room for every key at once (measured: KEY_MAX each would reserve
+	 * ten times what is used), so the log never moves while fn holds
 	 * its keys: the caller sorts them there rather than copying them. */
-	if (!sl_buf_reserve(&t->rm,
-			    (size_t)total * (sizeof(uint32_t) + KEY_MAX)))
+	if (!sl_buf_reserve(&t->rm, log_bytes(t, W_EVICTING)))
 		rc = SL_ENOMEM;
 	else
 		rc = visit_state(t, W_EVICTING, evict_rec, &e);
