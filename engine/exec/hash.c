@@ -94,19 +94,9 @@ struct sl_hash_groups {
 	    null_keys; /* some group's key has a NULL: masks must be compared */
 };
 
-static inline uint64_t fmix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= UINT64_C(0xff51afd7ed558ccd);
-	k ^= k >> 33;
-	k *= UINT64_C(0xc4ceb9fe1a85ec53);
-	k ^= k >> 33;
-	return k;
-}
-
 static inline uint64_t hmix(uint64_t h, uint64_t x)
 {
-	return fmix64(h * HK1 + x);
+	return sl_hash_mix64(h * HK1 + x);
 }
 
 static inline uint32_t fold(uint64_t h)
@@ -153,14 +143,14 @@ static inline uint64_t bytes_hash(const char *p, size_t n)
 	}
 	while (n >= 8) {
 		memcpy(&w, p, 8);
-		h ^= fmix64(w);
+		h ^= sl_hash_mix64(w);
 		h = (h << 31 | h >> 33) * HK1;
 		p += 8;
 		n -= 8;
 	}
 	w = 0;
 	memcpy(&w, p, n);
-	return fmix64(h ^ w);
+	return sl_hash_mix64(h ^ w);
 }
 
 static inline uint64_t dbl_bits(double d)
@@ -604,7 +594,7 @@ static bool any_null(sl_col *const *cols, int n, int64_t i)
 		for (i = 0; i < n; i++) {                                      \
 			T x = (V)[i];                                          \
 			uint32_t h32 =                                         \
-			    fold(fmix64(HSEED * HK1 + (uint64_t)(int64_t)x));  \
+			    fold(sl_hash_mix64(HSEED * HK1 + (uint64_t)(int64_t)x));  \
 			uint64_t s = h32 & t->mask;                            \
 			int64_t g = -1;                                        \
 			uint64_t v;                                            \

@@ -98,4 +98,16 @@ int sl_hash_key_decode(sl_col *const *cols, int n, int64_t row, const void *p,
  * XxHash64, used by approx_count_distinct). */
 uint64_t sl_hash_xxh64(const void *p, size_t n, uint64_t seed);
 
+/* MurmurHash3's 64-bit finalizer: the word hashes of the group table
+ * (hash.c) and of the live table (livetab.c) end with it. */
+static inline uint64_t sl_hash_mix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= UINT64_C(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	k *= UINT64_C(0xc4ceb9fe1a85ec53);
+	k ^= k >> 33;
+	return k;
+}
+
 #endif

@@ -267,25 +267,15 @@ size_t sl_livetab_vmax(const sl_livetab *t)
 
 /* ------------------------------------------------------ words */
 
-static inline uint64_t fmix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= UINT64_C(0xff51afd7ed558ccd);
-	k ^= k >> 33;
-	k *= UINT64_C(0xc4ceb9fe1a85ec53);
-	k ^= k >> 33;
-	return k;
-}
-
 static inline uint64_t hash_words(const uint64_t *w, int nw, uint32_t m)
 {
 	uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ m;
 	int j;
 	if (nw == 1) /* window + one column: most tables */
-		return fmix64(h ^ (w[0] * UINT64_C(0xbf58476d1ce4e5b9)));
+		return sl_hash_mix64(h ^ (w[0] * UINT64_C(0xbf58476d1ce4e5b9)));
 	for (j = 0; j < nw; j++)
 		h = (h ^ w[j]) * UINT64_C(0xbf58476d1ce4e5b9) + (h >> 29);
-	return fmix64(h);
+	return sl_hash_mix64(h);
 }
 
 static inline uint64_t double_word(double d)

@@ -229,6 +229,15 @@ int sl_sagg_rebuild_index(sl_op *op, sl_err *err)
 	return 0;
 }
 
+void sl_sagg_evicted_out(sl_op *op, sl_batch *o, sl_batch **out)
+{
+	sl_sagg_feed_evicted(op, o, out != NULL ? "EMITTED" : "EVICTED");
+	if (out != NULL)
+		*out = o;
+	else
+		sl_batch_free(o);
+}
+
 /* Feed events for evicted rows (capped like the others). */
 void sl_sagg_feed_evicted(sl_op *op, const sl_batch *o, const char *word)
 {
@@ -412,12 +421,7 @@ int sl_sagg_evict(sl_op *op, sl_batch **out, sl_err *err)
 		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
 		if ((o = sl_sagg_decode_rows(op, l.e, l.n, err)) == NULL)
 			rc = err ? err->code : SL_ENOMEM;
-		sl_sagg_feed_evicted(op, o,
-				     out != NULL ? "EMITTED" : "EVICTED");
-		if (out != NULL)
-			*out = o;
-		else
-			sl_batch_free(o);
+		sl_sagg_evicted_out(op, o, out);
 	}
 	free(l.e);
 	sl_buf_release(&vals);

@@ -135,6 +135,9 @@ void sl_sagg_live_clear(saggst *st);
 /* ---- op_stream_evict.c ---- */
 /* Feed events (word: EMITTED, EVICTED) for rows o evicted. */
 void sl_sagg_feed_evicted(sl_op *op, const sl_batch *o, const char *word);
+/* Rows o (taken; may be NULL) evicted: their feed events, EMITTED when
+ * they are the Append output *out (out not NULL), else EVICTED, freed. */
+void sl_sagg_evicted_out(sl_op *op, sl_batch *o, sl_batch **out);
 #define SCAN_ENDS 16
 /* Note a live entry's window end t in st->ends; past SCAN_ENDS distinct
  * ends scan_evict is turned off and the index marked for a rebuild. */

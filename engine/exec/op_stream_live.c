@@ -627,12 +627,7 @@ static int live_evict(sl_op *op, sl_batch **out, sl_err *err)
 		free(l.e); /* the entries are rows now */
 		l.e = NULL;
 		sl_buf_release(&vals);
-		sl_sagg_feed_evicted(op, o,
-				     out != NULL ? "EMITTED" : "EVICTED");
-		if (out != NULL)
-			*out = o;
-		else
-			sl_batch_free(o);
+		sl_sagg_evicted_out(op, o, out);
 	}
 	free(l.e);
 	sl_buf_release(&vals);
