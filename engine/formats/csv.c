@@ -688,15 +688,9 @@ static inline const char *fast_digits(const cfield *f, const char *p,
 		return NULL;
 	if (*q != f->stop && !(f->last && q[0] == '\r' && q[1] == '\n'))
 		return NULL;
-	if (*p == '-')
-		v = (uint64_t) - (int64_t)v;
-	if (f->op == CF_BIGINT) {
-		sl_col_i64(f->col)[i] = (int64_t)v;
-	} else {
-		if ((int64_t)v < INT32_MIN || (int64_t)v > INT32_MAX)
-			return NULL;
-		sl_col_i32(f->col)[i] = (int32_t)(int64_t)v;
-	}
+	if (!sl_format_store_int(f->col->data, i, v, *p == '-',
+				 f->op == CF_BIGINT))
+		return NULL;
 	return f->last ? q + (*q == '\r') : q + 1;
 }
 
@@ -837,17 +831,10 @@ static int64_t shape_run(cread *r, const char **pp, const char *end,
 				    !(sh[k].last && e[0] == '\r' &&
 				      e[1] == '\n'))
 					goto out;
-				if (*q == '-')
-					v = (uint64_t) - (int64_t)v;
-				if (sh[k].op == CF_BIGINT) {
-					((int64_t *)sh[k].data)[i] = (int64_t)v;
-				} else {
-					if ((int64_t)v < INT32_MIN ||
-					    (int64_t)v > INT32_MAX)
-						goto out;
-					((int32_t *)sh[k].data)[i] =
-					    (int32_t)(int64_t)v;
-				}
+				if (!sl_format_store_int(sh[k].data, i, v,
+							 *q == '-',
+							 sh[k].op == CF_BIGINT))
+					goto out;
 				q = sh[k].last ? e + (*e == '\r') : e + 1;
 				break;
 			}

@@ -7,6 +7,7 @@
 #ifndef SL_FILEFORMAT_INT_H
 #define SL_FILEFORMAT_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,5 +50,22 @@ sl_batch *sl_csv_read_nl(const char *name, int64_t line0, int64_t nl,
  * lists, appended to out (format_metalog.c). */
 int sl_format_metalog_list(const char *dir, const char *meta, sl_strvec *out,
 			   sl_err *err);
+
+/* A shape loop's integer (csv.c, jsonscan.c): the digits' value u,
+ * negated when neg, into row i of a BIGINT (big) or INT column.  False
+ * when it does not fit an INT: the line leaves the shape. */
+static inline bool sl_format_store_int(void *data, int64_t i, uint64_t u,
+				       bool neg, bool big)
+{
+	int64_t v = (int64_t)(neg ? 0 - u : u);
+	if (big) {
+		((int64_t *)data)[i] = v;
+		return true;
+	}
+	if (v < INT32_MIN || v > INT32_MAX)
+		return false;
+	((int32_t *)data)[i] = (int32_t)v;
+	return true;
+}
 
 #endif

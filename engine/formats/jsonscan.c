@@ -42,6 +42,7 @@
  * its first null); never prints.
  */
 #include "formats/json_int.h"
+#include "formats/fileformat_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -593,15 +594,9 @@ static inline const char *tpl_value(sl_jsonscan *s, const tsep *t,
 			if (q == d || q - d > 18)
 				return NULL;
 		}
-		if (*p == '-')
-			v = (uint64_t) - (int64_t)v;
-		if (t->kind == SK_BIGINT) {
-			sl_col_i64(t->col)[i] = (int64_t)v;
-		} else {
-			if ((int64_t)v < INT32_MIN || (int64_t)v > INT32_MAX)
-				return NULL;
-			sl_col_i32(t->col)[i] = (int32_t)(int64_t)v;
-		}
+		if (!sl_format_store_int(t->col->data, i, v, *p == '-',
+					 t->kind == SK_BIGINT))
+			return NULL;
 		return q;
 	default: return NULL;
 	}
@@ -754,17 +749,10 @@ static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
 					if (e == d || e - d > 18)
 						goto out;
 				}
-				if (*q == '-')
-					v = (uint64_t) - (int64_t)v;
-				if (sh[k].kind == SK_BIGINT) {
-					((int64_t *)sh[k].data)[i] = (int64_t)v;
-				} else {
-					if ((int64_t)v < INT32_MIN ||
-					    (int64_t)v > INT32_MAX)
-						goto out;
-					((int32_t *)sh[k].data)[i] =
-					    (int32_t)(int64_t)v;
-				}
+				if (!sl_format_store_int(sh[k].data, i, v,
+							 *q == '-',
+							 sh[k].kind == SK_BIGINT))
+					goto out;
 				q = e;
 				break;
 			}
