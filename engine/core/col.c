@@ -572,7 +572,7 @@ int sl_col_cmp_value(const sl_col *c, int64_t i, const sl_col *d, int64_t j)
 		int64_t b = d->offsets[j], bn = d->offsets[j + 1] - b, e;
 		for (e = 0; e < an && e < bn; e++)
 			if ((r = sl_col_cmp(c->child[0], a + e, d->child[0],
-					      b + e)))
+					    b + e)))
 				return r;
 		return cmp_i64(an, bn);
 	}
@@ -593,6 +593,63 @@ sl_col *sl_col_coalesce(sl_col *a, sl_col *b)
 		idx[i] = sl_col_isnull(a, i) ? a->len + i : i;
 	o = sl_col_take(all, idx, a->len);
 	sl_col_free(all);
+	free(idx);
+	return o;
+}
+
+sl_col *sl_col_pick(sl_type *type, sl_col *const *srcs, int nsrc,
+		    const int *pick, int64_t n)
+{
+	sl_col **part = NULL, *all = NULL, *o = NULL;
+	int *at = NULL, j, m = 0;
+	int64_t *idx = NULL, i;
+	if (type->kind != SL_STRUCT && type->kind != SL_ARRAY) {
+		int rc = 0;
+		if ((o = sl_col_new(type, n)) == NULL)
+			return NULL;
+		for (i = 0; i < n && rc == 0; i++)
+			rc = pick[i] < 0
+				 ? sl_col_set_null(o, i)
+				 : sl_col_copy_row(o, i, srcs[pick[i]], i);
+		if (rc < 0) {
+			sl_col_free(o);
+			return NULL;
+		}
+		return o;
+	}
+	/* nested: gather from the typed sources laid end to end */
+	part = malloc((size_t)(nsrc + 1) * sizeof *part);
+	at = malloc((size_t)(nsrc + 1) * sizeof *at);
+	idx = malloc((size_t)(n + 1) * sizeof *idx);
+	if (part == NULL || at == NULL || idx == NULL)
+		goto done;
+	for (j = 0; j < nsrc; j++)
+		at[j] = -1;
+	for (i = 0; i < n; i++)
+		if (pick[i] >= 0)
+			at[pick[i]] = 0; /* picked at least once */
+	for (j = 0; j < nsrc; j++)
+		if (at[j] == 0 && srcs[j]->type->kind != SL_NULLTYPE) {
+			at[j] = m;
+			part[m++] = srcs[j];
+		} else {
+			at[j] = -1;
+		}
+	if (m == 0) {
+		o = sl_col_new_null(type, n);
+		goto done;
+	}
+	if ((all = sl_col_concat(part, m)) == NULL)
+		goto done;
+	for (i = 0; i < n; i++)
+		idx[i] = pick[i] < 0 || at[pick[i]] < 0
+			     ? -1
+			     : (int64_t)at[pick[i]] * n + i;
+	o = sl_col_take(all, idx, n);
+done:
+	sl_col_free(all);
+	free(part);
+	free(at);
 	free(idx);
 	return o;
 }

@@ -138,6 +138,14 @@ sl_col *sl_col_take(const sl_col *c, const int64_t *idx, int64_t n);
 sl_col *sl_col_filter(const sl_col *c, const uint8_t *sel, int64_t nsel);
 /* Rows [off, off+n) as a new column. */
 sl_col *sl_col_slice(const sl_col *c, int64_t off, int64_t n);
+/* Row i of srcs[pick[i]] for i in [0, n) (pick[i] < 0: a NULL row): the
+ * value of CASE, IF and coalesce over any type.  Every source is n rows
+ * long and borrowed; a source some row picks is of `type` or of NULLTYPE
+ * (a NULL), the others are not read (CASE's conditions); strings are
+ * copied (primitive types) or shared (nested ones, gathered with
+ * sl_col_take from the sources' concatenation).  NULL on out of memory. */
+sl_col *sl_col_pick(sl_type *type, sl_col *const *srcs, int nsrc,
+		    const int *pick, int64_t n);
 /* Concatenate cols[0..n) (same type) into one new column; strings are
  * copied into a fresh arena. */
 sl_col *sl_col_concat(sl_col *const *cols, int n);

@@ -807,16 +807,11 @@ fail:
 static sl_col *eval_case(const sl_expr *e, const sl_batch *b, sl_err *err)
 {
 	int64_t i, n = b->nrows;
-	int k, nw = e->nargs / 2, rc = 0;
+	int k, nw = e->nargs / 2;
 	sl_col **cols = calloc((size_t)e->nargs + 1, sizeof *cols), *o = NULL;
 	int *pick = malloc(((size_t)n + 1) * sizeof *pick);
 	if (cols == NULL || pick == NULL)
 		goto oom;
-	if (e->rtype->kind == SL_STRUCT || e->rtype->kind == SL_ARRAY) {
-		sl_err_set(err, SL_EANALYSIS,
-			   "CASE over struct or array values is not supported");
-		goto fail;
-	}
 	for (k = 0; k < e->nargs; k++)
 		if ((cols[k] = eval(e->args[k], b, err)) == NULL)
 			goto fail;
@@ -829,16 +824,8 @@ static sl_col *eval_case(const sl_expr *e, const sl_batch *b, sl_err *err)
 				break;
 			}
 	}
-	o = sl_col_new(e->rtype, n);
-	if (o == NULL)
+	if ((o = sl_col_pick(e->rtype, cols, e->nargs, pick, n)) == NULL)
 		goto oom;
-	for (i = 0; i < n && rc == 0; i++)
-		rc = pick[i] < 0 ? sl_col_set_null(o, i)
-				 : sl_col_copy_row(o, i, cols[pick[i]], i);
-	if (rc < 0) {
-		sl_col_free(o);
-		goto oom;
-	}
 	goto done;
 oom:
 	sl_err_nomem(err);

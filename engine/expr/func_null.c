@@ -19,14 +19,16 @@
 
 /* --------------------------------------------------------- null helpers */
 
-/* All args from `from` to a common type; result that type. */
-int sl_func_res_common(sl_expr *call, int from, sl_err *err)
+/* All args from `from` to a common type (a struct or an array only when
+ * nested is true); result that type. */
+static int res_common(sl_expr *call, int from, bool nested, sl_err *err)
 {
 	sl_type *t = sl_type_prim(SL_NULLTYPE), *nt;
 	int i;
 	for (i = from; i < call->nargs; i++) {
 		nt = sl_expr_common_type(t, call->args[i]->rtype);
-		if (nt == NULL || nt->kind == SL_STRUCT || nt->kind == SL_ARRAY)
+		if (nt == NULL || (!nested && (nt->kind == SL_STRUCT ||
+					       nt->kind == SL_ARRAY)))
 			return sl_expr_mismatch(
 			    err, call,
 			    "input to function %s should all be the same type",
@@ -44,10 +46,15 @@ int sl_func_res_common(sl_expr *call, int from, sl_err *err)
 	return 0;
 }
 
+int sl_func_res_common(sl_expr *call, int from, sl_err *err)
+{
+	return res_common(call, from, false, err);
+}
+
 static int res_coalesce(sl_expr *call, sl_err *err)
 {
 	int i;
-	if (sl_func_res_common(call, 0, err) < 0)
+	if (res_common(call, 0, true, err) < 0)
 		return SL_EANALYSIS;
 	call->nullable = true;
 	for (i = 0; i < call->nargs; i++)
@@ -59,25 +66,29 @@ static int res_coalesce(sl_expr *call, sl_err *err)
 static sl_col *ev_coalesce(const sl_expr *call, sl_col *const *args, int64_t n,
 			   sl_err *err)
 {
-	sl_col *o = sl_func_out(call, n, err);
+	int *pick = malloc((size_t)(n + 1) * sizeof *pick);
+	sl_col *o = NULL;
 	int64_t i;
 	int k;
-	if (o == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < call->nargs - 1; k++)
-			if (!sl_func_row_null(args + k, 1, i))
-				break;
-		if (sl_col_copy_row(o, i, args[k], i) < 0)
-			return sl_func_oom(o, err);
+	if (pick != NULL) {
+		for (i = 0; i < n; i++) {
+			for (k = 0; k < call->nargs - 1; k++)
+				if (!sl_func_row_null(args + k, 1, i))
+					break;
+			pick[i] = k;
+		}
+		o = sl_col_pick(call->rtype, args, call->nargs, pick, n);
 	}
+	free(pick);
+	if (o == NULL)
+		sl_err_nomem(err);
 	return o;
 }
 
 static int res_if(sl_expr *call, sl_err *err)
 {
 	if (sl_expr_arg_kind(call, 0, SL_BOOLEAN, err) < 0 ||
-	    sl_func_res_common(call, 1, err) < 0)
+	    res_common(call, 1, true, err) < 0)
 		return SL_EANALYSIS;
 	call->nullable = call->args[1]->nullable || call->args[2]->nullable;
 	return 0;
@@ -86,15 +97,20 @@ static int res_if(sl_expr *call, sl_err *err)
 static sl_col *ev_if(const sl_expr *call, sl_col *const *args, int64_t n,
 		     sl_err *err)
 {
-	sl_col *o = sl_func_out(call, n, err);
+	int *pick = malloc((size_t)(n + 1) * sizeof *pick);
+	sl_col *o = NULL;
 	int64_t i;
-	if (o == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		bool t = !sl_func_row_null(args, 1, i) && sl_col_u8(args[0])[i];
-		if (sl_col_copy_row(o, i, args[t ? 1 : 2], i) < 0)
-			return sl_func_oom(o, err);
+	if (pick != NULL) {
+		for (i = 0; i < n; i++)
+			pick[i] = !sl_func_row_null(args, 1, i) &&
+					  sl_col_u8(args[0])[i]
+				      ? 1
+				      : 2;
+		o = sl_col_pick(call->rtype, args, 3, pick, n);
 	}
+	free(pick);
+	if (o == NULL)
+		sl_err_nomem(err);
 	return o;
 }
 

@@ -41,4 +41,32 @@ q:processAllAvailable()
 T.check(function() return T.rows(spark.table("structs")) end,
   {{"1", '{"id":1,"word":"cat"}'}, {"2", '{"id":2,"word":"dog"}'}}, "to_json(struct(*)) in a stream")
 q:stop()
+
+-- CASE, IF, coalesce/nvl over structs and arrays (Spark: any type with a
+-- common type; a NULL branch takes it), and a NULL struct apart from a
+-- struct of NULLs as a group key, in the batch and across a stream's state
+T.check(function() return T.rows(spark.sql([[SELECT CASE WHEN id % 2 = 0 THEN array(id)
+  ELSE array(id, id) END AS a, if(id < 2, named_struct('k', id), NULL) AS s,
+  coalesce(if(id = 1, NULL, named_struct('k', id)), named_struct('k', CAST(-1 AS BIGINT))) AS c
+  FROM range(3)]])) end,
+  {{{0}, {k = 0}, {k = 0}}, {{1, 1}, {k = 1}, {k = -1}}, {{2}, nil, {k = 2}}},
+  "CASE over arrays, IF and coalesce over structs")
+T.check(function() return T.rows(df:selectExpr("nvl(IF(x = 1, NULL, array(x)), array(0)) AS a")) end,
+  {{{0}}, {{2}}}, "nvl over arrays")
+T.like(err("IF(x = 1, named_struct('a', 1), array(1))"), "should all be the same type",
+  "IF over a struct and an array: no common type")
+
+local ms2 = spark.memoryStream("a INT, b INT")
+local q2 = ms2:toDF():selectExpr("CASE WHEN a = 1 THEN NULL WHEN a = 4 THEN named_struct('x', 7) " ..
+  "ELSE named_struct('x', b) END AS s"):groupBy("s"):count()
+  .writeStream:format("memory"):queryName("nullstructs"):outputMode("complete"):start()
+ms2:addData({{1, 5}, {2, nil}, {3, nil}, {4, 1}})
+q2:processAllAvailable()
+T.check(function() return T.rows(spark.sql("SELECT * FROM nullstructs ORDER BY count, s")) end,
+  {{nil, 1}, {{x = 7}, 1}, {{}, 2}}, "NULL, {7} and {NULL}: three groups")
+ms2:addData({{1, 5}, {2, nil}, {4, 0}, {5, 7}})
+q2:processAllAvailable()
+T.check(function() return T.rows(spark.sql("SELECT * FROM nullstructs ORDER BY count, s")) end,
+  {{nil, 2}, {{}, 3}, {{x = 7}, 3}}, "the second batch merges into each group's state")
+q2:stop()
 T.done()
