@@ -363,6 +363,43 @@ static sl_col *date_cast(const sl_col *c, sl_type *to, sl_err *err)
 	return o;
 }
 
+/* STRUCT -> STRUCT field by field (by position; the target's names) and
+ * ARRAY -> ARRAY element by element; the rows' NULLs stay. */
+static sl_col *nested_cast(const sl_col *c, sl_type *to, sl_err *err)
+{
+	sl_col *o = NULL, *el;
+	int64_t i;
+	int k;
+	if (to->kind == SL_ARRAY) {
+		if ((el = sl_cast_col(c->child[0], to->elem, err)) == NULL)
+			return NULL;
+		o = sl_col_array_new(to, c->len, c->offsets, el);
+		if (o == NULL)
+			goto oom;
+	} else {
+		if ((o = sl_col_new(to, c->len)) == NULL)
+			goto oom;
+		for (k = 0; k < o->nchild; k++) {
+			el = sl_cast_col(c->child[k], to->fields[k].type, err);
+			if (el == NULL) {
+				sl_col_free(o);
+				return NULL;
+			}
+			sl_col_free(o->child[k]);
+			o->child[k] = el;
+		}
+	}
+	for (i = 0; i < c->len; i++)
+		if (sl_col_isnull(c, i) && sl_col_set_null(o, i) < 0) {
+			sl_col_free(o);
+			goto oom;
+		}
+	return o;
+oom:
+	sl_err_nomem(err);
+	return NULL;
+}
+
 sl_col *sl_cast_col(const sl_col *c, sl_type *to, sl_err *err)
 {
 	sl_kind f = c->type->kind, t = to->kind;
@@ -385,6 +422,9 @@ sl_col *sl_cast_col(const sl_col *c, sl_type *to, sl_err *err)
 		return date_cast(c, to, err);
 	if (fixed(f) && fixed(t))
 		return fixed_cast(c, to, err);
+	if (f == t && (f == SL_STRUCT || f == SL_ARRAY) &&
+	    (f == SL_ARRAY || c->nchild == to->nfields))
+		return nested_cast(c, to, err);
 	sl_buf_init(&a);
 	sl_buf_init(&b);
 	sl_expr_type_name(c->type, &a);

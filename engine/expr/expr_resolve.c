@@ -446,10 +446,26 @@ static int unary_mismatch(sl_expr *r, const char *want, sl_err *err)
 static bool castable(const sl_type *from, const sl_type *to)
 {
 	sl_kind f = from->kind, t = to->kind;
+	int i;
 	if (f == SL_NULLTYPE || sl_type_equal(from, to))
 		return true;
 	if (t == SL_STRING)
 		return true; /* structs and arrays print as show() does */
+	if (f == SL_ARRAY && t == SL_ARRAY) /* element by element */
+		return castable(from->elem, to->elem);
+	if (f == SL_STRUCT && t == SL_STRUCT) {
+		/* Spark's Cast.canCast: field by field by position, the
+		 * target's names; a nullable field never into a NOT NULL one */
+		if (from->nfields != to->nfields)
+			return false;
+		for (i = 0; i < to->nfields; i++)
+			if (!castable(from->fields[i].type, to->fields[i].type) ||
+			    (from->fields[i].nullable && !to->fields[i].nullable))
+				return false;
+		return true;
+	}
+	if (f == SL_STRUCT || t == SL_STRUCT || f == SL_ARRAY || t == SL_ARRAY)
+		return false;
 	if (f == SL_BINARY || t == SL_BINARY)
 		return f == SL_STRING && t == SL_BINARY;
 	if (f == SL_DATE || t == SL_DATE) /* numbers <-> dates: not here */

@@ -20,7 +20,7 @@
 static int res_array(sl_expr *call, sl_err *err)
 {
 	sl_type *e;
-	if (sl_func_res_common(call, 0, err) < 0)
+	if (sl_func_res_common(call, 0, true, err) < 0)
 		return SL_EANALYSIS;
 	e = call->rtype;
 	call->rtype = sl_type_array_new(e); /* takes e's reference */
@@ -34,7 +34,31 @@ static sl_col *ev_array(const sl_expr *call, sl_col *const *args, int64_t n,
 	int k = call->nargs, j;
 	int64_t i;
 	int32_t *off = malloc(((size_t)n + 1) * sizeof *off);
-	sl_col *elems = off ? sl_col_new(call->rtype->elem, n * k) : NULL, *o;
+	sl_col *elems = NULL, *o;
+	sl_kind ek = call->rtype->elem->kind;
+	if (off != NULL && (ek == SL_STRUCT || ek == SL_ARRAY)) {
+		/* nested elements: row i's j-th is row i of args[j], gathered
+		 * from the arguments laid end to end (each of the elements'
+		 * type: res_array cast them) */
+		sl_col *all = sl_col_concat(args, k);
+		int64_t *idx = malloc(((size_t)(n * k) + 1) * sizeof *idx);
+		if (all != NULL && idx != NULL)
+			for (i = 0; i < n; i++)
+				for (j = 0; j < k; j++)
+					idx[i * k + j] = (int64_t)j * n + i;
+		elems = all != NULL && idx != NULL ? sl_col_take(all, idx, n * k)
+						   : NULL;
+		sl_col_free(all);
+		free(idx);
+		if (elems == NULL) {
+			free(off);
+			return sl_func_oom(NULL, err);
+		}
+		for (i = 0; i <= n; i++)
+			off[i] = (int32_t)(i * k);
+		goto made;
+	}
+	elems = off ? sl_col_new(call->rtype->elem, n * k) : NULL;
 	if (elems == NULL) {
 		free(off);
 		return sl_func_oom(NULL, err);
@@ -48,6 +72,7 @@ static sl_col *ev_array(const sl_expr *call, sl_col *const *args, int64_t n,
 			}
 	}
 	off[n] = (int32_t)(n * k);
+made:
 	o = sl_col_array_new(call->rtype, n, off, elems);
 	free(off);
 	return o ? o : sl_func_oom(NULL, err);

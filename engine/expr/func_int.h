@@ -36,8 +36,9 @@ extern const sl_func sl_func_struct_rows[];
 extern const int sl_func_struct_nrows;
 extern const int sl_func_array_nrows;
 
-/* All args from `from` to a common type; result that type (func_null.c;
- * the math functions use it too). */
-int sl_func_res_common(sl_expr *call, int from, sl_err *err);
+/* All args from `from` to a common type (a STRUCT or an ARRAY only when
+ * nested: for the functions whose evaluation takes any type); result that
+ * type (func_null.c; the math functions use it too). */
+int sl_func_res_common(sl_expr *call, int from, bool nested, sl_err *err);
 
 #endif

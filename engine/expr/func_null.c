@@ -19,9 +19,7 @@
 
 /* --------------------------------------------------------- null helpers */
 
-/* All args from `from` to a common type (a struct or an array only when
- * nested is true); result that type. */
-static int res_common(sl_expr *call, int from, bool nested, sl_err *err)
+int sl_func_res_common(sl_expr *call, int from, bool nested, sl_err *err)
 {
 	sl_type *t = sl_type_prim(SL_NULLTYPE), *nt;
 	int i;
@@ -46,15 +44,10 @@ static int res_common(sl_expr *call, int from, bool nested, sl_err *err)
 	return 0;
 }
 
-int sl_func_res_common(sl_expr *call, int from, sl_err *err)
-{
-	return res_common(call, from, false, err);
-}
-
 static int res_coalesce(sl_expr *call, sl_err *err)
 {
 	int i;
-	if (res_common(call, 0, true, err) < 0)
+	if (sl_func_res_common(call, 0, true, err) < 0)
 		return SL_EANALYSIS;
 	call->nullable = true;
 	for (i = 0; i < call->nargs; i++)
@@ -88,7 +81,7 @@ static sl_col *ev_coalesce(const sl_expr *call, sl_col *const *args, int64_t n,
 static int res_if(sl_expr *call, sl_err *err)
 {
 	if (sl_expr_arg_kind(call, 0, SL_BOOLEAN, err) < 0 ||
-	    res_common(call, 1, true, err) < 0)
+	    sl_func_res_common(call, 1, true, err) < 0)
 		return SL_EANALYSIS;
 	call->nullable = call->args[1]->nullable || call->args[2]->nullable;
 	return 0;
@@ -213,7 +206,7 @@ static sl_col *ev_least(const sl_expr *call, sl_col *const *args, int64_t n,
 static int res_greatest(sl_expr *call, sl_err *err)
 {
 	int i;
-	if (sl_func_res_common(call, 0, err) < 0)
+	if (sl_func_res_common(call, 0, false, err) < 0)
 		return SL_EANALYSIS;
 	call->nullable = true;
 	for (i = 0; i < call->nargs; i++)

@@ -165,7 +165,7 @@ static int lex_number(struct sl_sqlexpr *p, int *pos)
 
 static const char *const ops[] = {
 	"<=>", "==", "<>", "!=", "<=", ">=", "||", "=", "<", ">", "+",
-	"-",   "*",  "/",  "%",  "(",  ")",  ",",  ".", "[", "]", ";", NULL
+	"-",   "*",  "/",  "%",  "(",  ")",  ",",  ".", "[", "]", ";", ":", NULL
 };
 
 static int lex(struct sl_sqlexpr *p)

@@ -56,6 +56,23 @@ T.check(function() return T.rows(df:selectExpr("nvl(IF(x = 1, NULL, array(x)), a
 T.like(err("IF(x = 1, named_struct('a', 1), array(1))"), "should all be the same type",
   "IF over a struct and an array: no common type")
 
+-- CAST between structs (field by field by position, the target's names)
+-- and between arrays (element by element); array() of structs
+T.check(function() return T.rows(spark.sql([[SELECT CAST(named_struct('k', 1, 's', '2') AS
+  STRUCT<a: BIGINT, b: INT>) AS s, CAST(array(1.5, NULL) AS ARRAY<INT>) AS a,
+  CAST(array(named_struct('q', 1)) AS ARRAY<STRUCT<q: STRING>>) AS aa]])) end,
+  {{{a = 1, b = 2}, {1, nil}, {{q = "1"}}}}, "nested casts")
+T.is(tostring(spark.sql("SELECT CAST(named_struct('k', 1) AS STRUCT<a: BIGINT>) AS s").schema),
+  "s STRUCT<a: BIGINT> NOT NULL", "the target's field names and types")
+local function sqlerr(q)
+  local ok, e = pcall(spark.sql, q)
+  return ok and "no error" or (type(e) == "table" and e.message or tostring(e))
+end
+T.like(sqlerr("SELECT CAST(named_struct('k', 1) AS STRUCT<a: INT, b: INT>)"),
+  "cannot cast struct<k: int> to struct<a: int, b: int>", "structs of different widths do not cast")
+T.like(sqlerr("SELECT CAST(array(1) AS STRUCT<a: INT>)"),
+  "cannot cast array<int> to struct<a: int>", "an array is not a struct")
+
 local ms2 = spark.memoryStream("a INT, b INT")
 local q2 = ms2:toDF():selectExpr("CASE WHEN a = 1 THEN NULL WHEN a = 4 THEN named_struct('x', 7) " ..
   "ELSE named_struct('x', b) END AS s"):groupBy("s"):count()
