@@ -22,7 +22,6 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/fs.h>
-#include <zlib.h>
 #endif
 
 #include "core/crash.h"
@@ -503,22 +502,4 @@ int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids, int *n,
 	*ids = v;
 	*n = cnt;
 	return 0;
-}
-
-/* zlib's crc32 (the same CRC-32, IEEE 802.3, so every checkpoint written
- * before reads the same): 2-3x faster here than the slicing-by-8 table
- * this replaced, and the checksum of a state file is on the writer's
- * path (a fifth of W1-100k's instructions with a plain temporary
- * checkpoint's deltas). */
-uint32_t sl_crc32(uint32_t crc, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uLong c = crc;
-	while (n > 0) {
-		uInt k = n > (size_t)1 << 30 ? (uInt)1 << 30 : (uInt)n;
-		c = crc32(c, b, k);
-		b += k;
-		n -= k;
-	}
-	return (uint32_t)c;
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/crc32.h" /* sl_crc32, the CRC-32 of file trailers */
 #include "core/err.h"
 
 typedef struct sl_crash sl_crash;
@@ -119,7 +120,5 @@ int sl_fs_sweep_tmp(const char *dir);
  * empty list. */
 int sl_fs_list_ids(const char *dir, const char *suffix, int64_t **ids, int *n,
 		   sl_err *err);
-/* CRC-32 (IEEE), for file trailers. */
-uint32_t sl_crc32(uint32_t crc, const void *p, size_t n);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include <lz4.h>
 
+#include "core/crc32.h"
 #include "core/fsutil.h"
 
 #define MAGIC_HEAD 0x44534c53u /* "SLSD" */
