@@ -552,48 +552,37 @@ static bool live_due(void *ud, int64_t start, int64_t end)
 	return end <= *(const int64_t *)ud;
 }
 
-/* An evicted entry, recorded into b: its key's address (the table's
- * log of removes holds the key until the next write) and lengths, then
- * its value copied (the table's value bytes are scratch). */
-typedef struct evrec {
-	const unsigned char *k;
-	uint32_t klen, vlen;
-} evrec;
-
-static int evicted(void *ud, const void *key, size_t klen, const void *val,
-		   size_t vlen)
+/* The n entries the pending version evicted as output rows, in key
+ * order: read from the table (its evicted windows' entries stay until
+ * the version ends), nothing copied out but the rows themselves and
+ * their aggregates' buffers (4 bytes an entry to sort them by). */
+static sl_batch *evicted_rows(sl_op *op, int64_t n, sl_err *err)
 {
-	sl_buf *b = ud;
-	evrec r;
-	r.k = key;
-	r.klen = (uint32_t)klen;
-	r.vlen = (uint32_t)vlen;
-	sl_buf_add(b, &r, sizeof r);
-	sl_buf_add(b, val, vlen);
-	return sl_buf_failed(b) ? SL_ENOMEM : 0;
-}
-
-/* The n records of b as kents (exactly n: no growth slack). */
-static int evicted_kents(const sl_buf *b, int64_t n, kents *l, sl_err *err)
-{
-	size_t p = 0;
-	int64_t i;
-	if ((l->e = malloc((size_t)n * sizeof *l->e + 1)) == NULL)
-		return sl_err_nomem(err);
-	l->cap = n;
-	for (i = 0; i < n && p < b->len; i++) {
-		evrec r;
-		memcpy(&r, b->p + p, sizeof r);
-		p += sizeof r;
-		l->e[i].k = r.k;
-		l->e[i].klen = r.klen;
-		l->e[i].v = (const unsigned char *)b->p + p;
-		l->e[i].vlen = r.vlen;
-		l->e[i].g = i;
-		p += r.vlen;
-	}
-	l->n = i;
-	return 0;
+	const sl_plan *p = op->plan;
+	saggst *st = op->state;
+	int32_t *ids = malloc((size_t)n * sizeof *ids + 1);
+	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc);
+	sl_agg **aggs = NULL;
+	sl_batch *o = NULL;
+	int i, rc = 0;
+	if (ids == NULL || kc == NULL)
+		rc = sl_err_nomem(err);
+	if (rc == 0 && (aggs = sl_sagg_new_aggs(p, err)) == NULL)
+		rc = err ? err->code : SL_ENOMEM;
+	for (i = 0; rc == 0 && i < p->naggs; i++)
+		sl_agg_set_big(aggs[i]); /* a window's groups: back when freed */
+	if (rc == 0)
+		rc = sl_livetab_evicted(st->live, ids, n, err);
+	if (rc == 0)
+		rc = sl_livetab_rows(st->live, ids, n, kc, aggs, err);
+	free(ids);
+	if (rc == 0)
+		o = sl_op_agg_output(p, kc, aggs, n, err);
+	sl_sagg_free_cols(kc, kc ? p->nkeys : 0);
+	for (i = 0; aggs && i < p->naggs; i++)
+		sl_agg_free(aggs[i]);
+	free(aggs);
+	return o;
 }
 
 /* The windows the eviction watermark closes leave the table whole;
@@ -603,35 +592,19 @@ static int live_evict(sl_op *op, sl_batch **out, sl_err *err)
 	saggst *st = op->state;
 	int64_t lim = st->ctx->wm_evict_us, n;
 	bool want = out != NULL || sl_stream_wants_rows(st->ctx);
-	sl_batch *o = NULL;
-	sl_buf vals;
-	kents l;
-	int rc = 0;
+	sl_batch *o;
 	if (lim == INT64_MIN)
 		return 0;
 	st->last_evict_us = lim;
 	if (sl_livetab_min_end(st->live) > lim)
 		return 0;
-	memset(&l, 0, sizeof l);
-	sl_buf_init(&vals);
-	n = sl_livetab_evict(st->live, live_due, &lim, want ? evicted : NULL,
-			     &vals, err);
-	if (n < 0)
-		rc = (int)n;
-	if (rc == 0 && want && n > 0)
-		rc = evicted_kents(&vals, n, &l, err);
-	if (rc == 0 && l.n > 0) {
-		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
-		if ((o = sl_sagg_decode_rows(op, l.e, l.n, err)) == NULL)
-			rc = err ? err->code : SL_ENOMEM;
-		free(l.e); /* the entries are rows now */
-		l.e = NULL;
-		sl_buf_release(&vals);
-		sl_sagg_evicted_out(op, o, out);
-	}
-	free(l.e);
-	sl_buf_release(&vals);
-	return rc;
+	n = sl_livetab_evict(st->live, live_due, &lim, NULL, NULL, err);
+	if (n <= 0 || !want)
+		return n < 0 ? (int)n : 0;
+	if ((o = evicted_rows(op, n, err)) == NULL)
+		return err ? err->code : SL_ENOMEM;
+	sl_sagg_evicted_out(op, o, out);
+	return 0;
 }
 
 int sl_sagg_live_finish(sl_op *op, sl_batch **o, sl_err *err)
