@@ -1642,13 +1642,13 @@ int sl_livetab_rows(sl_livetab *t, const int32_t *ids, int64_t n, sl_col **kc,
 	unsigned char u[256], *up = t->ustride <= sizeof u ? u : NULL;
 	int64_t r;
 	int k, j, i;
-	for (k = 0; k < t->nkeys; k++)
+	for (k = 0; kc != NULL && k < t->nkeys; k++)
 		kc[k] = NULL;
-	for (k = 0; k < t->nkeys; k++)
+	for (k = 0; kc != NULL && k < t->nkeys; k++)
 		if ((kc[k] = sl_col_new_raw(t->types[k], n)) == NULL ||
 		    (k == t->wkey && kc[k]->nchild < 2))
 			goto nomem;
-	for (k = 0, j = 0; k < t->nkeys; k++) {
+	for (k = 0, j = 0; kc != NULL && k < t->nkeys; k++) {
 		sl_col *c = kc[k];
 		if (k == t->wkey) {
 			int64_t *s = sl_col_i64(c->child[0]),
@@ -1677,7 +1677,7 @@ int sl_livetab_rows(sl_livetab *t, const int32_t *ids, int64_t n, sl_col **kc,
 	}
 	if (up == NULL && (up = malloc(t->ustride)) == NULL)
 		goto nomem;
-	for (i = 0; i < t->naggs; i++) {
+	for (i = 0; aggs != NULL && i < t->naggs; i++) {
 		if (sl_agg_reserve(aggs[i], n, err) < 0) {
 			if (up != u)
 				free(up);
@@ -1694,7 +1694,7 @@ int sl_livetab_rows(sl_livetab *t, const int32_t *ids, int64_t n, sl_col **kc,
 nomem:
 	sl_err_nomem(err);
 fail:
-	for (k = 0; k < t->nkeys; k++) {
+	for (k = 0; kc != NULL && k < t->nkeys; k++) {
 		sl_col_free(kc[k]);
 		kc[k] = NULL;
 	}

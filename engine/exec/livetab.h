@@ -115,7 +115,8 @@ int sl_livetab_evicted(sl_livetab *t, int32_t *ids, int64_t n, sl_err *err);
 /* Entries ids[0..n) as rows: kc[0..nkeys) new key columns of the
  * table's key types (NULL after an error), and groups [0, n) of aggs
  * (fresh sl_agg objects of the table's aggregates, the caller's) set to
- * the entries' buffers, so sl_agg_result gives their results. */
+ * the entries' buffers, so sl_agg_result gives their results.  kc or
+ * aggs may be NULL (not made). */
 int sl_livetab_rows(sl_livetab *t, const int32_t *ids, int64_t n, sl_col **kc,
 		    sl_agg **aggs, sl_err *err);
 /* The smallest end of an open (non-NULL) window, or INT64_MAX. */
