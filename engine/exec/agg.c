@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/bigarr.h"
 #include "expr/aggfunc.h"
 #include "expr/expr.h"
 #include "exec/hash.h"
@@ -39,6 +40,7 @@ struct sl_agg {
 	sl_col **chunks;
 	int32_t **cg;
 	sl_agg *ord; /* min_by/max_by: min/max over the ordering (arg 2) */
+	bool big;    /* the per-group arrays are bigarr.h's (sl_agg_set_big) */
 };
 
 static void value_kind(sl_agg *a)
@@ -141,13 +143,24 @@ void sl_agg_free(sl_agg *a)
 		return;
 	sl_type_free(a->atype);
 	sl_type_free(a->rtype);
-	free(a->cnt);
-	free(a->isum);
-	free(a->dsum);
-	free(a->vals);
-	free(a->has);
-	free(a->vnull);
-	free(a->regs);
+	if (a->big) {
+		size_t c = (size_t)a->cap;
+		sl_bigarr_free(a->cnt, c * 8);
+		sl_bigarr_free(a->isum, c * 8);
+		sl_bigarr_free(a->dsum, c * 8);
+		sl_bigarr_free(a->vals, c * (size_t)a->w);
+		sl_bigarr_free(a->has, c);
+		sl_bigarr_free(a->vnull, c);
+		sl_bigarr_free(a->regs, c << a->p);
+	} else {
+		free(a->cnt);
+		free(a->isum);
+		free(a->dsum);
+		free(a->vals);
+		free(a->has);
+		free(a->vnull);
+		free(a->regs);
+	}
 	sl_arena_free(a->arena);
 	sl_hash_groups_free(a->dset);
 	for (i = 0; i < a->nchunks; i++) {
@@ -321,10 +334,19 @@ size_t sl_agg_bytes(const sl_agg *a)
 
 /* ------------------------------------------------------------ growth */
 
-static int grow1(void *pp, size_t elem, int64_t old, int64_t cap)
+static int grow1(const sl_agg *a, void *pp, size_t elem, int64_t old,
+		 int64_t cap)
 {
-	char **p = pp, *m = realloc(*p, (size_t)cap * elem);
-	if (m == NULL)
+	char **p = pp, *m;
+	if (a->big) { /* fresh pages read as zero */
+		m = sl_bigarr_resize(*p, (size_t)old * elem, (size_t)cap * elem,
+				     1);
+		if (m == NULL)
+			return SL_ENOMEM;
+		*p = m;
+		return 0;
+	}
+	if ((m = realloc(*p, (size_t)cap * elem)) == NULL)
 		return SL_ENOMEM;
 	memset(m + (size_t)old * elem, 0, (size_t)(cap - old) * elem);
 	*p = m;
@@ -334,7 +356,9 @@ static int grow1(void *pp, size_t elem, int64_t old, int64_t cap)
 static int grow(sl_agg *a, int64_t ngroups)
 {
 	int64_t cap = a->cap + a->cap / 2, old = a->cap;
-	int rc = 0;
+	void *arr[3];
+	size_t el[3];
+	int n = 0, i, rc = 0;
 	if (ngroups <= a->cap)
 		return 0;
 	if (cap < ngroups)
@@ -342,38 +366,68 @@ static int grow(sl_agg *a, int64_t ngroups)
 	if (cap < 16)
 		cap = 16;
 	switch (a->fn) {
-	case SL_AGGFN_COUNT: rc = grow1(&a->cnt, 8, old, cap); break;
+	case SL_AGGFN_COUNT:
+		arr[n] = &a->cnt;
+		el[n++] = 8;
+		break;
 	case SL_AGGFN_SUM:
-		rc = a->vk == SL_BIGINT ? grow1(&a->isum, 8, old, cap)
-					: grow1(&a->dsum, 8, old, cap);
-		rc = rc < 0 ? rc : grow1(&a->has, 1, old, cap);
+		arr[n] = a->vk == SL_BIGINT ? (void *)&a->isum : (void *)&a->dsum;
+		el[n++] = 8;
+		arr[n] = &a->has;
+		el[n++] = 1;
 		break;
 	case SL_AGGFN_AVG:
-		rc = grow1(&a->dsum, 8, old, cap);
-		rc = rc < 0 ? rc : grow1(&a->cnt, 8, old, cap);
+		arr[n] = &a->dsum;
+		el[n++] = 8;
+		arr[n] = &a->cnt;
+		el[n++] = 8;
 		break;
 	case SL_AGGFN_MINBY:
 	case SL_AGGFN_MAXBY: /* the ordering; the value as first */
-		rc = grow(a->ord, cap);
+		if ((rc = grow(a->ord, cap)) < 0)
+			return rc;
 		/* fall through */
 	case SL_AGGFN_MIN:
 	case SL_AGGFN_MAX:
 	case SL_AGGFN_FIRST:
 	case SL_AGGFN_LAST:
-		rc = rc < 0     ? rc
-		     : a->w > 0 ? grow1(&a->vals, (size_t)a->w, old, cap)
-				: 0;
-		rc = rc < 0 ? rc : grow1(&a->has, 1, old, cap);
-		rc = rc < 0 ? rc : grow1(&a->vnull, 1, old, cap);
+		if (a->w > 0) {
+			arr[n] = &a->vals;
+			el[n++] = (size_t)a->w;
+		}
+		arr[n] = &a->has;
+		el[n++] = 1;
+		arr[n] = &a->vnull;
+		el[n++] = 1;
 		break;
 	case SL_AGGFN_APPROX:
-		rc = grow1(&a->regs, (size_t)1 << a->p, old, cap);
+		arr[n] = &a->regs;
+		el[n++] = (size_t)1 << a->p;
 		break;
 	case SL_AGGFN_COLLECT: break;
 	}
+	for (i = 0; i < n && rc == 0; i++)
+		rc = grow1(a, arr[i], el[i], old, cap);
+	if (rc < 0 && a->big) /* the grown ones back to a->cap (bigarr.h) */
+		while (--i > 0) {
+			void **p = arr[i - 1], *m = sl_bigarr_resize(
+				       *p, (size_t)cap * el[i - 1],
+				       (size_t)old * el[i - 1], 0);
+			if (m != NULL)
+				*p = m;
+		}
 	if (rc == 0)
 		a->cap = cap;
 	return rc;
+}
+
+void sl_agg_set_big(sl_agg *a)
+{
+	if (a->cap == 0) {
+		a->big = true;
+		if (a->ord != NULL)
+			sl_agg_set_big(a->ord);
+	}
 }
 
 /* ------------------------------------------------------------ updates */

@@ -72,6 +72,11 @@ void sl_agg_stash(const sl_agg *a, int64_t g, unsigned char *p);
 void sl_agg_stash_many(const sl_agg *a, const int32_t *g, int64_t n,
 		       unsigned char *p, size_t stride);
 void sl_agg_unstash(sl_agg *a, int64_t g, const unsigned char *p);
+/* Keep a's per-group arrays in mappings of their own (core/bigarr.h):
+ * for state that lives across batches (exec/livetab.c), whose capacity
+ * then costs no memory until used and goes back to the kernel when
+ * freed.  Only before a's first growth (else nothing done). */
+void sl_agg_set_big(sl_agg *a);
 /* Bytes of state held. */
 size_t sl_agg_bytes(const sl_agg *a);
 

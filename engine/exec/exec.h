@@ -184,6 +184,10 @@ sl_agg **sl_op_agg_states(const sl_op *op);
  * keys[0..p->nkeys) (borrowed) and the results of aggs (p->naggs). */
 sl_batch *sl_op_agg_output(const sl_plan *p, sl_col *const *keys,
 			   sl_agg *const *aggs, int64_t n, sl_err *err);
+/* The same rows from the aggregates' result columns res[0..p->naggs)
+ * (borrowed, n rows each) instead of their states. */
+sl_batch *sl_op_agg_output_res(const sl_plan *p, sl_col *const *keys,
+			       sl_col *const *res, int64_t n, sl_err *err);
 
 /* Project/filter kernels shared with other operators: apply a PROJECT
  * node / FILTER condition to one batch (new reference). */

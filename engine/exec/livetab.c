@@ -16,8 +16,11 @@
  * batch's rows mostly share a window: the probe resolves a row's window
  * by comparing with the previous row's, and only on a change looks
  * through the open windows.  Eviction marks a window GONE (its entries
- * stay where they are until the commit frees them: abort reinstates it
- * by flipping the state back).
+ * stay where they are: abort reinstates it by flipping the state back);
+ * commit makes it DEAD, its entries still in place as the delta's
+ * removes (their keys encoded when the delta is read, never logged: a
+ * log of 1M keys was 32 MB at W1-1M's eviction), and the next version's
+ * first write (or an empty commit, reset, set_version) frees them.
  *
  * Versions.  An entry without TCH is touched for the first time in the
  * pending version: it takes TCH and joins the dirty list (dl), and,
@@ -36,13 +39,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bigarr.h"
 #include "exec/hash.h"
 
 #define FL_LIVE 1u
 #define FL_NEW  2u
 #define FL_TCH  4u /* touched (on the dirty list) in the pending version */
 
-enum { W_FREE, W_LIVE, W_GONE, W_EVICTING };
+enum { W_FREE, W_LIVE, W_GONE, W_EVICTING, W_DEAD };
 
 typedef struct lwin {
 	int64_t start, end;
@@ -98,6 +102,10 @@ struct sl_livetab {
 };
 
 static const sl_state_provider live_pv;
+static void drop_dead(sl_livetab *t);
+static void ids_free(sl_livetab *t);
+static void win_drop(lwin *w);
+static int visit_evicted_keys(sl_livetab *t, sl_state_fn fn, void *ud);
 
 /* ------------------------------------------------------ setup */
 
@@ -165,13 +173,9 @@ static void lt_free(void *impl)
 	free(t->types);
 	free(t->ssz);
 	for (i = 0; i < t->nwin; i++)
-		free(t->win[i].slots);
+		win_drop(&t->win[i]);
 	free(t->win);
-	free(t->kw);
-	free(t->km);
-	free(t->wid);
-	free(t->fl);
-	free(t->freeids);
+	ids_free(t);
 	free(t->dl);
 	free(t->ub);
 	free(t->rmids);
@@ -200,6 +204,8 @@ sl_livetab *sl_livetab_new(sl_type *const *types, int nkeys, int wkey,
 	}
 	t->aggs = aggs;
 	t->naggs = naggs;
+	for (i = 0; i < naggs; i++)
+		sl_agg_set_big(aggs[i]); /* they live across batches */
 	if (!sl_livetab_eligible(types, nkeys, wkey, aggs, naggs)) {
 		lt_free(t);
 		sl_err_set(err, SL_EINTERNAL,
@@ -333,17 +339,48 @@ static int grow_arr(void *pp, size_t elem, int64_t cap)
 	return 0;
 }
 
+/* *pp of old elements of elem bytes grown to cap (bigarr.h). */
+static int grow_big(void *pp, size_t elem, int64_t old, int64_t cap)
+{
+	void **p = pp,
+	     *m = sl_bigarr_resize(*p, (size_t)old * elem, (size_t)cap * elem, 0);
+	if (m == NULL)
+		return SL_ENOMEM;
+	*p = m;
+	return 0;
+}
+
+/* The entries' arrays live in mappings of their own (bigarr.h): they
+ * grow by doubling, without a copy, and capacity not yet used costs no
+ * memory (on the heap, W1-1M kept every old copy resident). */
 static int grow_ids(sl_livetab *t)
 {
 	int64_t cap = t->cap ? t->cap * 2 : 1024;
+	size_t nw = (size_t)(t->nw ? t->nw : 1) * 8;
+	void **arr[5] = { (void **)&t->kw, (void **)&t->km, (void **)&t->wid,
+			  (void **)&t->fl, (void **)&t->freeids };
+	size_t el[5] = { nw, 4, 4, 1, 4 };
+	int i, j;
 	if (cap > INT32_MAX - 1)
 		return SL_ENOMEM;
-	if (grow_arr(&t->kw, (size_t)(t->nw ? t->nw : 1) * 8, cap) < 0 ||
-	    grow_arr(&t->km, 4, cap) < 0 || grow_arr(&t->wid, 4, cap) < 0 ||
-	    grow_arr(&t->fl, 1, cap) < 0)
-		return SL_ENOMEM;
-	t->cap = cap;
+	for (i = 0; i < 5; i++)
+		if (grow_big(arr[i], el[i], t->cap, cap) < 0) {
+			for (j = 0; j < i; j++) /* back to one size */
+				(void)grow_big(arr[j], el[j], cap, t->cap);
+			return SL_ENOMEM;
+		}
+	t->cap = t->freecap = cap; /* free_id never allocates */
 	return 0;
+}
+
+static void ids_free(sl_livetab *t)
+{
+	size_t nw = (size_t)(t->nw ? t->nw : 1) * 8, c = (size_t)t->cap;
+	sl_bigarr_free(t->kw, c * nw);
+	sl_bigarr_free(t->km, c * 4);
+	sl_bigarr_free(t->wid, c * 4);
+	sl_bigarr_free(t->fl, c);
+	sl_bigarr_free(t->freeids, c * 4);
 }
 
 /* A fresh id (its aggregates' groups never updated). */
@@ -364,11 +401,8 @@ static int free_id(sl_livetab *t, int32_t id)
 		(void)sl_agg_forget(t->aggs[i], id);
 	t->fl[id] = 0;
 	t->wid[id] = -1;
-	if (t->nfree == t->freecap) { /* never past cap: ids are < cap */
-		if (grow_arr(&t->freeids, 4, t->cap) < 0)
-			return SL_ENOMEM;
-		t->freecap = t->cap;
-	}
+	if (t->nfree >= t->freecap) /* cannot be: ids are < cap = freecap */
+		return SL_EINTERNAL;
 	t->freeids[t->nfree++] = id;
 	return 0;
 }
@@ -378,7 +412,7 @@ static int free_id(sl_livetab *t, int32_t id)
 static int win_slot_grow(lwin *w)
 {
 	uint64_t n = w->slots ? (w->mask + 1) * 2 : 64, i, mask = n - 1;
-	uint64_t *ns = calloc(n, sizeof *ns);
+	uint64_t *ns = sl_bigarr_calloc(n * sizeof *ns);
 	if (ns == NULL)
 		return SL_ENOMEM;
 	for (i = 0; w->slots && i <= w->mask; i++) {
@@ -390,7 +424,8 @@ static int win_slot_grow(lwin *w)
 			j = (j + 1) & mask;
 		ns[j] = x;
 	}
-	free(w->slots);
+	if (w->slots != NULL)
+		sl_bigarr_free(w->slots, (w->mask + 1) * sizeof *ns);
 	w->slots = ns;
 	w->mask = mask;
 	return 0;
@@ -452,7 +487,8 @@ static int win_get(sl_livetab *t, bool null, int64_t start, int64_t end)
 
 static void win_drop(lwin *w)
 {
-	free(w->slots);
+	if (w->slots != NULL)
+		sl_bigarr_free(w->slots, (w->mask + 1) * sizeof *w->slots);
 	w->slots = NULL;
 	w->mask = 0;
 	w->n = 0;
@@ -546,6 +582,7 @@ static void begin_write(sl_livetab *t)
 {
 	if (t->dirty)
 		return;
+	drop_dead(t); /* the last delta's evicted entries */
 	t->dirty = true;
 	t->has_delta = true;
 	t->dl_n = 0;
@@ -623,24 +660,36 @@ static int64_t insert(sl_livetab *t, int wi, const uint64_t *k, uint32_t m,
 	return id;
 }
 
-/* Free what the pending version evicted or removed (commit and
- * set_version: it is gone for good). */
+/* Free the entries of the DEAD windows (the last commit's evictions:
+ * the delta no longer lists them). */
+static void drop_dead(sl_livetab *t)
+{
+	int64_t k;
+	int i;
+	bool dead = false;
+	for (i = 0; i < t->nwin; i++)
+		dead = dead || t->win[i].state == W_DEAD;
+	/* in id order, downwards: the free list then hands out the lowest
+	 * ids first, and a new window's entries sit close together (the
+	 * free list never grows here: grow_ids sized it) */
+	for (k = t->n; dead && k-- > 0;)
+		if ((t->fl[k] & FL_LIVE) && t->win[t->wid[k]].state == W_DEAD)
+			(void)free_id(t, (int32_t)k);
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].state == W_DEAD)
+			win_drop(&t->win[i]);
+}
+
+/* The pending version's evictions and removes are for good (commit and
+ * set_version): evicted windows DEAD (freed by drop_dead), removed ids
+ * freed. */
 static int settle(sl_livetab *t)
 {
 	int64_t k;
 	int i;
-	bool gone = false;
-	for (i = 0; i < t->nwin; i++)
-		gone = gone || t->win[i].state == W_GONE;
-	/* in id order, downwards: the free list then hands out the lowest
-	 * ids first, and a new window's entries sit close together */
-	for (k = t->n; gone && k-- > 0;)
-		if ((t->fl[k] & FL_LIVE) && t->win[t->wid[k]].state == W_GONE &&
-		    free_id(t, (int32_t)k) < 0)
-			return SL_ENOMEM;
 	for (i = 0; i < t->nwin; i++)
 		if (t->win[i].state == W_GONE)
-			win_drop(&t->win[i]);
+			t->win[i].state = W_DEAD;
 	for (k = 0; k < t->rmid_n; k++)
 		if (free_id(t, t->rmids[k]) < 0)
 			return SL_ENOMEM;
@@ -654,6 +703,7 @@ static int lt_commit(void *impl, sl_err *err)
 {
 	sl_livetab *t = impl;
 	if (!t->dirty) { /* an empty version: an empty delta */
+		drop_dead(t);
 		t->has_delta = true;
 		t->dl_n = 0;
 		sl_buf_clear(&t->rm);
@@ -740,6 +790,7 @@ static void lt_set_version(void *impl, int64_t v)
 {
 	sl_livetab *t = impl;
 	(void)settle(t); /* NEEDSWORK: out of memory here keeps ids */
+	drop_dead(t);
 	t->version = v;
 	t->gen++;
 	t->dl_n = t->rmid_n = 0;
@@ -1316,6 +1367,8 @@ static int lt_foreach_delta(void *impl, sl_state_fn fn, void *ud)
 	int rc;
 	if (!t->has_delta)
 		return 0;
+	if ((rc = visit_evicted_keys(t, fn, ud)) != 0)
+		return rc;
 	while (p < t->rm.len) {
 		uint32_t kl;
 		memcpy(&kl, t->rm.p + p, sizeof kl);
@@ -1346,47 +1399,33 @@ static int rm_key(sl_livetab *t, const void *k, size_t kl)
 	return sl_buf_failed(&t->rm) ? SL_ENOMEM : 0;
 }
 
-struct evctx {
-	sl_livetab *t;
-	sl_state_fn fn;
-	void *ud;
-};
-
-static int evict_rec(void *ud, const void *k, size_t kl, const void *v,
-		     size_t vl)
-{
-	struct evctx *e = ud;
-	sl_buf *rm = &e->t->rm;
-	if (rm_key(e->t, k, kl) < 0)
-		return SL_ENOMEM;
-	/* fn gets the log's copy: it stays put (room was reserved) */
-	return e->fn != NULL ? e->fn(e->ud, rm->p + rm->len - kl, kl, v, vl)
-			     : 0;
-}
-
-/* Bytes of the log records (u32 length, key) of the entries in windows
- * in state `state`. */
-static size_t log_bytes(sl_livetab *t, int state)
+/* The keys of the entries of the windows the delta evicted (GONE in the
+ * pending version, DEAD after its commit), in id order, as removes. */
+static int visit_evicted_keys(sl_livetab *t, sl_state_fn fn, void *ud)
 {
 	unsigned char k[KEY_MAX];
-	size_t b = 0;
 	int64_t id;
-	for (id = 0; id < t->n; id++)
-		if ((t->fl[id] & FL_LIVE) &&
-		    t->win[t->wid[id]].state == state)
-			b += sizeof(uint32_t) + encode_entry(t, (int32_t)id, k);
-	return b;
+	int i, rc = 0;
+	bool any = false;
+	for (i = 0; i < t->nwin; i++)
+		any = any || t->win[i].state == W_GONE ||
+		      t->win[i].state == W_DEAD;
+	for (id = 0; any && id < t->n && rc == 0; id++) {
+		int s;
+		if (!(t->fl[id] & FL_LIVE))
+			continue;
+		s = t->win[t->wid[id]].state;
+		if (s == W_GONE || s == W_DEAD)
+			rc = fn(ud, k, encode_entry(t, (int32_t)id, k), NULL, 0);
+	}
+	return rc;
 }
 
 int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
 			 sl_state_fn fn, void *fud, sl_err *err)
 {
-	struct evctx e;
 	int64_t total = 0;
-	int i, rc;
-	e.t = t;
-	e.fn = fn;
-	e.ud = fud;
+	int i, rc = 0;
 	for (i = 0; i < t->nwin; i++) {
 		lwin *w = &t->win[i];
 		if (w->state != W_LIVE || w->null || !due(ud, w->start, w->end))
@@ -1397,20 +1436,269 @@ int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
 	if (total == 0)
 		return 0;
 	begin_write(t);
-	/* Room for every key at once (measured: KEY_MAX each would reserve
-	 * ten times what is used), so the log never moves while fn holds
-	 * its keys: the caller sorts them there rather than copying them. */
-	if (!sl_buf_reserve(&t->rm, log_bytes(t, W_EVICTING)))
-		rc = SL_ENOMEM;
-	else
-		rc = visit_state(t, W_EVICTING, evict_rec, &e);
+	if (fn != NULL)
+		rc = visit_state(t, W_EVICTING, fn, fud);
 	for (i = 0; i < t->nwin; i++)
 		if (t->win[i].state == W_EVICTING)
-			t->win[i].state = rc < 0 ? W_LIVE : W_GONE;
-	if (rc < 0)
-		return sl_err_nomem(err); /* the batch aborts: rm goes */
+			t->win[i].state = rc != 0 ? W_LIVE : W_GONE;
+	if (rc != 0)
+		return rc < 0 ? sl_err_nomem(err) : SL_EINTERNAL;
 	t->nremoved += total;
 	return total;
+}
+
+/* ---- the evicted entries in key order ---- */
+
+/* Word w of key kind `kind` as an unsigned number in the order of its
+ * encoded bytes (encode_entry). */
+static inline uint64_t order_word(uint8_t kind, uint64_t w)
+{
+	switch (kind) {
+	case K_BOOL: return w;
+	case K_DBL: return w >> 63 ? ~w : w ^ (UINT64_C(1) << 63);
+	default: return w ^ (UINT64_C(1) << 63); /* sign-extended integers */
+	}
+}
+
+/* a[0..n) by bits [32, 32 + bits) (LSD, 11 bits a pass); tmp holds n. */
+static void radix_hi(uint64_t *a, uint64_t *tmp, int64_t n, int bits)
+{
+	static const int D = 11;
+	int64_t cnt[1 << 11], i;
+	int sh;
+	for (sh = 32; sh < 32 + bits; sh += D) {
+		int64_t sum = 0;
+		uint64_t *x;
+		memset(cnt, 0, sizeof cnt);
+		for (i = 0; i < n; i++)
+			cnt[(a[i] >> sh) & ((1u << D) - 1)]++;
+		for (i = 0; i < (1 << D); i++) {
+			int64_t c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[cnt[(a[i] >> sh) & ((1u << D) - 1)]++] = a[i];
+		x = a; /* the pass's output is the next one's input */
+		a = tmp;
+		tmp = x;
+	}
+	if (((bits + D - 1) / D) % 2 == 1) /* the result is in the caller's tmp */
+		memcpy(tmp, a, (size_t)n * sizeof *a);
+}
+
+/* Window wi's entries into ids[0..w->n) in key order when that can be
+ * done by their one word (no NULL, a value range under 2^32); false
+ * when not (nothing written that matters). */
+static int sort_window_fast(const sl_livetab *t, int wi, int32_t *ids,
+			    uint64_t *a, uint64_t *tmp)
+{
+	const lwin *w = &t->win[wi];
+	uint8_t kind = t->kind[t->wkey == 0 ? 1 : 0];
+	uint64_t i, lo = UINT64_MAX, hi = 0, range;
+	int64_t m = 0, j;
+	int bits = 0;
+	for (i = 0; i <= w->mask; i++) {
+		uint64_t x = w->slots[i], o;
+		int32_t id;
+		if (x == 0)
+			continue;
+		id = (int32_t)(uint32_t)x - 1;
+		if (t->km[id] != 0)
+			return 0;
+		o = order_word(kind, t->kw[id]);
+		lo = o < lo ? o : lo;
+		hi = o > hi ? o : hi;
+		ids[m++] = id;
+	}
+	if (m == 0)
+		return 1;
+	range = hi - lo;
+	if (range >> 32 != 0)
+		return 0;
+	for (j = 0; j < m; j++)
+		a[j] = (order_word(kind, t->kw[ids[j]]) - lo) << 32 |
+		       (uint32_t)ids[j];
+	while (bits < 32 && range >> bits != 0)
+		bits++;
+	radix_hi(a, tmp, m, bits);
+	for (j = 0; j < m; j++)
+		ids[j] = (int32_t)(uint32_t)a[j];
+	return 1;
+}
+
+/* An encoded key and its entry, for the general order. */
+typedef struct krec {
+	const unsigned char *k;
+	uint32_t kl;
+	int32_t id;
+} krec;
+
+static int krec_cmp(const void *x, const void *y)
+{
+	const krec *a = x, *b = y;
+	size_t m = a->kl < b->kl ? a->kl : b->kl;
+	int r = m ? memcmp(a->k, b->k, m) : 0;
+	return r ? r : (a->kl > b->kl) - (a->kl < b->kl);
+}
+
+/* The general order: every evicted key encoded, sorted by its bytes. */
+static int sort_by_bytes(sl_livetab *t, int32_t *ids, int64_t n)
+{
+	unsigned char k1[KEY_MAX], *kb;
+	krec *r;
+	int64_t id, m = 0, i;
+	size_t at = 0;
+	for (id = 0; id < t->n; id++) /* the bytes, exactly */
+		if ((t->fl[id] & FL_LIVE) &&
+		    t->win[t->wid[id]].state == W_GONE)
+			at += encode_entry(t, (int32_t)id, k1);
+	kb = malloc(at + 1);
+	r = malloc((size_t)n * sizeof *r + 1);
+	at = 0;
+	if (kb == NULL || r == NULL) {
+		free(kb);
+		free(r);
+		return SL_ENOMEM;
+	}
+	for (id = 0; id < t->n && m < n; id++)
+		if ((t->fl[id] & FL_LIVE) &&
+		    t->win[t->wid[id]].state == W_GONE) {
+			r[m].k = kb + at;
+			r[m].kl = (uint32_t)encode_entry(t, (int32_t)id, kb + at);
+			r[m].id = (int32_t)id;
+			at += r[m++].kl;
+		}
+	if (m > 0)
+		qsort(r, (size_t)m, sizeof *r, krec_cmp);
+	for (i = 0; i < m; i++)
+		ids[i] = r[i].id;
+	free(kb);
+	free(r);
+	return m == n ? 0 : SL_EINTERNAL;
+}
+
+static int win_order(const lwin *a, const lwin *b)
+{
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->end > b->end) - (a->end < b->end);
+}
+
+int sl_livetab_evicted(sl_livetab *t, int32_t *ids, int64_t n, sl_err *err)
+{
+	int gone[64], ng = 0, i, j, rc = 0;
+	int64_t big = 0, o = 0;
+	uint64_t *a = NULL, *tmp = NULL;
+	bool fast = t->nw == 1;
+	for (i = 0; i < t->nwin; i++) {
+		if (t->win[i].state != W_GONE)
+			continue;
+		if (ng == 64) {
+			fast = false;
+			break;
+		}
+		/* by start, end: the window key's order */
+		for (j = ng++; j > 0 && win_order(&t->win[gone[j - 1]],
+						  &t->win[i]) > 0;
+		     j--)
+			gone[j] = gone[j - 1];
+		gone[j] = i;
+		big = t->win[i].n > big ? t->win[i].n : big;
+	}
+	/* the window before the other key, or one window: window by window */
+	fast = fast && (t->wkey == 0 || ng == 1);
+	if (fast && big > 0 &&
+	    ((a = malloc((size_t)big * 8)) == NULL ||
+	     (tmp = malloc((size_t)big * 8)) == NULL))
+		rc = SL_ENOMEM;
+	for (i = 0; fast && rc == 0 && i < ng; i++) {
+		const lwin *w = &t->win[gone[i]];
+		if (o + w->n > n) {
+			rc = SL_EINTERNAL;
+			break;
+		}
+		fast = sort_window_fast(t, gone[i], ids + o, a, tmp);
+		o += w->n;
+	}
+	free(a);
+	free(tmp);
+	if (rc == 0 && fast && o != n)
+		rc = SL_EINTERNAL;
+	if (rc == 0 && !fast)
+		rc = sort_by_bytes(t, ids, n);
+	if (rc == SL_ENOMEM)
+		return sl_err_nomem(err);
+	if (rc < 0)
+		return sl_err_set(err, SL_EINTERNAL,
+				  "livetab: %lld evicted entries asked, not so",
+				  (long long)n);
+	return 0;
+}
+
+int sl_livetab_rows(sl_livetab *t, const int32_t *ids, int64_t n, sl_col **kc,
+		    sl_agg **aggs, sl_err *err)
+{
+	unsigned char u[256], *up = t->ustride <= sizeof u ? u : NULL;
+	int64_t r;
+	int k, j, i;
+	for (k = 0; kc != NULL && k < t->nkeys; k++)
+		kc[k] = NULL;
+	for (k = 0; kc != NULL && k < t->nkeys; k++)
+		if ((kc[k] = sl_col_new_raw(t->types[k], n)) == NULL ||
+		    (k == t->wkey && kc[k]->nchild < 2))
+			goto nomem;
+	for (k = 0, j = 0; kc != NULL && k < t->nkeys; k++) {
+		sl_col *c = kc[k];
+		if (k == t->wkey) {
+			int64_t *s = sl_col_i64(c->child[0]),
+				*e = sl_col_i64(c->child[1]);
+			for (r = 0; r < n; r++) {
+				const lwin *w = &t->win[t->wid[ids[r]]];
+				s[r] = w->start;
+				e[r] = w->end;
+				if (w->null && sl_col_set_null(c, r) < 0)
+					goto nomem;
+			}
+			continue;
+		}
+		for (r = 0; r < n; r++) {
+			uint64_t x = t->kw[(size_t)ids[r] * (size_t)t->nw + j];
+			switch (t->kind[k]) {
+			case K_BOOL: sl_col_u8(c)[r] = x != 0; break;
+			case K_I32: sl_col_i32(c)[r] = (int32_t)x; break;
+			case K_DBL: memcpy(&sl_col_f64(c)[r], &x, 8); break;
+			default: sl_col_i64(c)[r] = (int64_t)x; break;
+			}
+			if ((t->km[ids[r]] >> k & 1) && sl_col_set_null(c, r) < 0)
+				goto nomem;
+		}
+		j++;
+	}
+	if (up == NULL && (up = malloc(t->ustride)) == NULL)
+		goto nomem;
+	for (i = 0; aggs != NULL && i < t->naggs; i++) {
+		if (sl_agg_reserve(aggs[i], n, err) < 0) {
+			if (up != u)
+				free(up);
+			goto fail;
+		}
+		for (r = 0; r < n; r++) { /* the state as it is: a copy */
+			sl_agg_stash(t->aggs[i], ids[r], up);
+			sl_agg_unstash(aggs[i], r, up);
+		}
+	}
+	if (up != u)
+		free(up);
+	return 0;
+nomem:
+	sl_err_nomem(err);
+fail:
+	for (k = 0; kc != NULL && k < t->nkeys; k++) {
+		sl_col_free(kc[k]);
+		kc[k] = NULL;
+	}
+	return err ? err->code : SL_ENOMEM;
 }
 
 int64_t sl_livetab_min_end(const sl_livetab *t)

@@ -99,13 +99,26 @@ size_t sl_livetab_vmax(const sl_livetab *t);
 
 /* Evict, in the pending version, every open window for which
  * due(ud, start, end) holds (a NULL window never): fn(fud, key, klen,
- * val, vlen) for each of its entries (unordered; fn may be NULL), then
- * the window leaves whole.  Returns the entries removed or an error.
- * The key bytes fn gets stay valid until the next write to t (they are
- * the delta's log of removes); the value bytes are scratch. */
+ * val, vlen) for each of its entries (unordered; fn may be NULL; the
+ * bytes are scratch), then the window leaves whole.  Returns the
+ * entries removed or an error.  The evicted entries stay readable
+ * (sl_livetab_evicted, sl_livetab_rows) until the pending version ends;
+ * their keys are the delta's removes, encoded when it is read. */
 typedef bool (*sl_livetab_due)(void *ud, int64_t start, int64_t end);
 int64_t sl_livetab_evict(sl_livetab *t, sl_livetab_due due, void *ud,
 			 sl_state_fn fn, void *fud, sl_err *err);
+/* The entries the pending version evicted, n of them (what its
+ * sl_livetab_evict calls returned, summed), into ids[0..n) in the order
+ * of their encoded keys (sl_hash_keys_encode's bytes, as memcmp orders
+ * them): no key is encoded for the common table (window + one column). */
+int sl_livetab_evicted(sl_livetab *t, int32_t *ids, int64_t n, sl_err *err);
+/* Entries ids[0..n) as rows: kc[0..nkeys) new key columns of the
+ * table's key types (NULL after an error), and groups [0, n) of aggs
+ * (fresh sl_agg objects of the table's aggregates, the caller's) set to
+ * the entries' buffers, so sl_agg_result gives their results.  kc or
+ * aggs may be NULL (not made). */
+int sl_livetab_rows(sl_livetab *t, const int32_t *ids, int64_t n, sl_col **kc,
+		    sl_agg **aggs, sl_err *err);
 /* The smallest end of an open (non-NULL) window, or INT64_MAX. */
 int64_t sl_livetab_min_end(const sl_livetab *t);
 

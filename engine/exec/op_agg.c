@@ -97,8 +97,26 @@ static int agg_push(sl_op *op, int side, sl_batch *in, sl_err *err)
 	return 0;
 }
 
+static sl_batch *agg_output_from(const sl_plan *p, sl_col *const *keys,
+				  sl_agg *const *aggs, sl_col *const *res,
+				  int64_t n, sl_err *err);
+
 sl_batch *sl_op_agg_output(const sl_plan *p, sl_col *const *keys,
 			   sl_agg *const *aggs, int64_t n, sl_err *err)
+{
+	return agg_output_from(p, keys, aggs, NULL, n, err);
+}
+
+sl_batch *sl_op_agg_output_res(const sl_plan *p, sl_col *const *keys,
+			       sl_col *const *res, int64_t n, sl_err *err)
+{
+	return agg_output_from(p, keys, NULL, res, n, err);
+}
+
+/* The output from the aggregates' states aggs, or their results res. */
+static sl_batch *agg_output_from(const sl_plan *p, sl_col *const *keys,
+				  sl_agg *const *aggs, sl_col *const *res,
+				  int64_t n, sl_err *err)
 {
 	int ni = p->nkeys + p->naggs, i;
 	sl_col **ic = calloc((size_t)ni + 1, sizeof *ic);
@@ -107,9 +125,9 @@ sl_batch *sl_op_agg_output(const sl_plan *p, sl_col *const *keys,
 	if (ic == NULL || oc == NULL)
 		goto nomem;
 	for (i = 0; i < ni; i++) {
-		ic[i] = i < p->nkeys
-			    ? sl_col_ref(keys[i])
-			    : sl_agg_result(aggs[i - p->nkeys], 0, n, err);
+		ic[i] = i < p->nkeys ? sl_col_ref(keys[i])
+			: res != NULL ? sl_col_ref(res[i - p->nkeys])
+				      : sl_agg_result(aggs[i - p->nkeys], 0, n, err);
 		if (ic[i] == NULL)
 			goto fail;
 	}

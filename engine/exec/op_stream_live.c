@@ -552,48 +552,130 @@ static bool live_due(void *ud, int64_t start, int64_t end)
 	return end <= *(const int64_t *)ud;
 }
 
-/* An evicted entry, recorded into b: its key's address (the table's
- * log of removes holds the key until the next write) and lengths, then
- * its value copied (the table's value bytes are scratch). */
-typedef struct evrec {
-	const unsigned char *k;
-	uint32_t klen, vlen;
-} evrec;
-
-static int evicted(void *ud, const void *key, size_t klen, const void *val,
-		   size_t vlen)
+/* The bytes of a value of a fixed-width result type, or 0. */
+static size_t fixed_width(const sl_type *t)
 {
-	sl_buf *b = ud;
-	evrec r;
-	r.k = key;
-	r.klen = (uint32_t)klen;
-	r.vlen = (uint32_t)vlen;
-	sl_buf_add(b, &r, sizeof r);
-	sl_buf_add(b, val, vlen);
-	return sl_buf_failed(b) ? SL_ENOMEM : 0;
+	switch (t->kind) {
+	case SL_BOOLEAN: return 1;
+	case SL_INT:
+	case SL_DATE: return 4;
+	case SL_BIGINT:
+	case SL_TIMESTAMP:
+	case SL_DOUBLE: return 8;
+	default: return 0;
+	}
 }
 
-/* The n records of b as kents (exactly n: no growth slack). */
-static int evicted_kents(const sl_buf *b, int64_t n, kents *l, sl_err *err)
+/* Rows of a result column for groups [0, m) of aggs copied into res at
+ * row `at` (fixed-width types). */
+static int put_results(sl_agg **aggs, int naggs, int64_t m, sl_col **res,
+		       int64_t at, sl_err *err)
 {
-	size_t p = 0;
-	int64_t i;
-	if ((l->e = malloc((size_t)n * sizeof *l->e + 1)) == NULL)
-		return sl_err_nomem(err);
-	l->cap = n;
-	for (i = 0; i < n && p < b->len; i++) {
-		evrec r;
-		memcpy(&r, b->p + p, sizeof r);
-		p += sizeof r;
-		l->e[i].k = r.k;
-		l->e[i].klen = r.klen;
-		l->e[i].v = (const unsigned char *)b->p + p;
-		l->e[i].vlen = r.vlen;
-		l->e[i].g = i;
-		p += r.vlen;
+	int i;
+	int64_t r;
+	for (i = 0; i < naggs; i++) {
+		sl_col *c = sl_agg_result(aggs[i], 0, m, err);
+		size_t w = fixed_width(res[i]->type);
+		if (c == NULL)
+			return err ? err->code : SL_ENOMEM;
+		memcpy((char *)res[i]->data + (size_t)at * w, c->data,
+		       (size_t)m * w);
+		for (r = 0; c->nulls != NULL && r < m; r++)
+			if (sl_col_isnull(c, r) &&
+			    sl_col_set_null(res[i], at + r) < 0) {
+				sl_col_free(c);
+				return sl_err_nomem(err);
+			}
+		sl_col_free(c);
 	}
-	l->n = i;
 	return 0;
+}
+
+/* The aggregates' results of entries ids[0..n) into res[0..naggs) (new
+ * columns), a chunk of entries at a time through fresh aggregates of
+ * EVICT_CHUNK groups; 1 (nothing made) when a result type is not fixed
+ * width. */
+#define EVICT_CHUNK 65536
+
+static int chunked_results(sl_op *op, const int32_t *ids, int64_t n,
+			   sl_col **res, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	saggst *st = op->state;
+	sl_agg **aggs = NULL;
+	int64_t at, m;
+	int i, rc = 0;
+	for (i = 0; i < p->naggs; i++)
+		res[i] = NULL;
+	if ((aggs = sl_sagg_new_aggs(p, err)) == NULL)
+		return err ? err->code : SL_ENOMEM;
+	for (i = 0; i < p->naggs && rc == 0; i++) {
+		sl_type *rt = (sl_type *)sl_agg_result_type(aggs[i]);
+		if (fixed_width(rt) == 0 || !sl_agg_clear(aggs[i], 0))
+			rc = 1;
+		else if ((res[i] = sl_col_new_raw(rt, n)) == NULL)
+			rc = sl_err_nomem(err);
+	}
+	for (at = 0; rc == 0 && at < n; at += m) {
+		m = n - at < EVICT_CHUNK ? n - at : EVICT_CHUNK;
+		/* every group's state is overwritten: no clearing */
+		rc = sl_livetab_rows(st->live, ids + at, m, NULL, aggs, err);
+		if (rc == 0)
+			rc = put_results(aggs, p->naggs, m, res, at, err);
+	}
+	for (i = 0; i < p->naggs; i++) {
+		sl_agg_free(aggs[i]);
+		if (rc != 0) {
+			sl_col_free(res[i]);
+			res[i] = NULL;
+		}
+	}
+	free(aggs);
+	return rc;
+}
+
+/* The n entries the pending version evicted as output rows, in key
+ * order: read from the table (its evicted windows' entries stay until
+ * the version ends), nothing copied out but the rows themselves (4
+ * bytes an entry to sort them by; the aggregates' results a chunk of
+ * groups at a time). */
+static sl_batch *evicted_rows(sl_op *op, int64_t n, sl_err *err)
+{
+	const sl_plan *p = op->plan;
+	saggst *st = op->state;
+	int32_t *ids = malloc((size_t)n * sizeof *ids + 1);
+	sl_col **kc = calloc((size_t)p->nkeys + 1, sizeof *kc);
+	sl_col **res = calloc((size_t)p->naggs + 1, sizeof *res);
+	sl_agg **aggs = NULL;
+	sl_batch *o = NULL;
+	int i, rc = 0;
+	if (ids == NULL || kc == NULL || res == NULL)
+		rc = sl_err_nomem(err);
+	if (rc == 0)
+		rc = sl_livetab_evicted(st->live, ids, n, err);
+	if (rc == 0)
+		rc = sl_livetab_rows(st->live, ids, n, kc, NULL, err);
+	if (rc == 0)
+		rc = chunked_results(op, ids, n, res, err);
+	if (rc == 1) { /* a result not of fixed width: all groups at once */
+		rc = 0;
+		if ((aggs = sl_sagg_new_aggs(p, err)) == NULL)
+			rc = err ? err->code : SL_ENOMEM;
+		for (i = 0; rc == 0 && i < p->naggs; i++)
+			sl_agg_set_big(aggs[i]); /* back when freed */
+		if (rc == 0)
+			rc = sl_livetab_rows(st->live, ids, n, NULL, aggs, err);
+	}
+	free(ids);
+	if (rc == 0)
+		o = aggs != NULL ? sl_op_agg_output(p, kc, aggs, n, err)
+				 : sl_op_agg_output_res(p, kc, res, n, err);
+	sl_sagg_free_cols(kc, kc ? p->nkeys : 0);
+	sl_sagg_free_cols(res, res ? p->naggs : 0);
+	for (i = 0; aggs && i < p->naggs; i++)
+		sl_agg_free(aggs[i]);
+	free(aggs);
+	return o;
 }
 
 /* The windows the eviction watermark closes leave the table whole;
@@ -603,35 +685,19 @@ static int live_evict(sl_op *op, sl_batch **out, sl_err *err)
 	saggst *st = op->state;
 	int64_t lim = st->ctx->wm_evict_us, n;
 	bool want = out != NULL || sl_stream_wants_rows(st->ctx);
-	sl_batch *o = NULL;
-	sl_buf vals;
-	kents l;
-	int rc = 0;
+	sl_batch *o;
 	if (lim == INT64_MIN)
 		return 0;
 	st->last_evict_us = lim;
 	if (sl_livetab_min_end(st->live) > lim)
 		return 0;
-	memset(&l, 0, sizeof l);
-	sl_buf_init(&vals);
-	n = sl_livetab_evict(st->live, live_due, &lim, want ? evicted : NULL,
-			     &vals, err);
-	if (n < 0)
-		rc = (int)n;
-	if (rc == 0 && want && n > 0)
-		rc = evicted_kents(&vals, n, &l, err);
-	if (rc == 0 && l.n > 0) {
-		qsort(l.e, (size_t)l.n, sizeof *l.e, sl_sagg_kent_cmp);
-		if ((o = sl_sagg_decode_rows(op, l.e, l.n, err)) == NULL)
-			rc = err ? err->code : SL_ENOMEM;
-		free(l.e); /* the entries are rows now */
-		l.e = NULL;
-		sl_buf_release(&vals);
-		sl_sagg_evicted_out(op, o, out);
-	}
-	free(l.e);
-	sl_buf_release(&vals);
-	return rc;
+	n = sl_livetab_evict(st->live, live_due, &lim, NULL, NULL, err);
+	if (n <= 0 || !want)
+		return n < 0 ? (int)n : 0;
+	if ((o = evicted_rows(op, n, err)) == NULL)
+		return err ? err->code : SL_ENOMEM;
+	sl_sagg_evicted_out(op, o, out);
+	return 0;
 }
 
 int sl_sagg_live_finish(sl_op *op, sl_batch **o, sl_err *err)

@@ -7,7 +7,8 @@
  * (sorted) in their delta and their snapshot, the same counts; an abort
  * gives back exactly the previous snapshot; a restore (snapshot, then
  * deltas, through sl_state_put/remove) round-trips; eviction takes a
- * window whole. */
+ * window whole, and its entries come out in key order as rows with the
+ * same keys and buffers. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,6 +311,58 @@ static int count_rec(void *ud, const void *k, size_t kl, const void *v,
 
 static sl_col *dcols[NK];
 
+/* ---- the evicted entries as rows (sl_livetab_evicted, sl_livetab_rows) ---- */
+
+/* The n entries lt's pending version evicted: in strictly ascending
+ * order of their encoded keys; their rows' key columns encode to the
+ * same keys, their aggregates (fresh ones, aggs of na) save the same
+ * buffers.  Returns the problems found. */
+static int check_evicted(sl_livetab *lt, int64_t n, int nkeys,
+			 sl_agg **aggs, int na)
+{
+	int32_t *ids = malloc((size_t)n * sizeof *ids + 1);
+	int64_t *off = malloc((size_t)(n + 1) * sizeof *off),
+		*off2 = malloc((size_t)(n + 1) * sizeof *off2), r;
+	sl_col *kc[8] = { 0 };
+	sl_buf kb, kb2;
+	unsigned char v1[256], v2[256];
+	int bad = 0, i;
+	sl_buf_init(&kb);
+	sl_buf_init(&kb2);
+	if (sl_livetab_evicted(lt, ids, n, &err) < 0 ||
+	    sl_livetab_encode(lt, ids, n, &kb, off, &err) < 0 ||
+	    sl_livetab_rows(lt, ids, n, kc, aggs, &err) < 0 ||
+	    sl_hash_keys_encode(kc, nkeys, n, &kb2, off2) < 0) {
+		diag("evicted rows: %s", err.msg);
+		bad++;
+		goto out;
+	}
+	for (r = 0; r < n; r++) {
+		size_t l = (size_t)(off[r + 1] - off[r]), at = 0, at2 = 0;
+		if (r > 0) {
+			size_t pl = (size_t)(off[r] - off[r - 1]),
+			       m = pl < l ? pl : l;
+			int c = memcmp(kb.p + off[r - 1], kb.p + off[r], m);
+			bad += c > 0 || (c == 0 && pl >= l);
+		}
+		bad += (size_t)(off2[r + 1] - off2[r]) != l ||
+		       memcmp(kb.p + off[r], kb2.p + off2[r], l) != 0;
+		at = sl_livetab_value(lt, ids[r], v1);
+		for (i = 0; i < na; i++)
+			at2 += sl_agg_save_raw(aggs[i], r, v2 + at2);
+		bad += at != at2 || memcmp(v1, v2, at) != 0;
+	}
+out:
+	for (i = 0; i < nkeys; i++)
+		sl_col_free(kc[i]);
+	sl_buf_release(&kb);
+	sl_buf_release(&kb2);
+	free(ids);
+	free(off);
+	free(off2);
+	return bad;
+}
+
 /* ---- restore ---- */
 
 static int put_rec(void *ud, const void *k, size_t kl, const void *v,
@@ -331,7 +384,7 @@ static void test_random(void)
 	sl_livetab *lt = new_table(), *rt = new_table();
 	sl_state *live = sl_livetab_store(lt), *rs = sl_livetab_store(rt);
 	int b, bad_delta = 0, bad_snap = 0, bad_abort = 0, bad_count = 0,
-	       bad_restore = 0, aborts = 0, evicted_batches = 0;
+	       bad_restore = 0, aborts = 0, evicted_batches = 0, bad_rows = 0;
 	int64_t w0 = 0, nev_old = 0, nev_new = 0;
 	recs snap;
 	ok(lt != NULL && rt != NULL, "livetab: two tables");
@@ -346,6 +399,11 @@ static void test_random(void)
 		evict_wm = (w0 - 1 + (int64_t)(rnd() % 3)) * MIN_;
 		no = sl_state_remove_if(old, old_due, dcols, NULL, NULL, &err);
 		nn = sl_livetab_evict(lt, due, NULL, count_rec, &nev_new, &err);
+		if (nn > 0) {
+			sl_agg **fa = new_aggs();
+			bad_rows += check_evicted(lt, nn, NK, fa, NA);
+			free_aggs(fa);
+		}
 		nev_old += no;
 		evicted_batches += nn > 0;
 		bad_count += no != nn ||
@@ -386,6 +444,8 @@ static void test_random(void)
 	}
 	is_int(bad_count, 0, "same rows, updated, removed and evicted counts");
 	is_int(bad_delta, 0, "the same delta records every batch");
+	is_int(bad_rows, 0,
+	       "evicted entries in key order, their rows the same keys and buffers");
 	is_int(bad_snap, 0, "the same snapshot records every batch");
 	is_int(bad_abort, 0, "abort gives back the exact previous version (%d aborts)",
 	       aborts);
@@ -446,6 +506,65 @@ static void test_evict_whole(void)
 	sl_state_free(s);
 }
 
+/* The order of the evicted entries of a window + BIGINT table (by their
+ * one word, no key encoded) and of a BIGINT + window one, several
+ * windows at once, NULLs or not, values far apart or not. */
+static void test_evicted_order(void)
+{
+	sl_type *ws = sl_type_parse_ddl(
+	    "w STRUCT<start: TIMESTAMP, end: TIMESTAMP>, p BIGINT", &err);
+	sl_type *kt[2];
+	int wk, c, bad = 0, runs = 0;
+	for (wk = 0; wk < 2; wk++)
+		for (c = 0; c < 6; c++) {
+			sl_livetab *lt;
+			sl_col *kc[2];
+			int32_t *g;
+			int64_t n = 3000, i, k;
+			int nwin = 1 + c % 3;
+			kt[wk] = ws->fields[0].type;
+			kt[1 - wk] = ws->fields[1].type;
+			lt = sl_livetab_new(kt, 2, wk, new_aggs(), NA, &err);
+			kc[wk] = sl_col_new(kt[wk], n);
+			kc[1 - wk] = sl_col_new(kt[1 - wk], n);
+			g = malloc((size_t)n * sizeof *g);
+			for (i = 0; i < n; i++) {
+				int64_t s = (int64_t)(rnd() % (uint32_t)nwin) * MIN_;
+				sl_col_i64(kc[wk]->child[0])[i] = s;
+				sl_col_i64(kc[wk]->child[1])[i] = s + MIN_;
+				sl_col_i64(kc[1 - wk])[i] =
+				    c >= 3 ? (int64_t)rnd() * (int64_t)rnd() *
+						 (rnd() % 2 ? 1 : -1)
+					   : (int64_t)(rnd() % 500) - 250;
+				if (c == 5 && rnd() % 50 == 0)
+					sl_col_set_null(kc[1 - wk], i);
+			}
+			if (lt == NULL ||
+			    sl_livetab_probe(lt, kc, n, g, &err) < 0) {
+				diag("table: %s", err.msg);
+				bad++;
+			} else {
+				sl_agg **fa = new_aggs();
+				evict_wm = nwin * MIN_; /* all of them */
+				k = sl_livetab_evict(lt, due, NULL, NULL, NULL,
+						     &err);
+				bad += k <= 0 ||
+				       check_evicted(lt, k, 2, fa, NA) != 0;
+				free_aggs(fa);
+				runs++;
+			}
+			sl_col_free(kc[0]);
+			sl_col_free(kc[1]);
+			free(g);
+			if (lt != NULL)
+				sl_state_free(sl_livetab_store(lt));
+		}
+	is_int(bad, 0, "evicted entries in key order: window first or last, "
+		       "1-3 windows, near and far values, NULLs (%d tables)",
+	       runs);
+	sl_type_free(ws);
+}
+
 static void test_eligible(void)
 {
 	sl_agg **a = new_aggs();
@@ -480,6 +599,7 @@ int main(void)
 	test_eligible();
 	test_random();
 	test_evict_whole();
+	test_evicted_order();
 	for (k = 0; k < NK; k++)
 		sl_col_free(dcols[k]);
 	sl_type_free(sch);
