@@ -10,7 +10,9 @@
  * it is built and compressed a chunk at a time: one raw chunk and the
  * compressed output are all it holds (a 1M-group snapshot held its raw
  * payload and then its LZ4 bound beside it, 84 MiB, half the process).
- * Plain and "SLSZ" payloads still load.  A delta goes
+ * Plain and "SLSZ" payloads still load.  The records come from
+ * sl_state_write (state.h), the store's own writer where it has one.
+ * A delta goes
  * through the checkpoint's writer in the batch's order; a snapshot is a
  * redundant copy written on a helper thread off the batch's path.
  */
@@ -55,47 +57,11 @@
 struct wctx {
 	sl_buf *b;    /* raw bytes not yet compressed (all, if not chunked) */
 	sl_buf z;     /* "SLSC" and the blocks so far; empty until chunked */
-	size_t limit; /* b's length that compresses its full chunks */
-	size_t zhint; /* room to reserve in z at its first block */
-	bool deletes;
+	sl_state_sink sk; /* over b; its limit: b's length that compresses
+			     its full chunks */
+	size_t zhint;     /* room to reserve in z at its first block */
 	bool failed; /* out of memory or a failed compression */
 };
-
-/* dst[0..n) = src[0..n) for the few bytes of a key or a value without a
- * libc call (overlapping word copies; src and dst never overlap): the
- * two memcpy calls were half of a record's cost at 100k groups. */
-static inline void copy_rec(char *dst, const void *src, size_t n)
-{
-	const char *p = src;
-	uint64_t a, b, c, d;
-	uint32_t x, y;
-	if (n > 32) {
-		memcpy(dst, src, n);
-	} else if (n >= 16) {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		memcpy(&c, p + n - 16, 8);
-		memcpy(&d, p + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + 8, &b, 8);
-		memcpy(dst + n - 16, &c, 8);
-		memcpy(dst + n - 8, &d, 8);
-	} else if (n >= 8) {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + n - 8, &b, 8);
-	} else if (n >= 4) {
-		memcpy(&x, p, 4);
-		memcpy(&y, p + n - 4, 4);
-		memcpy(dst, &x, 4);
-		memcpy(dst + n - 4, &y, 4);
-	} else if (n > 0) {
-		dst[0] = p[0];
-		dst[n >> 1] = p[n >> 1];
-		dst[n - 1] = p[n - 1];
-	}
-}
 
 /* Compress b's full CHUNK_RAW chunks (all of it when last) into "SLSC"
  * blocks in w->z and keep the rest (part of a record) at b's start. */
@@ -137,35 +103,13 @@ static void flush_chunks(struct wctx *w, bool last)
 	memmove(b->p, b->p + off, b->len - off);
 	b->len -= off;
 	b->p[b->len] = '\0';
-	w->limit = CHUNK_RAW; /* from now on, a chunk at a time */
+	w->sk.limit = CHUNK_RAW; /* from now on, a chunk at a time */
 }
 
-/* One record: u32 key length, u32 value length (UINT32_MAX: removed),
- * key, value.  On the batch's path (the delta is taken before the next
- * batch changes the store): one room check and straight copies, no
- * sl_buf_add per field (a fifth of the payload's time at 200k groups). */
-static int put_rec(void *ud, const void *k, size_t kl, const void *v, size_t vl)
+/* The sink's spill: compress the full chunks. */
+static void spill_chunks(void *ud)
 {
-	struct wctx *w = ud;
-	uint32_t hdr[2];
-	size_t n = sizeof hdr + kl + (v != NULL ? vl : 0);
-	char *o;
-	if (v == NULL && !w->deletes)
-		return 0;
-	if (w->b->cap - w->b->len <= n && !sl_buf_reserve(w->b, n))
-		return 0; /* failed: the caller sees it on the buffer */
-	hdr[0] = (uint32_t)kl;
-	hdr[1] = v == NULL ? UINT32_MAX : (uint32_t)vl;
-	o = w->b->p + w->b->len;
-	memcpy(o, hdr, sizeof hdr);
-	copy_rec(o + sizeof hdr, k, kl);
-	if (v != NULL)
-		copy_rec(o + sizeof hdr + kl, v, vl);
-	o[n] = '\0'; /* sl_buf's invariant; room was checked */
-	w->b->len += n;
-	if (w->b->len >= w->limit)
-		flush_chunks(w, false);
-	return 0;
+	flush_chunks(ud, false);
 }
 
 /* The payload of a state file: head magic and records (no trailer),
@@ -180,20 +124,20 @@ static void state_payload(sl_buf *b, sl_state *s, bool full, size_t *last)
 	size_t hint = last != NULL ? *last + *last / 4 : 0;
 	w.b = b;
 	sl_buf_init(&w.z);
-	w.limit = full ? CHUNK_RAW : DELTA_CHUNKED;
+	w.sk.b = b;
+	w.sk.limit = full ? CHUNK_RAW : DELTA_CHUNKED;
+	w.sk.spill = spill_chunks;
+	w.sk.ud = &w;
 	w.zhint = hint;
-	w.deletes = !full;
 	w.failed = false;
-	(void)sl_buf_reserve(b, hint < w.limit ? hint : w.limit + 4096);
+	(void)sl_buf_reserve(b, hint < w.sk.limit ? hint : w.sk.limit + 4096);
 	sl_buf_add(b, &magic, sizeof magic);
-	if (full)
-		sl_state_foreach(s, put_rec, &w);
-	else if (sl_state_num_updated(s) > 0 || sl_state_num_removed(s) > 0)
-		/* a version without changes (a no-data batch that evicted
-		 * nothing) has an empty delta: the store's delta is then the
-		 * last commit's, which would replay as changes of this
-		 * version in the change feed (driver/state_read.h) */
-		sl_state_foreach_delta(s, put_rec, &w);
+	/* a version without changes (a no-data batch that evicted nothing)
+	 * has an empty delta: the store's delta is then the last commit's,
+	 * which would replay as changes of this version in the change feed
+	 * (driver/state_read.h) */
+	if (full || sl_state_num_updated(s) > 0 || sl_state_num_removed(s) > 0)
+		(void)sl_state_write(s, full, &w.sk); /* failure: on b */
 	if (w.z.len > 0 || w.failed) {
 		flush_chunks(&w, true);
 		sl_buf_release(b);

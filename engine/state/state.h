@@ -30,9 +30,11 @@
 #ifndef SL_STATE_H
 #define SL_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/err.h"
 
 typedef struct sl_state sl_state;
@@ -113,6 +115,27 @@ int64_t sl_state_num_updated(const sl_state *s);
 int64_t sl_state_num_removed(const sl_state *s);
 size_t sl_state_memory(const sl_state *s);
 
+/* ---- records ----
+ * A store's contents as the records of a state file (state/ckpt_state.c
+ * writes and reads them): per record a u32 key length, a u32 value length
+ * (UINT32_MAX: a remove, and no value bytes), the key bytes, the value
+ * bytes.  A sink takes them: they are appended to b (room reserved by
+ * the writer), and whenever b->len reaches limit, spill(ud) runs, which
+ * takes bytes off b's front (it may leave part of a record there; it may
+ * be NULL with limit SIZE_MAX).  Out of memory is b's (sticky). */
+typedef struct sl_state_sink {
+	sl_buf *b;
+	size_t limit;
+	void (*spill)(void *ud);
+	void *ud;
+} sl_state_sink;
+/* The records of sl_state_foreach (full) or of sl_state_foreach_delta
+ * (!full: its removes, then its puts), the same records in the same
+ * order, into k.  A provider with a writer (write below) makes them
+ * itself, the rest go through foreach / foreach_delta a record a call.
+ * Returns 0 or SL_ENOMEM (then b has failed). */
+int sl_state_write(sl_state *s, bool full, sl_state_sink *k);
+
 /* ---- providers ----
  * A store is the byte store above or a provider: another implementation
  * of the calls made on a whole store (Spark's StateStoreProvider: the
@@ -120,8 +143,8 @@ size_t sl_state_memory(const sl_state *s);
  * checkpoint (ckpt_state.c), the driver's metrics and commit/abort
  * (query_batch.c, exec_stream.c) use the sl_state_* calls below and never
  * learn which one serves them: version, put / remove (loading a
- * checkpoint), foreach (snapshots, Complete mode), foreach_delta,
- * commit, abort, reset, set_version, num_rows / num_updated /
+ * checkpoint), foreach (snapshots, Complete mode), foreach_delta, write
+ * (state files), commit, abort, reset, set_version, num_rows / num_updated /
  * num_removed, memory, with the contracts written above.  get may be
  * NULL (sl_state_get then finds nothing).  The positioned calls (find,
  * put_at, remove_at, prefetch, remove_if) are the byte store's own and
@@ -138,6 +161,9 @@ typedef struct sl_state_provider {
 	int (*remove)(void *impl, const void *key, size_t klen);
 	int (*foreach)(void *impl, sl_state_fn fn, void *ud);
 	int (*foreach_delta)(void *impl, sl_state_fn fn, void *ud);
+	/* sl_state_write's records made directly (NULL: through foreach /
+	 * foreach_delta, a callback a record) */
+	int (*write)(void *impl, bool full, sl_state_sink *k);
 	int (*commit)(void *impl, sl_err *err);
 	void (*abort)(void *impl);
 	void (*reset)(void *impl, int64_t v);
