@@ -91,8 +91,38 @@ sub records {
 		$p = $raw;
 		$head = unpack('V', substr($p, 0, 4));
 	}
-	return undef unless $head == 0x44534c53;
 	my ($i, @r) = (4);
+	if ($head == 0x46534c53) { # "SLSF": front-coded (a temporary checkpoint's)
+		my $uvar = sub {
+			my ($x, $sh) = (0, 0);
+			while ($i < length $p) {
+				my $c = ord(substr($p, $i++, 1));
+				$x |= ($c & 127) << $sh;
+				return $x unless $c & 128;
+				$sh += 7;
+			}
+			return undef;
+		};
+		my $key = '';
+		while ($i < length $p) {
+			my $sh = $uvar->();
+			my $rest = $uvar->();
+			return undef unless defined $rest && $sh <= length $key;
+			$key = substr($key, 0, $sh) . substr($p, $i, $rest);
+			$i += $rest;
+			my $v = $uvar->();
+			return undef unless defined $v;
+			my $k = unpack('H*', $key);
+			if ($v == 0) {
+				push @r, "$k -";
+			} else {
+				push @r, "$k " . unpack('H*', substr($p, $i, $v - 1));
+				$i += $v - 1;
+			}
+		}
+		return join("\n", sort @r);
+	}
+	return undef unless $head == 0x44534c53;
 	while ($i < length $p) {
 		my ($kl, $vl) = unpack('VV', substr($p, $i, 8));
 		$i += 8;

@@ -5,7 +5,10 @@
  * reader walking a delta can stop early; a torn file and a flipped byte
  * are refused by the CRC, damaged blocks behind a matching CRC by the
  * inflate; hand-made files in every format (plain, "SLSZ", "SLSC" with
- * blocks of a few bytes) still load.
+ * blocks of a few bytes) still load.  A temporary checkpoint's deltas
+ * are front-coded ("SLSF"), load back exactly (removes, long keys and
+ * values, keys sharing any prefix), and a torn one behind a matching CRC
+ * is refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #define TAIL    0x45534c53u /* "SLSE" */
 #define LZ4ONE  0x5a534c53u /* "SLSZ" */
 #define CHUNKED 0x43534c53u /* "SLSC" */
+#define FRONT   0x46534c53u /* "SLSF" */
 #define MIB     ((size_t)1 << 20)
 
 static char tmpl[] = "/tmp/t307-XXXXXX";
@@ -366,6 +370,153 @@ static void test_old_formats(void)
 	sl_state_free(back);
 }
 
+/* Key i of the front-coding test: short keys sharing prefixes, some
+ * long ones (300 bytes: multi-byte lengths) sharing 250, the odd one a
+ * prefix of the next. */
+static size_t fkey(int i, char *k)
+{
+	if (i % 97 == 5) {
+		memset(k, 'L', 250);
+		snprintf(k + 250, 51, "%050d", i);
+		return 300;
+	}
+	if (i % 89 == 3)
+		return (size_t)snprintf(k, 40, "p%d", i / 10);
+	return (size_t)snprintf(k, 40, "p%d-%d", i / 10, i % 10);
+}
+
+static size_t fval(int i, int salt, char *v)
+{
+	size_t n = (size_t)((i * 7 + salt) % 5 == 0 ? 0 : (i + salt) % 200);
+	size_t j;
+	for (j = 0; j < n; j++)
+		v[j] = (char)(i + salt + (int)j);
+	return n;
+}
+
+struct cmpctx {
+	sl_state *other;
+	int bad, n;
+};
+
+static int cmp_rec(void *ud, const void *k, size_t kl, const void *v,
+		   size_t vl)
+{
+	struct cmpctx *c = ud;
+	size_t ol;
+	const void *o = sl_state_get(c->other, k, kl, &ol);
+	c->n++;
+	if (o == NULL || ol != vl || (vl > 0 && memcmp(o, v, vl) != 0))
+		c->bad++;
+	return 0;
+}
+
+struct walkctx {
+	int puts, removes;
+};
+
+static int walk_rec(void *ud, const void *k, size_t kl, const void *v,
+		    size_t vl)
+{
+	struct walkctx *w = ud;
+	(void)k;
+	(void)kl;
+	(void)vl;
+	if (v == NULL)
+		w->removes++;
+	else
+		w->puts++;
+	return 0;
+}
+
+static void test_front(void)
+{
+	sl_state *s = sl_state_new(), *back = sl_state_new();
+	sl_ckpt *c, *d;
+	struct cmpctx cc = { NULL, 0, 0 };
+	struct walkctx wk = { 0, 0 };
+	char k[400], v[200], cmd[4500], *data;
+	size_t len, kl, vl;
+	uint64_t plen;
+	uint32_t head = 0, crc;
+	int64_t ver;
+	int i, upd = 0, rem = 0;
+	sl_err err;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/state'", dir);
+	if (system(cmd) != 0) {
+		ok(0, "setup");
+		return;
+	}
+	c = sl_ckpt_open(dir, NULL);
+	sl_ckpt_set_durable(c, false);
+	for (ver = 1; ver <= 3; ver++) {
+		for (i = 0; i < 3000; i++) {
+			kl = fkey(i, k);
+			if (ver > 1 && i % 7 == (int)ver) {
+				rem += ver == 2 && sl_state_remove(s, k, kl) == 1;
+				continue;
+			}
+			if (ver > 1 && i % 3 != 0)
+				continue;
+			vl = fval(i, (int)ver, v);
+			sl_state_put(s, k, kl, v, vl, &err);
+			upd += ver == 2;
+		}
+		ok(sl_ckpt_state_save(c, 0, s, ver, false, NULL, ver - 1,
+				      &err) == 0,
+		   "temporary checkpoint: save version %lld",
+		   (long long)ver);
+		sl_state_commit(s, &err);
+	}
+	sl_ckpt_close(c); /* its writes done */
+	c = sl_ckpt_open(dir, NULL);
+	is_int(sl_fs_read(path("2.delta"), &data, &len, NULL, &err), 0,
+	       "read 2.delta");
+	memcpy(&head, data, 4);
+	ok(head == FRONT, "a temporary checkpoint's delta is front-coded");
+	is_int(sl_ckpt_state_delta(c, 0, 2, walk_rec, &wk, NULL, &err), 0,
+	       "its records walk");
+	ok(wk.puts == upd && wk.removes == rem,
+	   "every put (%d of %d) and remove (%d of %d) of version 2",
+	   wk.puts, upd, wk.removes, rem);
+	is_int(sl_ckpt_state_load(c, 0, 3, back, &err), 0,
+	       "version 3 loads from three front-coded deltas");
+	cc.other = back;
+	sl_state_foreach(s, cmp_rec, &cc);
+	ok(cc.bad == 0 && cc.n > 0 &&
+		   sl_state_num_rows(back) == sl_state_num_rows(s),
+	   "the same %d records", cc.n);
+	/* torn behind a matching CRC: the last 3 bytes of the payload gone */
+	memcpy(&plen, data + len - 16, 8);
+	plen -= 3;
+	memmove(data + plen, data + plen + 3, 16);
+	memcpy(data + plen, &plen, 8);
+	crc = sl_crc32(0, data, plen);
+	memcpy(data + plen + 8, &crc, 4);
+	(void)sl_fs_write_atomic(path("2.delta"), data, plen + 16, true, NULL,
+				 NULL, -1, NULL);
+	free(data);
+	sl_err_clear(&err);
+	is_int(sl_ckpt_state_load(c, 0, 3, back, &err), SL_ECHECKPOINT,
+	       "a torn front-coded delta behind a matching CRC is refused");
+	ok(strstr(err.msg, "2.delta' is corrupt") != NULL, "naming it: %s",
+	   err.msg);
+	sl_ckpt_close(c);
+	/* a durable checkpoint's deltas stay plain records (LZ4) */
+	d = sl_ckpt_open(dir, NULL);
+	ok(sl_ckpt_state_save(d, 0, s, 4, false, NULL, 3, &err) == 0,
+	   "durable: save version 4");
+	sl_ckpt_close(d);
+	head = 0;
+	if (sl_fs_read(path("4.delta"), &data, &len, NULL, &err) == 0) {
+		memcpy(&head, data, 4);
+		free(data);
+	}
+	ok(head == LZ4ONE, "a durable checkpoint's delta is LZ4 of plain records");
+	sl_state_free(s);
+	sl_state_free(back);
+}
+
 int main(void)
 {
 	char cmd[4500];
@@ -377,6 +528,7 @@ int main(void)
 	test_snapshot();
 	test_big_delta();
 	test_old_formats();
+	test_front();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		ok(0, "cleanup");
