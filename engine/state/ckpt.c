@@ -245,7 +245,7 @@ void sl_ckpt_drop_spares(sl_ckpt *c)
 static int filejob_stage(void *ud, sl_err *err)
 {
 	struct filejob *j = ud;
-	int rc = j->trailer ? ckpt_put_trailer(&j->b, err) : 0;
+	int rc = j->trailer ? ckpt_put_trailer(&j->b, j->c->durable, err) : 0;
 	if (rc == 0 && (j->st = malloc(sizeof *j->st)) == NULL)
 		rc = sl_err_nomem(err);
 	if (rc == 0 &&

@@ -66,8 +66,11 @@ struct sl_ckpt {
 int ckpt_put_file(sl_ckpt *c, const char *path, sl_buf *b, bool overwrite,
 		  bool trailer, sl_crash *crash, const char *point,
 		  int64_t batch, sl_err *err);
-/* Compress a state payload and append its trailer (length, CRC). */
-int ckpt_put_trailer(sl_buf *b, sl_err *err);
+/* Compress a state payload (when compress) and append its trailer
+ * (length, CRC).  A temporary checkpoint's deltas are not compressed:
+ * with no fsync, the bytes LZ4 saves cost only the kernel's copy, less
+ * than LZ4 itself (ckpt_state.c). */
+int ckpt_put_trailer(sl_buf *b, bool compress, sl_err *err);
 /* Join (and forget) the snapshots in flight of versions <= upto, or of
  * version `same` for operator op. */
 void ckpt_snap_join(sl_ckpt *c, int64_t upto, int op, int64_t same);

@@ -10,14 +10,17 @@
  * it is built and compressed a chunk at a time: one raw chunk and the
  * compressed output are all it holds (a 1M-group snapshot held its raw
  * payload and then its LZ4 bound beside it, 84 MiB, half the process).
- * A temporary checkpoint (not durable) writes its deltas front-coded
- * instead ("SLSF": each key as the bytes it shares with the previous
- * record's and the rest, lengths as uvars; W1-100k's records shrink
- * from 47 to ~16 bytes), neither compressed nor chunked: with no fsync,
- * the kernel's copy of the bytes is all LZ4 saved, and LZ4 cost more
- * (a third of W1-100k's time); the plain records, 3x as many bytes,
- * cost more than LZ4 (6a7f228).
- * Plain and "SLSZ" payloads still load.  The records come from
+ * The records are front-coded ("SLSF" head: each key as the bytes it
+ * shares with the previous record's key and the rest, lengths as uvars;
+ * a W1-100k record shrinks from 47 bytes to ~16), built from the store's
+ * records in 64 KiB spills that stay in the cache, and LZ4 then runs
+ * over a third of the bytes (W4-100k: -10% CPU).  A temporary
+ * checkpoint's deltas (not durable) stay uncompressed: with no fsync the
+ * bytes LZ4 saves cost only the kernel's copy, less than LZ4 did (a
+ * third of W1-100k's time); plain records, 3x the bytes, cost more than
+ * LZ4 (6a7f228).
+ * Plain records ("SLSD" head), bare, "SLSZ" or "SLSC", still load.  The
+ * records come from
  * sl_state_write (state.h), the store's own writer where it has one.
  * A delta goes
  * through the checkpoint's writer in the batch's order; a snapshot is a
@@ -68,17 +71,17 @@
 
 /* ---- state files ---- */
 
-/* A payload being built: raw bytes in b, compressed chunks in z; or,
- * front-coded, the raw records in r and the payload in b. */
+/* A payload being built: the store's records in r, front-coded into
+ * b, and b's chunks compressed into z once it is chunked. */
 struct wctx {
 	sl_buf *b;    /* raw bytes not yet compressed (all, if not chunked) */
 	sl_buf z;     /* "SLSC" and the blocks so far; empty until chunked */
-	sl_state_sink sk; /* over b (or r); its limit: b's length that
-			     compresses its full chunks (or FRONT_SPILL) */
+	sl_state_sink sk; /* over r, spilled every FRONT_SPILL bytes */
+	size_t limit;     /* b's length that compresses its full chunks */
 	size_t zhint;     /* room to reserve in z at its first block */
 	bool failed; /* out of memory or a failed compression */
-	sl_buf r;    /* front-coded: records not yet coded */
-	sl_buf prev; /* front-coded: the last coded key */
+	sl_buf r;    /* records not yet coded */
+	sl_buf prev; /* the last coded key */
 };
 
 static inline unsigned char *put_uvar(unsigned char *o, uint64_t v)
@@ -107,23 +110,54 @@ static inline size_t shared_prefix(const char *a, const char *b, size_t n)
 	return i;
 }
 
-/* Front-code r's whole records onto b (all of r when last: then no
- * part of one is left); the last key coded stays in prev. */
-static void code_front(struct wctx *w, bool last)
+/* dst[0..n) = src[0..n) for the few bytes of a key's rest or a value,
+ * no libc call for n <= 32 (overlapping word copies). */
+static inline void copy_small(unsigned char *dst, const char *src, size_t n)
+{
+	uint64_t a, b, c, d;
+	if (n > 32) {
+		memcpy(dst, src, n);
+	} else if (n >= 16) {
+		memcpy(&a, src, 8);
+		memcpy(&b, src + 8, 8);
+		memcpy(&c, src + n - 16, 8);
+		memcpy(&d, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + 8, &b, 8);
+		memcpy(dst + n - 16, &c, 8);
+		memcpy(dst + n - 8, &d, 8);
+	} else if (n >= 8) {
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else {
+		size_t i;
+		for (i = 0; i < n; i++)
+			dst[i] = (unsigned char)src[i];
+	}
+}
+
+/* Front-code r's whole records onto b; the last key coded stays in
+ * prev.  A coded record is at most 7 bytes longer than its plain one
+ * (three uvars of <= 5 bytes for a u32 pair), and a plain one at least
+ * 8 bytes: twice r's bytes is room for all, reserved once. */
+static void code_front(struct wctx *w)
 {
 	sl_buf *r = &w->r, *b = w->b;
 	const char *pk = w->prev.p;
 	size_t at = 0, pl = w->prev.len;
+	unsigned char *o;
 	uint32_t hdr[2];
-	(void)last;
-	if (sl_buf_failed(r) || sl_buf_failed(&w->prev))
+	if (sl_buf_failed(r) || sl_buf_failed(&w->prev) ||
+	    !sl_buf_reserve(b, 2 * r->len + 16))
 		w->failed = true;
 	if (w->failed)
 		return;
+	o = (unsigned char *)b->p + b->len;
 	while (r->len - at >= sizeof hdr) {
 		const char *k;
-		size_t vl, sh, rec;
-		unsigned char *o;
+		size_t vl, sh, rest, rec;
 		memcpy(hdr, r->p + at, sizeof hdr);
 		vl = hdr[1] == UINT32_MAX ? 0 : hdr[1];
 		rec = sizeof hdr + hdr[0] + vl;
@@ -131,21 +165,28 @@ static void code_front(struct wctx *w, bool last)
 			break; /* the rest comes with the next spill */
 		k = r->p + at + sizeof hdr;
 		sh = shared_prefix(k, pk, hdr[0] < pl ? hdr[0] : pl);
-		if (!sl_buf_reserve(b, 30 + hdr[0] - sh + vl)) {
-			w->failed = true;
-			return;
+		rest = hdr[0] - sh;
+		if (sh < 0x80 && rest < 0x80) {
+			o[0] = (unsigned char)sh;
+			o[1] = (unsigned char)rest;
+			o += 2;
+		} else {
+			o = put_uvar(put_uvar(o, sh), rest);
 		}
-		o = put_uvar((unsigned char *)b->p + b->len, sh);
-		o = put_uvar(o, hdr[0] - sh);
-		memcpy(o, k + sh, hdr[0] - sh);
-		o += hdr[0] - sh;
-		o = put_uvar(o, hdr[1] == UINT32_MAX ? 0 : (uint64_t)vl + 1);
-		memcpy(o, k + hdr[0], vl);
-		b->len = (size_t)((char *)o + vl - b->p);
+		copy_small(o, k + sh, rest);
+		o += rest;
+		if (vl < 0x7f && hdr[1] != UINT32_MAX)
+			*o++ = (unsigned char)(vl + 1);
+		else
+			o = put_uvar(o, hdr[1] == UINT32_MAX ? 0
+							 : (uint64_t)vl + 1);
+		copy_small(o, k + hdr[0], vl);
+		o += vl;
 		pk = k;
 		pl = hdr[0];
 		at += rec;
 	}
+	b->len = (size_t)((char *)o - b->p);
 	b->p[b->len] = '\0';
 	if (pk != w->prev.p) { /* the last key leaves r: keep a copy */
 		sl_buf_clear(&w->prev);
@@ -154,11 +195,6 @@ static void code_front(struct wctx *w, bool last)
 	memmove(r->p, r->p + at, r->len - at);
 	r->len -= at;
 	r->p[r->len] = '\0';
-}
-
-static void spill_front(void *ud)
-{
-	code_front(ud, false);
 }
 
 /* Compress b's full CHUNK_RAW chunks (all of it when last) into "SLSC"
@@ -201,47 +237,42 @@ static void flush_chunks(struct wctx *w, bool last)
 	memmove(b->p, b->p + off, b->len - off);
 	b->len -= off;
 	b->p[b->len] = '\0';
-	w->sk.limit = CHUNK_RAW; /* from now on, a chunk at a time */
+	w->limit = CHUNK_RAW; /* from now on, a chunk at a time */
 }
 
-/* The sink's spill: compress the full chunks. */
-static void spill_chunks(void *ud)
+/* The sink's spill: code the records, compress b's full chunks. */
+static void spill_front(void *ud)
 {
-	flush_chunks(ud, false);
+	struct wctx *w = ud;
+	code_front(w);
+	if (w->b->len >= w->limit)
+		flush_chunks(w, false);
 }
 
-/* The payload of a state file: head magic and records (no trailer),
- * plain, or "SLSC" when it reached its kind's chunking length (then
- * already compressed; compress_payload leaves it), or front-coded
- * ("SLSF", when front: never chunked nor compressed).  *last: the length
- * of op's previous one of this kind (a delta or a snapshot), reserved
- * with some room for growth, then updated.  Out of memory: b failed. */
-static void state_payload(sl_buf *b, sl_state *s, bool full, bool front,
-			  size_t *last)
+/* The payload of a state file: head magic and front-coded records (no
+ * trailer), or "SLSC" blocks of it once it reached its kind's chunking
+ * length (then already compressed; compress_payload leaves it).  *last:
+ * the length of op's previous one of this kind (a delta or a snapshot),
+ * reserved with some room for growth, then updated.  Out of memory: b
+ * failed. */
+static void state_payload(sl_buf *b, sl_state *s, bool full, size_t *last)
 {
 	struct wctx w;
-	uint32_t magic = front ? MAGIC_FRONT : MAGIC_HEAD;
+	uint32_t magic = MAGIC_FRONT;
 	size_t hint = last != NULL ? *last + *last / 4 : 0;
 	w.b = b;
 	sl_buf_init(&w.z);
 	sl_buf_init(&w.r);
 	sl_buf_init(&w.prev);
-	w.sk.b = b;
-	w.sk.limit = full ? CHUNK_RAW : DELTA_CHUNKED;
-	w.sk.spill = spill_chunks;
+	w.sk.b = &w.r;
+	w.sk.limit = FRONT_SPILL;
+	w.sk.spill = spill_front;
 	w.sk.ud = &w;
+	w.limit = full ? CHUNK_RAW : DELTA_CHUNKED;
 	w.zhint = hint;
 	w.failed = false;
-	if (front) {
-		w.sk.b = &w.r;
-		w.sk.limit = FRONT_SPILL;
-		w.sk.spill = spill_front;
-		(void)sl_buf_reserve(b, hint);
-		(void)sl_buf_reserve(&w.r, FRONT_SPILL + 4096);
-	} else {
-		(void)sl_buf_reserve(b, hint < w.sk.limit ? hint
-							  : w.sk.limit + 4096);
-	}
+	(void)sl_buf_reserve(b, hint < w.limit ? hint : w.limit + 4096);
+	(void)sl_buf_reserve(&w.r, FRONT_SPILL + 4096);
 	sl_buf_add(b, &magic, sizeof magic);
 	/* a version without changes (a no-data batch that evicted nothing)
 	 * has an empty delta: the store's delta is then the last commit's,
@@ -249,17 +280,12 @@ static void state_payload(sl_buf *b, sl_state *s, bool full, bool front,
 	 * (driver/state_read.h) */
 	if (full || sl_state_num_updated(s) > 0 || sl_state_num_removed(s) > 0)
 		(void)sl_state_write(s, full, &w.sk); /* failure: on b or r */
-	if (front) {
-		code_front(&w, true);
-		if (w.r.len != 0) /* a torn record: cannot happen */
-			w.failed = true;
-		sl_buf_release(&w.r);
-		sl_buf_release(&w.prev);
-		if (w.failed) {
-			sl_buf_release(b);
-			b->oom = true;
-		}
-	} else if (w.z.len > 0 || w.failed) {
+	code_front(&w);
+	if (w.r.len != 0) /* a torn record: cannot happen */
+		w.failed = true;
+	sl_buf_release(&w.r);
+	sl_buf_release(&w.prev);
+	if (w.z.len > 0 || w.failed || b->len >= w.limit) {
 		flush_chunks(&w, true);
 		sl_buf_release(b);
 		*b = w.z;
@@ -287,8 +313,6 @@ static int compress_payload(sl_buf *b, sl_err *err)
 		memcpy(&head, b->p, sizeof head);
 	if (head == MAGIC_CHUNKED)
 		return 0; /* compressed as it was built */
-	if (head == MAGIC_FRONT)
-		return 0; /* a temporary checkpoint's: stays as it is */
 	if (b->len > (size_t)LZ4_MAX_INPUT_SIZE)
 		return 0; /* stays plain: readers take both */
 	bound = LZ4_compressBound((int)b->len);
@@ -311,12 +335,13 @@ static int compress_payload(sl_buf *b, sl_err *err)
 	return 0;
 }
 
-/* Compress, then append the trailer (length, CRC, magic). */
-int ckpt_put_trailer(sl_buf *b, sl_err *err)
+/* Compress (when compress), then append the trailer (length, CRC,
+ * magic). */
+int ckpt_put_trailer(sl_buf *b, bool compress, sl_err *err)
 {
 	uint64_t plen;
 	uint32_t tail[2];
-	int rc = compress_payload(b, err);
+	int rc = compress ? compress_payload(b, err) : 0;
 	if (rc < 0)
 		return rc;
 	plen = b->len;
@@ -332,7 +357,7 @@ static int finish_state_file(const char *path, sl_buf *b, bool durable,
 			     sl_crash *crash, const char *point, int64_t batch,
 			     sl_err *err)
 {
-	int rc = ckpt_put_trailer(b, err);
+	int rc = ckpt_put_trailer(b, true, err);
 	/* a re-run batch rewrites the same version with the same content */
 	return rc < 0 ? rc
 		      : sl_fs_write(path, b->p, b->len, true, durable, crash,
@@ -384,7 +409,7 @@ static int save_snapshot(sl_ckpt *c, const char *dir, int op, sl_state *s,
 	j->durable = c->durable;
 	snprintf(j->path, sizeof j->path, "%s/%lld.snapshot", dir,
 		 (long long)version);
-	state_payload(&j->b, s, true, false,
+	state_payload(&j->b, s, true,
 		      op >= 0 && op < 64 ? &c->payload_len[op][1] : NULL);
 	if (pthread_create(&j->thr, NULL, snap_main, j) != 0) {
 		int rc = finish_state_file(j->path, &j->b, j->durable, NULL,
@@ -414,11 +439,7 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 	}
 	snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)version);
 	sl_buf_init(&b);
-	/* a temporary checkpoint's delta is front-coded, not compressed:
-	 * LZ4 was a third of W1-100k's time, and with no fsync the bytes it
-	 * saves cost only the kernel's copy (but its plain records, 3x the
-	 * front-coded bytes, cost more than LZ4: 6a7f228) */
-	state_payload(&b, s, false, !c->durable,
+	state_payload(&b, s, false,
 		      op >= 0 && op < 64 ? &c->payload_len[op][0] : NULL);
 	/* a re-run batch rewrites the same version (overwrite) */
 	rc =
@@ -475,38 +496,68 @@ static bool get_uvar(const char *data, size_t len, size_t *at, uint64_t *v)
 	return false;
 }
 
-/* The records of a front-coded payload after its head magic through fn
- * (the key rebuilt in a buffer), until fn returns nonzero (kept in *rc);
- * false when they do not parse. */
+/* As walk_some for front-coded records (the last key in key, carried
+ * from call to call): fn for each whole record of data[*pos, len), *pos
+ * moved past it, until fn returns nonzero (kept in *rc; returns 1) or a
+ * record is not whole (left at *pos; returns 0); -1 when a record is
+ * malformed or out of memory. */
+static int walk_front_some(const char *data, size_t len, size_t *pos,
+			   sl_buf *key, sl_state_fn fn, void *ud, int *rc)
+{
+	size_t at = *pos;
+	int out = 0;
+	while (at < len) {
+		uint64_t sh, rest, v;
+		size_t p = at, k;
+		if (!get_uvar(data, len, &p, &sh) ||
+		    !get_uvar(data, len, &p, &rest))
+			break;
+		if (sh > key->len || rest > UINT32_MAX - sh) {
+			out = -1;
+			break;
+		}
+		if (rest > len - p)
+			break;
+		k = p;
+		p += (size_t)rest;
+		if (!get_uvar(data, len, &p, &v))
+			break;
+		if (v > (uint64_t)UINT32_MAX + 1) {
+			out = -1;
+			break;
+		}
+		if (v > 0 && v - 1 > len - p)
+			break;
+		key->len = (size_t)sh;
+		sl_buf_add(key, data + k, (size_t)rest);
+		if (sl_buf_failed(key)) {
+			out = -1;
+			break;
+		}
+		*rc = fn(ud, key->p, key->len, v == 0 ? NULL : data + p,
+			 v == 0 ? 0 : (size_t)v - 1);
+		at = p + (v == 0 ? 0 : (size_t)v - 1);
+		if (*rc != 0) {
+			out = 1;
+			break;
+		}
+	}
+	*pos = at;
+	return out;
+}
+
+/* The records of a front-coded payload after its head magic through fn,
+ * until fn returns nonzero (kept in *rc); false when they do not parse. */
 static bool walk_front(const char *data, size_t len, sl_state_fn fn, void *ud,
 		       int *rc)
 {
 	sl_buf key;
 	size_t at = sizeof(uint32_t);
-	bool ok = false;
+	int got;
 	sl_buf_init(&key);
-	while (at < len) {
-		uint64_t sh, rest, v;
-		if (!get_uvar(data, len, &at, &sh) || sh > key.len ||
-		    !get_uvar(data, len, &at, &rest) || rest > len - at ||
-		    rest > UINT32_MAX - sh)
-			goto out;
-		key.len = (size_t)sh;
-		sl_buf_add(&key, data + at, (size_t)rest);
-		at += (size_t)rest;
-		if (sl_buf_failed(&key) || !get_uvar(data, len, &at, &v) ||
-		    v > (uint64_t)(len - at) + 1)
-			goto out;
-		*rc = fn(ud, key.p, key.len, v == 0 ? NULL : data + at,
-			 v == 0 ? 0 : (size_t)v - 1);
-		at += v == 0 ? 0 : (size_t)v - 1;
-		if (*rc != 0)
-			break;
-	}
-	ok = true;
-out:
+	got = walk_front_some(data, len, &at, &key, fn, ud, rc);
 	sl_buf_release(&key);
-	return ok;
+	return got == 1 || (got == 0 && at == len);
 }
 
 /* The records of a plain or front-coded payload (head magic, then
@@ -534,12 +585,13 @@ static bool walk_records(const char *data, size_t plen, sl_state_fn fn,
 static bool walk_chunked(const char *data, size_t plen, sl_state_fn fn,
 			 void *ud, int *rc)
 {
-	sl_buf acc;
+	sl_buf acc, key;
 	size_t pos = sizeof(uint32_t), at = 0;
-	uint32_t hdr[2], head;
+	uint32_t hdr[2], head = 0;
 	bool begun = false, stop = false, ok = false;
 	*rc = 0;
 	sl_buf_init(&acc);
+	sl_buf_init(&key);
 	while (pos < plen && !stop) {
 		if (plen - pos < sizeof hdr)
 			goto out;
@@ -560,18 +612,27 @@ static bool walk_chunked(const char *data, size_t plen, sl_state_fn fn,
 			if (acc.len < sizeof head)
 				continue;
 			memcpy(&head, acc.p, sizeof head);
-			if (head != MAGIC_HEAD)
+			if (head != MAGIC_HEAD && head != MAGIC_FRONT)
 				goto out;
 			at = sizeof head;
 			begun = true;
 		}
-		stop = walk_some(acc.p, acc.len, &at, fn, ud, rc);
+		if (head == MAGIC_FRONT) {
+			int got = walk_front_some(acc.p, acc.len, &at, &key, fn,
+						  ud, rc);
+			if (got < 0)
+				goto out;
+			stop = got == 1;
+		} else {
+			stop = walk_some(acc.p, acc.len, &at, fn, ud, rc);
+		}
 		memmove(acc.p, acc.p + at, acc.len - at);
 		acc.len -= at;
 	}
 	ok = stop || (begun && acc.len == 0);
 out:
 	sl_buf_release(&acc);
+	sl_buf_release(&key);
 	return ok;
 }
 

@@ -5,10 +5,10 @@
  * reader walking a delta can stop early; a torn file and a flipped byte
  * are refused by the CRC, damaged blocks behind a matching CRC by the
  * inflate; hand-made files in every format (plain, "SLSZ", "SLSC" with
- * blocks of a few bytes) still load.  A temporary checkpoint's deltas
- * are front-coded ("SLSF"), load back exactly (removes, long keys and
- * values, keys sharing any prefix), and a torn one behind a matching CRC
- * is refused.
+ * blocks of a few bytes) still load.  Records are front-coded ("SLSF"
+ * inside the LZ4; a temporary checkpoint's deltas bare) and load back
+ * exactly (removes, long keys and values, keys sharing any prefix); a
+ * torn one behind a matching CRC is refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,20 +108,37 @@ static int inflate_all(const char *d, size_t len, sl_buf *raw, int *nblocks,
 	return pos == plen ? 0 : -1;
 }
 
-/* Does a record of the plain payload raw span byte offset at? */
-static int record_spans(const sl_buf *raw, size_t at)
+static uint64_t uvar(const sl_buf *raw, size_t *pos)
+{
+	uint64_t x = 0;
+	int sh = 0;
+	while (*pos < raw->len) {
+		unsigned char c = (unsigned char)raw->p[(*pos)++];
+		x |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80))
+			break;
+		sh += 7;
+	}
+	return x;
+}
+
+/* Does a record of the front-coded payload raw span byte offset at?
+ * *n: its records. */
+static int record_spans(const sl_buf *raw, size_t at, int *n)
 {
 	size_t pos = 4;
-	uint32_t hdr[2];
-	while (pos + 8 <= raw->len) {
-		size_t end;
-		memcpy(hdr, raw->p + pos, 8);
-		end = pos + 8 + hdr[0] + (hdr[1] == UINT32_MAX ? 0 : hdr[1]);
-		if (pos < at && at < end)
-			return 1;
-		pos = end;
+	int spans = 0;
+	*n = 0;
+	while (pos < raw->len) {
+		size_t start = pos, v;
+		(void)uvar(raw, &pos);
+		pos += uvar(raw, &pos);
+		v = uvar(raw, &pos);
+		pos += v > 0 ? v - 1 : 0;
+		spans |= start < at && at < pos;
+		(*n)++;
 	}
-	return 0;
+	return spans;
 }
 
 static void test_snapshot(void)
@@ -148,9 +165,14 @@ static void test_snapshot(void)
 	is_int(inflate_all(data, len, &raw, &nb, &full), 0,
 	       "its blocks inflate and fill the payload to its trailer");
 	ok(nb == 4 && full, "4 blocks, all but the last of 1 MiB (%d)", nb);
-	is_int((int)raw.len, 4 + 20000 * 208, "the plain payload's bytes");
-	ok(record_spans(&raw, MIB) && record_spans(&raw, 2 * MIB),
+	head = 0;
+	memcpy(&head, raw.p, 4);
+	ok(head == FRONT && raw.len < 4 + 20000 * 208,
+	   "the payload is front-coded: %zu bytes, plain %d", raw.len,
+	   4 + 20000 * 208);
+	ok(record_spans(&raw, MIB, &nb) && record_spans(&raw, 2 * MIB, &nb),
 	   "a record is cut by each block boundary");
+	is_int(nb, 20000, "its records");
 	sl_buf_release(&raw);
 	free(data);
 	sl_state_reset(back, 0);
@@ -512,7 +534,8 @@ static void test_front(void)
 		memcpy(&head, data, 4);
 		free(data);
 	}
-	ok(head == LZ4ONE, "a durable checkpoint's delta is LZ4 of plain records");
+	ok(head == LZ4ONE,
+	   "a durable checkpoint's delta is LZ4 (of front-coded records)");
 	sl_state_free(s);
 	sl_state_free(back);
 }
