@@ -999,8 +999,14 @@ static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 			km = t->km;
 			fl = t->fl;
 		}
-		if (!(fl[id] & FL_TCH) && touch_new(t, (int32_t)id) < 0)
-			return sl_err_nomem(err);
+		if (!(fl[id] & FL_TCH)) {
+			if (t->dl_n < t->dl_cap) { /* touch(), inline */
+				t->dl[t->dl_n++] = (int32_t)id;
+				fl[id] |= FL_TCH;
+			} else if (touch_new(t, (int32_t)id) < 0) {
+				return sl_err_nomem(err);
+			}
+		}
 		gids[i] = (int32_t)id;
 	}
 	return 0;
