@@ -1460,9 +1460,53 @@ static int write_removes(sl_livetab *t, sl_state_sink *k)
 	return 0;
 }
 
+/* The removes of the windows the delta evicted (visit_evicted_keys's
+ * records, in the same id order), keys encoded in place. */
+static int write_evicted(sl_livetab *t, sl_state_sink *k)
+{
+	size_t most = 2 * sizeof(uint32_t) + KEY_MAX;
+	int64_t id;
+	int i, n = 0;
+	bool any = false;
+	for (i = 0; i < t->nwin; i++)
+		any = any || t->win[i].state == W_GONE ||
+		      t->win[i].state == W_DEAD;
+	for (id = 0; any && id < t->n; id++) {
+		sl_buf *b = k->b;
+		unsigned char *r;
+		uint32_t hdr[2];
+		int st;
+		if (!(t->fl[id] & FL_LIVE))
+			continue;
+		st = t->win[t->wid[id]].state;
+		if (st != W_GONE && st != W_DEAD)
+			continue;
+		if (n == 0 && !sl_buf_reserve(b, WRITE_CHUNK * most))
+			return SL_ENOMEM;
+		r = (unsigned char *)b->p + b->len;
+		hdr[0] = (uint32_t)encode_entry(t, (int32_t)id, r + 8);
+		hdr[1] = UINT32_MAX;
+		memcpy(r, hdr, sizeof hdr);
+		b->len += 8 + hdr[0];
+		if (++n == WRITE_CHUNK) {
+			n = 0;
+			b->p[b->len] = '\0';
+			if (b->len >= k->limit && k->spill != NULL) {
+				k->spill(k->ud);
+				if (sl_buf_failed(k->b))
+					return SL_ENOMEM;
+			}
+		}
+	}
+	if (n > 0)
+		k->b->p[k->b->len] = '\0';
+	return 0;
+}
+
 /* The provider's write: the records lt_foreach (full: live windows' entries
- * in id order) or lt_foreach_delta (removes, then the dirty list's live
- * entries in first-touch order) gives, without a call a record. */
+ * in id order) or lt_foreach_delta (the evicted windows' removes, the
+ * logged removes, then the dirty list's live entries in first-touch
+ * order) gives, without a call a record. */
 static int lt_write(void *impl, bool full, sl_state_sink *k)
 {
 	sl_livetab *t = impl;
@@ -1484,7 +1528,7 @@ static int lt_write(void *impl, bool full, sl_state_sink *k)
 	}
 	if (!t->has_delta)
 		return 0;
-	if ((rc = write_removes(t, k)) < 0)
+	if ((rc = write_evicted(t, k)) < 0 || (rc = write_removes(t, k)) < 0)
 		return rc;
 	for (i = 0; i < t->dl_n && rc == 0; i++) {
 		int32_t d = t->dl[i];
