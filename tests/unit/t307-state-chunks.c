@@ -536,6 +536,37 @@ static void test_front(void)
 	}
 	ok(head == LZ4ONE,
 	   "a durable checkpoint's delta is LZ4 (of front-coded records)");
+	sl_state_commit(s, &err);
+	/* a temporary checkpoint's snapshot: bare front-coded records too
+	 * (no chunks, no LZ4), and the version loads from it alone */
+	d = sl_ckpt_open(dir, NULL);
+	sl_ckpt_set_durable(d, false);
+	ok(sl_ckpt_state_save(d, 0, s, 5, true, NULL, 4, &err) == 0,
+	   "temporary checkpoint: save version 5 with its snapshot");
+	sl_state_commit(s, &err);
+	sl_ckpt_close(d); /* joins the snapshot's thread */
+	head = 0;
+	if (sl_fs_read(path("5.snapshot"), &data, &len, NULL, &err) == 0) {
+		memcpy(&head, data, 4);
+		free(data);
+	}
+	ok(head == FRONT, "a temporary checkpoint's snapshot is front-coded");
+	for (i = 1; i <= 5; i++) {
+		char dn[32];
+		snprintf(dn, sizeof dn, "%d.delta", i);
+		(void)unlink(path(dn));
+	}
+	d = sl_ckpt_open(dir, NULL);
+	is_int(sl_ckpt_state_load(d, 0, 5, back, &err), 0,
+	       "version 5 loads from the front-coded snapshot alone");
+	cc.other = back;
+	cc.bad = 0;
+	cc.n = 0;
+	sl_state_foreach(s, cmp_rec, &cc);
+	ok(cc.bad == 0 && cc.n > 0 &&
+		   sl_state_num_rows(back) == sl_state_num_rows(s),
+	   "the same %d records", cc.n);
+	sl_ckpt_close(d);
 	sl_state_free(s);
 	sl_state_free(back);
 }
