@@ -307,8 +307,11 @@ static int remove_due(saggst *st, const kents *due, bool want, kents *l,
 				l->e[l->n - 1].g = (int64_t)vals->len;
 			sl_buf_add(vals, v, vlen);
 		}
-		if (rc == 0)
-			rc = sl_state_remove_at(s, &pos, d->k, d->klen);
+		/* remove_at is 1 for a removed key: not carried into the next
+		 * entry's rc == 0 test (it skipped every later removal) */
+		if (rc == 0 && (rc = sl_state_remove_at(s, &pos, d->k,
+							d->klen)) > 0)
+			rc = 0;
 	}
 	return rc < 0 ? rc : 0;
 }

@@ -6,10 +6,11 @@
 -- checkpoint files), arg[4] the batch to fail in foreachBatch (the
 -- batch's stores abort, then q:restart).
 -- The seed picks: a window (tumbling, or sliding with first/last so it is
--- not sliced), group columns (INT, BOOLEAN, BIGINT, DOUBLE with -0.0;
--- NULLs), aggregates, the output mode, the watermark delay; then batches of
--- rows, some late, some with NULL keys.  Prints every row foreachBatch is
--- handed, in the order given, and each batch's state numbers.
+-- not sliced) at any position among the group keys, group columns (INT,
+-- BOOLEAN, BIGINT, DOUBLE with -0.0; NULLs), aggregates, the output
+-- mode, the watermark delay; then batches of rows, some late, some with
+-- NULL keys.  Prints every row foreachBatch is handed, in the order
+-- given, and each batch's state numbers.
 local seed = tonumber(arg[1]) or 1
 local ck = arg[2]
 local point = arg[3] ~= "" and arg[3] or nil
@@ -43,8 +44,6 @@ for _, m in ipairs(menu) do
     names[#names + 1] = m[1]
   end
 end
-print(string.format("query seed=%d window=%ds slide=%s delay=%ds mode=%s keys=[%s] aggs=[%s]",
-  seed, size, tostring(slide), delay, mode, table.concat(cols, ","), table.concat(names, ",")))
 
 spark.clock:manual("2026-01-01 12:00:00")
 local ms = spark.memoryStream("ts STRING, k INT, b BOOLEAN, g BIGINT, dk DOUBLE, v BIGINT, d DOUBLE, nk INT")
@@ -53,8 +52,14 @@ local df = ms:toDF():selectExpr(
   "IF(nk = 1, NULL, k) AS k", "IF(nk = 2, NULL, b) AS b", "IF(nk = 3, NULL, g) AS g",
   "IF(nk = 4, NULL, dk) AS dk", "IF(nk = 5, NULL, v) AS v", "IF(nk = 6, NULL, d) AS d")
   :withWatermark("t", delay .. " seconds")
-local keys = {slide and F.window("t", size .. " seconds", slide .. " seconds") or F.window("t", size .. " seconds")}
+-- the window at any position among the group keys (key order must not
+-- matter: the live table and the byte store find it by its index)
+local keys = {}
 for _, c in ipairs(cols) do keys[#keys + 1] = c end
+local wpos = R(#keys + 1)
+table.insert(keys, wpos, slide and F.window("t", size .. " seconds", slide .. " seconds") or F.window("t", size .. " seconds"))
+print(string.format("query seed=%d window=%ds slide=%s delay=%ds mode=%s keys=[%s] window at %d aggs=[%s]",
+  seed, size, tostring(slide), delay, mode, table.concat(cols, ","), wpos, table.concat(names, ",")))
 local agg = df:groupBy(table.unpack(keys)):agg(table.unpack(aggs))
 
 local failed = false
