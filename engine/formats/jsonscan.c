@@ -22,8 +22,11 @@
  * timestamp, string or integer, and there is no corrupt-record column
  * (W2's files), its lines go first through the shape (shape_run): the
  * same separators and inline values in one loop over the lines, with the
- * separators and column arrays in locals; any line it does not fit goes
- * to tpl_line, then line(), then the general parser, as before.
+ * separators and column arrays in locals, in a variant compiled for the
+ * kinds of the first three fields (shape_lines: no dispatch on a kind and
+ * no loop for them; a W2 line 218 -> 172 instructions); any line
+ * it does not fit goes to tpl_line, then line(), then the general parser,
+ * as before.
  *
  * Invariant: a line is taken only if the general parser would accept it
  * with no syntax or type error and store exactly the same values; anything
@@ -106,6 +109,8 @@ struct sl_jsonscan {
 	 * and there is no corrupt-record column (nsh = 0 otherwise) */
 	int nsh;
 	shsep sh[64];
+	int64_t (*shape)(sl_jsonscan *, const char **, const char *, int64_t,
+			 int64_t, sl_format_tscache *); /* shape_pick's */
 	/* the last timestamp text of 19 bytes that parsed, and its value */
 	bool ts_ok;
 	char ts_text[19];
@@ -290,26 +295,12 @@ static inline bool parse_ts(const char *s, size_t n, int64_t *us,
 	       sl_format_parse_ts(s, n, us, tsc);
 }
 
-/* The first byte from s on that is a quote, backslash or control byte
- * (a '\n' ends every line), 16 bytes a step (SSE2), then 8, while they are
- * in bounds. */
-static inline const char *plain_end(const char *s, const char *end)
+/* plain_end's last bytes, fewer than 16 (SSE2) before end: 8 bytes a
+ * step while they are in bounds, then one.  Out of line: only the last
+ * string of a buffer gets here. */
+static __attribute__((noinline)) const char *plain_end_tail(const char *s,
+							    const char *end)
 {
-#ifdef __SSE2__
-	/* 16 bytes a step: 10 instructions where the 8-byte step below
-	 * takes 30 (no andn in baseline x86-64) */
-	const __m128i qv = _mm_set1_epi8('"'), bv = _mm_set1_epi8('\\'),
-		      cv = _mm_set1_epi8(0x1f);
-	while (end - s >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)s);
-		unsigned z = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-		    _mm_or_si128(_mm_cmpeq_epi8(x, qv), _mm_cmpeq_epi8(x, bv)),
-		    _mm_cmpeq_epi8(_mm_min_epu8(x, cv), x)));
-		if (z != 0)
-			return s + __builtin_ctz(z);
-		s += 16;
-	}
-#endif
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = 0x0101010101010101u, high = ones * 0x80;
 	while (end - s >= 8) {
@@ -331,6 +322,29 @@ static inline const char *plain_end(const char *s, const char *end)
 	while (!plain_stop[(uint8_t)*s])
 		s++;
 	return s;
+}
+
+/* The first byte from s on that is a quote, backslash or control byte
+ * (a '\n' ends every line), 16 bytes a step (SSE2) while they are in
+ * bounds, then plain_end_tail. */
+static inline const char *plain_end(const char *s, const char *end)
+{
+#ifdef __SSE2__
+	/* 16 bytes a step: 10 instructions where the 8-byte step takes 30
+	 * (no andn in baseline x86-64) */
+	const __m128i qv = _mm_set1_epi8('"'), bv = _mm_set1_epi8('\\'),
+		      cv = _mm_set1_epi8(0x1f);
+	while (end - s >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)s);
+		unsigned z = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(x, qv), _mm_cmpeq_epi8(x, bv)),
+		    _mm_cmpeq_epi8(_mm_min_epu8(x, cv), x)));
+		if (z != 0)
+			return s + __builtin_ctz(z);
+		s += 16;
+	}
+#endif
+	return plain_end_tail(s, end);
 }
 
 /* Are the 19 bytes at p those of t? */
@@ -651,38 +665,115 @@ static void shape_build(sl_jsonscan *s)
 	s->nsh = s->ntpl;
 }
 
-/* Lines of the shape from *pp into rows row, row+1, ... (at most max):
- * each separator one masked 16-byte compare, each value parsed inline by
- * its kind as tpl_value parses it (a timestamp: the same 19 bytes as
- * the last one give its value, others go through the reader's cache,
- * sl_format_ts_cached), then "}\n".  Stops before
- * the first line that does not fit, or that is longer than maxline, for
- * tpl_line and line() to look at; takes nothing while a column has a
- * null bitmap (the values would need their bits cleared).  Every line it
- * takes, tpl_line would take with the same values.  Returns the lines
- * taken; advances *pp.  The separators and the columns' arrays are
- * copied to locals first: stores into the columns could otherwise alias
- * them and force reloads on every value. */
-static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
-			 int64_t row, int64_t max, sl_format_tscache *tsc)
+/* One separator of the shape in shape_lines' locals. */
+typedef struct shloc {
+	uint64_t h0, h1, m0, m1;
+	uint32_t len;
+	int kind;
+	char *data;
+} shloc;
+
+/* The last timestamp text shape_lines took (bytes 0-7, 8-15, 11-18), if
+ * ok, and its value. */
+typedef struct shts {
+	uint64_t t0, t1, t2;
+	int64_t us;
+	bool ok;
+} shts;
+
+/* sl_format_ts_cached out of line: a new timestamp text is rare next to
+ * the lines that repeat the last one, and each variant of shape_lines
+ * would otherwise hold a copy of the parser for each of its timestamps. */
+static __attribute__((noinline)) bool ts_cached_call(const char *p,
+						     int64_t *us,
+						     sl_format_tscache *tsc)
 {
-	struct {
-		uint64_t h0, h1, m0, m1;
-		uint32_t len;
-		int kind;
-		char *data;
-	} sh[64];
-	const int nsh = s->nsh;
-	const size_t maxline = s->maxline;
-	const char *p = *pp;
-	int64_t n = 0, tus = 0;
-	/* the last timestamp text taken (bytes 0-7, 8-15, 11-18), if tok,
-	 * and its value */
-	uint64_t t0 = 0, t1 = 0, t2 = 0;
-	bool tok = false;
-	for (int k = 0; k < nsh; k++) {
+	return sl_format_ts_cached(p, us, tsc);
+}
+
+/* Separator f at q, then its value into row i, parsed by kind (kind is
+ * f->kind, a constant where shape_lines is specialised): a timestamp of the
+ * same 19 bytes as the last takes its value, others go through the
+ * reader's cache (sl_format_ts_cached); a plain string; an integer as
+ * tpl_value parses it.  The byte after the value, or NULL. */
+static inline __attribute__((always_inline)) const char *
+shape_field(const shloc *f, int kind, const char *q, const char *end,
+	    int64_t i, shts *ts, sl_format_tscache *tsc)
+{
+	uint64_t w0, w1, v = 0;
+	const char *d, *e;
+	unsigned x;
+	if (end - q < 16)
+		return NULL;
+	memcpy(&w0, q, 8);
+	memcpy(&w1, q + 8, 8);
+	if (((w0 & f->m0) ^ f->h0) | ((w1 & f->m1) ^ f->h1))
+		return NULL;
+	q += f->len;
+	switch (kind) {
+	case SK_TS:
+		if (*q != '"' || end - q <= 20 || q[20] != '"')
+			return NULL;
+		memcpy(&w0, q + 1, 8);
+		memcpy(&w1, q + 9, 8);
+		memcpy(&v, q + 12, 8);
+		if (!ts->ok ||
+		    ((w0 ^ ts->t0) | (w1 ^ ts->t1) | (v ^ ts->t2)) != 0) {
+			/* not the last text: the cache's date */
+			if (!ts_cached_call(q + 1, &ts->us, tsc))
+				return NULL;
+			ts->t0 = w0;
+			ts->t1 = w1;
+			ts->t2 = v;
+			ts->ok = true;
+		}
+		((int64_t *)f->data)[i] = ts->us;
+		return q + 21;
+	case SK_STRING:
+		if (*q != '"' || *(e = plain_end(q + 1, end)) != '"')
+			return NULL;
+		((sl_str *)f->data)[i].p = q + 1;
+		((sl_str *)f->data)[i].len = (uint32_t)(e - q - 1);
+		return e + 1;
+	default: /* SK_INT, SK_BIGINT: as tpl_value */
+		d = e = q + (*q == '-');
+		if (*e == '0') {
+			e++;
+		} else {
+			while ((x = (unsigned)(*e - '0')) <= 9) {
+				v = v * 10 + x;
+				e++;
+			}
+			if (e == d || e - d > 18)
+				return NULL;
+		}
+		if (!sl_format_store_int(f->data, i, v, *q == '-',
+					 f->kind == SK_BIGINT))
+			return NULL;
+		return e;
+	}
+}
+
+/* Separators from..nsh-1 of sh at q, by their kinds (shape_field); the
+ * byte after the last value, or NULL.  Out of line: one copy for every
+ * variant of shape_lines. */
+static __attribute__((noinline)) const char *
+shape_rest(const shloc *sh, int from, int nsh, const char *q, const char *end,
+	   int64_t i, shts *ts, sl_format_tscache *tsc)
+{
+	for (int k = from; k < nsh && q != NULL; k++)
+		q = shape_field(&sh[k], sh[k].kind, q, end, i, ts, tsc);
+	return q;
+}
+
+/* s->sh into sh; false if a column has a null bitmap.  Out of line: one
+ * copy for every variant of shape_lines. */
+static __attribute__((noinline)) bool shape_locals(const sl_jsonscan *s,
+						   shloc *sh)
+{
+	for (int k = 0; k < s->nsh; k++) {
 		if (s->sh[k].col->nulls != NULL)
-			return 0;
+			return false;
 		sh[k].h0 = s->sh[k].head[0];
 		sh[k].h1 = s->sh[k].head[1];
 		sh[k].m0 = s->sh[k].mask[0];
@@ -691,80 +782,112 @@ static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
 		sh[k].kind = s->sh[k].kind;
 		sh[k].data = s->sh[k].col->data;
 	}
+	return true;
+}
+
+/* The kinds shape_lines is specialised on, for its first three
+ * separators: a timestamp, a string, an integer (either width). */
+enum { SP_T, SP_S, SP_I, SP_N };
+#define SP_KIND(sp) ((sp) == SP_T ? SK_TS : (sp) == SP_S ? SK_STRING : SK_INT)
+
+/* Lines of the shape from *pp into rows row, row+1, ... (at most max):
+ * each separator one masked 16-byte compare, each value parsed inline by
+ * its kind (shape_field), then "}\n".  Stops before the first line that
+ * does not fit, or that is longer than maxline, for tpl_line and line() to
+ * look at; takes nothing while a column has a null bitmap (the values
+ * would need their bits cleared).  Every line it takes, tpl_line would
+ * take with the same values.  Returns the lines taken; advances *pp.  The
+ * separators and the columns' arrays are copied to locals first: stores
+ * into the columns could otherwise alias them and force reloads on every
+ * value.  Always inlined into shape_run's variants: with pre = 3 the first
+ * three separators' kinds are the constants sp0..sp2 (no dispatch on the
+ * kind, no loop for them), the rest go through shape_rest. */
+static inline __attribute__((always_inline)) int64_t
+shape_lines(sl_jsonscan *s, const char **pp, const char *end, int64_t row,
+	    int64_t max, sl_format_tscache *tsc, int pre, int sp0, int sp1,
+	    int sp2)
+{
+	shloc sh[64];
+	const int nsh = s->nsh;
+	const size_t maxline = s->maxline;
+	const char *p = *pp;
+	int64_t n = 0;
+	shts ts = { 0, 0, 0, 0, false };
+	if (!shape_locals(s, sh))
+		return 0;
 	for (; n < max; n++) {
 		const char *q = p;
 		const int64_t i = row + n;
-		for (int k = 0; k < nsh; k++) {
-			uint64_t w0, w1, v = 0;
-			const char *d, *e;
-			unsigned x;
-			if (end - q < 16)
-				goto out;
-			memcpy(&w0, q, 8);
-			memcpy(&w1, q + 8, 8);
-			if (((w0 & sh[k].m0) ^ sh[k].h0) |
-			    ((w1 & sh[k].m1) ^ sh[k].h1))
-				goto out;
-			q += sh[k].len;
-			switch (sh[k].kind) {
-			case SK_TS:
-				if (*q != '"' || end - q <= 20 || q[20] != '"')
-					goto out;
-				memcpy(&w0, q + 1, 8);
-				memcpy(&w1, q + 9, 8);
-				memcpy(&v, q + 12, 8);
-				if (!tok ||
-				    ((w0 ^ t0) | (w1 ^ t1) | (v ^ t2)) != 0) {
-					/* not the last text: the cache's date */
-					if (!sl_format_ts_cached(q + 1, &tus,
-								 tsc))
-						goto out;
-					t0 = w0;
-					t1 = w1;
-					t2 = v;
-					tok = true;
-				}
-				((int64_t *)sh[k].data)[i] = tus;
-				q += 21;
-				break;
-			case SK_STRING:
-				if (*q != '"' ||
-				    *(e = plain_end(q + 1, end)) != '"')
-					goto out;
-				((sl_str *)sh[k].data)[i].p = q + 1;
-				((sl_str *)sh[k].data)[i].len =
-				    (uint32_t)(e - q - 1);
-				q = e + 1;
-				break;
-			default: /* SK_INT, SK_BIGINT: as tpl_value */
-				d = e = q + (*q == '-');
-				if (*e == '0') {
-					e++;
-				} else {
-					while ((x = (unsigned)(*e - '0')) <=
-					       9) {
-						v = v * 10 + x;
-						e++;
-					}
-					if (e == d || e - d > 18)
-						goto out;
-				}
-				if (!sl_format_store_int(sh[k].data, i, v,
-							 *q == '-',
-							 sh[k].kind == SK_BIGINT))
-					goto out;
-				q = e;
-				break;
-			}
-		}
+		if (pre == 3 &&
+		    ((q = shape_field(&sh[0], SP_KIND(sp0), q, end, i, &ts,
+				      tsc)) == NULL ||
+		     (q = shape_field(&sh[1], SP_KIND(sp1), q, end, i, &ts,
+				      tsc)) == NULL ||
+		     (q = shape_field(&sh[2], SP_KIND(sp2), q, end, i, &ts,
+				      tsc)) == NULL))
+			break;
+		if (pre < nsh &&
+		    (q = shape_rest(sh, pre, nsh, q, end, i, &ts, tsc)) == NULL)
+			break;
 		if (q[0] != '}' || q[1] != '\n' ||
 		    (size_t)(q + 2 - p) > maxline)
 			break;
 		p = q + 2;
 	}
-out:
 	*pp = p;
 	return n;
+}
+
+typedef int64_t (*shape_fn)(sl_jsonscan *, const char **, const char *,
+			    int64_t, int64_t, sl_format_tscache *);
+
+/* The variants of shape_lines: one for each kind of the first three
+ * separators (shape_T_S_I: a timestamp, a string, an integer, W2's line),
+ * and shape_any for a shape of one or two. */
+#define SHAPE_FN(a, b, c)                                                      \
+	static int64_t shape_##a##_##b##_##c(                                  \
+	    sl_jsonscan *s, const char **pp, const char *end, int64_t row,     \
+	    int64_t max, sl_format_tscache *tsc)                               \
+	{                                                                      \
+		return shape_lines(s, pp, end, row, max, tsc, 3, SP_##a,       \
+				   SP_##b, SP_##c);                            \
+	}
+#define SHAPE_FN3(a, b) SHAPE_FN(a, b, T) SHAPE_FN(a, b, S) SHAPE_FN(a, b, I)
+#define SHAPE_FN9(a)    SHAPE_FN3(a, T) SHAPE_FN3(a, S) SHAPE_FN3(a, I)
+SHAPE_FN9(T)
+SHAPE_FN9(S)
+SHAPE_FN9(I)
+#define SHAPE_PTR3(a, b)                                                       \
+	shape_##a##_##b##_T, shape_##a##_##b##_S, shape_##a##_##b##_I
+#define SHAPE_PTR9(a) SHAPE_PTR3(a, T), SHAPE_PTR3(a, S), SHAPE_PTR3(a, I)
+/* indexed by 9 sp0 + 3 sp1 + sp2 */
+static const shape_fn shape_fns[27] = { SHAPE_PTR9(T), SHAPE_PTR9(S),
+					SHAPE_PTR9(I) };
+
+static int64_t shape_any(sl_jsonscan *s, const char **pp, const char *end,
+			 int64_t row, int64_t max, sl_format_tscache *tsc)
+{
+	return shape_lines(s, pp, end, row, max, tsc, 0, SP_N, SP_N, SP_N);
+}
+
+static int shape_sp(int kind)
+{
+	return kind == SK_TS ? SP_T : kind == SK_STRING ? SP_S : SP_I;
+}
+
+/* The variant for the shape s->sh[0..nsh). */
+static shape_fn shape_pick(const sl_jsonscan *s)
+{
+	if (s->nsh < 3)
+		return shape_any;
+	return shape_fns[9 * shape_sp(s->sh[0].kind) +
+			 3 * shape_sp(s->sh[1].kind) + shape_sp(s->sh[2].kind)];
+}
+
+static int64_t shape_run(sl_jsonscan *s, const char **pp, const char *end,
+			 int64_t row, int64_t max, sl_format_tscache *tsc)
+{
+	return s->shape(s, pp, end, row, max, tsc);
 }
 
 /* The template from the keys of the line line() took last. */
@@ -794,6 +917,7 @@ static void tpl_build(sl_jsonscan *s)
 	}
 	s->ntpl = s->nkeys;
 	shape_build(s);
+	s->shape = shape_pick(s);
 }
 
 int64_t sl_jsonscan_run(sl_jsonscan *s, const char **pp, const char *end,

@@ -55,7 +55,7 @@ struct sl_source_ops {
 	/* Rows in (start, end], appended to out as one or more batches of the
 	 * source schema.  out is usually a pipe (core/batch.h): each batch
 	 * added goes straight to the operators, so a source that appends in
-	 * chunks (rate and kafka: 65,536 rows; file: 65,536 lines) keeps a
+	 * chunks (rate and kafka: 65,536 rows; file: 32,768 lines) keeps a
 	 * batch's memory to one chunk.  An add that fails ends the read with an
 	 * error (the driver reports the pipe's own). */
 	int (*read)(sl_source *s, const char *start, const char *end,

@@ -1,4 +1,4 @@
--- The file source reads a big file in chunks of 65,536 lines (issue 16
+-- The file source reads a big file in chunks of 32,768 lines (issue 16
 -- finding 7, the rest): a ~200 MB JSON file flows to a noop sink in a few
 -- MB, not as one 200 MB slurp plus its batch.  Chunking changes when rows
 -- reach the operators, never which: counts, order, csv headers, line
@@ -68,7 +68,7 @@ q = spark.readStream:format("json"):schema("id BIGINT"):load(dir)
 q:processAllAvailable()
 local t = spark.table("ids")
 T.is(T.rows(t:agg(F.count("*"), F.min("id"), F.max("id"), F.countDistinct("id"), F.sum("id"))),
-  { { 150000, 0, 149999, 150000, 149999 * 150000 // 2 } }, "150,000 lines (3 chunks): each row once")
+  { { 150000, 0, 149999, 150000, 149999 * 150000 // 2 } }, "150,000 lines (5 chunks): each row once")
 T.is(T.rows(t:limit(65537):where("id >= 65535"):select("id")), { { 65535 }, { 65536 } },
   "the rows either side of a chunk edge, in file order")
 q:stop()
@@ -84,7 +84,7 @@ q = spark.readStream:schema("id INT, city STRING"):option("header", true):option
   :csv(cdir).writeStream:format("memory"):queryName("cities"):start()
 q:processAllAvailable()
 T.is(T.rows(spark.table("cities"):agg(F.count("*"), F.min("id"), F.max("id"))), { { 139999, 0, 139999 } },
-  "csv header, 140,000 records over 3 chunks: the header skipped once, the bad record dropped")
+  "csv header, 140,000 records over 5 chunks: the header skipped once, the bad record dropped")
 local bad = {}
 for _, e in ipairs(q:badRecords()) do bad[#bad + 1] = { e.reason, e.file:match("[^/]+$"), e.line } end
 T.is(bad, { { "malformed", "a.csv", 100002 } }, "the bad record at line 100,002 of the file (header + 100,001)")
@@ -96,7 +96,7 @@ gen(tdir .. "/a.txt", 70000, function(i) return i == 69999 and "last" or ("l%d\n
 q = spark.readStream:text(tdir).writeStream:format("memory"):queryName("lines"):start()
 q:processAllAvailable()
 t = spark.table("lines")
-T.is(T.rows(t:agg(F.count("*"))), { { 70000 } }, "text: 70,000 lines over 2 chunks")
+T.is(T.rows(t:agg(F.count("*"))), { { 70000 } }, "text: 70,000 lines over 3 chunks")
 T.is(T.rows(t:where("value = 'last' or value = 'l65535' or value = 'l65536'")),
   { { "l65535" }, { "l65536" }, { "last" } }, "text: a chunk edge and the unterminated last line")
 q:stop()
@@ -117,7 +117,7 @@ T.ok(not q.isActive, "the armed crash stops batch 0")
 q = q:restart()
 q:processAllAvailable()
 T.is(seen, { { 0, 100000, 100000 * 99999 // 2 }, { 0, 100000, 100000 * 99999 // 2 } },
-  "batch 0 (100,000 lines, 2 chunks) re-runs after the crash with the same rows")
+  "batch 0 (100,000 lines, 4 chunks) re-runs after the crash with the same rows")
 T.is(q.lastProgress.sources[1].endOffset, { logOffset = 0 }, "and the same offset")
 q:stop()
 

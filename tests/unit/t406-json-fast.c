@@ -579,6 +579,93 @@ static void test_shape_fallbacks(void)
 	}
 }
 
+/* The shape's variants (jsonscan.c shape_lines, specialised on the kinds
+ * of its first three separators; the rest, and shapes of one or two, by
+ * kind at run time): every order of timestamp, string, INT and BIGINT
+ * fields over the first three, with and without further fields, and
+ * shapes of one and two fields, each over lines of its shape with values
+ * of every kind there (mostly the common ones) and a few mutated lines,
+ * read both ways in the three modes. */
+static const char *const kind_ddl[] = { "TIMESTAMP", "STRING", "INT",
+					"BIGINT" };
+
+static void shape_value(sl_buf *b, int kind)
+{
+	static const char *const odd[] = { "null", "\"x\"", "1.5", "-0", "012",
+					   "2147483648", "\"a\\\"b\"", "true",
+					   "\"2026-01-01T12:00:03\"", "" };
+	if (rnd(12) == 0) {
+		sl_buf_adds(b, odd[rnd(sizeof odd / sizeof *odd)]);
+		return;
+	}
+	switch (kind) {
+	case 0:
+		sl_buf_printf(b, "\"2026-01-0%u 12:00:0%u\"", 1 + rnd(2),
+			      rnd(3));
+		break;
+	case 1: sl_buf_printf(b, "\"p%u\"", rnd(rnd(2) ? 10 : 100000)); break;
+	case 2: sl_buf_printf(b, "%d", (int)rnd(2000) - 1000); break;
+	default:
+		sl_buf_printf(b, "%lld", (long long)rnd(1000000) * 1000003 -
+					     500000000000LL);
+		break;
+	}
+}
+
+static void test_shape_variants(void)
+{
+	char why[512], ddl[256];
+	int bad[3] = { 0, 0, 0 }, schemas = 0;
+	for (int c = 0; c < 27 * 3 + 6; c++) {
+		int kinds[5], nf;
+		sl_buf b;
+		if (c < 81) { /* a prefix of three; 3, 4 or 5 fields */
+			nf = 3 + c / 27;
+			kinds[0] = c % 3;
+			kinds[1] = c / 3 % 3;
+			kinds[2] = c / 9 % 3;
+			for (int k = 0; k < 3; k++)
+				if (kinds[k] == 2 && rnd(2))
+					kinds[k] = 3; /* BIGINT */
+			for (int k = 3; k < nf; k++)
+				kinds[k] = (int)rnd(4);
+		} else { /* one or two fields */
+			nf = 1 + (c - 81) % 2;
+			for (int k = 0; k < nf; k++)
+				kinds[k] = (int)rnd(4);
+		}
+		ddl[0] = '\0';
+		for (int k = 0; k < nf; k++)
+			snprintf(ddl + strlen(ddl), sizeof ddl - strlen(ddl),
+				 "%sf%d %s", k ? ", " : "", k,
+				 kind_ddl[kinds[k]]);
+		sl_buf_init(&b);
+		for (int r = 0; r < 300; r++) {
+			size_t start = b.len;
+			sl_buf_addc(&b, '{');
+			for (int k = 0; k < nf; k++) {
+				sl_buf_printf(&b, "%s\"f%d\":", k ? "," : "", k);
+				shape_value(&b, kinds[k]);
+			}
+			sl_buf_addc(&b, '}');
+			if (rnd(20) == 0)
+				mutate(&b, start);
+			sl_buf_addc(&b, '\n');
+		}
+		for (int m = 0; m < 3; m++)
+			if (!same(b.p, b.len, ddl, modes[m], why, sizeof why) &&
+			    bad[m]++ == 0)
+				printf("#   %s, %s: %s\n", ddl, modes[m], why);
+		sl_buf_release(&b);
+		schemas++;
+	}
+	for (int m = 0; m < 3; m++)
+		is_int(bad[m], 0,
+		       "shape variants, %d schemas x 300 lines, %s: as the "
+		       "general parser",
+		       schemas, modes[m]);
+}
+
 int main(void)
 {
 	test_cases();
@@ -589,5 +676,6 @@ int main(void)
 	test_shaped();
 	test_template_values();
 	test_shape_fallbacks();
+	test_shape_variants();
 	return done_testing();
 }
