@@ -178,9 +178,15 @@ static void mutate(sl_buf *b, size_t start)
 		memmove(b->p + at + 1, b->p + at, b->len - at - 1);
 		b->p[at] = ins[rnd(sizeof ins - 1)];
 		break;
-	default:
-		sl_buf_add(b, b->p + at, b->len - at > 6 ? 6 : b->len - at);
+	default: { /* repeat up to 6 bytes: room first, the source is b */
+		size_t k = b->len - at > 6 ? 6 : b->len - at;
+		if (sl_buf_reserve(b, k)) {
+			memcpy(b->p + b->len, b->p + at, k);
+			b->len += k;
+			b->p[b->len] = '\0';
+		}
 		break;
+	}
 	}
 }
 
