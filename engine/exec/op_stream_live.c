@@ -556,12 +556,12 @@ static bool live_due(void *ud, int64_t start, int64_t end)
 static size_t fixed_width(const sl_type *t)
 {
 	switch (t->kind) {
-	case SL_BOOLEAN: return 1;
+	case SL_BOOLEAN:
 	case SL_INT:
-	case SL_DATE: return 4;
+	case SL_DATE:
 	case SL_BIGINT:
 	case SL_TIMESTAMP:
-	case SL_DOUBLE: return 8;
+	case SL_DOUBLE: return (size_t)sl_type_width(t);
 	default: return 0;
 	}
 }

@@ -1327,42 +1327,6 @@ size_t sl_state_memory(const sl_state *s)
 
 /* ------------------------------------------------------ records */
 
-/* dst[0..n) = src[0..n) for the few bytes of a key or a value without a
- * libc call (overlapping word copies; src and dst never overlap): the
- * two memcpy calls were half of a record's cost at 100k groups. */
-static inline void copy_rec(char *dst, const void *src, size_t n)
-{
-	const char *p = src;
-	uint64_t a, b, c, d;
-	uint32_t x, y;
-	if (n > 32) {
-		memcpy(dst, src, n);
-	} else if (n >= 16) {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		memcpy(&c, p + n - 16, 8);
-		memcpy(&d, p + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + 8, &b, 8);
-		memcpy(dst + n - 16, &c, 8);
-		memcpy(dst + n - 8, &d, 8);
-	} else if (n >= 8) {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + n - 8, &b, 8);
-	} else if (n >= 4) {
-		memcpy(&x, p, 4);
-		memcpy(&y, p + n - 4, 4);
-		memcpy(dst, &x, 4);
-		memcpy(dst + n - 4, &y, 4);
-	} else if (n > 0) {
-		dst[0] = p[0];
-		dst[n >> 1] = p[n >> 1];
-		dst[n - 1] = p[n - 1];
-	}
-}
-
 /* One record into the sink (the callback path of sl_state_write): one
  * room check and straight copies, no sl_buf_add per field (a fifth of
  * the payload's time at 200k groups). */
@@ -1379,9 +1343,9 @@ static int put_rec(void *ud, const void *k, size_t kl, const void *v, size_t vl)
 	hdr[1] = v == NULL ? UINT32_MAX : (uint32_t)vl;
 	o = b->p + b->len;
 	memcpy(o, hdr, sizeof hdr);
-	copy_rec(o + sizeof hdr, k, kl);
+	copy_small(o + sizeof hdr, k, kl);
 	if (v != NULL)
-		copy_rec(o + sizeof hdr + kl, v, vl);
+		copy_small(o + sizeof hdr + kl, v, vl);
 	o[n] = '\0'; /* sl_buf's invariant; room was checked */
 	b->len += n;
 	if (b->len >= sk->limit && sk->spill != NULL)
