@@ -1196,7 +1196,8 @@ static inline size_t raw_uvar(unsigned char *p, uint64_t v)
 	return n;
 }
 
-size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p)
+static inline __attribute__((always_inline)) size_t
+save_raw(const sl_agg *a, int64_t g, unsigned char *p)
 {
 	bool has = g < a->cap;
 	uint8_t f;
@@ -1221,6 +1222,55 @@ size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p)
 			return 1;
 		memcpy(p + 1, a->vals + (size_t)g * (size_t)a->w, (size_t)a->w);
 		return 1 + (size_t)a->w;
+	}
+}
+
+size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p)
+{
+	return save_raw(a, g, p);
+}
+
+size_t sl_aggs_save_raw(sl_agg *const *a, int n, int64_t g, unsigned char *p)
+{
+	size_t at = 0;
+	int i;
+	for (i = 0; i < n; i++)
+		at += save_raw(a[i], g, p + at);
+	return at;
+}
+
+void sl_aggs_save_raw_many(sl_agg *const *a, int na, const int32_t *ids,
+			   int64_t n, unsigned char *out, size_t stride,
+			   uint32_t *len)
+{
+	int64_t i;
+	int k;
+	for (i = 0; i < n; i++)
+		len[i] = 0;
+	for (k = 0; k < na; k++) {
+		const sl_agg *x = a[k];
+		if (x->fn == SL_AGGFN_COUNT) {
+			for (i = 0; i < n; i++) {
+				int64_t g = ids[i];
+				len[i] += (uint32_t)raw_uvar(
+				    out + (size_t)i * stride + len[i],
+				    g < x->cap ? (uint64_t)x->cnt[g] : 0);
+			}
+		} else if (x->fn == SL_AGGFN_SUM && x->vk != SL_BIGINT) {
+			for (i = 0; i < n; i++) { /* has byte [+ double] */
+				int64_t g = ids[i];
+				unsigned char *p = out + (size_t)i * stride + len[i];
+				uint8_t f = g < x->cap && x->has[g];
+				p[0] = f;
+				memcpy(p + 1, g < x->cap ? &x->dsum[g] : &(double){ 0 },
+				       8);
+				len[i] += f ? 9u : 1u;
+			}
+		} else {
+			for (i = 0; i < n; i++)
+				len[i] += (uint32_t)save_raw(
+				    x, ids[i], out + (size_t)i * stride + len[i]);
+		}
 	}
 }
 

@@ -40,7 +40,12 @@
 #include <string.h>
 
 #include "core/bigarr.h"
+#include "core/copy.h"
 #include "exec/hash.h"
+#include "state/front.h"
+
+/* Records written a chunk at a time (write_ids). */
+#define WRITE_CHUNK 256
 
 #define FL_LIVE 1u
 #define FL_NEW  2u
@@ -99,6 +104,8 @@ struct sl_livetab {
 	int32_t *pw;
 	int64_t pcap;
 	sl_col **dec; /* one-row key columns for decoding a key */
+	unsigned char *ws; /* write_ids's values: WRITE_CHUNK x vmax bytes */
+	uint32_t wl[WRITE_CHUNK]; /* and their lengths */
 };
 
 static const sl_state_provider live_pv;
@@ -187,6 +194,7 @@ static void lt_free(void *impl)
 	for (i = 0; t->dec && i < t->nkeys; i++)
 		sl_col_free(t->dec[i]);
 	free(t->dec);
+	free(t->ws);
 	free(t);
 }
 
@@ -1312,11 +1320,7 @@ int sl_livetab_encode(sl_livetab *t, const int32_t *ids, int64_t n, sl_buf *out,
 
 size_t sl_livetab_value(const sl_livetab *t, int32_t id, unsigned char *p)
 {
-	size_t at = 0;
-	int i;
-	for (i = 0; i < t->naggs; i++)
-		at += sl_agg_save_raw(t->aggs[i], id, p + at);
-	return at;
+	return sl_aggs_save_raw(t->aggs, t->naggs, id, p);
 }
 
 /* fn(ud, key, klen, val, vlen) for entries ids[0..n). */
@@ -1395,35 +1399,173 @@ static int lt_foreach_delta(void *impl, sl_state_fn fn, void *ud)
 	return rc;
 }
 
-/* sl_state_write's records of entries ids[0..n), straight into the
- * sink's buffer: a chunk's room reserved once, each key encoded in place
- * and its value saved after it (the callback path, visit_ids then the
- * checkpoint's put_rec, built each record in scratch and copied it:
- * ~230 instructions an entry at W1-100k). */
-#define WRITE_CHUNK 256
+/* sl_state_write's records, coded (state/front.h) straight into the
+ * sink's buffer.  The coder holds the previous record's key: for the
+ * common table (window + one BIGINT/TIMESTAMP, no NULL: 28 key bytes)
+ * as its three words, the bytes shared found from the words' first
+ * difference and only the rest written (the words of a batch's keys
+ * mostly differ in their last byte); any other key is encoded
+ * (encode_entry) and coded against the previous key's bytes, kept in
+ * the sink's prev (filled from the words only when needed and at the
+ * end).  Making every key's bytes and then front-coding them in a
+ * second pass was half of W1-1M's instructions. */
+#define SIGN        (UINT64_C(1) << 63)
 
-static int write_ids(sl_livetab *t, const int32_t *ids, int64_t n,
-		     sl_state_sink *k)
+typedef struct coder {
+	sl_buf *pv;  /* the sink's prev: the last key's bytes unless common */
+	bool common; /* the last key is the common one: s, e, v */
+	int32_t wid; /* then its window */
+	uint64_t s, e, v; /* its window's start, end and word, sign-flipped */
+} coder;
+
+static void coder_begin(coder *c, sl_state_sink *k)
 {
-	size_t most = 2 * sizeof(uint32_t) + KEY_MAX + t->vmax;
+	c->pv = &k->prev;
+	c->common = false;
+	(void)sl_buf_reserve(c->pv, KEY_MAX);
+}
+
+/* The common key s, e, v's 28 bytes (encode_entry's) at p. */
+static void common_key(unsigned char *p, uint64_t s, uint64_t e, uint64_t v)
+{
+	p[0] = p[1] = 1;
+	(void)put_be64(p + 2, s);
+	p[10] = 1;
+	(void)put_be64(p + 11, e);
+	p[19] = 1;
+	(void)put_be64(p + 20, v);
+}
+
+/* The previous key's bytes into the sink's prev. */
+static void coder_settle(coder *c)
+{
+	if (c->common && !sl_buf_failed(c->pv)) {
+		common_key((unsigned char *)c->pv->p, c->s, c->e, c->v);
+		c->pv->len = 28;
+		c->pv->p[28] = '\0';
+	}
+	c->common = false;
+}
+
+/* Entry id's key part at o (room SL_FRONT_MAX(KEY_MAX, 0) and 8 more
+ * bytes) when it is not a common key in the last one's window (those
+ * write_ids codes itself); returns its end. */
+static __attribute__((noinline)) unsigned char *
+code_key_slow(const sl_livetab *t, coder *c, unsigned char *o, int32_t id)
+{
+	unsigned char kb[KEY_MAX];
+	size_t kl;
+	if (t->win_i64 && t->km[id] == 0) {
+		const lwin *w = &t->win[t->wid[id]];
+		uint64_t s = (uint64_t)w->start ^ SIGN, e = (uint64_t)w->end ^ SIGN,
+			 v = t->kw[id] ^ SIGN, x;
+		size_t sh;
+		common_key(kb, s, e, v);
+		if (!c->common) {
+			o = sl_front_key(o, c->pv->p, c->pv->len, kb, 28);
+		} else { /* another window: the bytes shared from the words */
+			if ((x = s ^ c->s) != 0)
+				sh = 2 + ((size_t)__builtin_clzll(x) >> 3);
+			else if ((x = e ^ c->e) != 0)
+				sh = 11 + ((size_t)__builtin_clzll(x) >> 3);
+			else if ((x = v ^ c->v) != 0)
+				sh = 20 + ((size_t)__builtin_clzll(x) >> 3);
+			else
+				sh = 28;
+			o[0] = (unsigned char)sh;
+			o[1] = (unsigned char)(28 - sh);
+			sl_copy_small(o + 2, kb + sh, 28 - sh);
+			o += 2 + 28 - sh;
+		}
+		c->common = true;
+		c->wid = t->wid[id];
+		c->s = s;
+		c->e = e;
+		c->v = v;
+		return o;
+	}
+	coder_settle(c);
+	kl = encode_entry(t, id, kb);
+	o = sl_front_key(o, c->pv->p, c->pv->len, kb, kl);
+	memcpy(c->pv->p, kb, kl);
+	c->pv->len = kl;
+	c->pv->p[kl] = '\0';
+	return o;
+}
+
+/* The records of entries ids[0..n) (puts; removes when rm) into k: a
+ * chunk's values saved at once (sl_aggs_save_raw_many, into ws), then
+ * each record's key and value; the coder's last key and the table's
+ * arrays in locals (the bytes written through o may alias anything). */
+static int write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
+		     bool rm, sl_state_sink *k)
+{
+	size_t most = SL_FRONT_MAX(KEY_MAX, rm ? 0 : t->vmax) + 8;
+	const int32_t *wid = t->wid;
+	const uint32_t *km = t->km;
+	const uint64_t *kw = t->kw;
 	int64_t i = 0;
+	if (sl_buf_failed(c->pv))
+		return SL_ENOMEM;
+	if (!rm && t->ws == NULL &&
+	    (t->ws = malloc(WRITE_CHUNK * (t->vmax + 1))) == NULL)
+		return SL_ENOMEM;
 	while (i < n) {
-		int64_t e = n - i < WRITE_CHUNK ? n : i + WRITE_CHUNK;
+		int64_t e = n - i < WRITE_CHUNK ? n : i + WRITE_CHUNK, j;
 		sl_buf *b = k->b;
-		char *o;
+		unsigned char *o, *ws = t->ws;
+		const uint32_t *wl = t->wl;
+		bool cm = c->common;
+		int32_t cw = c->wid;
+		uint64_t cv = c->v;
 		if (!sl_buf_reserve(b, (size_t)(e - i) * most))
 			return SL_ENOMEM;
-		o = b->p + b->len;
-		for (; i < e; i++) {
-			unsigned char *r = (unsigned char *)o;
-			uint32_t hdr[2];
-			hdr[0] = (uint32_t)encode_entry(t, ids[i], r + 8);
-			hdr[1] = (uint32_t)sl_livetab_value(t, ids[i],
-							    r + 8 + hdr[0]);
-			memcpy(r, hdr, sizeof hdr);
-			o += 8 + hdr[0] + hdr[1];
+		if (!rm)
+			sl_aggs_save_raw_many(t->aggs, t->naggs, ids + i, e - i,
+					      ws, t->vmax, t->wl);
+		o = (unsigned char *)b->p + b->len;
+		for (j = 0; i < e; i++, j++) {
+			int32_t id = ids[i];
+			if (cm && wid[id] == cw && km[id] == 0) {
+				/* a common key in the last one's window: its 20
+				 * bytes and the word's leading ones shared, the
+				 * rest the word's last bytes (x | 1: equal keys,
+				 * never in one write, would share 27: still a
+				 * valid record) */
+				uint64_t v = kw[id] ^ SIGN, x = v ^ cv, w;
+				size_t rest =
+				    8 - ((size_t)__builtin_clzll(x | 1) >> 3);
+				o[0] = (unsigned char)(28 - rest);
+				o[1] = (unsigned char)rest;
+				w = __builtin_bswap64(v) >> (64 - 8 * rest);
+				memcpy(o + 2, &w, 8);
+				o += 2 + rest;
+				cv = v;
+			} else {
+				c->common = cm;
+				c->wid = cw;
+				c->v = cv;
+				o = code_key_slow(t, c, o, id);
+				cm = c->common;
+				cw = c->wid;
+				cv = c->v;
+			}
+			if (rm) {
+				*o++ = 0;
+			} else if (wl[j] < 0x7f) {
+				*o++ = (unsigned char)(wl[j] + 1);
+				sl_copy_small(o, ws + (size_t)j * t->vmax, wl[j]);
+				o += wl[j];
+			} else {
+				o = sl_front_uvar(o, (uint64_t)wl[j] + 1);
+				memcpy(o, ws + (size_t)j * t->vmax, wl[j]);
+				o += wl[j];
+			}
 		}
-		b->len = (size_t)(o - b->p);
+		c->common = cm;
+		c->wid = cw;
+		c->v = cv;
+		b->len = (size_t)((char *)o - b->p);
 		b->p[b->len] = '\0';
 		if (b->len >= k->limit && k->spill != NULL) {
 			k->spill(k->ud);
@@ -1435,22 +1577,27 @@ static int write_ids(sl_livetab *t, const int32_t *ids, int64_t n,
 }
 
 /* The removes of the delta: the log's {u32 length, key} as records. */
-static int write_removes(sl_livetab *t, sl_state_sink *k)
+static int write_removes(sl_livetab *t, coder *c, sl_state_sink *k)
 {
 	size_t p = 0;
+	coder_settle(c);
 	while (p < t->rm.len) {
 		sl_buf *b = k->b;
-		uint32_t hdr[2];
-		memcpy(&hdr[0], t->rm.p + p, sizeof hdr[0]);
-		hdr[1] = UINT32_MAX;
-		if (!sl_buf_reserve(b, sizeof hdr + hdr[0]))
+		uint32_t kl;
+		const char *key = t->rm.p + p + sizeof kl;
+		unsigned char *o;
+		memcpy(&kl, t->rm.p + p, sizeof kl);
+		if (!sl_buf_reserve(b, SL_FRONT_MAX(kl, 0)) ||
+		    !sl_buf_reserve(c->pv, kl))
 			return SL_ENOMEM;
-		memcpy(b->p + b->len, hdr, sizeof hdr);
-		memcpy(b->p + b->len + sizeof hdr, t->rm.p + p + sizeof hdr[0],
-		       hdr[0]);
-		b->len += sizeof hdr + hdr[0];
+		o = sl_front_code((unsigned char *)b->p + b->len, c->pv->p,
+				  c->pv->len, key, kl, NULL, 0);
+		b->len = (size_t)((char *)o - b->p);
 		b->p[b->len] = '\0';
-		p += sizeof hdr[0] + hdr[0];
+		memcpy(c->pv->p, key, kl);
+		c->pv->len = kl;
+		c->pv->p[kl] = '\0';
+		p += sizeof kl + kl;
 		if (b->len >= k->limit && k->spill != NULL) {
 			k->spill(k->ud);
 			if (sl_buf_failed(k->b))
@@ -1461,46 +1608,30 @@ static int write_removes(sl_livetab *t, sl_state_sink *k)
 }
 
 /* The removes of the windows the delta evicted (visit_evicted_keys's
- * records, in the same id order), keys encoded in place. */
-static int write_evicted(sl_livetab *t, sl_state_sink *k)
+ * records, in the same id order). */
+static int write_evicted(sl_livetab *t, coder *c, sl_state_sink *k)
 {
-	size_t most = 2 * sizeof(uint32_t) + KEY_MAX;
+	int32_t ids[VISIT_CHUNK];
 	int64_t id;
-	int i, n = 0;
+	int i, m = 0, rc = 0;
 	bool any = false;
 	for (i = 0; i < t->nwin; i++)
 		any = any || t->win[i].state == W_GONE ||
 		      t->win[i].state == W_DEAD;
-	for (id = 0; any && id < t->n; id++) {
-		sl_buf *b = k->b;
-		unsigned char *r;
-		uint32_t hdr[2];
+	for (id = 0; any && id < t->n && rc == 0; id++) {
 		int st;
 		if (!(t->fl[id] & FL_LIVE))
 			continue;
 		st = t->win[t->wid[id]].state;
 		if (st != W_GONE && st != W_DEAD)
 			continue;
-		if (n == 0 && !sl_buf_reserve(b, WRITE_CHUNK * most))
-			return SL_ENOMEM;
-		r = (unsigned char *)b->p + b->len;
-		hdr[0] = (uint32_t)encode_entry(t, (int32_t)id, r + 8);
-		hdr[1] = UINT32_MAX;
-		memcpy(r, hdr, sizeof hdr);
-		b->len += 8 + hdr[0];
-		if (++n == WRITE_CHUNK) {
-			n = 0;
-			b->p[b->len] = '\0';
-			if (b->len >= k->limit && k->spill != NULL) {
-				k->spill(k->ud);
-				if (sl_buf_failed(k->b))
-					return SL_ENOMEM;
-			}
+		ids[m++] = (int32_t)id;
+		if (m == VISIT_CHUNK) {
+			rc = write_ids(t, c, ids, m, true, k);
+			m = 0;
 		}
 	}
-	if (n > 0)
-		k->b->p[k->b->len] = '\0';
-	return 0;
+	return rc == 0 && m > 0 ? write_ids(t, c, ids, m, true, k) : rc;
 }
 
 /* The provider's write: the records lt_foreach (full: live windows' entries
@@ -1513,6 +1644,8 @@ static int lt_write(void *impl, bool full, sl_state_sink *k)
 	int32_t ids[VISIT_CHUNK];
 	int64_t id, i;
 	int m = 0, rc = 0;
+	coder c;
+	coder_begin(&c, k);
 	if (full) {
 		for (id = 0; id < t->n && rc == 0; id++) {
 			if (!(t->fl[id] & FL_LIVE) ||
@@ -1520,28 +1653,29 @@ static int lt_write(void *impl, bool full, sl_state_sink *k)
 				continue;
 			ids[m++] = (int32_t)id;
 			if (m == VISIT_CHUNK) {
-				rc = write_ids(t, ids, m, k);
+				rc = write_ids(t, &c, ids, m, false, k);
 				m = 0;
 			}
 		}
-		return rc == 0 && m > 0 ? write_ids(t, ids, m, k) : rc;
-	}
-	if (!t->has_delta)
-		return 0;
-	if ((rc = write_evicted(t, k)) < 0 || (rc = write_removes(t, k)) < 0)
-		return rc;
-	for (i = 0; i < t->dl_n && rc == 0; i++) {
-		int32_t d = t->dl[i];
-		if (!(t->fl[d] & FL_LIVE) || t->wid[d] < 0 ||
-		    t->win[t->wid[d]].state != W_LIVE)
-			continue;
-		ids[m++] = d;
-		if (m == VISIT_CHUNK) {
-			rc = write_ids(t, ids, m, k);
-			m = 0;
+	} else if (t->has_delta) {
+		if ((rc = write_evicted(t, &c, k)) == 0)
+			rc = write_removes(t, &c, k);
+		for (i = 0; i < t->dl_n && rc == 0; i++) {
+			int32_t d = t->dl[i];
+			if (!(t->fl[d] & FL_LIVE) || t->wid[d] < 0 ||
+			    t->win[t->wid[d]].state != W_LIVE)
+				continue;
+			ids[m++] = d;
+			if (m == VISIT_CHUNK) {
+				rc = write_ids(t, &c, ids, m, false, k);
+				m = 0;
+			}
 		}
 	}
-	return rc == 0 && m > 0 ? write_ids(t, ids, m, k) : rc;
+	if (rc == 0 && m > 0)
+		rc = write_ids(t, &c, ids, m, false, k);
+	coder_settle(&c);
+	return rc;
 }
 
 /* ------------------------------------------------------ eviction */

@@ -10,11 +10,11 @@
  * it is built and compressed a chunk at a time: one raw chunk and the
  * compressed output are all it holds (a 1M-group snapshot held its raw
  * payload and then its LZ4 bound beside it, 84 MiB, half the process).
- * The records are front-coded ("SLSF" head: each key as the bytes it
- * shares with the previous record's key and the rest, lengths as uvars;
- * a W1-100k record shrinks from 47 bytes to ~16), built from the store's
- * records in 64 KiB spills that stay in the cache, and LZ4 then runs
- * over a third of the bytes (W4-100k: -10% CPU).  A temporary
+ * The records are front-coded ("SLSF" head, state/front.h: each key as
+ * the bytes it shares with the previous record's key and the rest,
+ * lengths as uvars; a W1-100k record shrinks from 47 bytes to ~16),
+ * coded by the store as it writes them (sl_state_write), and LZ4 then
+ * runs over a third of the bytes (W4-100k: -10% CPU).  A temporary
  * checkpoint's deltas (not durable) stay uncompressed: with no fsync the
  * bytes LZ4 saves cost only the kernel's copy, less than LZ4 did (a
  * third of W1-100k's time); plain records, 3x the bytes, cost more than
@@ -55,9 +55,6 @@
 			  uvar length of the rest, the rest, uvar value
 			  length + 1 (0: a remove), the value} */
 #define TRAILER 16  /* u64 payload length, u32 crc, u32 magic */
-/* A front-coded payload is written from raw records a FRONT_SPILL at a
- * time (they stay in the cache between the two). */
-#define FRONT_SPILL ((size_t)64 << 10)
 /* An "SLSC" block's raw bytes (the reader takes up to CHUNK_MAX).  A
  * snapshot is chunked from its first CHUNK_RAW bytes; a delta only past
  * DELTA_CHUNKED (W4's 4-5 MB deltas stay one block compressed by the
@@ -74,131 +71,16 @@
 
 /* ---- state files ---- */
 
-/* A payload being built: the store's records in r, front-coded into
- * b, and b's chunks compressed into z once it is chunked. */
+/* A payload being built: the store's coded records in b, and b's
+ * chunks compressed into z once it is chunked. */
 struct wctx {
 	sl_buf *b;    /* raw bytes not yet compressed (all, if not chunked) */
 	sl_buf z;     /* "SLSC" and the blocks so far; empty until chunked */
-	sl_state_sink sk; /* over r, spilled every FRONT_SPILL bytes */
+	sl_state_sink sk; /* over b */
 	size_t limit;     /* b's length that compresses its full chunks */
 	size_t zhint;     /* room to reserve in z at its first block */
 	bool failed; /* out of memory or a failed compression */
-	sl_buf r;    /* records not yet coded */
-	sl_buf prev; /* the last coded key */
 };
-
-static inline unsigned char *put_uvar(unsigned char *o, uint64_t v)
-{
-	while (v >= 0x80) {
-		*o++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*o++ = (unsigned char)v;
-	return o;
-}
-
-/* The bytes a[0..n) and b[0..n) share at their start, 8 at a time. */
-static inline size_t shared_prefix(const char *a, const char *b, size_t n)
-{
-	size_t i = 0;
-	uint64_t x, y;
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y) /* the first differing byte (little-endian) */
-			return i + ((size_t)__builtin_ctzll(x ^ y) >> 3);
-	}
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
-}
-
-/* dst[0..n) = src[0..n) for the few bytes of a key's rest or a value,
- * no libc call for n <= 32 (overlapping word copies). */
-static inline void copy_small(unsigned char *dst, const char *src, size_t n)
-{
-	uint64_t a, b, c, d;
-	if (n > 32) {
-		memcpy(dst, src, n);
-	} else if (n >= 16) {
-		memcpy(&a, src, 8);
-		memcpy(&b, src + 8, 8);
-		memcpy(&c, src + n - 16, 8);
-		memcpy(&d, src + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + 8, &b, 8);
-		memcpy(dst + n - 16, &c, 8);
-		memcpy(dst + n - 8, &d, 8);
-	} else if (n >= 8) {
-		memcpy(&a, src, 8);
-		memcpy(&b, src + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + n - 8, &b, 8);
-	} else {
-		size_t i;
-		for (i = 0; i < n; i++)
-			dst[i] = (unsigned char)src[i];
-	}
-}
-
-/* Front-code r's whole records onto b; the last key coded stays in
- * prev.  A coded record is at most 7 bytes longer than its plain one
- * (three uvars of <= 5 bytes for a u32 pair), and a plain one at least
- * 8 bytes: twice r's bytes is room for all, reserved once. */
-static void code_front(struct wctx *w)
-{
-	sl_buf *r = &w->r, *b = w->b;
-	const char *pk = w->prev.p;
-	size_t at = 0, pl = w->prev.len;
-	unsigned char *o;
-	uint32_t hdr[2];
-	if (sl_buf_failed(r) || sl_buf_failed(&w->prev) ||
-	    !sl_buf_reserve(b, 2 * r->len + 16))
-		w->failed = true;
-	if (w->failed)
-		return;
-	o = (unsigned char *)b->p + b->len;
-	while (r->len - at >= sizeof hdr) {
-		const char *k;
-		size_t vl, sh, rest, rec;
-		memcpy(hdr, r->p + at, sizeof hdr);
-		vl = hdr[1] == UINT32_MAX ? 0 : hdr[1];
-		rec = sizeof hdr + hdr[0] + vl;
-		if (r->len - at < rec)
-			break; /* the rest comes with the next spill */
-		k = r->p + at + sizeof hdr;
-		sh = shared_prefix(k, pk, hdr[0] < pl ? hdr[0] : pl);
-		rest = hdr[0] - sh;
-		if (sh < 0x80 && rest < 0x80) {
-			o[0] = (unsigned char)sh;
-			o[1] = (unsigned char)rest;
-			o += 2;
-		} else {
-			o = put_uvar(put_uvar(o, sh), rest);
-		}
-		copy_small(o, k + sh, rest);
-		o += rest;
-		if (vl < 0x7f && hdr[1] != UINT32_MAX)
-			*o++ = (unsigned char)(vl + 1);
-		else
-			o = put_uvar(o, hdr[1] == UINT32_MAX ? 0
-							 : (uint64_t)vl + 1);
-		copy_small(o, k + hdr[0], vl);
-		o += vl;
-		pk = k;
-		pl = hdr[0];
-		at += rec;
-	}
-	b->len = (size_t)((char *)o - b->p);
-	b->p[b->len] = '\0';
-	if (pk != w->prev.p) { /* the last key leaves r: keep a copy */
-		sl_buf_clear(&w->prev);
-		sl_buf_add(&w->prev, pk, pl);
-	}
-	memmove(r->p, r->p + at, r->len - at);
-	r->len -= at;
-	r->p[r->len] = '\0';
-}
 
 /* Compress b's full CHUNK_RAW chunks (all of it when last) into "SLSC"
  * blocks in w->z and keep the rest (part of a record) at b's start. */
@@ -243,13 +125,13 @@ static void flush_chunks(struct wctx *w, bool last)
 	w->limit = CHUNK_RAW; /* from now on, a chunk at a time */
 }
 
-/* The sink's spill: code the records, compress b's full chunks. */
-static void spill_front(void *ud)
+/* The sink's spill: compress b's full chunks (from then on a chunk at a
+ * time). */
+static void spill_chunks(void *ud)
 {
 	struct wctx *w = ud;
-	code_front(w);
-	if (w->b->len >= w->limit)
-		flush_chunks(w, false);
+	flush_chunks(w, false);
+	w->sk.limit = w->limit;
 }
 
 /* The payload of a state file: head magic and front-coded records (no
@@ -267,29 +149,25 @@ static void state_payload(sl_buf *b, sl_state *s, bool full, bool plain,
 	size_t hint = last != NULL ? *last + *last / 4 : 0;
 	w.b = b;
 	sl_buf_init(&w.z);
-	sl_buf_init(&w.r);
-	sl_buf_init(&w.prev);
-	w.sk.b = &w.r;
-	w.sk.limit = FRONT_SPILL;
-	w.sk.spill = spill_front;
-	w.sk.ud = &w;
 	w.limit = plain ? SIZE_MAX : full ? CHUNK_RAW : DELTA_CHUNKED;
+	w.sk.b = b;
+	w.sk.limit = w.limit;
+	w.sk.spill = spill_chunks;
+	w.sk.ud = &w;
+	sl_buf_init(&w.sk.prev);
 	w.zhint = hint;
 	w.failed = false;
 	(void)sl_buf_reserve(b, hint < w.limit ? hint : w.limit + 4096);
-	(void)sl_buf_reserve(&w.r, FRONT_SPILL + 4096);
 	sl_buf_add(b, &magic, sizeof magic);
 	/* a version without changes (a no-data batch that evicted nothing)
 	 * has an empty delta: the store's delta is then the last commit's,
 	 * which would replay as changes of this version in the change feed
 	 * (driver/state_read.h) */
-	if (full || sl_state_num_updated(s) > 0 || sl_state_num_removed(s) > 0)
-		(void)sl_state_write(s, full, &w.sk); /* failure: on b or r */
-	code_front(&w);
-	if (w.r.len != 0) /* a torn record: cannot happen */
-		w.failed = true;
-	sl_buf_release(&w.r);
-	sl_buf_release(&w.prev);
+	if ((full || sl_state_num_updated(s) > 0 ||
+	     sl_state_num_removed(s) > 0) &&
+	    sl_state_write(s, full, &w.sk) != 0)
+		w.failed = true; /* on b or prev */
+	sl_buf_release(&w.sk.prev);
 	if (w.z.len > 0 || w.failed || b->len >= w.limit) {
 		flush_chunks(&w, true);
 		sl_buf_release(b);

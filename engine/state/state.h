@@ -117,17 +117,22 @@ size_t sl_state_memory(const sl_state *s);
 
 /* ---- records ----
  * A store's contents as the records of a state file (state/ckpt_state.c
- * writes and reads them): per record a u32 key length, a u32 value length
- * (UINT32_MAX: a remove, and no value bytes), the key bytes, the value
- * bytes.  A sink takes them: they are appended to b (room reserved by
- * the writer), and whenever b->len reaches limit, spill(ud) runs, which
- * takes bytes off b's front (it may leave part of a record there; it may
- * be NULL with limit SIZE_MAX).  Out of memory is b's (sticky). */
+ * writes and reads them), front-coded as state/front.h lays them out:
+ * each key as the bytes it shares with the previous record's key and
+ * the rest, then the value (or a remove's mark).  A sink takes them:
+ * they are appended to b (room reserved by the writer), each coded
+ * against prev, the last key written (empty before the first; the
+ * writer leaves it holding its last key: a store may code its records
+ * from its own words and fill prev only at its end), and whenever
+ * b->len reaches limit, spill(ud) runs, which takes bytes off b's front
+ * (it may leave part of a record there; it may be NULL with limit
+ * SIZE_MAX).  Out of memory is b's or prev's (sticky). */
 typedef struct sl_state_sink {
 	sl_buf *b;
 	size_t limit;
 	void (*spill)(void *ud);
 	void *ud;
+	sl_buf prev; /* the sink's owner inits and releases it */
 } sl_state_sink;
 /* The records of sl_state_foreach (full) or of sl_state_foreach_delta
  * (!full: its removes, then its puts), the same records in the same

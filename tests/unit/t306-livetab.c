@@ -20,6 +20,7 @@
 #include "exec/hash.h"
 #include "exec/livetab.h"
 #include "state/state.h"
+#include "state/front.h"
 #include "tap.h"
 
 static uint64_t rng = 7;
@@ -36,6 +37,9 @@ static uint32_t rnd(void)
 #define MIN_ 60000000LL
 
 static sl_type *types[NK];
+/* the keys in use: types[0..nk) (3: window + BIGINT + BOOLEAN; 2: window +
+ * BIGINT, the common table whose records the writer codes from its words) */
+static int nk = NK;
 
 static sl_agg **new_aggs(void)
 {
@@ -153,15 +157,24 @@ static bool same_records(sl_state *a, sl_state *b, bool delta)
 
 /* ---- sl_state_write ---- */
 
-/* A record as the state file's (state.h's records) into a buffer. */
+/* A record as the state file's (state.h's records, front-coded by the
+ * generic coder against the last key) into a buffer. */
+typedef struct coded {
+	sl_buf out, prev;
+} coded;
+
 static int buf_rec(void *ud, const void *k, size_t kl, const void *v,
 		   size_t vl)
 {
-	uint32_t hdr[2] = { (uint32_t)kl, v ? (uint32_t)vl : UINT32_MAX };
-	sl_buf_add(ud, hdr, sizeof hdr);
-	sl_buf_add(ud, k, kl);
-	if (v)
-		sl_buf_add(ud, v, vl);
+	coded *c = ud;
+	unsigned char *o;
+	if (!sl_buf_reserve(&c->out, SL_FRONT_MAX(kl, vl)))
+		return SL_ENOMEM;
+	o = sl_front_code((unsigned char *)c->out.p + c->out.len, c->prev.p,
+			  c->prev.len, k, kl, v, vl);
+	c->out.len = (size_t)((char *)o - c->out.p);
+	sl_buf_clear(&c->prev);
+	sl_buf_add(&c->prev, k, kl);
 	return 0;
 }
 
@@ -185,11 +198,13 @@ static void spill_some(void *ud)
  * the callback path's records, byte for byte and in order. */
 static bool write_matches(sl_state *s, bool full, bool spilling)
 {
-	sl_buf want, b;
+	coded want;
+	sl_buf b;
 	spill sp;
 	sl_state_sink k;
 	bool eq;
-	sl_buf_init(&want);
+	sl_buf_init(&want.out);
+	sl_buf_init(&want.prev);
 	sl_buf_init(&b);
 	sl_buf_init(&sp.acc);
 	sp.b = &b;
@@ -202,17 +217,24 @@ static bool write_matches(sl_state *s, bool full, bool spilling)
 	k.limit = spilling ? 300 : SIZE_MAX;
 	k.spill = spilling ? spill_some : NULL;
 	k.ud = &sp;
+	sl_buf_init(&k.prev);
 	eq = sl_state_write(s, full, &k) == 0;
 	sl_buf_add(&sp.acc, b.p, b.len);
-	eq = eq && sp.acc.len == want.len &&
-	     (want.len == 0 || memcmp(sp.acc.p, want.p, want.len) == 0) &&
-	     (!spilling || want.len < 600 || sp.calls > 0);
+	eq = eq && sp.acc.len == want.out.len &&
+	     (want.out.len == 0 ||
+	      memcmp(sp.acc.p, want.out.p, want.out.len) == 0) &&
+	     (!spilling || want.out.len < 600 || sp.calls > 0) &&
+	     k.prev.len == want.prev.len &&
+	     (k.prev.len == 0 || memcmp(k.prev.p, want.prev.p, k.prev.len) == 0);
 	if (!eq)
-		diag("%s write: %zu bytes vs %zu", full ? "full" : "delta",
-		     sp.acc.len, want.len);
-	sl_buf_release(&want);
+		diag("%s write: %zu bytes vs %zu, last key %zu vs %zu",
+		     full ? "full" : "delta", sp.acc.len, want.out.len,
+		     k.prev.len, want.prev.len);
+	sl_buf_release(&want.out);
+	sl_buf_release(&want.prev);
 	sl_buf_release(&b);
 	sl_buf_release(&sp.acc);
+	sl_buf_release(&k.prev);
 	return eq;
 }
 
@@ -230,7 +252,7 @@ static void make_rows(rows *b, int64_t n, int64_t w0, int nwin, int nkeys)
 	b->n = n;
 	b->kc[0] = sl_col_new(types[0], n);
 	b->kc[1] = sl_col_new(types[1], n);
-	b->kc[2] = sl_col_new(types[2], n);
+	b->kc[2] = nk > 2 ? sl_col_new(types[2], n) : NULL;
 	b->amt = sl_col_new(sl_type_prim(SL_DOUBLE), n);
 	b->v = sl_col_new(sl_type_prim(SL_BIGINT), n);
 	for (i = 0; i < n; i++) {
@@ -246,9 +268,11 @@ static void make_rows(rows *b, int64_t n, int64_t w0, int nwin, int nkeys)
 		sl_col_i64(b->kc[1])[i] = (int64_t)(rnd() % (uint32_t)nkeys) - 3;
 		if (r % 41 == 1)
 			sl_col_set_null(b->kc[1], i);
-		sl_col_u8(b->kc[2])[i] = rnd() % 2;
-		if (r % 53 == 2)
-			sl_col_set_null(b->kc[2], i);
+		if (nk > 2) {
+			sl_col_u8(b->kc[2])[i] = rnd() % 2;
+			if (r % 53 == 2)
+				sl_col_set_null(b->kc[2], i);
+		}
 		sl_col_f64(b->amt)[i] = (double)(rnd() % 1000) / 8;
 		if (r % 13 == 3)
 			sl_col_set_null(b->amt, i);
@@ -259,7 +283,7 @@ static void make_rows(rows *b, int64_t n, int64_t w0, int nwin, int nkeys)
 static void rows_free(rows *b)
 {
 	int k;
-	for (k = 0; k < NK; k++)
+	for (k = 0; k < nk; k++)
 		sl_col_free(b->kc[k]);
 	sl_col_free(b->amt);
 	sl_col_free(b->v);
@@ -280,7 +304,7 @@ static int fold(sl_agg **a, const int32_t *gids, const rows *b, int64_t ng)
 /* The old path: batch-local aggregate, then merge into the byte store. */
 static int old_batch(sl_state *s, const rows *b)
 {
-	sl_hash_groups *t = sl_hash_groups_new(types, NK, &err);
+	sl_hash_groups *t = sl_hash_groups_new(types, nk, &err);
 	sl_agg **a = new_aggs();
 	int32_t *gids = malloc((size_t)b->n * sizeof *gids);
 	sl_col *kc[NK];
@@ -290,12 +314,12 @@ static int old_batch(sl_state *s, const rows *b)
 	sl_hash_groups_insert(t, (sl_col **)b->kc, b->n, false, gids, &err);
 	n = sl_hash_groups_count(t);
 	fold(a, gids, b, n);
-	for (k = 0; k < NK; k++)
+	for (k = 0; k < nk; k++)
 		kc[k] = sl_hash_groups_key(t, k, 0, n, &err);
 	off = malloc((size_t)(n + 1) * sizeof *off);
 	sl_buf_init(&keys);
 	sl_buf_init(&vb);
-	sl_hash_keys_encode(kc, NK, n, &keys, off);
+	sl_hash_keys_encode(kc, nk, n, &keys, off);
 	for (i = 0; i < NA; i++)
 		sl_agg_reserve(a[i], n, &err);
 	for (g = 0; g < n && rc == 0; g++) {
@@ -317,7 +341,7 @@ static int old_batch(sl_state *s, const rows *b)
 		}
 		rc = sl_state_put(s, key, kl, out, ol, &err);
 	}
-	for (k = 0; k < NK; k++)
+	for (k = 0; k < nk; k++)
 		sl_col_free(kc[k]);
 	free(off);
 	sl_buf_release(&keys);
@@ -358,7 +382,7 @@ static int old_due(void *ud, const void *k, size_t kl, const void *v,
 	(void)vl;
 	if (dc[0]->nulls)
 		dc[0]->nulls[0] = 0;
-	sl_hash_key_decode(dc, NK, 0, k, kl, NULL, NULL);
+	sl_hash_key_decode(dc, nk, 0, k, kl, NULL, NULL);
 	return !sl_col_isnull(dc[0], 0) &&
 	       sl_col_i64(dc[0]->child[1])[0] <= evict_wm;
 }
@@ -440,19 +464,25 @@ static int put_rec(void *ud, const void *k, size_t kl, const void *v,
 
 static sl_livetab *new_table(void)
 {
-	return sl_livetab_new(types, NK, 0, new_aggs(), NA, &err);
+	return sl_livetab_new(types, nk, 0, new_aggs(), NA, &err);
 }
 
-static void test_random(void)
+static void test_random(int keys)
 {
 	sl_state *old = sl_state_new();
-	sl_livetab *lt = new_table(), *rt = new_table();
-	sl_state *live = sl_livetab_store(lt), *rs = sl_livetab_store(rt);
+	sl_livetab *lt, *rt;
+	sl_state *live, *rs;
 	int b, bad_delta = 0, bad_snap = 0, bad_abort = 0, bad_count = 0,
 	       bad_restore = 0, aborts = 0, evicted_batches = 0, bad_rows = 0,
 	       bad_write = 0;
 	int64_t w0 = 0, nev_old = 0, nev_new = 0;
 	recs snap;
+	nk = keys;
+	lt = new_table();
+	rt = new_table();
+	live = sl_livetab_store(lt);
+	rs = sl_livetab_store(rt);
+	diag("%d keys: %s", keys, keys == 2 ? "window + BIGINT" : "window + BIGINT + BOOLEAN");
 	ok(lt != NULL && rt != NULL, "livetab: two tables");
 	for (b = 0; b < 60; b++) {
 		rows r;
@@ -467,7 +497,7 @@ static void test_random(void)
 		nn = sl_livetab_evict(lt, due, NULL, count_rec, &nev_new, &err);
 		if (nn > 0) {
 			sl_agg **fa = new_aggs();
-			bad_rows += check_evicted(lt, nn, NK, fa, NA);
+			bad_rows += check_evicted(lt, nn, nk, fa, NA);
 			free_aggs(fa);
 		}
 		nev_old += no;
@@ -536,6 +566,7 @@ static void test_random(void)
 	sl_state_free(old);
 	sl_state_free(live);
 	sl_state_free(rs);
+	nk = NK;
 }
 
 /* A window leaves whole; abort brings it back; commit frees its ids for
@@ -669,7 +700,8 @@ int main(void)
 	for (k = 0; k < NK; k++)
 		dcols[k] = sl_col_new(types[k], 1);
 	test_eligible();
-	test_random();
+	test_random(3);
+	test_random(2);
 	test_evict_whole();
 	test_evicted_order();
 	for (k = 0; k < NK; k++)
