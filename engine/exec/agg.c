@@ -9,6 +9,7 @@
  * copies once per batch.
  */
 #include "exec/agg.h"
+#include "exec/agg_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,28 +21,6 @@
 #include "expr/expr.h"
 #include "exec/hash.h"
 
-struct sl_agg {
-	sl_aggfn fn;
-	bool distinct, count_rows;
-	int nargs;
-	sl_type *atype, *rtype;
-	sl_kind vk; /* storage kind of kept values */
-	int w;      /* bytes per kept value */
-	int p;      /* HLL precision */
-	int64_t cap;
-	int64_t *cnt;
-	int64_t *isum;
-	double *dsum;
-	char *vals;
-	uint8_t *has, *vnull, *regs;
-	sl_arena *arena;
-	sl_hash_groups *dset;
-	int nchunks, ccap;
-	sl_col **chunks;
-	int32_t **cg;
-	sl_agg *ord; /* min_by/max_by: min/max over the ordering (arg 2) */
-	bool big;    /* the per-group arrays are bigarr.h's (sl_agg_set_big) */
-};
 
 static void value_kind(sl_agg *a)
 {
@@ -1088,10 +1067,7 @@ static int get_uvar(const unsigned char *p, size_t n, size_t *at, uint64_t *v)
 	return SL_EINTERNAL;
 }
 
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
+#define zigzag sl_agg_zigzag
 
 static int64_t unzigzag(uint64_t u)
 {
@@ -1185,45 +1161,8 @@ size_t sl_agg_save_max(const sl_agg *a)
 	}
 }
 
-static inline size_t raw_uvar(unsigned char *p, uint64_t v)
-{
-	size_t n = 0;
-	while (v >= 0x80) {
-		p[n++] = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (unsigned char)v;
-	return n;
-}
-
-static inline __attribute__((always_inline)) size_t
-save_raw(const sl_agg *a, int64_t g, unsigned char *p)
-{
-	bool has = g < a->cap;
-	uint8_t f;
-	switch (a->fn) {
-	case SL_AGGFN_COUNT: return raw_uvar(p, has ? (uint64_t)a->cnt[g] : 0);
-	case SL_AGGFN_SUM:
-		f = has && a->has[g];
-		p[0] = f;
-		if (f && a->vk == SL_BIGINT)
-			return 1 + raw_uvar(p + 1, zigzag(a->isum[g]));
-		if (f)
-			memcpy(p + 1, &a->dsum[g], 8);
-		return f ? 9 : 1;
-	case SL_AGGFN_AVG:
-		memcpy(p, has ? &a->dsum[g] : &(double){ 0 }, 8);
-		return 8 + raw_uvar(p + 8, has ? (uint64_t)a->cnt[g] : 0);
-	default: /* min/max/first/last of a fixed-width value */
-		f = (uint8_t)((has && a->has[g]) |
-			      (has && a->vnull[g] ? 2 : 0));
-		p[0] = f;
-		if (f != 1 || a->w == 0)
-			return 1;
-		memcpy(p + 1, a->vals + (size_t)g * (size_t)a->w, (size_t)a->w);
-		return 1 + (size_t)a->w;
-	}
-}
+#define raw_uvar sl_agg_raw_uvar
+#define save_raw sl_agg_save_raw_at
 
 size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p)
 {
@@ -1239,40 +1178,6 @@ size_t sl_aggs_save_raw(sl_agg *const *a, int n, int64_t g, unsigned char *p)
 	return at;
 }
 
-void sl_aggs_save_raw_many(sl_agg *const *a, int na, const int32_t *ids,
-			   int64_t n, unsigned char *out, size_t stride,
-			   uint32_t *len)
-{
-	int64_t i;
-	int k;
-	for (i = 0; i < n; i++)
-		len[i] = 0;
-	for (k = 0; k < na; k++) {
-		const sl_agg *x = a[k];
-		if (x->fn == SL_AGGFN_COUNT) {
-			for (i = 0; i < n; i++) {
-				int64_t g = ids[i];
-				len[i] += (uint32_t)raw_uvar(
-				    out + (size_t)i * stride + len[i],
-				    g < x->cap ? (uint64_t)x->cnt[g] : 0);
-			}
-		} else if (x->fn == SL_AGGFN_SUM && x->vk != SL_BIGINT) {
-			for (i = 0; i < n; i++) { /* has byte [+ double] */
-				int64_t g = ids[i];
-				unsigned char *p = out + (size_t)i * stride + len[i];
-				uint8_t f = g < x->cap && x->has[g];
-				p[0] = f;
-				memcpy(p + 1, g < x->cap ? &x->dsum[g] : &(double){ 0 },
-				       8);
-				len[i] += f ? 9u : 1u;
-			}
-		} else {
-			for (i = 0; i < n; i++)
-				len[i] += (uint32_t)save_raw(
-				    x, ids[i], out + (size_t)i * stride + len[i]);
-		}
-	}
-}
 
 /* Read one kept value for group g into tmp (strings point into p). */
 static int read_value(const sl_agg *a, const unsigned char *p, size_t n,

@@ -100,13 +100,6 @@ size_t sl_agg_save_raw(const sl_agg *a, int64_t g, unsigned char *p);
 /* sl_agg_save_raw of group g of a[0..n), one after another into p (a
  * state value: its aggregates' buffers in order); returns the bytes. */
 size_t sl_aggs_save_raw(sl_agg *const *a, int n, int64_t g, unsigned char *p);
-/* The same for groups ids[0..n) at once, group ids[i]'s bytes at out + i *
- * stride (stride >= the sum of a's sl_agg_save_max), len[i] of them: one pass per aggregate, its kind
- * decided once (a call and a switch per group and aggregate were
- * a sixth of W1-100k's state writing). */
-void sl_aggs_save_raw_many(sl_agg *const *a, int na, const int32_t *ids,
-			   int64_t n, unsigned char *out, size_t stride,
-			   uint32_t *len);
 /* Merge a saved buffer at p[0..n) into group g: the saved one holds rows
  * that came BEFORE the group's current rows (first keeps it, last keeps
  * the current value when there is one).  Merging into a group never

@@ -41,6 +41,7 @@
 
 #include "core/bigarr.h"
 #include "core/copy.h"
+#include "exec/agg_int.h"
 #include "exec/hash.h"
 #include "state/front.h"
 
@@ -104,8 +105,6 @@ struct sl_livetab {
 	int32_t *pw;
 	int64_t pcap;
 	sl_col **dec; /* one-row key columns for decoding a key */
-	unsigned char *ws; /* write_ids's values: WRITE_CHUNK x vmax bytes */
-	uint32_t wl[WRITE_CHUNK]; /* and their lengths */
 };
 
 static const sl_state_provider live_pv;
@@ -194,7 +193,6 @@ static void lt_free(void *impl)
 	for (i = 0; t->dec && i < t->nkeys; i++)
 		sl_col_free(t->dec[i]);
 	free(t->dec);
-	free(t->ws);
 	free(t);
 }
 
@@ -1493,9 +1491,9 @@ code_key_slow(const sl_livetab *t, coder *c, unsigned char *o, int32_t id)
 	return o;
 }
 
-/* The records of entries ids[0..n) (puts; removes when rm) into k: a
- * chunk's values saved at once (sl_aggs_save_raw_many, into ws), then
- * each record's key and value; the coder's last key and the table's
+/* The records of entries ids[0..n) (puts; removes when rm) into k: each
+ * record's key, then its aggregates' buffers saved in place
+ * (sl_agg_save_raw_at, inline); the coder's last key and the table's
  * arrays in locals (the bytes written through o may alias anything). */
 static int write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
 		     bool rm, sl_state_sink *k)
@@ -1504,28 +1502,28 @@ static int write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
 	const int32_t *wid = t->wid;
 	const uint32_t *km = t->km;
 	const uint64_t *kw = t->kw;
+	sl_agg_view av[8];
+	int na = t->naggs <= 8 ? t->naggs : 0, a;
+	bool short_v = t->vmax < 0x7f; /* every value's length one byte */
 	int64_t i = 0;
 	if (sl_buf_failed(c->pv))
 		return SL_ENOMEM;
-	if (!rm && t->ws == NULL &&
-	    (t->ws = malloc(WRITE_CHUNK * (t->vmax + 1))) == NULL)
-		return SL_ENOMEM;
+	for (a = 0; a < na; a++)
+		sl_agg_view_of(&av[a], t->aggs[a]);
 	while (i < n) {
-		int64_t e = n - i < WRITE_CHUNK ? n : i + WRITE_CHUNK, j;
+		int64_t e = n - i < WRITE_CHUNK ? n : i + WRITE_CHUNK;
 		sl_buf *b = k->b;
-		unsigned char *o, *ws = t->ws;
-		const uint32_t *wl = t->wl;
+		unsigned char *o;
 		bool cm = c->common;
 		int32_t cw = c->wid;
 		uint64_t cv = c->v;
 		if (!sl_buf_reserve(b, (size_t)(e - i) * most))
 			return SL_ENOMEM;
-		if (!rm)
-			sl_aggs_save_raw_many(t->aggs, t->naggs, ids + i, e - i,
-					      ws, t->vmax, t->wl);
 		o = (unsigned char *)b->p + b->len;
-		for (j = 0; i < e; i++, j++) {
+		for (; i < e; i++) {
 			int32_t id = ids[i];
+			size_t vl = 0;
+			unsigned char *q;
 			if (cm && wid[id] == cw && km[id] == 0) {
 				/* a common key in the last one's window: its 20
 				 * bytes and the word's leading ones shared, the
@@ -1552,14 +1550,21 @@ static int write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
 			}
 			if (rm) {
 				*o++ = 0;
-			} else if (wl[j] < 0x7f) {
-				*o++ = (unsigned char)(wl[j] + 1);
-				sl_copy_small(o, ws + (size_t)j * t->vmax, wl[j]);
-				o += wl[j];
+				continue;
+			}
+			q = o + (short_v ? 1 : 5);
+			if (na > 0)
+				for (a = 0; a < na; a++)
+					vl += sl_agg_view_save(&av[a], id, q + vl);
+			else
+				vl = sl_livetab_value(t, id, q);
+			if (short_v) {
+				o[0] = (unsigned char)(vl + 1);
+				o = q + vl;
 			} else {
-				o = sl_front_uvar(o, (uint64_t)wl[j] + 1);
-				memcpy(o, ws + (size_t)j * t->vmax, wl[j]);
-				o += wl[j];
+				o = sl_front_uvar(o, (uint64_t)vl + 1);
+				memmove(o, q, vl);
+				o += vl;
 			}
 		}
 		c->common = cm;
