@@ -1491,39 +1491,47 @@ code_key_slow(const sl_livetab *t, coder *c, unsigned char *o, int32_t id)
 	return o;
 }
 
-/* The records of entries ids[0..n) (puts; removes when rm) into k: each
- * record's key, then its aggregates' buffers saved in place
- * (sl_agg_save_raw_at, inline); the coder's last key and the table's
- * arrays in locals (the bytes written through o may alias anything). */
-static int write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
-		     bool rm, sl_state_sink *k)
+/* The records of the entries ids[lo..hi) (ids NULL: the ids lo..hi
+ * themselves) that are live in a window sel picks (sel[wid + 1] != 0)
+ * into k, puts (removes when rm): each record's key, then its
+ * aggregates' buffers saved in place (sl_agg_view_save, inline); the
+ * coder's last key and the table's arrays in locals (the bytes written
+ * through o may alias anything).  The selection is made here, no list
+ * of ids between (a third of the writing's instructions were the
+ * callers' loops filling one). */
+static int write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t lo,
+		     int64_t hi, const uint8_t *sel, bool rm, sl_state_sink *k)
 {
 	size_t most = SL_FRONT_MAX(KEY_MAX, rm ? 0 : t->vmax) + 8;
 	const int32_t *wid = t->wid;
 	const uint32_t *km = t->km;
 	const uint64_t *kw = t->kw;
+	const uint8_t *fl = t->fl;
 	sl_agg_view av[8];
 	int na = t->naggs <= 8 ? t->naggs : 0, a;
 	bool short_v = t->vmax < 0x7f; /* every value's length one byte */
-	int64_t i = 0;
+	int64_t i = lo;
 	if (sl_buf_failed(c->pv))
 		return SL_ENOMEM;
 	for (a = 0; a < na; a++)
 		sl_agg_view_of(&av[a], t->aggs[a]);
-	while (i < n) {
-		int64_t e = n - i < WRITE_CHUNK ? n : i + WRITE_CHUNK;
+	while (i < hi) {
+		int m;
 		sl_buf *b = k->b;
 		unsigned char *o;
 		bool cm = c->common;
 		int32_t cw = c->wid;
 		uint64_t cv = c->v;
-		if (!sl_buf_reserve(b, (size_t)(e - i) * most))
+		if (!sl_buf_reserve(b, WRITE_CHUNK * most))
 			return SL_ENOMEM;
 		o = (unsigned char *)b->p + b->len;
-		for (; i < e; i++) {
-			int32_t id = ids[i];
+		for (m = 0; i < hi && m < WRITE_CHUNK; i++) {
+			int32_t id = ids != NULL ? ids[i] : (int32_t)i;
 			size_t vl = 0;
 			unsigned char *q;
+			if (!(fl[id] & FL_LIVE) || !sel[wid[id] + 1])
+				continue;
+			m++;
 			if (cm && wid[id] == cw && km[id] == 0) {
 				/* a common key in the last one's window: its 20
 				 * bytes and the word's leading ones shared, the
@@ -1612,74 +1620,47 @@ static int write_removes(sl_livetab *t, coder *c, sl_state_sink *k)
 	return 0;
 }
 
-/* The removes of the windows the delta evicted (visit_evicted_keys's
- * records, in the same id order). */
-static int write_evicted(sl_livetab *t, coder *c, sl_state_sink *k)
+/* sel[wid + 1] = whether window wid's state is one of st0, st1 (sel[0]:
+ * no window, never); returns whether any is. */
+static bool pick_windows(const sl_livetab *t, uint8_t *sel, int st0, int st1)
 {
-	int32_t ids[VISIT_CHUNK];
-	int64_t id;
-	int i, m = 0, rc = 0;
 	bool any = false;
-	for (i = 0; i < t->nwin; i++)
-		any = any || t->win[i].state == W_GONE ||
-		      t->win[i].state == W_DEAD;
-	for (id = 0; any && id < t->n && rc == 0; id++) {
-		int st;
-		if (!(t->fl[id] & FL_LIVE))
-			continue;
-		st = t->win[t->wid[id]].state;
-		if (st != W_GONE && st != W_DEAD)
-			continue;
-		ids[m++] = (int32_t)id;
-		if (m == VISIT_CHUNK) {
-			rc = write_ids(t, c, ids, m, true, k);
-			m = 0;
-		}
+	int i;
+	sel[0] = 0;
+	for (i = 0; i < t->nwin; i++) {
+		sel[i + 1] = t->win[i].state == st0 || t->win[i].state == st1;
+		any = any || sel[i + 1];
 	}
-	return rc == 0 && m > 0 ? write_ids(t, c, ids, m, true, k) : rc;
+	return any;
 }
 
 /* The provider's write: the records lt_foreach (full: live windows' entries
- * in id order) or lt_foreach_delta (the evicted windows' removes, the
- * logged removes, then the dirty list's live entries in first-touch
- * order) gives, without a call a record. */
+ * in id order) or lt_foreach_delta (the evicted windows' removes in id
+ * order as visit_evicted_keys gives them, the logged removes, then the
+ * dirty list's live entries in first-touch order) gives, without a call
+ * a record. */
 static int lt_write(void *impl, bool full, sl_state_sink *k)
 {
 	sl_livetab *t = impl;
-	int32_t ids[VISIT_CHUNK];
-	int64_t id, i;
-	int m = 0, rc = 0;
+	uint8_t *sel = malloc((size_t)t->nwin + 1);
+	int rc = 0;
 	coder c;
+	if (sel == NULL)
+		return SL_ENOMEM;
 	coder_begin(&c, k);
 	if (full) {
-		for (id = 0; id < t->n && rc == 0; id++) {
-			if (!(t->fl[id] & FL_LIVE) ||
-			    t->win[t->wid[id]].state != W_LIVE)
-				continue;
-			ids[m++] = (int32_t)id;
-			if (m == VISIT_CHUNK) {
-				rc = write_ids(t, &c, ids, m, false, k);
-				m = 0;
-			}
-		}
+		if (pick_windows(t, sel, W_LIVE, W_LIVE))
+			rc = write_ids(t, &c, NULL, 0, t->n, sel, false, k);
 	} else if (t->has_delta) {
-		if ((rc = write_evicted(t, &c, k)) == 0)
+		if (pick_windows(t, sel, W_GONE, W_DEAD))
+			rc = write_ids(t, &c, NULL, 0, t->n, sel, true, k);
+		if (rc == 0)
 			rc = write_removes(t, &c, k);
-		for (i = 0; i < t->dl_n && rc == 0; i++) {
-			int32_t d = t->dl[i];
-			if (!(t->fl[d] & FL_LIVE) || t->wid[d] < 0 ||
-			    t->win[t->wid[d]].state != W_LIVE)
-				continue;
-			ids[m++] = d;
-			if (m == VISIT_CHUNK) {
-				rc = write_ids(t, &c, ids, m, false, k);
-				m = 0;
-			}
-		}
+		if (rc == 0 && pick_windows(t, sel, W_LIVE, W_LIVE))
+			rc = write_ids(t, &c, t->dl, 0, t->dl_n, sel, false, k);
 	}
-	if (rc == 0 && m > 0)
-		rc = write_ids(t, &c, ids, m, false, k);
 	coder_settle(&c);
+	free(sel);
 	return rc;
 }
 
