@@ -152,12 +152,19 @@ void sl_agg_free(sl_agg *a)
 	free(a);
 }
 
+/* Whether a's groups can be emptied in place (sl_agg_clear, forget): no
+ * distinct set, chunks, ordering aggregate or kept strings. */
+static bool clearable(const sl_agg *a)
+{
+	return !(a->distinct || a->dset != NULL || a->nchunks > 0 || a->ord ||
+		 a->vk == SL_STRING || a->fn == SL_AGGFN_COLLECT);
+}
+
 bool sl_agg_clear(sl_agg *a, int64_t n)
 {
 	if (n > a->cap)
 		n = a->cap;
-	if (a->distinct || a->dset != NULL || a->nchunks > 0 || a->ord ||
-	    a->vk == SL_STRING || a->fn == SL_AGGFN_COLLECT || n < 0)
+	if (!clearable(a) || n < 0)
 		return false;
 	if (a->cnt)
 		memset(a->cnt, 0, (size_t)n * 8);
@@ -176,12 +183,9 @@ bool sl_agg_clear(sl_agg *a, int64_t n)
 	return true;
 }
 
-bool sl_agg_forget(sl_agg *a, int64_t g)
+/* Group g (< cap) emptied, as a never-updated one. */
+static inline void forget_one(sl_agg *a, int64_t g)
 {
-	if (!sl_agg_clear(a, 0) || g < 0) /* the kinds it can empty */
-		return false;
-	if (g >= a->cap)
-		return true; /* never updated */
 	if (a->cnt)
 		a->cnt[g] = 0;
 	if (a->isum)
@@ -196,13 +200,53 @@ bool sl_agg_forget(sl_agg *a, int64_t g)
 		a->vnull[g] = 0;
 	if (a->regs)
 		memset(a->regs + ((size_t)g << a->p), 0, (size_t)1 << a->p);
+}
+
+bool sl_agg_forget_many(sl_agg *a, const int32_t *ids, int64_t n)
+{
+	int64_t i;
+	if (!clearable(a))
+		return false;
+	if (a->regs == NULL && (a->vals == NULL || a->w == 0)) {
+		/* no kept values (count, sum, avg): the arrays' stores
+		 * only, no memset call a group */
+		for (i = 0; i < n; i++) {
+			int64_t g = ids[i];
+			if (g < 0 || g >= a->cap)
+				continue;
+			if (a->cnt)
+				a->cnt[g] = 0;
+			if (a->isum)
+				a->isum[g] = 0;
+			if (a->dsum)
+				a->dsum[g] = 0;
+			if (a->has)
+				a->has[g] = 0;
+			if (a->vnull)
+				a->vnull[g] = 0;
+		}
+		return true;
+	}
+	for (i = 0; i < n; i++)
+		if (ids[i] >= 0 && ids[i] < a->cap)
+			forget_one(a, ids[i]);
+	return true;
+}
+
+bool sl_agg_forget(sl_agg *a, int64_t g)
+{
+	if (!clearable(a) || g < 0) /* the kinds it can empty */
+		return false;
+	if (g >= a->cap)
+		return true; /* never updated */
+	forget_one(a, g);
 	return true;
 }
 
 size_t sl_agg_stash_size(const sl_agg *a)
 {
 	size_t n = 0;
-	if (!sl_agg_clear((sl_agg *)a, 0) || a->regs != NULL || a->ord != NULL)
+	if (!clearable(a) || a->regs != NULL || a->ord != NULL)
 		return 0;
 	switch (a->fn) {
 	case SL_AGGFN_COUNT: return 8;

@@ -62,6 +62,9 @@ bool sl_agg_clear(sl_agg *a, int64_t n);
  * table reuses the ids of evicted groups, exec/livetab.c); false (nothing
  * done) for the aggregates sl_agg_clear refuses. */
 bool sl_agg_forget(sl_agg *a, int64_t g);
+/* sl_agg_forget of groups ids[0..n) (ids < 0 skipped), the kind checked
+ * once (a whole evicted window's ids at once). */
+bool sl_agg_forget_many(sl_agg *a, const int32_t *ids, int64_t n);
 /* Group g's state as it is in memory, for an undo log (exec/livetab.c):
  * sl_agg_stash_size(a) bytes (0: not this aggregate, use sl_agg_save_raw
  * and sl_agg_merge), copied out by sl_agg_stash and back by

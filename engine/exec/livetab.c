@@ -678,9 +678,23 @@ static void drop_dead(sl_livetab *t)
 	/* in id order, downwards: the free list then hands out the lowest
 	 * ids first, and a new window's entries sit close together (the
 	 * free list never grows here: grow_ids sized it) */
-	for (k = t->n; dead && k-- > 0;)
-		if ((t->fl[k] & FL_LIVE) && t->win[t->wid[k]].state == W_DEAD)
-			(void)free_id(t, (int32_t)k);
+	if (dead) {
+		int64_t from = t->nfree;
+		for (k = t->n; k-- > 0;) {
+			if (!(t->fl[k] & FL_LIVE) ||
+			    t->win[t->wid[k]].state != W_DEAD)
+				continue;
+			if (t->nfree >= t->freecap) /* cannot be (grow_ids) */
+				break;
+			t->fl[k] = 0;
+			t->wid[k] = -1;
+			t->freeids[t->nfree++] = (int32_t)k;
+		}
+		/* their buffers emptied together, the kind checked once */
+		for (i = 0; i < t->naggs; i++)
+			(void)sl_agg_forget_many(t->aggs[i], t->freeids + from,
+						 t->nfree - from);
+	}
 	for (i = 0; i < t->nwin; i++)
 		if (t->win[i].state == W_DEAD)
 			win_drop(&t->win[i]);
