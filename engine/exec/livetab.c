@@ -1513,8 +1513,9 @@ code_key_slow(const sl_livetab *t, coder *c, unsigned char *o, int32_t id)
  * through o may alias anything).  The selection is made here, no list
  * of ids between (a third of the writing's instructions were the
  * callers' loops filling one). */
-static int write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t lo,
-		     int64_t hi, const uint8_t *sel, bool rm, sl_state_sink *k)
+static inline __attribute__((always_inline)) int
+write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t lo, int64_t hi,
+	  const uint8_t *sel, bool rm, sl_state_sink *k)
 {
 	size_t most = SL_FRONT_MAX(KEY_MAX, rm ? 0 : t->vmax) + 8;
 	const int32_t *wid = t->wid;
@@ -1603,6 +1604,30 @@ static int write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t lo,
 	return 0;
 }
 
+/* write_ids made three times with its loop's choices constant: the
+ * snapshot's puts and the evicted windows' removes over an id range, the
+ * delta's puts over the dirty list. */
+static __attribute__((noinline)) int
+write_range(sl_livetab *t, coder *c, int64_t n, const uint8_t *sel,
+	    sl_state_sink *k)
+{
+	return write_ids(t, c, NULL, 0, n, sel, false, k);
+}
+
+static __attribute__((noinline)) int
+write_range_rm(sl_livetab *t, coder *c, int64_t n, const uint8_t *sel,
+	       sl_state_sink *k)
+{
+	return write_ids(t, c, NULL, 0, n, sel, true, k);
+}
+
+static __attribute__((noinline)) int
+write_list(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
+	   const uint8_t *sel, sl_state_sink *k)
+{
+	return write_ids(t, c, ids, 0, n, sel, false, k);
+}
+
 /* The removes of the delta: the log's {u32 length, key} as records. */
 static int write_removes(sl_livetab *t, coder *c, sl_state_sink *k)
 {
@@ -1664,14 +1689,14 @@ static int lt_write(void *impl, bool full, sl_state_sink *k)
 	coder_begin(&c, k);
 	if (full) {
 		if (pick_windows(t, sel, W_LIVE, W_LIVE))
-			rc = write_ids(t, &c, NULL, 0, t->n, sel, false, k);
+			rc = write_range(t, &c, t->n, sel, k);
 	} else if (t->has_delta) {
 		if (pick_windows(t, sel, W_GONE, W_DEAD))
-			rc = write_ids(t, &c, NULL, 0, t->n, sel, true, k);
+			rc = write_range_rm(t, &c, t->n, sel, k);
 		if (rc == 0)
 			rc = write_removes(t, &c, k);
 		if (rc == 0 && pick_windows(t, sel, W_LIVE, W_LIVE))
-			rc = write_ids(t, &c, t->dl, 0, t->dl_n, sel, false, k);
+			rc = write_list(t, &c, t->dl, t->dl_n, sel, k);
 	}
 	coder_settle(&c);
 	free(sel);
