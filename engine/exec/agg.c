@@ -207,26 +207,6 @@ bool sl_agg_forget_many(sl_agg *a, const int32_t *ids, int64_t n)
 	int64_t i;
 	if (!clearable(a))
 		return false;
-	if (a->regs == NULL && (a->vals == NULL || a->w == 0)) {
-		/* no kept values (count, sum, avg): the arrays' stores
-		 * only, no memset call a group */
-		for (i = 0; i < n; i++) {
-			int64_t g = ids[i];
-			if (g < 0 || g >= a->cap)
-				continue;
-			if (a->cnt)
-				a->cnt[g] = 0;
-			if (a->isum)
-				a->isum[g] = 0;
-			if (a->dsum)
-				a->dsum[g] = 0;
-			if (a->has)
-				a->has[g] = 0;
-			if (a->vnull)
-				a->vnull[g] = 0;
-		}
-		return true;
-	}
 	for (i = 0; i < n; i++)
 		if (ids[i] >= 0 && ids[i] < a->cap)
 			forget_one(a, ids[i]);
