@@ -28,7 +28,9 @@
  * bytes) only for those, or for a snapshot, and values are the bytes
  * sl_agg_save_raw gives, so checkpoint files hold the same records as
  * the byte store writes for the same batches; the provider's write
- * (sl_state_write) puts them straight into the state file's buffer.  Their ORDER differs (the
+ * (sl_state_write) codes them (state/front.h) straight into the state
+ * file's buffer, a window + one-word key from its words without making
+ * its bytes.  Their ORDER differs (the
  * byte store lists heap order, this table window then first-touch
  * order): readers apply records by key, and a version's removes come
  * before its puts in both.
