@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "formats/fileformat.h"
 #include "core/timeutil.h"
 #include "core/utf8.h"
@@ -206,8 +210,9 @@ static int res_window(sl_expr *call, sl_err *err)
  * start = ts - floormod(ts - startTime, slide), end = start + size, in
  * one pass.  Event times of a batch are clustered (a rate or file source
  * is in time order; out-of-order data is seconds, not windows, apart), so
- * the window of the previous row is checked first (one unsigned compare)
- * and the division runs only when a row leaves it.  The same pass works
+ * the window of the previous row is checked first (one unsigned compare,
+ * or one for two rows in SSE2) and the division runs only when a row
+ * leaves it.  The same pass works
  * out the ends' event-time statistics a run at a time (col.h
  * sl_col_tstats: the watermark and the aggregate's late-row test then
  * read no row of them). */
@@ -223,20 +228,47 @@ static void window_cols(const int64_t *ts, int64_t *st, int64_t *en,
 		return;
 	lo = ts[0] - sl_floormod(ts[0] - offset, slide);
 	hi = lo + size;
-	for (i = 0; i < n; i++) {
-		int64_t t = ts[i];
-		if ((uint64_t)t - (uint64_t)lo >= (uint64_t)slide) {
-			int64_t ms = hi / 1000;
-			mn = ms < mn ? ms : mn;
-			mx = ms > mx ? ms : mx;
-			sum += (uint64_t)ms * (uint64_t)(i - run);
-			run = i;
-			lo = t - sl_floormod(t - offset, slide);
-			hi = lo + size;
+#define WIN_ROW(I)                                                             \
+	do {                                                                   \
+		int64_t t = ts[I];                                             \
+		if ((uint64_t)t - (uint64_t)lo >= (uint64_t)slide) {           \
+			int64_t ms = hi / 1000;                                \
+			mn = ms < mn ? ms : mn;                                \
+			mx = ms > mx ? ms : mx;                                \
+			sum += (uint64_t)ms * (uint64_t)((I) - run);           \
+			run = (I);                                             \
+			lo = t - sl_floormod(t - offset, slide);               \
+			hi = lo + size;                                        \
+		}                                                              \
+		st[I] = lo;                                                    \
+		en[I] = hi;                                                    \
+	} while (0)
+	i = 0;
+#ifdef __SSE2__
+	{
+		/* two rows a compare: both in [lo, lo + slide) when
+		 * d = t - lo has its sign bit clear and d - slide set */
+		__m128i vlo = _mm_set1_epi64x(lo), vhi = _mm_set1_epi64x(hi);
+		const __m128i vsl = _mm_set1_epi64x(slide);
+		for (; i + 2 <= n; i += 2) {
+			__m128i d = _mm_sub_epi64(
+			    _mm_loadu_si128((const __m128i *)(ts + i)), vlo);
+			if (_mm_movemask_pd(_mm_castsi128_pd(_mm_andnot_si128(
+				d, _mm_sub_epi64(d, vsl)))) == 3) {
+				_mm_storeu_si128((__m128i *)(st + i), vlo);
+				_mm_storeu_si128((__m128i *)(en + i), vhi);
+				continue;
+			}
+			WIN_ROW(i);
+			WIN_ROW(i + 1);
+			vlo = _mm_set1_epi64x(lo);
+			vhi = _mm_set1_epi64x(hi);
 		}
-		st[i] = lo;
-		en[i] = hi;
 	}
+#endif
+	for (; i < n; i++)
+		WIN_ROW(i);
+#undef WIN_ROW
 	hi /= 1000;
 	es->min_ms = hi < mn ? hi : mn;
 	es->max_ms = hi > mx ? hi : mx;
