@@ -458,15 +458,25 @@ void sl_conv_i64_f64(const int64_t *x, double *o, int64_t n)
 					  0x4330000000000000);
 			const __m128d bias = _mm_set1_pd(6755399441055744.0);
 			__m128i acc = _mm_setzero_si128();
-			for (; i + 2 <= e; i += 2) {
-				__m128i t = _mm_add_epi64(
-				    _mm_loadu_si128((const __m128i *)(x + i)),
-				    half);
-				acc = _mm_or_si128(acc, t);
+			for (; i + 4 <= e; i += 4) {
+				__m128i t0 = _mm_add_epi64(
+					    _mm_loadu_si128(
+						(const __m128i *)(x + i)),
+					    half),
+					t1 = _mm_add_epi64(
+					    _mm_loadu_si128(
+						(const __m128i *)(x + i + 2)),
+					    half);
+				acc = _mm_or_si128(acc, _mm_or_si128(t0, t1));
 				_mm_storeu_pd(
 				    o + i,
 				    _mm_sub_pd(_mm_castsi128_pd(
-						   _mm_or_si128(t, bits)),
+						   _mm_or_si128(t0, bits)),
+					       bias));
+				_mm_storeu_pd(
+				    o + i + 2,
+				    _mm_sub_pd(_mm_castsi128_pd(
+						   _mm_or_si128(t1, bits)),
 					       bias));
 			}
 			fast = (((uint64_t)_mm_cvtsi128_si64(acc) |

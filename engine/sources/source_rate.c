@@ -230,10 +230,14 @@ static void fill_seq(int64_t *d, int64_t n, int64_t x, int64_t inc)
 	int64_t k = 0;
 #ifdef __SSE2__
 	__m128i v = _mm_set_epi64x((int64_t)((uint64_t)x + (uint64_t)inc), x),
-		by = _mm_set1_epi64x((int64_t)((uint64_t)inc * 2));
-	for (; k + 2 <= n; k += 2) {
+		by = _mm_set1_epi64x((int64_t)((uint64_t)inc * 2)),
+		w = _mm_add_epi64(v, by);
+	by = _mm_add_epi64(by, by);
+	for (; k + 4 <= n; k += 4) {
 		_mm_storeu_si128((__m128i *)(d + k), v);
+		_mm_storeu_si128((__m128i *)(d + k + 2), w);
 		v = _mm_add_epi64(v, by);
+		w = _mm_add_epi64(w, by);
 	}
 #endif
 	for (; k < n; k++)
