@@ -211,7 +211,7 @@ static int res_window(sl_expr *call, sl_err *err)
  * one pass.  Event times of a batch are clustered (a rate or file source
  * is in time order; out-of-order data is seconds, not windows, apart), so
  * the window of the previous row is checked first (one unsigned compare,
- * or one for two rows in SSE2) and the division runs only when a row
+ * or one for four rows in SSE2) and the division runs only when a row
  * leaves it.  The same pass works
  * out the ends' event-time statistics a run at a time (col.h
  * sl_col_tstats: the watermark and the aggregate's late-row test then
@@ -246,21 +246,32 @@ static void window_cols(const int64_t *ts, int64_t *st, int64_t *en,
 	i = 0;
 #ifdef __SSE2__
 	{
-		/* two rows a compare: both in [lo, lo + slide) when
+		/* four rows a compare: each in [lo, lo + slide) when
 		 * d = t - lo has its sign bit clear and d - slide set */
 		__m128i vlo = _mm_set1_epi64x(lo), vhi = _mm_set1_epi64x(hi);
 		const __m128i vsl = _mm_set1_epi64x(slide);
-		for (; i + 2 <= n; i += 2) {
-			__m128i d = _mm_sub_epi64(
-			    _mm_loadu_si128((const __m128i *)(ts + i)), vlo);
-			if (_mm_movemask_pd(_mm_castsi128_pd(_mm_andnot_si128(
-				d, _mm_sub_epi64(d, vsl)))) == 3) {
+		for (; i + 4 <= n; i += 4) {
+			__m128i d0 = _mm_sub_epi64(
+				    _mm_loadu_si128((const __m128i *)(ts + i)),
+				    vlo),
+				d1 = _mm_sub_epi64(
+				    _mm_loadu_si128(
+					(const __m128i *)(ts + i + 2)),
+				    vlo);
+			__m128i in = _mm_and_si128(
+			    _mm_andnot_si128(d0, _mm_sub_epi64(d0, vsl)),
+			    _mm_andnot_si128(d1, _mm_sub_epi64(d1, vsl)));
+			if (_mm_movemask_pd(_mm_castsi128_pd(in)) == 3) {
 				_mm_storeu_si128((__m128i *)(st + i), vlo);
+				_mm_storeu_si128((__m128i *)(st + i + 2), vlo);
 				_mm_storeu_si128((__m128i *)(en + i), vhi);
+				_mm_storeu_si128((__m128i *)(en + i + 2), vhi);
 				continue;
 			}
 			WIN_ROW(i);
 			WIN_ROW(i + 1);
+			WIN_ROW(i + 2);
+			WIN_ROW(i + 3);
 			vlo = _mm_set1_epi64x(lo);
 			vhi = _mm_set1_epi64x(hi);
 		}
