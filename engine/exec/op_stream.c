@@ -285,9 +285,14 @@ void sl_sagg_log_late_rows(sl_op *op, const sl_batch *in, const int64_t *v,
 	sl_buf_release(&win);
 }
 
-/* The smallest compared value of the batch (INT64_MAX: none): a window's
- * end grows with its time, so the smallest time gives the smallest end.
- * One tight pass; most batches have no late row and stop here. */
+/* The smallest compared value of the batch (INT64_MAX: none), or no
+ * more than it: a window's end grows with its time, so the smallest time
+ * gives the smallest end.  A column whose writer worked out its event-time
+ * statistics (col.h sl_col_tstats: the rate source's timestamps, window()
+ * ends) gives it without a pass, as a bound: the smallest value / 1000 is
+ * min_ms, so the value is at least min_ms * 1000 (less 999 when min_ms is
+ * not positive: the division truncates toward zero).  Otherwise one tight
+ * pass.  Most batches have no late row and stop here. */
 int64_t sl_sagg_min_time(const saggst *st, const sl_batch *in)
 {
 	const sl_col *c = in->cols[st->et.col];
@@ -299,7 +304,10 @@ int64_t sl_sagg_min_time(const saggst *st, const sl_batch *in)
 		c = c->child[1];
 	}
 	v = sl_col_i64(c);
-	if (c->nulls == NULL) {
+	if (c->tstats.set && c->len == n && n > 0 && c->tstats.count == n &&
+	    c->tstats.min_ms > INT64_MIN / 1000 + 1) {
+		mn = c->tstats.min_ms * 1000 - (c->tstats.min_ms > 0 ? 0 : 999);
+	} else if (c->nulls == NULL) {
 		for (i = 0; i < n; i++)
 			mn = v[i] < mn ? v[i] : mn;
 	} else {

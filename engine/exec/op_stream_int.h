@@ -109,7 +109,8 @@ sl_batch *sl_sagg_decode_rows(sl_op *op, const kent *e, int64_t n, sl_err *err);
 
 /* The late-row helpers of the push (op_stream.c) the live path shares:
  * the compared value of every row and whether it is late; the smallest
- * compared value of a batch; the late log; fresh aggregates of p. */
+ * compared value of a batch (or a bound below it: a test for "no row is
+ * late" only); the late log; fresh aggregates of p. */
 int64_t sl_sagg_row_times(const saggst *st, const sl_batch *in, int64_t wm,
 			  int64_t *v, uint8_t *late);
 int64_t sl_sagg_min_time(const saggst *st, const sl_batch *in);

@@ -271,8 +271,8 @@ static int conv_from_int(sl_kind f, const void *src, sl_kind t, void *dst,
 	case SL_DOUBLE:
 		if (f == SL_TIMESTAMP)
 			CONV(int64_t, v, double, dst, (double)x / 1e6);
-		else
-			CONV(int64_t, v, double, dst, (double)x);
+		else /* the fused path's kernel too (expr_fuse.c) */
+			sl_conv_i64_f64(v, dst, n);
 		break;
 	case SL_TIMESTAMP:
 		if (f == SL_BOOLEAN) /* Spark: true is 1 microsecond */

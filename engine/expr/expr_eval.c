@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "expr/func.h"
 #include "core/timeutil.h"
@@ -278,8 +281,73 @@ static inline int64_t smod_rem(int64_t m, int sh, int64_t d, bool add,
 	return (int64_t)((uint64_t)x - (uint64_t)q * (uint64_t)d);
 }
 
-/* x % y for a column x and a scalar y (not 0 or -1: handled before). */
-#define CMOD_LOOP(T, XA, YS, OUT)                                              \
+/* The common case of both (`value % 1000` over a counter, an id, a
+ * price in cents): every dividend in [0, 2^31) and 2 <= d <= 2^31.  Then
+ * a 32-bit magic number does: with l = ceil(log2 d), s = 31 + l and
+ * m = ceil(2^s / d), e = m d - 2^s is in [0, d), so for 0 <= x < 2^31
+ * x m / 2^s = x / d + x e / (d 2^s) with the second term below 1 / d:
+ * floor(x m / 2^s) = floor(x / d) (Hacker's Delight 10-9's bound).
+ * m < 2^32 for d <= 2^31 and x m < 2^63, so two rows at a time take
+ * SSE2's 32 x 32 -> 64-bit multiply (pmuludq), with no 128-bit product.
+ * Rows go in blocks of UMOD_BLOCK; the first block holding a dividend
+ * outside the range stops the path: returns how many leading rows are
+ * done, the caller does the rest the general way (a negative or large x
+ * costs at most one wasted block). */
+enum { UMOD_BLOCK = 256 };
+
+static int64_t umod31(const int64_t *xa, uint64_t d, int64_t *o, int64_t n)
+{
+	int s = 31 + (64 - __builtin_clzll(d - 1));
+	uint64_t m = (((uint64_t)1 << s) + d - 1) / d;
+	int64_t at, i;
+#ifdef __SSE2__
+	const __m128i vm = _mm_set1_epi64x((int64_t)m),
+		      vd = _mm_set1_epi64x((int64_t)d),
+		      vs = _mm_cvtsi32_si128(s);
+#endif
+	for (at = 0; at < n; at += UMOD_BLOCK) {
+		int64_t e = n - at < UMOD_BLOCK ? n : at + UMOD_BLOCK;
+		uint64_t any = 0;
+		i = at;
+#ifdef __SSE2__
+		{
+			__m128i acc = _mm_setzero_si128();
+			for (; i + 4 <= e; i += 4) {
+				__m128i x0 = _mm_loadu_si128(
+					    (const __m128i *)(xa + i)),
+					x1 = _mm_loadu_si128(
+					    (const __m128i *)(xa + i + 2));
+				__m128i q0 = _mm_srl_epi64(
+					    _mm_mul_epu32(x0, vm), vs),
+					q1 = _mm_srl_epi64(
+					    _mm_mul_epu32(x1, vm), vs);
+				acc = _mm_or_si128(acc, _mm_or_si128(x0, x1));
+				_mm_storeu_si128(
+				    (__m128i *)(o + i),
+				    _mm_sub_epi64(x0, _mm_mul_epu32(q0, vd)));
+				_mm_storeu_si128(
+				    (__m128i *)(o + i + 2),
+				    _mm_sub_epi64(x1, _mm_mul_epu32(q1, vd)));
+			}
+			any = (uint64_t)_mm_cvtsi128_si64(acc) |
+			      (uint64_t)_mm_cvtsi128_si64(
+				  _mm_unpackhi_epi64(acc, acc));
+		}
+#endif
+		for (; i < e; i++) {
+			uint64_t x = (uint64_t)xa[i];
+			any |= x;
+			o[i] = (int64_t)(x - (((x & 0xffffffffu) * m) >> s) * d);
+		}
+		if (any >> 31 != 0)
+			return at;
+	}
+	return n;
+}
+
+/* x % y for a column x and a scalar y (not 0 or -1: handled before);
+ * FROM: the rows done already (umod31). */
+#define CMOD_LOOP(T, XA, YS, OUT, FROM)                                        \
 	do {                                                                   \
 		uint64_t ay = (YS) < 0 ? 0 - (uint64_t)(int64_t)(YS)           \
 				       : (uint64_t)(int64_t)(YS);              \
@@ -292,19 +360,19 @@ static inline int64_t smod_rem(int64_t m, int sh, int64_t d, bool add,
 		if (ay <= (uint64_t)1 << 62) {                                 \
 			sc = smod_new((int64_t)ay);                            \
 			if (sc.m < 0)                                          \
-				for (i = 0; i < n; i++)                        \
+				for (i = (FROM); i < n; i++)                   \
 					(OUT)[i] = (T)smod_rem(sc.m, sc.sh,    \
 							       sc.d, true,     \
 							       (XA)[i]);       \
 			else                                                   \
-				for (i = 0; i < n; i++)                        \
+				for (i = (FROM); i < n; i++)                   \
 					(OUT)[i] = (T)smod_rem(sc.m, sc.sh,    \
 							       sc.d, false,    \
 							       (XA)[i]);       \
 			break;                                                 \
 		}                                                              \
 		c = cmod_new(ay);                                              \
-		for (i = 0; i < n; i++)                                        \
+		for (i = (FROM); i < n; i++)                                   \
 			(OUT)[i] = (T)cmod_rem(&c, (XA)[i]);                   \
 	} while (0)
 
@@ -314,7 +382,7 @@ void sl_arith_i32(int op, const int32_t *xa, int32_t xs, const int32_t *ya,
 	int64_t i;
 	if (op == SL_OP_MOD && xa != NULL && ya == NULL && ys != 0 &&
 	    ys != -1) {
-		CMOD_LOOP(int32_t, xa, ys, o);
+		CMOD_LOOP(int32_t, xa, ys, o, 0);
 		return;
 	}
 	INT_ARITH(int32_t, uint32_t, xa, xs, ya, ys, o)
@@ -326,7 +394,12 @@ void sl_arith_i64(int op, const int64_t *xa, int64_t xs, const int64_t *ya,
 	int64_t i;
 	if (op == SL_OP_MOD && xa != NULL && ya == NULL && ys != 0 &&
 	    ys != -1) {
-		CMOD_LOOP(int64_t, xa, ys, o);
+		uint64_t d = ys < 0 ? 0 - (uint64_t)ys : (uint64_t)ys;
+		int64_t done = d >= 2 && d <= (uint64_t)1 << 31
+				   ? umod31(xa, d, o, n)
+				   : 0;
+		if (done < n)
+			CMOD_LOOP(int64_t, xa, ys, o, done);
 		return;
 	}
 	INT_ARITH(int64_t, uint64_t, xa, xs, ya, ys, o)
@@ -342,7 +415,18 @@ void sl_arith_f64(int op, const double *xa, double xs, const double *ya,
 	case SL_OP_MUL: BIN_LOOP(double, xa, xs, ya, ys, o, x *y); break;
 	case SL_OP_DIV:
 		if (ya == NULL && ys != 0) { /* by a constant: no test a row */
-			for (i = 0; i < n; i++)
+			i = 0;
+#ifdef __SSE2__
+			{ /* divpd rounds each lane as divsd does */
+				const __m128d vy = _mm_set1_pd(ys);
+				for (; i + 2 <= n; i += 2)
+					_mm_storeu_pd(
+					    o + i,
+					    _mm_div_pd(_mm_loadu_pd(xa + i),
+						       vy));
+			}
+#endif
+			for (; i < n; i++)
 				o[i] = xa[i] / ys;
 			break;
 		}
@@ -351,6 +435,60 @@ void sl_arith_f64(int op, const double *xa, double xs, const double *ya,
 	default:
 		BIN_LOOP(double, xa, xs, ya, ys, o, y == 0 ? 0 : fmod(x, y));
 		break;
+	}
+}
+
+/* (double)x exactly as the scalar conversion rounds it.  A BIGINT in
+ * [-2^51, 2^51) needs no rounding, and then it is the double whose bits
+ * are 0x4330000000000000 | (x + 2^51), less 2^52 + 2^51 (exact): two
+ * integer adds and one subtraction, two rows at a time in SSE2, which has
+ * no 64-bit integer to double conversion.  A block holding a value out
+ * of that range is done again by the scalar conversion. */
+void sl_conv_i64_f64(const int64_t *x, double *o, int64_t n)
+{
+	int64_t at, i;
+	for (at = 0; at < n; at += UMOD_BLOCK) {
+		int64_t e = n - at < UMOD_BLOCK ? n : at + UMOD_BLOCK;
+		bool fast = false;
+		i = at;
+#ifdef __SSE2__
+		{
+			const __m128i half = _mm_set1_epi64x((int64_t)1 << 51),
+				      bits = _mm_set1_epi64x(
+					  0x4330000000000000);
+			const __m128d bias = _mm_set1_pd(6755399441055744.0);
+			__m128i acc = _mm_setzero_si128();
+			for (; i + 4 <= e; i += 4) {
+				__m128i t0 = _mm_add_epi64(
+					    _mm_loadu_si128(
+						(const __m128i *)(x + i)),
+					    half),
+					t1 = _mm_add_epi64(
+					    _mm_loadu_si128(
+						(const __m128i *)(x + i + 2)),
+					    half);
+				acc = _mm_or_si128(acc, _mm_or_si128(t0, t1));
+				_mm_storeu_pd(
+				    o + i,
+				    _mm_sub_pd(_mm_castsi128_pd(
+						   _mm_or_si128(t0, bits)),
+					       bias));
+				_mm_storeu_pd(
+				    o + i + 2,
+				    _mm_sub_pd(_mm_castsi128_pd(
+						   _mm_or_si128(t1, bits)),
+					       bias));
+			}
+			fast = (((uint64_t)_mm_cvtsi128_si64(acc) |
+				 (uint64_t)_mm_cvtsi128_si64(
+				     _mm_unpackhi_epi64(acc, acc))) >>
+				52) == 0;
+		}
+#endif
+		if (!fast)
+			i = at;
+		for (; i < e; i++)
+			o[i] = (double)x[i];
 	}
 }
 

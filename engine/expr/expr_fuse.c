@@ -406,7 +406,9 @@ static void run_unary(fz_ins *in, const fz_ins *x, int64_t m)
 	case FZ_I64 * 8 + FZ_I32:
 		CONV(int64_t, int32_t, (int32_t)(uint32_t)(uint64_t)v);
 		break;
-	case FZ_I64 * 8 + FZ_F64: CONV(int64_t, double, (double)v); break;
+	case FZ_I64 * 8 + FZ_F64:
+		sl_conv_i64_f64((const int64_t *)x->v, (double *)in->v, m);
+		break;
 	case FZ_F64 * 8 + FZ_I32: CONV(double, int32_t, sl_d2i(v)); break;
 	case FZ_F64 * 8 + FZ_I64: CONV(double, int64_t, sl_d2l(v)); break;
 	default: /* the same class: a no-op cast */

@@ -32,6 +32,9 @@ void sl_arith_i64(int op, const int64_t *xa, int64_t xs, const int64_t *ya,
 void sl_arith_f64(int op, const double *xa, double xs, const double *ya,
 		  double ys, double *o, int64_t n);
 
+/* o[i] = (double)x[i] for i in [0, n), faster (exact as the cast). */
+void sl_conv_i64_f64(const int64_t *x, double *o, int64_t n);
+
 /* Comparisons (SL_OP_EQ .. SL_OP_GE, SL_OP_EQNS as EQ) into 0/1 bytes. */
 void sl_cmp_i32(int op, const int32_t *xa, int32_t xs, const int32_t *ya,
 		int32_t ys, uint8_t *o, int64_t n);

@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "formats/fileformat.h"
 #include "core/timeutil.h"
 #include "core/utf8.h"
@@ -202,24 +206,86 @@ static int res_window(sl_expr *call, sl_err *err)
 	return 0;
 }
 
-/* Window starts of ts[0..n) into st[0..n): start = ts - floormod(ts -
- * startTime, slide).  Event times of a batch are clustered (a rate or file
- * source is in time order; out-of-order data is seconds, not windows,
- * apart), so the window of the previous row is checked first and the
- * division runs only when a row leaves it: one compare per row instead of
- * a 64-bit division. */
-static void window_starts(const int64_t *ts, int64_t *st, int64_t n,
-			  int64_t slide, int64_t offset)
+/* Tumbling windows of ts[0..n) (no NULLs) into st[0..n) and en[0..n):
+ * start = ts - floormod(ts - startTime, slide), end = start + size, in
+ * one pass.  Event times of a batch are clustered (a rate or file source
+ * is in time order; out-of-order data is seconds, not windows, apart), so
+ * the window of the previous row is checked first (one unsigned compare,
+ * or one for four rows in SSE2) and the division runs only when a row
+ * leaves it.  The same pass works
+ * out the ends' event-time statistics a run at a time (col.h
+ * sl_col_tstats: the watermark and the aggregate's late-row test then
+ * read no row of them). */
+static void window_cols(const int64_t *ts, int64_t *st, int64_t *en,
+			int64_t n, int64_t size, int64_t slide, int64_t offset,
+			sl_col_tstats *es)
 {
-	int64_t i, lo = 1, hi = 0; /* [lo, hi): the current window */
-	for (i = 0; i < n; i++) {
-		int64_t t = ts[i];
-		if (t < lo || t >= hi) {
-			lo = t - sl_floormod(t - offset, slide);
-			hi = lo + slide;
+	int64_t i, run = 0, lo, hi;
+	int64_t mn = INT64_MAX, mx = INT64_MIN;
+	uint64_t sum = 0;
+	es->set = false;
+	if (n == 0)
+		return;
+	lo = ts[0] - sl_floormod(ts[0] - offset, slide);
+	hi = lo + size;
+#define WIN_ROW(I)                                                             \
+	do {                                                                   \
+		int64_t t = ts[I];                                             \
+		if ((uint64_t)t - (uint64_t)lo >= (uint64_t)slide) {           \
+			int64_t ms = hi / 1000;                                \
+			mn = ms < mn ? ms : mn;                                \
+			mx = ms > mx ? ms : mx;                                \
+			sum += (uint64_t)ms * (uint64_t)((I) - run);           \
+			run = (I);                                             \
+			lo = t - sl_floormod(t - offset, slide);               \
+			hi = lo + size;                                        \
+		}                                                              \
+		st[I] = lo;                                                    \
+		en[I] = hi;                                                    \
+	} while (0)
+	i = 0;
+#ifdef __SSE2__
+	{
+		/* four rows a compare: each in [lo, lo + slide) when
+		 * d = t - lo has its sign bit clear and d - slide set */
+		__m128i vlo = _mm_set1_epi64x(lo), vhi = _mm_set1_epi64x(hi);
+		const __m128i vsl = _mm_set1_epi64x(slide);
+		for (; i + 4 <= n; i += 4) {
+			__m128i d0 = _mm_sub_epi64(
+				    _mm_loadu_si128((const __m128i *)(ts + i)),
+				    vlo),
+				d1 = _mm_sub_epi64(
+				    _mm_loadu_si128(
+					(const __m128i *)(ts + i + 2)),
+				    vlo);
+			__m128i in = _mm_and_si128(
+			    _mm_andnot_si128(d0, _mm_sub_epi64(d0, vsl)),
+			    _mm_andnot_si128(d1, _mm_sub_epi64(d1, vsl)));
+			if (_mm_movemask_pd(_mm_castsi128_pd(in)) == 3) {
+				_mm_storeu_si128((__m128i *)(st + i), vlo);
+				_mm_storeu_si128((__m128i *)(st + i + 2), vlo);
+				_mm_storeu_si128((__m128i *)(en + i), vhi);
+				_mm_storeu_si128((__m128i *)(en + i + 2), vhi);
+				continue;
+			}
+			WIN_ROW(i);
+			WIN_ROW(i + 1);
+			WIN_ROW(i + 2);
+			WIN_ROW(i + 3);
+			vlo = _mm_set1_epi64x(lo);
+			vhi = _mm_set1_epi64x(hi);
 		}
-		st[i] = lo;
 	}
+#endif
+	for (; i < n; i++)
+		WIN_ROW(i);
+#undef WIN_ROW
+	hi /= 1000;
+	es->min_ms = hi < mn ? hi : mn;
+	es->max_ms = hi > mx ? hi : mx;
+	es->sum_ms = (int64_t)(sum + (uint64_t)hi * (uint64_t)(n - run));
+	es->count = n;
+	es->set = true;
 }
 
 /* Tumbling windows: the struct<start, end> column in one pass over the
@@ -229,8 +295,9 @@ static sl_col *ev_window(const sl_expr *call, sl_col *const *args, int64_t n,
 			 sl_err *err)
 {
 	const sl_col *ts = args[0];
-	int64_t d[3], i, *st, *en;
+	int64_t d[3], i;
 	sl_col *o;
+	sl_col_tstats es;
 	if (window_all(call, d, err) < 0)
 		return NULL;
 	if (d[1] != d[0]) {
@@ -240,12 +307,15 @@ static sl_col *ev_window(const sl_expr *call, sl_col *const *args, int64_t n,
 	}
 	if ((o = sl_col_new_raw(call->rtype, n)) == NULL)
 		return sl_func_oom(NULL, err);
-	st = sl_col_i64(o->child[0]);
-	en = sl_col_i64(o->child[1]);
-	window_starts(sl_col_i64(ts), st, n, d[1], d[2]);
+	window_cols(sl_col_i64(ts), sl_col_i64(o->child[0]),
+		    sl_col_i64(o->child[1]), n, d[0], d[1], d[2], &es);
+	if (ts->nulls == NULL) {
+		o->child[1]->tstats = es;
+		return o;
+	}
+	/* NULL rows got a window from their zeroed slot: marked NULL here
+	 * (which zeroes them again); no statistics */
 	for (i = 0; i < n; i++)
-		en[i] = st[i] + d[0];
-	for (i = 0; ts->nulls != NULL && i < n; i++)
 		if (sl_col_isnull(ts, i) &&
 		    (sl_col_set_null(o, i) < 0 ||
 		     sl_col_set_null(o->child[0], i) < 0 ||

@@ -13,8 +13,9 @@
  * With numPartitions P, partition p holds values value(a)+p, +P, ... and
  * rows come out partition after partition, as Spark's collect shows them.
  *
- * Generation is a tight loop writing straight into the column arrays,
- * split into batches of at most RATE_CHUNK rows.  Deterministic for a
+ * Generation writes straight into the column arrays, a run of rows
+ * sharing a millisecond at a time, split into batches of at most
+ * RATE_CHUNK rows.  Deterministic for a
  * manual clock.  Never prints.
  */
 #include <errno.h>
@@ -25,6 +26,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "sources/source_int.h"
 #include "core/timeutil.h"
@@ -174,6 +178,86 @@ static int rate_latest(sl_source *s, char **offset, sl_err *err)
 	return *offset ? 0 : SL_ENOMEM;
 }
 
+/* Row k's millisecond, Java's Math.round(base + (v - rs) * rel) for
+ * v = v0 + k * step.  x >= 0: truncating x + 0.5 is floor(x + 0.5). */
+typedef struct rate_ms {
+	int64_t v0, step, rs;
+	double base, rel;
+} rate_ms;
+
+static inline int64_t ms_at(const rate_ms *r, int64_t k)
+{
+	double x = r->base + (double)(r->v0 + k * r->step - r->rs) * r->rel;
+	return x + 0.5 >= 0 ? (int64_t)(x + 0.5) : (int64_t)floor(x + 0.5);
+}
+
+/* The end of the run of rows sharing row k's millisecond ms (the first
+ * row after k with another one, or n), trying k + guess first (the last
+ * run's length).  The milliseconds never decrease with k (rel > 0, and
+ * every step of ms_at rounds monotonically), so the run is the rows
+ * between k and the first row whose ms differs: gallop, then bisect. */
+static int64_t run_end(const rate_ms *r, int64_t k, int64_t n, int64_t ms,
+		       int64_t guess)
+{
+	int64_t lo = k, hi, e = guess < n - k ? k + guess : n;
+	if (ms_at(r, e - 1) != ms) {
+		hi = e - 1;
+	} else {
+		if (e == n || ms_at(r, e) != ms)
+			return e;
+		lo = e;
+		for (hi = lo + guess; hi < n && ms_at(r, hi) == ms;
+		     hi = lo + guess) {
+			lo = hi;
+			guess *= 2;
+		}
+		if (hi > n)
+			hi = n;
+	}
+	while (hi - lo > 1) { /* ms_at(lo) == ms; hi == n or differs */
+		int64_t mid = lo + (hi - lo) / 2;
+		if (ms_at(r, mid) == ms)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* d[k] = x + k * inc for k in [0, n) */
+static void fill_seq(int64_t *d, int64_t n, int64_t x, int64_t inc)
+{
+	int64_t k = 0;
+#ifdef __SSE2__
+	__m128i v = _mm_set_epi64x((int64_t)((uint64_t)x + (uint64_t)inc), x),
+		by = _mm_set1_epi64x((int64_t)((uint64_t)inc * 2)),
+		w = _mm_add_epi64(v, by);
+	by = _mm_add_epi64(by, by);
+	for (; k + 4 <= n; k += 4) {
+		_mm_storeu_si128((__m128i *)(d + k), v);
+		_mm_storeu_si128((__m128i *)(d + k + 2), w);
+		v = _mm_add_epi64(v, by);
+		w = _mm_add_epi64(w, by);
+	}
+#endif
+	for (; k < n; k++)
+		d[k] = (int64_t)((uint64_t)x + (uint64_t)k * (uint64_t)inc);
+}
+
+static void fill_same(int64_t *d, int64_t n, int64_t x)
+{
+	int64_t k = 0;
+#ifdef __SSE2__
+	__m128i v = _mm_set1_epi64x(x);
+	for (; k + 4 <= n; k += 4) {
+		_mm_storeu_si128((__m128i *)(d + k), v);
+		_mm_storeu_si128((__m128i *)(d + k + 2), v);
+	}
+#endif
+	for (; k < n; k++)
+		d[k] = x;
+}
+
 /* n rows of one partition: values v0, v0+step, ...; timestamps as Java's
  * Math.round(base + (v - rs) * rel) milliseconds. */
 static sl_batch *rate_chunk(sl_type *schema, int64_t v0, int64_t step,
@@ -181,7 +265,8 @@ static sl_batch *rate_chunk(sl_type *schema, int64_t v0, int64_t step,
 {
 	sl_col *cols[2];
 	int64_t *ts, *val;
-	/* not zeroed: the loop below writes every row */
+	rate_ms r = { v0, step, rs, base, rel };
+	/* not zeroed: the loops below write every row */
 	cols[0] = sl_col_new_raw(schema->fields[0].type, n);
 	cols[1] = sl_col_new_raw(schema->fields[1].type, n);
 	if (cols[0] == NULL || cols[1] == NULL) {
@@ -191,28 +276,28 @@ static sl_batch *rate_chunk(sl_type *schema, int64_t v0, int64_t step,
 	}
 	ts = sl_col_i64(cols[0]);
 	val = sl_col_i64(cols[1]);
-	/* One pass writing both arrays; the double arithmetic is Java's
-	 * exactly (base + (v - rs) * rel), so rounding matches Spark.  The
-	 * same pass sums the milliseconds for the watermark's statistics
-	 * (col.h sl_col_tstats; op_watermark then reads no row); they rise
-	 * with v (rel > 0), so the first and last are the min and max. */
+	fill_seq(val, n, v0, step);
+	/* The double arithmetic is Java's exactly (ms_at), so rounding
+	 * matches Spark; but at rowsPerSecond above 1000 rows share each
+	 * millisecond, so it runs once a run of them (run_end), not a row,
+	 * and the run is filled.  The same loop sums the milliseconds for
+	 * the watermark's statistics (col.h sl_col_tstats; op_watermark then
+	 * reads no row); they rise with v (rel > 0), so the first and last
+	 * are the min and max. */
 	int64_t sum = 0;
-	if (base >= 0) {
-		/* x >= 0, so truncating x + 0.5 is floor(x + 0.5). */
-		for (int64_t k = 0; k < n; k++) {
-			int64_t v = v0 + k * step;
-			double x = base + (double)(v - rs) * rel;
-			int64_t ms = (int64_t)(x + 0.5);
-			val[k] = v;
-			ts[k] = ms * 1000;
-			sum += ms;
+	if (rel > 0) {
+		int64_t k, e, len = 1;
+		for (k = 0; k < n; k = e) {
+			int64_t ms = ms_at(&r, k);
+			e = run_end(&r, k, n, ms, len);
+			len = e - k;
+			fill_same(ts + k, len, ms * 1000);
+			sum = (int64_t)((uint64_t)sum +
+					(uint64_t)ms * (uint64_t)len);
 		}
 	} else {
 		for (int64_t k = 0; k < n; k++) {
-			int64_t v = v0 + k * step;
-			double x = base + (double)(v - rs) * rel;
-			int64_t ms = (int64_t)floor(x + 0.5);
-			val[k] = v;
+			int64_t ms = ms_at(&r, k);
 			ts[k] = ms * 1000;
 			sum += ms;
 		}

@@ -346,9 +346,81 @@ static void test_rules(void)
 	sl_batch_free(b);
 }
 
+/* The kernels' fast paths for small dividends (expr_eval.c umod31, the
+ * cast's exact conversion): BIGINT columns mostly in [0, 2^31) as a
+ * counter's, with the edges, and now and then a value outside (negative,
+ * 2^31, huge) that sends the rest of its chunk the general way; x % k and
+ * CAST(x AS DOUBLE) / k against C. */
+static void test_small(void)
+{
+	static const int64_t ks[] = { 2,	  3,	      7,	  10,
+				      1000,	  10000,      65536,	  999983,
+				      INT32_MAX, (int64_t)1 << 31,
+				      ((int64_t)1 << 31) + 1, -1000,
+				      -((int64_t)1 << 31), 1 << 30,
+				      (1 << 30) + 1, 0 };
+	int64_t n = 5000, i;
+	int round, bad = 0, badd = 0;
+	for (round = 0; round < 24; round++) {
+		sl_type *t = sl_type_parse_ddl("b BIGINT", NULL);
+		sl_col *c = sl_col_new(sl_type_prim(SL_BIGINT), n), *cols[1];
+		sl_batch *b;
+		int64_t *v = sl_col_i64(c);
+		size_t j;
+		for (i = 0; i < n; i++) {
+			int r = pick(1000);
+			v[i] = round % 3 == 0 ? i + (int64_t)pick(4) * INT32_MAX / 4
+			       : r == 0	      ? (int64_t)rnd()
+			       : r == 1	      ? -(int64_t)pick(100000)
+			       : r == 2	      ? (int64_t)1 << 31
+			       : r < 6	      ? INT32_MAX - pick(3)
+					      : (int64_t)(rnd() >> 33);
+			if (round % 4 == 1 && pick(50) == 0)
+				sl_col_set_null(c, i);
+		}
+		cols[0] = c;
+		b = sl_batch_new(t, n, cols);
+		sl_type_free(t);
+		for (j = 0; j < sizeof ks / sizeof *ks; j++) {
+			int64_t k = ks[j];
+			sl_col *m = ev(b, sl_expr_binop(SL_OP_MOD,
+							 sl_expr_col("b"),
+							 sl_expr_lit_bigint(k)));
+			sl_col *q = ev(b, sl_expr_binop(
+					      SL_OP_DIV,
+					      sl_expr_cast(sl_expr_col("b"),
+							   sl_type_prim(
+							       SL_DOUBLE)),
+					      sl_expr_lit_double((double)k)));
+			for (i = 0; m != NULL && q != NULL && i < n; i++) {
+				bool xn = sl_col_isnull(b->cols[0], i);
+				int64_t x = sl_col_i64(b->cols[0])[i];
+				double dq = (double)x / (double)k;
+				if (sl_col_isnull(m, i) != (xn || k == 0) ||
+				    sl_col_i64(m)[i] !=
+					(xn || k == 0 ? 0 : x % k))
+					bad++;
+				if (sl_col_isnull(q, i) != (xn || k == 0) ||
+				    (!xn && k != 0 &&
+				     memcmp(&sl_col_f64(q)[i], &dq, 8) != 0))
+					badd++;
+			}
+			if (m == NULL || q == NULL)
+				bad++;
+			sl_col_free(m);
+			sl_col_free(q);
+		}
+		sl_batch_free(b);
+	}
+	is_int(bad, 0, "x %% k of small BIGINTs (and the odd large or "
+		       "negative one) as C's %%");
+	is_int(badd, 0, "CAST(x AS DOUBLE) / k of them as C's, bit for bit");
+}
+
 int main(void)
 {
 	test_differential();
 	test_rules();
+	test_small();
 	return done_testing();
 }

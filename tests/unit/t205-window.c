@@ -258,6 +258,67 @@ static void test_two_tumbling(void)
 	sl_plan_free(p);
 }
 
+/* window()'s ends carry their event-time statistics (col.h
+ * sl_col_tstats, worked out a run of rows at a time): equal to a pass
+ * over the ends, for times in order, out of order, negative, with a start
+ * time; none when a time is NULL. */
+static void test_end_stats(void)
+{
+	static const char *const calls[] = { "window(t, '1 minute')",
+					     "window(t, '10 seconds', "
+					     "'10 seconds', '3 seconds')",
+					     "window(t, '7 microseconds')" };
+	uint64_t rng = 88172645463325252ull;
+	int round, bad = 0, nostats = 0;
+	for (round = 0; round < 12; round++) {
+		int64_t n = 1 + round * 400, i, mn = INT64_MAX, mx = INT64_MIN,
+			sum = 0;
+		sl_type *t = sl_type_parse_ddl("t TIMESTAMP", &err);
+		sl_col *c = sl_col_new(sl_type_prim(SL_TIMESTAMP), n), *w;
+		sl_batch *b;
+		sl_expr *e, *r;
+		int64_t at = round % 2 ? -1000000007 : 1767268800123456;
+		for (i = 0; i < n; i++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			at += round % 3 == 0 ? (int64_t)(rng % 20000)
+					     : (int64_t)(rng % 40000000) -
+						   15000000;
+			sl_col_i64(c)[i] = at;
+		}
+		if (round == 11)
+			sl_col_set_null(c, n / 2);
+		b = sl_batch_new(t, n, &c);
+		sl_type_free(t);
+		e = sl_sqlexpr_parse(calls[round % 3], &err);
+		r = e ? sl_expr_resolve(e, b->schema, &err) : NULL;
+		w = r ? sl_expr_eval(r, b, &err) : NULL;
+		if (w == NULL) {
+			bad++;
+		} else if (round == 11) {
+			nostats += w->child[1]->tstats.set;
+		} else {
+			const sl_col_tstats *ts = &w->child[1]->tstats;
+			for (i = 0; i < n; i++) {
+				int64_t ms = sl_col_i64(w->child[1])[i] / 1000;
+				mn = ms < mn ? ms : mn;
+				mx = ms > mx ? ms : mx;
+				sum += ms;
+			}
+			if (!ts->set || ts->min_ms != mn || ts->max_ms != mx ||
+			    ts->sum_ms != sum || ts->count != n)
+				bad++;
+		}
+		sl_col_free(w);
+		sl_expr_free(r);
+		sl_expr_free(e);
+		sl_batch_free(b);
+	}
+	is_int(bad, 0, "window() ends' statistics equal a pass over them");
+	is_int(nostats, 0, "none when a time is NULL");
+}
+
 int main(void)
 {
 	test_sliding_grouping();
@@ -268,5 +329,6 @@ int main(void)
 	test_errors();
 	test_null_tumbling();
 	test_two_tumbling();
+	test_end_stats();
 	return done_testing();
 }
