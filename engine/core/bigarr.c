@@ -40,6 +40,17 @@ void *sl_bigarr_calloc(size_t n)
 	return is_big(n) ? map_new(n) : calloc(1, n);
 }
 
+void sl_bigarr_advise_dense(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	if (p != NULL && n >= ((size_t)4 << 20) && is_big(n))
+		(void)madvise(p, page_round(n), MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 void sl_bigarr_free(void *p, size_t n)
 {
 	if (p == NULL)

@@ -27,6 +27,13 @@
 void *sl_bigarr_resize(void *p, size_t old, size_t n, int zero);
 /* n zeroed bytes (n > 0). */
 void *sl_bigarr_calloc(size_t n);
+/* Advise that p of n bytes (from this module) is read and written at
+ * random all over, as a hash table's slots: where the kernel has them
+ * (Linux's transparent huge pages), its pages become huge ones, so a
+ * probe into a table past the TLB's reach costs no page walk (W1-1M's
+ * 16 MiB tables).  Only for arrays touched everywhere: a huge page is
+ * resident whole.  Nothing for arrays under 4 MiB or without support. */
+void sl_bigarr_advise_dense(void *p, size_t n);
 /* Free p of n bytes (NULL: nothing). */
 void sl_bigarr_free(void *p, size_t n);
 
