@@ -615,18 +615,36 @@ static int touch(sl_livetab *t, int32_t id)
 	return 0;
 }
 
-/* The undo records of dirty entries [from, dl_n): their state now (a
- * copy, no encoding; one call per aggregate for a probe's entries).  A
- * new entry's record is never read. */
-static void stash_from(sl_livetab *t, int64_t from)
+/* The undo records of dirty entries [a, b): their state now (a copy,
+ * no encoding; one call per aggregate). */
+static void stash_run(sl_livetab *t, int64_t a, int64_t b)
 {
 	size_t at = 0;
 	int i;
-	for (i = 0; i < t->naggs && from < t->dl_n; i++) {
-		sl_agg_stash_many(t->aggs[i], t->dl + from, t->dl_n - from,
-				  t->ub + (size_t)from * t->ustride + at,
+	for (i = 0; i < t->naggs; i++) {
+		sl_agg_stash_many(t->aggs[i], t->dl + a, b - a,
+				  t->ub + (size_t)a * t->ustride + at,
 				  t->ustride);
 		at += t->ssz[i];
+	}
+}
+
+/* The undo records of dirty entries [from, dl_n) but the new ones (a
+ * new entry's record is never read: abort frees it): runs of old
+ * entries at a time.  At W1-1M a window's first tenth of batches
+ * inserts every entry it touches. */
+static void stash_from(sl_livetab *t, int64_t from)
+{
+	const int32_t *dl = t->dl;
+	const uint8_t *fl = t->fl;
+	int64_t k = from, a;
+	while (k < t->dl_n) {
+		while (k < t->dl_n && (fl[dl[k]] & FL_NEW))
+			k++;
+		for (a = k; k < t->dl_n && !(fl[dl[k]] & FL_NEW); k++)
+			;
+		if (k > a)
+			stash_run(t, a, k);
 	}
 }
 
