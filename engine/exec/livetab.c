@@ -78,6 +78,8 @@ struct sl_livetab {
 	size_t *ssz;    /* each aggregate's sl_agg_stash_size */
 	/* entries */
 	int64_t n, cap; /* ids in use are < n */
+	int64_t ins;    /* entries inserted, ever (stash_from's shortcut) */
+	int64_t acap;   /* the aggregates hold groups [0, acap) */
 	uint64_t *kw;
 	uint32_t *km;
 	int32_t *wid;
@@ -551,20 +553,34 @@ static void win_remove_slot(lwin *w, uint64_t i)
 	}
 }
 
-/* Put entry id (hash h) into its window's table (known absent). */
-static int win_insert(sl_livetab *t, int32_t id, uint64_t h)
+/* Put entry id (hash h) into its window's table (known absent), at
+ * slot `at` when that is the empty slot a probe for it ended on (no
+ * search again), unless the table grows first; UINT64_MAX: unknown. */
+static int win_insert_at(sl_livetab *t, int32_t id, uint64_t h, uint64_t at)
 {
 	lwin *w = &t->win[t->wid[id]];
 	uint64_t i;
-	if ((uint64_t)(w->n + 1) * 4 > (w->mask + 1) * 3 &&
-	    win_slot_grow(w) < 0)
-		return SL_ENOMEM;
-	i = h & w->mask;
-	while (w->slots[i] != 0)
-		i = (i + 1) & w->mask;
+	if ((uint64_t)(w->n + 1) * 4 > (w->mask + 1) * 3) {
+		if (win_slot_grow(w) < 0)
+			return SL_ENOMEM;
+		at = UINT64_MAX;
+	}
+	if (at <= w->mask && w->slots[at] == 0) {
+		i = at;
+	} else {
+		i = h & w->mask;
+		while (w->slots[i] != 0)
+			i = (i + 1) & w->mask;
+	}
 	w->slots[i] = (uint64_t)(uint32_t)h << 32 | (uint32_t)(id + 1);
 	w->n++;
 	return 0;
+}
+
+/* Put entry id (hash h) into its window's table (known absent). */
+static int win_insert(sl_livetab *t, int32_t id, uint64_t h)
+{
+	return win_insert_at(t, id, h, UINT64_MAX);
 }
 
 static uint64_t id_hash(const sl_livetab *t, int32_t id)
@@ -631,13 +647,19 @@ static void stash_run(sl_livetab *t, int64_t a, int64_t b)
 
 /* The undo records of dirty entries [from, dl_n) but the new ones (a
  * new entry's record is never read: abort frees it): runs of old
- * entries at a time.  At W1-1M a window's first tenth of batches
- * inserts every entry it touches. */
-static void stash_from(sl_livetab *t, int64_t from)
+ * entries at a time, or all at once when nothing was inserted since
+ * t->ins was ins.  At W1-1M a window's first tenth of batches inserts
+ * every entry it touches. */
+static void stash_from(sl_livetab *t, int64_t from, int64_t ins)
 {
 	const int32_t *dl = t->dl;
 	const uint8_t *fl = t->fl;
 	int64_t k = from, a;
+	if (t->ins == ins) {
+		if (from < t->dl_n)
+			stash_run(t, from, t->dl_n);
+		return;
+	}
 	while (k < t->dl_n) {
 		while (k < t->dl_n && (fl[dl[k]] & FL_NEW))
 			k++;
@@ -662,28 +684,39 @@ static int touch_new(sl_livetab *t, int32_t id)
 	return SL_ENOMEM;
 }
 
-/* A new entry of words k, mask m in window wi (hash h). */
-static int64_t insert(sl_livetab *t, int wi, const uint64_t *k, uint32_t m,
-		      uint64_t h)
+/* A new entry of words k, mask m in window wi (hash h), at the empty
+ * slot `at` of its table (win_insert_at). */
+static int64_t insert_at(sl_livetab *t, int wi, const uint64_t *k,
+			 uint32_t m, uint64_t h, uint64_t at)
 {
 	int64_t id = new_id(t);
 	int i;
 	if (id < 0)
 		return -1;
-	for (i = 0; i < t->naggs; i++)
-		if (sl_agg_reserve(t->aggs[i], id + 1, NULL) < 0)
-			return -1;
+	if (id >= t->acap) { /* the aggregates' groups for every id < cap */
+		for (i = 0; i < t->naggs; i++)
+			if (sl_agg_reserve(t->aggs[i], t->cap, NULL) < 0)
+				return -1;
+		t->acap = t->cap;
+	}
 	memcpy(t->kw + (size_t)id * (size_t)t->nw, k, (size_t)t->nw * 8);
 	t->km[id] = m;
 	t->wid[id] = wi;
 	t->fl[id] = FL_LIVE | FL_NEW;
-	if (win_insert(t, (int32_t)id, h) < 0) {
+	if (win_insert_at(t, (int32_t)id, h, at) < 0) {
 		t->fl[id] =
 		    0; /* not an entry (the id is lost: out of memory) */
 		t->wid[id] = -1;
 		return -1;
 	}
+	t->ins++;
 	return id;
+}
+
+static int64_t insert(sl_livetab *t, int wi, const uint64_t *k, uint32_t m,
+		      uint64_t h)
+{
+	return insert_at(t, wi, k, m, h, UINT64_MAX);
 }
 
 /* Free the entries of the DEAD windows (the last commit's evictions:
@@ -813,6 +846,7 @@ static void lt_reset(void *impl, int64_t v)
 	int i;
 	for (i = 0; i < t->naggs; i++)
 		(void)sl_agg_clear(t->aggs[i], t->n);
+	t->acap = 0; /* reserved again at the next insert */
 	for (i = 0; i < t->nwin; i++)
 		win_drop(&t->win[i]);
 	t->nwin = 0;
@@ -911,8 +945,10 @@ static void rows_words(sl_livetab *t, sl_col *const *cols, int64_t n)
 			col_words(cols[k], n, t->pk, t->nw, j++, t->pm, k);
 }
 
-/* Each row's window (t->pw), words (t->pk), mask (t->pm). */
-static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n, sl_err *err)
+/* Each row's window (t->pw), and unless !words its words (t->pk) and
+ * mask (t->pm; without words, the caller has no NULL window). */
+static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n,
+		     bool words, sl_err *err)
 {
 	const sl_col *wc = cols[t->wkey];
 	const int64_t *ws = sl_col_i64(wc->child[0]),
@@ -920,7 +956,8 @@ static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n, sl_err *err)
 	int64_t i, ls = 0, le = 0;
 	int lw = -1;
 	bool lnull = false;
-	rows_words(t, cols, n);
+	if (words)
+		rows_words(t, cols, n);
 	if (wc->nulls == NULL && wc->child[0]->nulls == NULL &&
 	    wc->child[1]->nulls == NULL) {
 		/* no NULL window: the last row's, or (a sliding window's
@@ -989,20 +1026,29 @@ static void rows_hash(sl_livetab *t, int64_t n)
 				      t->pm[i]);
 }
 
-/* The probe of window + one column (the common table): the words
- * compared inline, the arrays in locals (stores through gids would
- * otherwise reload them every row), reloaded after an insert (which may
- * move them); slots prefetched a few rows ahead only when the tables are
- * past the cache. */
-static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
+/* The probe of window + one column (the common table): row i's word
+ * pk[i] and mask pm[i] (pm NULL: no NULL key, every mask 0; pk then
+ * may be the key column itself, no copy), the words compared inline,
+ * the arrays in locals (stores through gids would otherwise reload them
+ * every row), reloaded after an insert (which may move them); a new
+ * entry goes to the empty slot its probe ended on.  Inlined into its
+ * two callers, so the one without masks has no test for them.  When the
+ * tables are past the cache, row i + AHEAD's hash is made at row i and
+ * its slot prefetched (the hash kept in a ring till its row comes: no
+ * pass of its own over the rows). */
+#define RING 64 /* > AHEAD, a power of two */
+static inline __attribute__((always_inline)) int
+probe1(sl_livetab *t, const uint64_t *pk, const uint32_t *pm, int64_t n,
+       int32_t *gids, sl_err *err)
 {
-	const uint64_t *ph = t->ph, *pk = t->pk;
-	const uint32_t *pm = t->pm;
+	int32_t *dl = t->dl;          /* the dirty list in locals too */
+	int64_t dn = t->dl_n, dcap = t->dl_cap;
 	const int32_t *pw = t->pw;
 	const uint64_t *kw = t->kw;
 	const uint32_t *km = t->km;
 	uint8_t *fl = t->fl;
 	const lwin *win = t->win, *w = NULL;
+	uint64_t ring[RING];
 	int64_t i;
 	int32_t lw = -1;
 	bool far = false;
@@ -1010,19 +1056,28 @@ static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 		far = far ||
 		      (win[lw].state == W_LIVE && win[lw].mask >= (1u << 15));
 	lw = -1;
-	if (far) /* the hashes a few rows ahead for the prefetch */
-		rows_hash(t, n);
+	for (i = 0; far && i < AHEAD && i < n; i++)
+		ring[i] = hash_words(&pk[i], 1, pm ? pm[i] : 0);
 	for (i = 0; i < n; i++) {
-		uint64_t k = pk[i], j, x, mask,
-			 h = far ? ph[i] : hash_words(&k, 1, pm[i]);
-		uint32_t m = pm[i], tag = (uint32_t)h;
+		uint64_t k = pk[i], j, x, mask, h;
+		uint32_t m = pm ? pm[i] : 0, tag;
 		int64_t id;
+		if (far) {
+			h = ring[i & (RING - 1)];
+			if (i + AHEAD < n) {
+				int64_t f = i + AHEAD;
+				const lwin *a = &win[pw[f]];
+				uint64_t hf = hash_words(&pk[f], 1,
+							 pm ? pm[f] : 0);
+				ring[f & (RING - 1)] = hf;
+				__builtin_prefetch(&a->slots[hf & a->mask]);
+			}
+		} else {
+			h = hash_words(&k, 1, m);
+		}
+		tag = (uint32_t)h;
 		if (pw[i] != lw)
 			w = &win[lw = pw[i]];
-		if (far && i + AHEAD < n) {
-			const lwin *a = &win[pw[i + AHEAD]];
-			__builtin_prefetch(&a->slots[ph[i + AHEAD] & a->mask]);
-		}
 		mask = w->mask;
 		j = h & mask;
 		for (;;) {
@@ -1036,22 +1091,29 @@ static int probe1(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 			j = (j + 1) & mask;
 		}
 		if (x == 0) {
-			if ((id = insert(t, lw, &k, m, h)) < 0)
+			t->dl_n = dn;
+			if ((id = insert_at(t, lw, &k, m, h, j)) < 0)
 				return sl_err_nomem(err);
 			kw = t->kw;
 			km = t->km;
 			fl = t->fl;
 		}
 		if (!(fl[id] & FL_TCH)) {
-			if (t->dl_n < t->dl_cap) { /* touch(), inline */
-				t->dl[t->dl_n++] = (int32_t)id;
+			if (dn < dcap) { /* touch(), inline */
+				dl[dn++] = (int32_t)id;
 				fl[id] |= FL_TCH;
-			} else if (touch_new(t, (int32_t)id) < 0) {
-				return sl_err_nomem(err);
+			} else {
+				t->dl_n = dn;
+				if (touch_new(t, (int32_t)id) < 0)
+					return sl_err_nomem(err);
+				dl = t->dl;
+				dn = t->dl_n;
+				dcap = t->dl_cap;
 			}
 		}
 		gids[i] = (int32_t)id;
 	}
+	t->dl_n = dn;
 	return 0;
 }
 
@@ -1082,26 +1144,44 @@ static int probe_any(sl_livetab *t, int64_t n, int32_t *gids, sl_err *err)
 	return 0;
 }
 
+/* Whether the table's one key column but the window, column c, is its
+ * own word for every row (a BIGINT or TIMESTAMP without NULLs), and the
+ * window column wc has no NULL: the probe reads c in place. */
+static bool words_in_place(const sl_livetab *t, const sl_col *c,
+			   const sl_col *wc)
+{
+	return t->nw == 1 && t->kind[t->wkey == 0 ? 1 : 0] == K_I64 &&
+	       c->nulls == NULL && wc->nulls == NULL &&
+	       wc->child[0]->nulls == NULL && wc->child[1]->nulls == NULL;
+}
+
 int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 		     int32_t *gids, sl_err *err)
 {
-	int64_t from;
+	const sl_col *c1 = cols[t->wkey == 0 ? 1 : 0];
+	int64_t from, ins;
+	bool direct;
 	int rc;
 	if (n <= 0)
 		return 0;
 	begin_write(t);
 	from = t->dl_n;
+	ins = t->ins;
 	if (scratch(t, n) < 0)
 		return sl_err_nomem(err);
-	if ((rc = rows_keys(t, cols, n, err)) < 0)
+	direct = words_in_place(t, c1, cols[t->wkey]);
+	if ((rc = rows_keys(t, cols, n, !direct, err)) < 0)
 		return rc;
-	if (t->nw == 1) { /* hashes made as it goes (a pass fewer) */
-		rc = probe1(t, n, gids, err);
-	} else {
+	if (direct) /* W1's key: window + BIGINT */
+		rc = probe1(t, (const uint64_t *)sl_col_i64(c1), NULL, n, gids,
+			    err);
+	else if (t->nw == 1)
+		rc = probe1(t, t->pk, t->pm, n, gids, err);
+	else {
 		rows_hash(t, n);
 		rc = probe_any(t, n, gids, err);
 	}
-	stash_from(t, from); /* before the rows are folded in */
+	stash_from(t, from, ins); /* before the rows are folded in */
 	return rc;
 }
 
@@ -1194,7 +1274,7 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 	const int64_t *s0;
 	int32_t cw[64];
 	uint64_t *cs[64], cm[64]; /* their slots and masks */
-	int64_t from, i, o = 0, ls = 0;
+	int64_t from, ins, i, o = 0, ls = 0;
 	int j, c;
 	bool have = false;
 	*m = 0;
@@ -1206,6 +1286,7 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 				  k);
 	begin_write(t);
 	from = t->dl_n;
+	ins = t->ins;
 	if (scratch(t, n) < 0)
 		return sl_err_nomem(err);
 	s0 = sl_col_i64(cols[t->wkey]->child[0]);
@@ -1218,7 +1299,7 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 				int64_t st = s0[i] - (int64_t)j * slide;
 				if ((cw[j] = win_get(t, false, st, st + size)) <
 				    0) {
-					stash_from(t, from);
+					stash_from(t, from, ins);
 					return sl_err_nomem(err);
 				}
 			}
@@ -1235,7 +1316,7 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 					t->pm[i],
 					gids + o);
 			if (o < 0) {
-				stash_from(t, from);
+				stash_from(t, from, ins);
 				return sl_err_nomem(err);
 			}
 			continue;
@@ -1243,13 +1324,13 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 		for (j = 0; j < c; j++) {
 			int64_t id = probe_at(t, cw[j], t->ph[i], kw, t->pm[i]);
 			if (id < 0) {
-				stash_from(t, from);
+				stash_from(t, from, ins);
 				return sl_err_nomem(err);
 			}
 			gids[o++] = (int32_t)id;
 		}
 	}
-	stash_from(t, from); /* before the rows are folded in */
+	stash_from(t, from, ins); /* before the rows are folded in */
 	*m = o;
 	return 0;
 }
@@ -2115,7 +2196,8 @@ static int lt_put(void *impl, const void *key, size_t klen, const void *val,
 	if (!(t->fl[id] & FL_TCH)) {
 		if (touch_new(t, (int32_t)id) < 0)
 			return sl_err_nomem(err);
-		stash_from(t, t->dl_n - 1);
+		if (!(t->fl[id] & FL_NEW))
+			stash_run(t, t->dl_n - 1, t->dl_n);
 	}
 	for (i = 0; i < t->naggs; i++) {
 		(void)sl_agg_forget(t->aggs[i], id);
