@@ -38,8 +38,10 @@ static uint32_t rnd(void)
 
 static sl_type *types[NK];
 /* the keys in use: types[0..nk) (3: window + BIGINT + BOOLEAN; 2: window +
- * BIGINT, the common table whose records the writer codes from its words) */
+ * BIGINT, the common table whose records the writer codes from its words,
+ * probed a word at a time), NULL keys and windows or none */
 static int nk = NK;
+static bool knulls = true;
 
 static sl_agg **new_aggs(void)
 {
@@ -260,17 +262,17 @@ static void make_rows(rows *b, int64_t n, int64_t w0, int nwin, int nkeys)
 		int64_t s = (w0 + (int64_t)(rnd() % (uint32_t)nwin)) * MIN_;
 		sl_col_i64(b->kc[0]->child[0])[i] = s;
 		sl_col_i64(b->kc[0]->child[1])[i] = s + MIN_;
-		if (r % 97 == 0) { /* as window() of a NULL time: zeros */
+		if (knulls && r % 97 == 0) { /* window() of a NULL time */
 			sl_col_i64(b->kc[0]->child[0])[i] = 0;
 			sl_col_i64(b->kc[0]->child[1])[i] = 0;
 			sl_col_set_null(b->kc[0], i);
 		}
 		sl_col_i64(b->kc[1])[i] = (int64_t)(rnd() % (uint32_t)nkeys) - 3;
-		if (r % 41 == 1)
+		if (knulls && r % 41 == 1)
 			sl_col_set_null(b->kc[1], i);
 		if (nk > 2) {
 			sl_col_u8(b->kc[2])[i] = rnd() % 2;
-			if (r % 53 == 2)
+			if (knulls && r % 53 == 2)
 				sl_col_set_null(b->kc[2], i);
 		}
 		sl_col_f64(b->amt)[i] = (double)(rnd() % 1000) / 8;
@@ -467,7 +469,11 @@ static sl_livetab *new_table(void)
 	return sl_livetab_new(types, nk, 0, new_aggs(), NA, &err);
 }
 
-static void test_random(int keys)
+/* A table of `keys` keys (NULLs among them or not) against the byte
+ * store: batches of nmin + [0, nspan) rows over keys [-3, k0 + 7 *
+ * batch), one in five aborted, and every third when there are few. */
+static void test_random(int keys, bool nulls, int batches, int64_t nmin,
+			int64_t nspan, int k0)
 {
 	sl_state *old = sl_state_new();
 	sl_livetab *lt, *rt;
@@ -478,18 +484,22 @@ static void test_random(int keys)
 	int64_t w0 = 0, nev_old = 0, nev_new = 0;
 	recs snap;
 	nk = keys;
+	knulls = nulls;
 	lt = new_table();
 	rt = new_table();
 	live = sl_livetab_store(lt);
 	rs = sl_livetab_store(rt);
-	diag("%d keys: %s", keys, keys == 2 ? "window + BIGINT" : "window + BIGINT + BOOLEAN");
+	diag("%d keys: %s, %s, %d batches of %lld-%lld rows", keys,
+	     keys == 2 ? "window + BIGINT" : "window + BIGINT + BOOLEAN",
+	     nulls ? "NULLs" : "no NULL", batches, (long long)nmin,
+	     (long long)(nmin + nspan - 1));
 	ok(lt != NULL && rt != NULL, "livetab: two tables");
-	for (b = 0; b < 60; b++) {
+	for (b = 0; b < batches; b++) {
 		rows r;
-		bool abort_it = rnd() % 5 == 0;
-		int64_t n = 50 + rnd() % 3000, no, nn = 0;
+		bool abort_it = rnd() % 5 == 0 || (batches < 20 && b % 3 == 2);
+		int64_t n = nmin + (int64_t)(rnd() % (uint32_t)nspan), no, nn = 0;
 		take(live, false, &snap);
-		make_rows(&r, n, w0, 1 + (int)(rnd() % 3), 40 + b * 7);
+		make_rows(&r, n, w0, 1 + (int)(rnd() % 3), k0 + b * 7);
 		if (old_batch(old, &r) < 0 || new_batch(lt, &r) < 0)
 			diag("batch %d failed: %s", b, err.msg);
 		evict_wm = (w0 - 1 + (int64_t)(rnd() % 3)) * MIN_;
@@ -567,6 +577,7 @@ static void test_random(int keys)
 	sl_state_free(live);
 	sl_state_free(rs);
 	nk = NK;
+	knulls = true;
 }
 
 /* A window leaves whole; abort brings it back; commit frees its ids for
@@ -700,8 +711,11 @@ int main(void)
 	for (k = 0; k < NK; k++)
 		dcols[k] = sl_col_new(types[k], 1);
 	test_eligible();
-	test_random(3);
-	test_random(2);
+	test_random(3, true, 60, 50, 3000, 40);
+	test_random(2, true, 60, 50, 3000, 40); /* probe1 with masks */
+	/* the key column read in place, tables past the prefetch threshold
+	 * (the hashes made ahead) */
+	test_random(2, false, 12, 20000, 40000, 60000);
 	test_evict_whole();
 	test_evicted_order();
 	for (k = 0; k < NK; k++)
