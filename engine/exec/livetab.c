@@ -967,7 +967,12 @@ static int rows_keys(sl_livetab *t, sl_col *const *cols, int64_t n,
 		for (i = 0; i < n; i++) {
 			int64_t d;
 			if (lw >= 0 && ws[i] == ls && we[i] == le) {
-				pw[i] = lw;
+				/* a run of the last row's window (a tumbling
+				 * window's batch is one or two runs) */
+				do
+					pw[i++] = lw;
+				while (i < n && ws[i] == ls && we[i] == le);
+				i--;
 				continue;
 			}
 			if (i >= ld && ws[i - ld] == ws[i] &&
