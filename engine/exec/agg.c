@@ -273,17 +273,18 @@ void sl_agg_stash_many(const sl_agg *a, const int32_t *g, int64_t n,
 		for (i = 0; i < n; i++)
 			memcpy(p + (size_t)i * stride, &a->cnt[g[i]], 8);
 		break;
-	case SL_AGGFN_SUM:
+	case SL_AGGFN_SUM: { /* the sums as 8-byte words, whichever kind */
+		const unsigned char *sum = a->vk == SL_BIGINT
+					       ? (const unsigned char *)a->isum
+					       : (const unsigned char *)a->dsum;
+		const uint8_t *has = a->has;
 		for (i = 0; i < n; i++) {
 			unsigned char *o = p + (size_t)i * stride;
-			memcpy(o,
-			       a->vk == SL_BIGINT
-				   ? (const void *)&a->isum[g[i]]
-				   : (const void *)&a->dsum[g[i]],
-			       8);
-			o[8] = a->has[g[i]];
+			memcpy(o, sum + (size_t)g[i] * 8, 8);
+			o[8] = has[g[i]];
 		}
 		break;
+	}
 	default:
 		for (i = 0; i < n; i++)
 			sl_agg_stash(a, g[i], p + (size_t)i * stride);
