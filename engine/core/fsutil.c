@@ -19,13 +19,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/fs.h>
 #endif
 
 #include "core/crash.h"
-#include "core/uuid.h"
 
 int sl_fs_mkdirs(const char *dir, sl_err *err)
 {
@@ -296,10 +296,11 @@ void sl_fs_pool_give(const char *path)
 	if (pool_dir[0] != '\0' && pool_count < POOL_MAX &&
 	    (mkdir(pool_dir, 0700) == 0 || errno == EEXIST) &&
 	    truncate(path, 0) == 0) {
-		char id[37];
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
 		/* unique across processes (a reused pid starts seq again) */
-		sl_uuid_v4(id);
-		snprintf(name, sizeof name, "%u-%s", seq++, id);
+		snprintf(name, sizeof name, "%ld-%u-%lld.%09ld", (long)getpid(),
+			 seq++, (long long)ts.tv_sec, (long)ts.tv_nsec);
 		snprintf(dst, sizeof dst, "%s/%s", pool_dir, name);
 		if (rename(path, dst) == 0) {
 			kept = true;
