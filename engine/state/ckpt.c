@@ -217,16 +217,6 @@ static char *spare_take(sl_ckpt *c, const char *path)
 	return p;
 }
 
-/* A spare left at a clean stop: a temporary checkpoint's goes to the pool
- * of emptied files (fsutil.h), a durable one's is deleted. */
-static void drop_file(sl_ckpt *c, const char *path)
-{
-	if (c->durable)
-		unlink(path);
-	else
-		sl_fs_pool_give(path);
-}
-
 void sl_ckpt_drop_spares(sl_ckpt *c)
 {
 	int i, k;
@@ -235,13 +225,12 @@ void sl_ckpt_drop_spares(sl_ckpt *c)
 		return; /* a failed writer: leave the files as they are */
 	for (i = 0; i < c->nsp; i++) {
 		for (k = 0; k < c->sp[i].n; k++) {
-			drop_file(c, c->sp[i].path[k]);
+			unlink(c->sp[i].path[k]);
 			free(c->sp[i].path[k]);
 		}
 		c->sp[i].n = 0;
 		snprintf(p, sizeof p, "%s/" SL_FS_SPARE, c->sp[i].dir);
-		if (sl_fs_exists(p))
-			drop_file(c, p);
+		unlink(p);
 	}
 }
 
