@@ -19,7 +19,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/fs.h>
@@ -205,119 +204,10 @@ static bool power_cut_hits(void)
 	       __atomic_add_fetch(&cut_n, 1, __ATOMIC_SEQ_CST) == cut_at;
 }
 
-/* ---- the pool of emptied files (fsutil.h) ---- */
-
-#define POOL_MAX 4096
-
-static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static char pool_dir[4096];  /* "" until sl_fs_pool_use */
-static char **pool_names;    /* names in pool_dir known to be there */
-static int pool_n, pool_cap, pool_count; /* known names; files, about */
-static bool pool_listed;
-
-static void pool_push(const char *name)
-{
-	char *d;
-	if (pool_n == pool_cap) {
-		int cap = pool_cap ? 2 * pool_cap : 256;
-		char **v = realloc(pool_names, (size_t)cap * sizeof *v);
-		if (v == NULL)
-			return; /* it stays in the pool, unknown to us */
-		pool_names = v;
-		pool_cap = cap;
-	}
-	if ((d = strdup(name)) != NULL)
-		pool_names[pool_n++] = d;
-}
-
-/* The pool's names, read once a process (then its own gives add to
- * them); pool_mu held. */
-static void pool_list(void)
-{
-	DIR *d;
-	struct dirent *e;
-	pool_listed = true;
-	if ((d = opendir(pool_dir)) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL && pool_count < POOL_MAX)
-		if (e->d_name[0] != '.') {
-			pool_push(e->d_name);
-			pool_count++;
-		}
-	closedir(d);
-}
-
-void sl_fs_pool_use(const char *dir)
-{
-	pthread_mutex_lock(&pool_mu);
-	if (strcmp(pool_dir, dir) != 0) {
-		while (pool_n > 0)
-			free(pool_names[--pool_n]);
-		pool_listed = false;
-		pool_count = 0;
-		snprintf(pool_dir, sizeof pool_dir, "%s", dir);
-	}
-	pthread_mutex_unlock(&pool_mu);
-}
-
-bool sl_fs_pool_take(const char *dst)
-{
-	bool got = false;
-	pthread_mutex_lock(&pool_mu);
-	if (pool_dir[0] != '\0' && !pool_listed)
-		pool_list();
-	while (!got && pool_n > 0) {
-		char src[4400];
-		char *name = pool_names[--pool_n];
-		snprintf(src, sizeof src, "%s/%s", pool_dir, name);
-		free(name);
-		if (rename(src, dst) == 0) {
-			got = true;
-			pool_count--;
-		} else if (errno == ENOENT) { /* another process took it */
-			pool_count--;
-		} else { /* another device, a foreign pool: not ours to use */
-			while (pool_n > 0)
-				free(pool_names[--pool_n]);
-		}
-	}
-	pthread_mutex_unlock(&pool_mu);
-	return got;
-}
-
-void sl_fs_pool_give(const char *path)
-{
-	static unsigned seq;
-	char name[64], dst[4200];
-	bool kept = false;
-	pthread_mutex_lock(&pool_mu);
-	if (pool_dir[0] != '\0' && !pool_listed)
-		pool_list();
-	if (pool_dir[0] != '\0' && pool_count < POOL_MAX &&
-	    (mkdir(pool_dir, 0700) == 0 || errno == EEXIST) &&
-	    truncate(path, 0) == 0) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		/* unique across processes (a reused pid starts seq again) */
-		snprintf(name, sizeof name, "%ld-%u-%lld.%09ld", (long)getpid(),
-			 seq++, (long long)ts.tv_sec, (long)ts.tv_nsec);
-		snprintf(dst, sizeof dst, "%s/%s", pool_dir, name);
-		if (rename(path, dst) == 0) {
-			kept = true;
-			pool_count++;
-			pool_push(name);
-		}
-	}
-	pthread_mutex_unlock(&pool_mu);
-	if (!kept)
-		unlink(path);
-}
-
 /* The temp file a write goes to: the directory's spare when reuse is
- * asked for and there is one (*reused), else (not durable) one from the
- * pool, else a new file. */
-static int open_tmp(const char *dir, const char *base, bool reuse,
-		    bool durable, char *tmp, size_t n, bool *reused)
+ * asked for and there is one (*reused), else a new file. */
+static int open_tmp(const char *dir, const char *base, bool reuse, char *tmp,
+		    size_t n, bool *reused)
 {
 	int fd;
 	*reused = false;
@@ -329,9 +219,6 @@ static int open_tmp(const char *dir, const char *base, bool reuse,
 		}
 	}
 	snprintf(tmp, n, "%s/.%s.%ld.tmp", dir, base, (long)getpid());
-	if (!durable && sl_fs_pool_take(tmp) &&
-	    (fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) >= 0)
-		return fd;
 	return open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 }
 
@@ -356,7 +243,7 @@ int sl_fs_stage(sl_fs_staged *st, const char *path, const void *data,
 		return sl_err_set(err, SL_EIO, "path too long: '%s'", path);
 	snprintf(st->path, sizeof st->path, "%s", path);
 	split_dir(path, st->dir, sizeof st->dir, &base);
-	fd = open_tmp(st->dir, base, reuse, durable, st->tmp, sizeof st->tmp,
+	fd = open_tmp(st->dir, base, reuse, st->tmp, sizeof st->tmp,
 		      &st->reused);
 	if (fd < 0)
 		return sl_err_set(err, SL_EIO, "cannot write '%s': %s", path,

@@ -106,22 +106,6 @@ int sl_fs_publish(sl_fs_staged *st, bool overwrite, const char *retire,
 		  bool *retired, sl_crash *crash, const char *point,
 		  int64_t batch_id, sl_err *err);
 void sl_fs_unstage(sl_fs_staged *st);
-/* The pool of emptied files.  ext4 without a journal (this kind of
- * machine's) walks every inode freed in the last seconds, one by one,
- * before it hands out a new one: a temporary checkpoint removed at a
- * query's stop made the next run's file creations (three a batch) cost
- * ~9% of W1-100k's CPU (perf: recently_deleted, find_get_block).  So a
- * removed temporary checkpoint gives its files, emptied, to a pool
- * beside it (sl_fs_pool_give: truncate, rename into dir), and a later
- * write that is not durable takes one (sl_fs_pool_take: a rename) before
- * it creates a file: PostgreSQL's recycled WAL segments, across runs.
- * The pool holds at most 4096 files, all empty; past it a given file is
- * unlinked, and a pool that cannot be used (another device, another
- * user's) is passed by.  sl_fs_pool_use names the pool directory (made
- * at the first give; "" for none).  Thread-safe; process-wide. */
-void sl_fs_pool_use(const char *dir);
-bool sl_fs_pool_take(const char *dst);
-void sl_fs_pool_give(const char *path);
 /* Hint the filesystem that dir's subdirectories are unrelated trees, so
  * it places each in a block group of its own (ext4's Orlov allocator, the
  * 'T' attribute of chattr).  Best effort: a no-op where unsupported. */

@@ -140,15 +140,6 @@ int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o,
 	} else if ((rc = locate(q, o, &dir, &temp, err)) < 0) {
 		return rc;
 	}
-	if (temp) { /* its files come from, and go back to, the pool beside
-		     * it (fsutil.h: new files cost a walk of freed inodes) */
-		const char *slash = strrchr(dir, '/');
-		char pool[4200];
-		snprintf(pool, sizeof pool, "%.*s/.streamlab-pool",
-			 slash != NULL ? (int)(slash - dir) : 1,
-			 slash != NULL ? dir : ".");
-		sl_fs_pool_use(pool);
-	}
 	q->ck = sl_ckpt_open(dir, err);
 	if (q->ck == NULL) {
 		free(dir);
@@ -687,16 +678,13 @@ int sl_query_ckpt_started(sl_query *q, sl_err *err)
 	return 0;
 }
 
-/* A removed temporary checkpoint's entry: a file goes, emptied, to the
- * pool (fsutil.h), a directory is removed. */
 static int rm_one(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
 {
+	(void)st;
+	(void)flag;
 	(void)ftw;
-	if (flag == FTW_F && S_ISREG(st->st_mode))
-		sl_fs_pool_give(path);
-	else
-		remove(path);
+	remove(path);
 	return 0;
 }
 
