@@ -14,8 +14,13 @@
  * the bytes it shares with the previous record's key and the rest,
  * lengths as uvars; a W1-100k record shrinks from 47 bytes to ~16),
  * coded by the store as it writes them (sl_state_write), and LZ4 then
- * runs over a third of the bytes (W4-100k: -10% CPU).  A temporary
- * checkpoint's deltas (not durable) stay uncompressed: with no fsync the
+ * runs over a third of the bytes (W4-100k: -10% CPU).  Every delta, a
+ * durable checkpoint's too, stays uncompressed (no LZ4 past the
+ * front coding: at W4-100k LZ4 took a third of the CPU for a fifth of
+ * the bytes, 1.40 -> 1.11 MB a delta; bare, W4-100k's wall went from
+ * ~70% of W1-100k's to ~100%; a delta past DELTA_CHUNKED is still
+ * chunked under LZ4).  A temporary checkpoint's deltas (not durable)
+ * were the first to stay uncompressed: with no fsync the
  * bytes LZ4 saves cost only the kernel's copy, less than LZ4 did (a
  * third of W1-100k's time); plain records, 3x the bytes, cost more than
  * LZ4 (6a7f228).  Its snapshots too: bare "SLSF", built whole (~22 MB at
