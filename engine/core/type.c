@@ -622,6 +622,19 @@ int sl_type_width(const sl_type *t)
 	return 0;
 }
 
+bool sl_type_is_word(const sl_type *t)
+{
+	switch (t->kind) {
+	case SL_BOOLEAN:
+	case SL_INT:
+	case SL_DATE:
+	case SL_BIGINT:
+	case SL_TIMESTAMP:
+	case SL_DOUBLE: return true;
+	default: return false;
+	}
+}
+
 bool sl_type_keyable(const sl_type *t)
 {
 	int i;

@@ -95,5 +95,9 @@ bool sl_type_is_numeric(const sl_type *t); /* INT, BIGINT, DOUBLE */
 bool sl_type_keyable(const sl_type *t);
 /* Width in bytes of one value in a column's data array (0 for STRUCT). */
 int sl_type_width(const sl_type *t);
+/* Whether t's values are one fixed-width scalar that fits a machine word
+ * (BOOLEAN, INT, DATE, BIGINT, TIMESTAMP, DOUBLE): the live table's key
+ * words and its aggregates' fixed-width results. */
+bool sl_type_is_word(const sl_type *t);
 
 #endif

@@ -118,19 +118,6 @@ static int visit_evicted_keys(sl_livetab *t, sl_state_fn fn, void *ud);
 
 /* ------------------------------------------------------ setup */
 
-static bool word_type(const sl_type *t)
-{
-	switch (t->kind) {
-	case SL_BOOLEAN:
-	case SL_INT:
-	case SL_DATE:
-	case SL_BIGINT:
-	case SL_TIMESTAMP:
-	case SL_DOUBLE: return true;
-	default: return false;
-	}
-}
-
 static bool window_type(const sl_type *t)
 {
 	return t->kind == SL_STRUCT && t->nfields == 2 &&
@@ -146,7 +133,7 @@ bool sl_livetab_eligible(sl_type *const *types, int nkeys, int wkey,
 	    !window_type(types[wkey]))
 		return false;
 	for (k = 0; k < nkeys; k++)
-		if (k != wkey && !word_type(types[k]))
+		if (k != wkey && !sl_type_is_word(types[k]))
 			return false;
 	for (k = 0; k < naggs; k++)
 		if (sl_agg_save_max(aggs[k]) == 0 ||

@@ -555,15 +555,7 @@ static bool live_due(void *ud, int64_t start, int64_t end)
 /* The bytes of a value of a fixed-width result type, or 0. */
 static size_t fixed_width(const sl_type *t)
 {
-	switch (t->kind) {
-	case SL_BOOLEAN:
-	case SL_INT:
-	case SL_DATE:
-	case SL_BIGINT:
-	case SL_TIMESTAMP:
-	case SL_DOUBLE: return (size_t)sl_type_width(t);
-	default: return 0;
-	}
+	return sl_type_is_word(t) ? (size_t)sl_type_width(t) : 0;
 }
 
 /* Rows of a result column for groups [0, m) of aggs copied into res at
