@@ -59,36 +59,6 @@ static inline size_t sl_agg_raw_uvar(unsigned char *p, uint64_t v)
 	return n;
 }
 
-static inline __attribute__((always_inline)) size_t
-sl_agg_save_raw_at(const sl_agg *a, int64_t g, unsigned char *p)
-{
-	bool has = g < a->cap;
-	uint8_t f;
-	switch (a->fn) {
-	case SL_AGGFN_COUNT: return sl_agg_raw_uvar(p, has ? (uint64_t)a->cnt[g] : 0);
-	case SL_AGGFN_SUM:
-		f = has && a->has[g];
-		p[0] = f;
-		if (f && a->vk == SL_BIGINT)
-			return 1 + sl_agg_raw_uvar(p + 1, sl_agg_zigzag(a->isum[g]));
-		if (f)
-			memcpy(p + 1, &a->dsum[g], 8);
-		return f ? 9 : 1;
-	case SL_AGGFN_AVG:
-		memcpy(p, has ? &a->dsum[g] : &(double){ 0 }, 8);
-		return 8 + sl_agg_raw_uvar(p + 8, has ? (uint64_t)a->cnt[g] : 0);
-	default: /* min/max/first/last of a fixed-width value */
-		f = (uint8_t)((has && a->has[g]) |
-			      (has && a->vnull[g] ? 2 : 0));
-		p[0] = f;
-		if (f != 1 || a->w == 0)
-			return 1;
-		memcpy(p + 1, a->vals + (size_t)g * (size_t)a->w, (size_t)a->w);
-		return 1 + (size_t)a->w;
-	}
-}
-
-
 /* A writer's view of an aggregate for saving many groups: its kind and
  * arrays read once into a local (the bytes a writer stores through
  * unsigned char pointers may alias anything, so the compiler reloads
@@ -117,7 +87,29 @@ static inline void sl_agg_view_of(sl_agg_view *v, const sl_agg *a)
 								: SL_AGGV_OTHER;
 }
 
-/* sl_agg_save_raw_at through the view: the same bytes. */
+/* The saved bytes of group g of an avg or a min/max/first/last of a
+ * fixed-width value (sl_agg_view_save's other kinds). */
+static inline size_t sl_agg_save_other(const sl_agg *a, int64_t g,
+				       unsigned char *p)
+{
+	bool has = g < a->cap;
+	uint8_t f;
+	if (a->fn == SL_AGGFN_AVG) {
+		memcpy(p, has ? &a->dsum[g] : &(double){ 0 }, 8);
+		return 8 + sl_agg_raw_uvar(p + 8, has ? (uint64_t)a->cnt[g] : 0);
+	}
+	f = (uint8_t)((has && a->has[g]) | (has && a->vnull[g] ? 2 : 0));
+	p[0] = f;
+	if (f != 1 || a->w == 0)
+		return 1;
+	memcpy(p + 1, a->vals + (size_t)g * (size_t)a->w, (size_t)a->w);
+	return 1 + (size_t)a->w;
+}
+
+/* Group g's saved bytes (sl_agg_save_raw, agg.h) at p through the view:
+ * the one definition of the layout (a count: uvar; a sum: a has byte,
+ * then the zigzag uvar of a BIGINT or the DOUBLE's 8 bytes, written
+ * also when it has none: room for sl_agg_save_max is the caller's). */
 static inline __attribute__((always_inline)) size_t
 sl_agg_view_save(const sl_agg_view *v, int64_t g, unsigned char *p)
 {
@@ -136,8 +128,17 @@ sl_agg_view_save(const sl_agg_view *v, int64_t g, unsigned char *p)
 		p[0] = f;
 		return f ? 1 + sl_agg_raw_uvar(p + 1, sl_agg_zigzag(v->isum[g]))
 			 : 1;
-	default: return sl_agg_save_raw_at(v->a, g, p);
+	default: return sl_agg_save_other(v->a, g, p);
 	}
+}
+
+/* sl_agg_save_raw of one group: the view made on the spot. */
+static inline __attribute__((always_inline)) size_t
+sl_agg_save_raw_at(const sl_agg *a, int64_t g, unsigned char *p)
+{
+	sl_agg_view v;
+	sl_agg_view_of(&v, a);
+	return sl_agg_view_save(&v, g, p);
 }
 
 #endif
