@@ -1777,7 +1777,8 @@ static bool pick_windows(const sl_livetab *t, uint8_t *sel, int st0, int st1)
 static int lt_write(void *impl, bool full, sl_state_sink *k)
 {
 	sl_livetab *t = impl;
-	uint8_t *sel = malloc((size_t)t->nwin + 1);
+	uint8_t few[64], /* the windows' selection: no allocation a batch */
+	    *sel = t->nwin < 64 ? few : malloc((size_t)t->nwin + 1);
 	int rc = 0;
 	coder c;
 	if (sel == NULL)
@@ -1795,7 +1796,8 @@ static int lt_write(void *impl, bool full, sl_state_sink *k)
 			rc = write_list(t, &c, t->dl, t->dl_n, sel, k);
 	}
 	coder_settle(&c);
-	free(sel);
+	if (sel != few)
+		free(sel);
 	return rc;
 }
 
