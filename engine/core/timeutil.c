@@ -814,3 +814,51 @@ void sl_duration_format(int64_t us, sl_buf *out)
 		first = false;
 	}
 }
+
+int sl_time_conf_parse(const char *key, const char *s, int64_t *us,
+		       sl_err *err)
+{
+	static const struct {
+		const char *name;
+		int64_t us;
+	} tunits[] = { { "us", 1 },
+		      { "ms", 1000 },
+		      { "s", SL_US_PER_SEC },
+		      { "m", SL_US_PER_MIN },
+		      { "min", SL_US_PER_MIN },
+		      { "h", SL_US_PER_HOUR },
+		      { "d", SL_US_PER_DAY } };
+	const char *p = skip_ws(s), *u;
+	int64_t v = 0, mul = 1000; /* a bare number: milliseconds */
+	size_t i, n;
+	bool digits = false;
+	for (; *p >= '0' && *p <= '9'; p++, digits = true)
+		if (v > (INT64_MAX - 9) / 10)
+			goto bad;
+		else
+			v = v * 10 + (*p - '0');
+	for (u = p; isalpha((unsigned char)*p); p++)
+		;
+	n = (size_t)(p - u);
+	if (!digits || *skip_ws(p) != '\0')
+		goto bad;
+	if (n > 0) {
+		for (i = 0; i < sizeof tunits / sizeof tunits[0]; i++)
+			if (strlen(tunits[i].name) == n &&
+			    strncasecmp(u, tunits[i].name, n) == 0)
+				break;
+		if (i == sizeof tunits / sizeof tunits[0])
+			goto bad;
+		mul = tunits[i].us;
+	}
+	if (v > INT64_MAX / mul)
+		goto bad;
+	*us = v * mul;
+	return 0;
+bad:
+	return sl_err_set(err, SL_EINVAL,
+			  "%s should be a time (a whole number and a unit us, "
+			  "ms, s, m, min, h or d; a bare number is "
+			  "milliseconds), but was %s",
+			  key, s);
+}

@@ -74,5 +74,12 @@ int sl_duration_parse(const char *s, int64_t *us, sl_err *err);
 /* Print a duration the way a learner reads it: "10 minutes", "1 hour 30
  * minutes", "500 milliseconds". */
 void sl_duration_format(int64_t us, sl_buf *out);
+/* Parse a Spark time conf (JavaUtils.timeStringAs, what a timeConf such
+ * as spark.sql.streaming.stateStore.maintenanceInterval takes): trimmed,
+ * case-insensitive, a non-negative integer and a unit us, ms, s, m, min,
+ * h or d, or a bare integer in milliseconds ("60s", "500", "1m").
+ * Errors: SL_EINVAL "<key> should be a time ..., but was <val>". */
+int sl_time_conf_parse(const char *key, const char *s, int64_t *us,
+		       sl_err *err);
 
 #endif

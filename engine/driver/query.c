@@ -170,6 +170,7 @@ static void destroy(sl_query *q)
 	sl_ckpt_offsets_release(&q->replay_off);
 	free(q->ckdir);
 	free(q->ckpt_json);
+	free(q->snap_base);
 	free(q->format);
 	sl_options_release(&q->sink_opts);
 	free(q->src);

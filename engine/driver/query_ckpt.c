@@ -59,6 +59,7 @@
 #define CONF_POLICY   "spark.sql.streaming.multipleWatermarkPolicy"
 #define CONF_MULTI    "spark.sql.streaming.statefulOperator.allowMultiple"
 #define CONF_PROVIDER "spark.sql.streaming.stateStore.providerClass"
+#define CONF_MAINT    "spark.sql.streaming.stateStore.maintenanceInterval"
 #define PROVIDER                                                               \
 	"org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 
@@ -122,11 +123,17 @@ int sl_query_ckpt_open(sl_query *q, const sl_query_opts *o,
 		       const sl_query *from, sl_err *err)
 {
 	char *dir = NULL, *id = NULL, *fp = NULL, *abs;
+	const char *mi;
 	bool temp = false;
 	int rc;
 	q->retain = conf_int(q, "spark.sql.streaming.minBatchesToRetain", 100);
 	q->snap_every = conf_int(
 	    q, "spark.sql.streaming.stateStore.minDeltasForSnapshot", 10);
+	mi = sl_session_conf_get(q->sess, CONF_MAINT);
+	if (mi == NULL || sl_time_conf_parse(CONF_MAINT, mi, &q->maint_us,
+					     NULL) < 0) /* spark.conf checked it */
+		q->maint_us = 60 * SL_US_PER_SEC;
+	q->maint_next_us = INT64_MIN;
 	q->ck_torn_id = -1;
 	if ((q->crash = sl_crash_new()) == NULL)
 		return sl_err_nomem(err);
@@ -310,13 +317,30 @@ static void restore_confs(sl_query *q, const sl_options *conf)
 		q->wm.allow_multiple = strcasecmp(am, "false") != 0;
 }
 
+/* q->snap_base for the query's stores (all 0: no snapshot yet). */
+static int snap_bases(sl_query *q, sl_err *err)
+{
+	int n = sl_exec_stream_nstores(q->root);
+	if (q->nsnap_base == n)
+		return 0;
+	free(q->snap_base);
+	q->nsnap_base = 0;
+	if (n > 0 && (q->snap_base = calloc((size_t)n, sizeof *q->snap_base)) ==
+			 NULL)
+		return sl_err_nomem(err);
+	q->nsnap_base = n;
+	return 0;
+}
+
 static int load_stores(sl_query *q, int64_t version, sl_err *err)
 {
 	int i, rc, n = sl_exec_stream_nstores(q->root);
+	if ((rc = snap_bases(q, err)) < 0)
+		return rc;
 	for (i = 0; i < n; i++)
 		if ((rc = sl_ckpt_state_load(q->ck, i, version,
 					     sl_exec_stream_store(q->root, i),
-					     err)) < 0)
+					     &q->snap_base[i], err)) < 0)
 			return rc;
 	sl_exec_stream_restored(q->root);
 	return 0;
@@ -731,15 +755,49 @@ int sl_query_ckpt_offsets(sl_query *q, int64_t id, int64_t ts_us, int64_t wm_ms,
 	return rc;
 }
 
+/* Whether this batch (at ts) is a maintenance pass: the first one
+ * maint_us of the engine's clock after the first batch, then every
+ * maint_us (Spark's MaintenanceTask at a fixed rate; a clock that jumps
+ * past several ticks gets one pass). */
+static bool maintenance_due(sl_query *q, int64_t ts)
+{
+	if (q->maint_next_us == INT64_MIN)
+		q->maint_next_us =
+		    ts > INT64_MAX - q->maint_us ? INT64_MAX : ts + q->maint_us;
+	if (ts < q->maint_next_us)
+		return false;
+	if (q->maint_us <= 0)
+		q->maint_next_us = ts;
+	else if ((ts - q->maint_next_us) / q->maint_us <
+		 (INT64_MAX - q->maint_next_us) / q->maint_us - 1)
+		q->maint_next_us +=
+		    ((ts - q->maint_next_us) / q->maint_us + 1) * q->maint_us;
+	else
+		q->maint_next_us = INT64_MAX;
+	return true;
+}
+
 int sl_query_ckpt_state(sl_query *q, int64_t id, sl_err *err)
 {
 	int i, rc, n = q->ck ? sl_exec_stream_nstores(q->root) : 0;
 	int64_t v = id + 1;
-	for (i = 0; i < n; i++)
+	bool due;
+	if (n > 0 && (rc = snap_bases(q, err)) < 0)
+		return rc;
+	due = n > 0 && maintenance_due(q, q->ctx.batch_ts_us);
+	for (i = 0; i < n; i++) {
+		/* Spark's doSnapshot: a snapshot of the newest version once
+		 * minDeltasForSnapshot deltas follow the last one (Spark:
+		 * more than; here at the K-th, so a maintenance pass every
+		 * batch, interval 0, gives versions K, 2K, ...) */
+		bool snap = due && v - q->snap_base[i] >= q->snap_every;
 		if ((rc = sl_ckpt_state_save(
-			 q->ck, i, sl_exec_stream_store(q->root, i), v,
-			 v % q->snap_every == 0, q->crash, id, err)) < 0)
+			 q->ck, i, sl_exec_stream_store(q->root, i), v, snap,
+			 q->crash, id, err)) < 0)
 			return rc;
+		if (snap)
+			q->snap_base[i] = v;
+	}
 	/* a query without state still passes the three points (with state,
 	 * the delta's write hit the first two already when armed) */
 	if ((rc = sl_query_crash_at(q, "mid-state", id, err)) < 0 ||

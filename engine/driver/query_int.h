@@ -169,6 +169,14 @@ struct sl_query {
 	bool clean_stop;      /* stopped without an exception */
 	int64_t retain;       /* minBatchesToRetain */
 	int64_t snap_every;   /* minDeltasForSnapshot */
+	/* state maintenance (sl_query_ckpt_state): every maint_us of the
+	 * engine's clock (stateStore.maintenanceInterval), from the first
+	 * batch; maint_next_us the batch time of the next one (INT64_MIN
+	 * before the first batch); snap_base[i] the version store i's newest
+	 * snapshot holds (0: none), nsnap_base of them (malloc'd) */
+	int64_t maint_us, maint_next_us;
+	int64_t *snap_base;
+	int nsnap_base;
 	bool replay;          /* the next batch re-runs replay_id */
 	int64_t replay_id;
 	sl_ckpt_offsets replay_off; /* offsets/replay_id as logged */

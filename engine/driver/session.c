@@ -29,6 +29,7 @@
 
 #include "driver/query.h"
 #include "sinks/sink.h"
+#include "core/timeutil.h"
 
 typedef struct listener {
 	int handle;
@@ -115,6 +116,12 @@ static int check_retain(const char *key, char *val, sl_err *err)
 	return rc;
 }
 
+static int check_time(const char *key, char *val, sl_err *err)
+{
+	int64_t us;
+	return sl_time_conf_parse(key, val, &us, err);
+}
+
 static int check_partitions(const char *key, char *val, sl_err *err)
 {
 	long v;
@@ -166,6 +173,8 @@ static const struct conf_def {
 	{ "spark.sql.streaming.minBatchesToRetain", "100", check_retain },
 	{ "spark.sql.streaming.stateStore.minDeltasForSnapshot", "10",
 	  check_int },
+	{ "spark.sql.streaming.stateStore.maintenanceInterval", "60s",
+	  check_time },
 	{ "spark.sql.streaming.fileSink.log.compactInterval", "10", check_int },
 	{ "spark.sql.streaming.fileSink.log.deletion", "true", check_bool },
 	{ "spark.sql.streaming.fileSource.log.compactInterval", "10",

@@ -932,7 +932,7 @@ static int collect_state(sl_state_read *r, const sl_state_read_opts *o, ents *l,
 	int rc;
 	if (s == NULL)
 		return sl_err_nomem(err);
-	rc = sl_ckpt_state_load(r->ck, o->operator_id, o->batch_id + 1, s, err);
+	rc = sl_ckpt_state_load(r->ck, o->operator_id, o->batch_id + 1, s, NULL, err);
 	if (rc < 0) {
 		char pre[64];
 		snprintf(pre, sizeof pre, "cannot load the state of batch %lld",

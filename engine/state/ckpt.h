@@ -9,7 +9,10 @@
  *   sources/<i>/...         per-source logs (the file source writes them)
  *   state/<op>/0/<V>.delta  our binary records, LZ4-compressed (Spark's
  *                           default state codec), + length + CRC-32 trailer;
- *   state/<op>/0/<V>.snapshot  every minDeltasForSnapshot versions
+ *   state/<op>/0/<V>.snapshot  at a maintenance pass (every
+ *                           stateStore.maintenanceInterval of the engine's
+ *                           clock, 60 s) once minDeltasForSnapshot (10)
+ *                           deltas follow the last one (query_ckpt.c)
  *
  * Every file is written with sl_fs_write_atomic (temp, fsync, link or
  * rename, fsync dir), or without its fsyncs for a temporary checkpoint
@@ -143,9 +146,10 @@ int sl_ckpt_state_save(sl_ckpt *c, int op, sl_state *s, int64_t version,
 		       bool snapshot, sl_crash *crash, int64_t batch,
 		       sl_err *err);
 /* Load version into s (reset first): the newest snapshot <= version plus
- * the deltas after it.  A missing or torn file is an error naming it. */
+ * the deltas after it; *base (may be NULL) = the snapshot's version, 0
+ * when none was read.  A missing or torn file is an error naming it. */
 int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
-		       sl_err *err);
+		       int64_t *base, sl_err *err);
 /* The records of version's delta of operator op, in file order (the
  * removes, then the puts: apply them in order), through
  * fn(ud, key, klen, val, vlen), val NULL for a removed key; stops at a

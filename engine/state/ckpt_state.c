@@ -631,7 +631,7 @@ int sl_ckpt_state_delta(sl_ckpt *c, int op, int64_t version, sl_state_fn fn,
 }
 
 int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
-		       sl_err *err)
+		       int64_t *base, sl_err *err)
 {
 	char dir[4200], p[4400];
 	int64_t *snaps = NULL, from = 0, v;
@@ -639,6 +639,8 @@ int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
 	snprintf(dir, sizeof dir, "%s/state/%d/0", c->dir, op);
 	ckpt_snap_join(c, INT64_MAX, -1, -1);
 	sl_state_reset(s, 0);
+	if (base != NULL)
+		*base = 0;
 	if (version <= 0)
 		return 0;
 	if ((rc = sl_fs_list_ids(dir, ".snapshot", &snaps, &n, err)) < 0)
@@ -659,6 +661,8 @@ int sl_ckpt_state_load(sl_ckpt *c, int op, int64_t version, sl_state *s,
 	free(snaps);
 	if (from == 0)
 		sl_state_reset(s, 0);
+	if (base != NULL)
+		*base = from;
 	for (v = from + 1; v <= version; v++) {
 		snprintf(p, sizeof p, "%s/%lld.delta", dir, (long long)v);
 		if ((rc = apply_file(p, s, err)) < 0) {

@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sl_ckpt_offsets_release(&o);
 		sl_ckpt_read_commit(c, 0, &wm, NULL);
 		if ((s = sl_state_new()) != NULL) {
-			sl_ckpt_state_load(c, 0, 1, s, NULL);
+			sl_ckpt_state_load(c, 0, 1, s, NULL, NULL);
 			sl_state_free(s);
 		}
 		sl_ckpt_close(c);

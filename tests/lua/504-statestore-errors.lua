@@ -26,6 +26,7 @@ end
 do
   spark.conf:set("spark.sql.streaming.minBatchesToRetain", "2")
   spark.conf:set("spark.sql.streaming.stateStore.minDeltasForSnapshot", "2")
+  spark.conf:set("spark.sql.streaming.stateStore.maintenanceInterval", "0")
   local ck = T.tempdir() .. "/retain"
   local ms, q = counting(ck)
   for i = 1, 8 do
@@ -35,6 +36,7 @@ do
   q:stop()
   spark.conf:unset("spark.sql.streaming.minBatchesToRetain")
   spark.conf:unset("spark.sql.streaming.stateStore.minDeltasForSnapshot")
+  spark.conf:unset("spark.sql.streaming.stateStore.maintenanceInterval")
   local meta = T.rows(spark.read:format("state-metadata"):load(ck):selectExpr("minBatchId", "maxBatchId"))
   local lo, hi = meta[1][1], meta[1][2]
   T.is(hi, 7, "state-metadata: maxBatchId is the last committed batch")

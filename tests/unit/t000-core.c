@@ -251,6 +251,34 @@ static void test_time(void)
 	ok(sl_duration_parse("-10 seconds", &us, NULL) == 0 &&
 		   us == -10 * SL_US_PER_SEC,
 	   "negative duration parses");
+	/* Spark's time confs (JavaUtils.timeStringAs): a bare number is ms */
+	ok(sl_time_conf_parse("k", "60s", &us, NULL) == 0 &&
+		   us == 60 * SL_US_PER_SEC,
+	   "time conf 60s");
+	ok(sl_time_conf_parse("k", " 500 ", &us, NULL) == 0 && us == 500000,
+	   "time conf: a bare number is milliseconds");
+	ok(sl_time_conf_parse("k", "2MIN", &us, NULL) == 0 &&
+		   us == 2 * SL_US_PER_MIN,
+	   "time conf: units case-insensitive");
+	ok(sl_time_conf_parse("k", "0", &us, NULL) == 0 && us == 0,
+	   "time conf 0");
+	ok(sl_time_conf_parse("k", "1d", &us, NULL) == 0 &&
+		   us == SL_US_PER_DAY,
+	   "time conf 1d");
+	ok(sl_time_conf_parse("k", "-1s", &us, NULL) == SL_EINVAL &&
+		   sl_time_conf_parse("k", "10 sec", &us, NULL) == SL_EINVAL &&
+		   sl_time_conf_parse("k", "s", &us, NULL) == SL_EINVAL &&
+		   sl_time_conf_parse("k", "99999999999999999999", &us,
+				      NULL) == SL_EINVAL &&
+		   sl_time_conf_parse("k", "9999999999999d", &us, NULL) ==
+		       SL_EINVAL,
+	   "time conf: negative, unknown unit, no number, overflow refused");
+	ok(sl_time_conf_parse("spark.x", "ten", &us, &err) == SL_EINVAL,
+	   "time conf error");
+	is_str(err.msg,
+	       "spark.x should be a time (a whole number and a unit us, ms, s, "
+	       "m, min, h or d; a bare number is milliseconds), but was ten",
+	       "time conf error message names the key and the value");
 	ok(sl_duration_parse("1 foo", &us, &err) == SL_EPARSE, "bad unit");
 	is_str(err.msg, "invalid interval '1 foo': unknown unit 'foo'",
 	       "bad unit message");

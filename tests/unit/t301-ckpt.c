@@ -196,7 +196,7 @@ static void state_files(void)
 		   "save version %lld", (long long)v);
 		sl_state_commit(s, NULL);
 	}
-	ok(sl_ckpt_state_load(c, 0, 12, r, &err) == 0 &&
+	ok(sl_ckpt_state_load(c, 0, 12, r, NULL, &err) == 0 &&
 		   sl_state_num_rows(r) == sl_state_num_rows(s) &&
 		   sl_state_version(r) == 12,
 	   "load version 12 (snapshot 10 + 2 deltas): %lld rows",
@@ -205,25 +205,25 @@ static void state_files(void)
 	ok(sl_state_get(r, &k, sizeof k, &n) != NULL, "a key of version 11 is there");
 	k = 100;
 	ok(sl_state_get(r, &k, sizeof k, &n) == NULL, "a removed key is gone");
-	ok(sl_ckpt_state_load(c, 0, 5, r, &err) == 0 && sl_state_num_rows(r) == 5 * 5 - 3,
+	ok(sl_ckpt_state_load(c, 0, 5, r, NULL, &err) == 0 && sl_state_num_rows(r) == 5 * 5 - 3,
 	   "load an older version 5: %lld rows", (long long)sl_state_num_rows(r));
 	/* a torn snapshot falls back to deltas */
 	snprintf(p, sizeof p, "st/state/0/0/10.snapshot");
 	spit(p, "SLSDxx");
-	ok(sl_ckpt_state_load(c, 0, 12, r, &err) == 0 &&
+	ok(sl_ckpt_state_load(c, 0, 12, r, NULL, &err) == 0 &&
 		   sl_state_num_rows(r) == sl_state_num_rows(s),
 	   "a corrupt snapshot falls back to the deltas");
 	/* a crash in the middle of writing a delta leaves a torn temp file */
 	sl_crash_arm(cr, "mid-state", &err);
 	ok(sl_ckpt_state_save(c, 0, s, 13, false, cr, 12, &err) == SL_ECRASH,
 	   "mid-state crash: %s", err.msg);
-	ok(sl_ckpt_state_load(c, 0, 13, r, &err) == SL_ECHECKPOINT &&
+	ok(sl_ckpt_state_load(c, 0, 13, r, NULL, &err) == SL_ECHECKPOINT &&
 		   strstr(err.msg, "13.delta") != NULL,
 	   "version 13 is not there: %s", err.msg);
 	ok(sl_ckpt_sweep(c) == 1, "sweep removes the torn temp file");
 	snprintf(p, sizeof p, "st/state/0/0/12.delta");
 	spit(p, "SLSD garbage that is long enough");
-	ok(sl_ckpt_state_load(c, 0, 12, r, &err) == SL_ECHECKPOINT &&
+	ok(sl_ckpt_state_load(c, 0, 12, r, NULL, &err) == SL_ECHECKPOINT &&
 		   strstr(err.msg, "12.delta") != NULL &&
 		   strstr(err.msg, "checksum") != NULL,
 	   "a corrupt delta is refused with its name: %s", err.msg);

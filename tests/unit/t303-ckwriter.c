@@ -198,7 +198,7 @@ static void test_state_bare(void)
 	ok(head == 0x46534c53u,
 	   "it starts with the front-coded magic SLSF (a delta stays bare)");
 	ok(len < 5000 * 20, "and is smaller than its records (%zu bytes)", len);
-	is_int(sl_ckpt_state_load(c, 0, 1, back, &err), 0, "loads back");
+	is_int(sl_ckpt_state_load(c, 0, 1, back, NULL, &err), 0, "loads back");
 	is_int(sl_state_num_rows(back), 5000, "all 5000 rows");
 	v = sl_state_get(back, "key-04321", 9, &vlen);
 	ok(v != NULL && vlen == strlen("value-4321-30247") &&
@@ -216,7 +216,7 @@ static void test_state_bare(void)
 	       "write the damaged file");
 	free(data);
 	sl_err_clear(&err);
-	is_int(sl_ckpt_state_load(c, 0, 1, back, &err), SL_ECHECKPOINT,
+	is_int(sl_ckpt_state_load(c, 0, 1, back, NULL, &err), SL_ECHECKPOINT,
 	       "damaged records are refused");
 	ok(strstr(err.msg, "1.delta' is corrupt") != NULL, "naming it: %s", err.msg);
 	sl_ckpt_close(c);

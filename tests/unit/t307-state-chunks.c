@@ -155,7 +155,7 @@ static void test_snapshot(void)
 	       "version 1 with its snapshot (4 MB of records)");
 	/* a load joins the snapshot's thread; drop the delta so the
 	 * snapshot is what loads */
-	is_int(sl_ckpt_state_load(c, 0, 1, back, &err), 0, "load joins it");
+	is_int(sl_ckpt_state_load(c, 0, 1, back, NULL, &err), 0, "load joins it");
 	is_int(unlink(path("1.delta")), 0, "remove 1.delta");
 	is_int(sl_fs_read(path("1.snapshot"), &data, &len, NULL, &err), 0,
 	       "read 1.snapshot");
@@ -176,7 +176,7 @@ static void test_snapshot(void)
 	sl_buf_release(&raw);
 	free(data);
 	sl_state_reset(back, 0);
-	is_int(sl_ckpt_state_load(c, 0, 1, back, &err), 0,
+	is_int(sl_ckpt_state_load(c, 0, 1, back, NULL, &err), 0,
 	       "version 1 loads from the snapshot alone");
 	ok(same(back, 20000, 1), "every key with its value");
 	sl_ckpt_close(c);
@@ -245,7 +245,7 @@ static void test_big_delta(void)
 	       "a walk stops at fn's nonzero return, which it returns");
 	is_int(n.n, 50000, "there and no further");
 	/* version 1's snapshot (20 000 keys) under it: 90 000 keys back */
-	is_int(sl_ckpt_state_load(c, 0, 2, back, &err), 0,
+	is_int(sl_ckpt_state_load(c, 0, 2, back, NULL, &err), 0,
 	       "version 2 loads: snapshot 1, then delta 2");
 	ok(same(back, 90000, 2), "every key with the delta's value");
 
@@ -259,7 +259,7 @@ static void test_big_delta(void)
 	ok(strstr(err.msg, "2.delta' is corrupt") != NULL, "naming it: %s",
 	   err.msg);
 	sl_err_clear(&err);
-	is_int(sl_ckpt_state_load(c, 0, 2, back, &err), SL_ECHECKPOINT,
+	is_int(sl_ckpt_state_load(c, 0, 2, back, NULL, &err), SL_ECHECKPOINT,
 	       "and the load of version 2 fails");
 	is_int(sl_state_num_rows(back), 0, "leaving the store empty");
 
@@ -379,13 +379,13 @@ static void test_old_formats(void)
 	sl_buf_release(&raw);
 
 	c = sl_ckpt_open(dir, NULL);
-	is_int(sl_ckpt_state_load(c, 0, 1, back, &err), 0,
+	is_int(sl_ckpt_state_load(c, 0, 1, back, NULL, &err), 0,
 	       "a plain snapshot loads");
 	ok(same(back, 100, 3), "its 100 keys");
-	is_int(sl_ckpt_state_load(c, 0, 2, back, &err), 0,
+	is_int(sl_ckpt_state_load(c, 0, 2, back, NULL, &err), 0,
 	       "plus an SLSZ delta");
 	ok(same(back, 200, 3), "200 keys");
-	is_int(sl_ckpt_state_load(c, 0, 3, back, &err), 0,
+	is_int(sl_ckpt_state_load(c, 0, 3, back, NULL, &err), 0,
 	       "plus an SLSC delta of blocks cut mid-magic and mid-record");
 	ok(same(back, 300, 3), "300 keys");
 	sl_ckpt_close(c);
@@ -501,7 +501,7 @@ static void test_front(void)
 	ok(wk.puts == upd && wk.removes == rem,
 	   "every put (%d of %d) and remove (%d of %d) of version 2",
 	   wk.puts, upd, wk.removes, rem);
-	is_int(sl_ckpt_state_load(c, 0, 3, back, &err), 0,
+	is_int(sl_ckpt_state_load(c, 0, 3, back, NULL, &err), 0,
 	       "version 3 loads from three front-coded deltas");
 	cc.other = back;
 	sl_state_foreach(s, cmp_rec, &cc);
@@ -519,7 +519,7 @@ static void test_front(void)
 				 NULL, -1, NULL);
 	free(data);
 	sl_err_clear(&err);
-	is_int(sl_ckpt_state_load(c, 0, 3, back, &err), SL_ECHECKPOINT,
+	is_int(sl_ckpt_state_load(c, 0, 3, back, NULL, &err), SL_ECHECKPOINT,
 	       "a torn front-coded delta behind a matching CRC is refused");
 	ok(strstr(err.msg, "2.delta' is corrupt") != NULL, "naming it: %s",
 	   err.msg);
@@ -557,7 +557,7 @@ static void test_front(void)
 		(void)unlink(path(dn));
 	}
 	d = sl_ckpt_open(dir, NULL);
-	is_int(sl_ckpt_state_load(d, 0, 5, back, &err), 0,
+	is_int(sl_ckpt_state_load(d, 0, 5, back, NULL, &err), 0,
 	       "version 5 loads from the front-coded snapshot alone");
 	cc.other = back;
 	cc.bad = 0;

@@ -256,7 +256,7 @@ static void collect(const run *r, result *res)
 	if (c != NULL && last >= 0) {
 		sl_ckpt_read_commit(c, last, &res->wm, &err);
 		d.n = 0;
-		if (sl_ckpt_state_load(c, 0, last + 1, st, &err) == 0)
+		if (sl_ckpt_state_load(c, 0, last + 1, st, NULL, &err) == 0)
 			sl_state_foreach(st, dump_one, &d);
 		else
 			snprintf(res->state, sizeof res->state, "(%s)", err.msg);

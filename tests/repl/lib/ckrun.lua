@@ -20,6 +20,9 @@ spark.clock:manual("2026-01-01 15:00:00")
 if os.getenv("CKRUN_RETAIN") then
   spark.conf:set("spark.sql.streaming.minBatchesToRetain", os.getenv("CKRUN_RETAIN"))
 end
+-- the clock never moves, so a state maintenance pass (a snapshot's
+-- chance) comes every batch, not every 60 s of it (Spark's default)
+spark.conf:set("spark.sql.streaming.stateStore.maintenanceInterval", "0")
 if os.getenv("CKRUN_SNAPSHOT") then
   spark.conf:set("spark.sql.streaming.stateStore.minDeltasForSnapshot", os.getenv("CKRUN_SNAPSHOT"))
 end

@@ -46,6 +46,9 @@ for _, m in ipairs(menu) do
 end
 
 spark.clock:manual("2026-01-01 12:00:00")
+-- a maintenance pass every batch (not every 60 s of the clock): both
+-- providers then write snapshots (every 10 versions) to compare
+spark.conf:set("spark.sql.streaming.stateStore.maintenanceInterval", "0")
 local ms = spark.memoryStream("ts STRING, k INT, b BOOLEAN, g BIGINT, dk DOUBLE, v BIGINT, d DOUBLE, nk INT")
 local df = ms:toDF():selectExpr(
   "IF(nk = 9, NULL, CAST(ts AS TIMESTAMP)) AS t",
