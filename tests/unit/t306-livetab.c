@@ -638,7 +638,7 @@ static void test_evicted_order(void)
 	sl_type *kt[2];
 	int wk, c, bad = 0, runs = 0;
 	for (wk = 0; wk < 2; wk++)
-		for (c = 0; c < 6; c++) {
+		for (c = 0; c < 8; c++) {
 			sl_livetab *lt;
 			sl_col *kc[2];
 			int32_t *g;
@@ -654,10 +654,14 @@ static void test_evicted_order(void)
 				int64_t s = (int64_t)(rnd() % (uint32_t)nwin) * MIN_;
 				sl_col_i64(kc[wk]->child[0])[i] = s;
 				sl_col_i64(kc[wk]->child[1])[i] = s + MIN_;
+				/* c 6, 7: keys first seen rising (in id
+				 * order: no sort) or falling */
 				sl_col_i64(kc[1 - wk])[i] =
-				    c >= 3 ? (int64_t)rnd() * (int64_t)rnd() *
-						 (rnd() % 2 ? 1 : -1)
-					   : (int64_t)(rnd() % 500) - 250;
+				    c == 6   ? i - n / 2
+				    : c == 7 ? n / 2 - i
+				    : c >= 3 ? (int64_t)rnd() * (int64_t)rnd() *
+						   (rnd() % 2 ? 1 : -1)
+					     : (int64_t)(rnd() % 500) - 250;
 				if (c == 5 && rnd() % 50 == 0)
 					sl_col_set_null(kc[1 - wk], i);
 			}
@@ -682,7 +686,8 @@ static void test_evicted_order(void)
 				sl_state_free(sl_livetab_store(lt));
 		}
 	is_int(bad, 0, "evicted entries in key order: window first or last, "
-		       "1-3 windows, near and far values, NULLs (%d tables)",
+		       "1-3 windows, near and far values, NULLs, keys "
+		       "first seen in order or reversed (%d tables)",
 	       runs);
 	sl_type_free(ws);
 }
