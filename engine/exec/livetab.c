@@ -1555,6 +1555,23 @@ static void coder_settle(coder *c)
 	c->common = false;
 }
 
+/* The key part of a common key of word v (sign-flipped) at o, in the
+ * window of the last key, whose word was cv: its 20 bytes and the
+ * word's leading ones shared, the rest the word's last bytes (x | 1:
+ * equal keys, never in one write, would share 27: still a valid
+ * record); 8 bytes of room past the record.  Returns its end. */
+static inline __attribute__((always_inline)) unsigned char *
+code_next_common(unsigned char *o, uint64_t v, uint64_t cv)
+{
+	uint64_t x = v ^ cv, w;
+	size_t rest = 8 - ((size_t)__builtin_clzll(x | 1) >> 3);
+	o[0] = (unsigned char)(28 - rest);
+	o[1] = (unsigned char)rest;
+	w = __builtin_bswap64(v) >> (64 - 8 * rest);
+	memcpy(o + 2, &w, 8);
+	return o + 2 + rest;
+}
+
 /* Entry id's key part at o (room SL_FRONT_MAX(KEY_MAX, 0) and 8 more
  * bytes) when it is not a common key in the last one's window (those
  * write_ids codes itself); returns its end. */
@@ -1631,7 +1648,7 @@ static int agg_shape(const sl_livetab *t)
 
 static inline __attribute__((always_inline)) int
 write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t lo, int64_t hi,
-	  const uint8_t *sel, bool rm, int shape, sl_state_sink *k)
+	  const uint8_t *sel, bool rm, sl_state_sink *k)
 {
 	size_t most = SL_FRONT_MAX(KEY_MAX, rm ? 0 : t->vmax) + 8;
 	const int32_t *wid = t->wid;
@@ -1664,19 +1681,8 @@ write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t lo, int64_t hi,
 				continue;
 			m++;
 			if (cm && wid[id] == cw && km[id] == 0) {
-				/* a common key in the last one's window: its 20
-				 * bytes and the word's leading ones shared, the
-				 * rest the word's last bytes (x | 1: equal keys,
-				 * never in one write, would share 27: still a
-				 * valid record) */
-				uint64_t v = kw[id] ^ SIGN, x = v ^ cv, w;
-				size_t rest =
-				    8 - ((size_t)__builtin_clzll(x | 1) >> 3);
-				o[0] = (unsigned char)(28 - rest);
-				o[1] = (unsigned char)rest;
-				w = __builtin_bswap64(v) >> (64 - 8 * rest);
-				memcpy(o + 2, &w, 8);
-				o += 2 + rest;
+				uint64_t v = kw[id] ^ SIGN;
+				o = code_next_common(o, v, cv);
 				cv = v;
 			} else {
 				c->common = cm;
@@ -1689,19 +1695,6 @@ write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t lo, int64_t hi,
 			}
 			if (rm) {
 				*o++ = 0;
-				continue;
-			}
-			if (shape != SHAPE_ANY) { /* short_v, na == 2 */
-				q = o + 1;
-				vl = sl_agg_view_save_as(&av[0], SL_AGGV_COUNT,
-							 id, q);
-				vl += sl_agg_view_save_as(
-				    &av[1],
-				    shape == SHAPE_CNT_DSUM ? SL_AGGV_DSUM
-							    : SL_AGGV_ISUM,
-				    id, q + vl);
-				o[0] = (unsigned char)(vl + 1);
-				o = q + vl;
 				continue;
 			}
 			q = o + (short_v ? 1 : 5);
@@ -1740,36 +1733,140 @@ static __attribute__((noinline)) int
 write_range(sl_livetab *t, coder *c, int64_t n, const uint8_t *sel,
 	    sl_state_sink *k)
 {
-	return write_ids(t, c, NULL, 0, n, sel, false, SHAPE_ANY, k);
+	return write_ids(t, c, NULL, 0, n, sel, false, k);
 }
 
 static __attribute__((noinline)) int
 write_range_rm(sl_livetab *t, coder *c, int64_t n, const uint8_t *sel,
 	       sl_state_sink *k)
 {
-	return write_ids(t, c, NULL, 0, n, sel, true, SHAPE_ANY, k);
+	return write_ids(t, c, NULL, 0, n, sel, true, k);
 }
 
 static __attribute__((noinline)) int
 write_list(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
 	   const uint8_t *sel, sl_state_sink *k)
 {
-	return write_ids(t, c, ids, 0, n, sel, false, SHAPE_ANY, k);
+	return write_ids(t, c, ids, 0, n, sel, false, k);
 }
 
-/* The delta's puts of count + sum (agg_shape). */
+/* The delta's puts of count + sum (agg_shape; isum: of a BIGINT), the
+ * dirty list's common keys in the last one's window first: one test of
+ * the entry's window, flags and mask, then its key's last bytes and
+ * the two values straight from the arrays (the layout sl_agg_view_save
+ * writes: a count's uvar, the has byte, the DOUBLE's 8 bytes or the
+ * BIGINT's zigzag uvar); anything else (another window, a key with a
+ * NULL, a removed entry) goes the general way, a record at a time. */
+static inline __attribute__((always_inline)) int
+write_puts_cs(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
+	      const uint8_t *sel, bool isum, sl_state_sink *k)
+{
+	size_t most = SL_FRONT_MAX(KEY_MAX, t->vmax) + 8;
+	const int32_t *wid = t->wid;
+	const uint32_t *km = t->km;
+	const uint64_t *kw = t->kw;
+	const uint8_t *fl = t->fl;
+	sl_agg_view av[2];
+	const int64_t *cnt;
+	const double *ds;
+	const int64_t *is;
+	const uint8_t *has;
+	int64_t vcap, i = 0;
+	if (sl_buf_failed(c->pv))
+		return SL_ENOMEM;
+	sl_agg_view_of(&av[0], t->aggs[0]);
+	sl_agg_view_of(&av[1], t->aggs[1]);
+	cnt = av[0].cnt;
+	ds = av[1].dsum;
+	is = av[1].isum;
+	has = av[1].has;
+	vcap = av[0].cap < av[1].cap ? av[0].cap : av[1].cap;
+	while (i < n) {
+		sl_buf *b = k->b;
+		unsigned char *o;
+		bool cm = c->common;
+		int32_t cw = c->wid;
+		uint64_t cv = c->v;
+		int64_t lim = n - i < WRITE_CHUNK ? n : i + WRITE_CHUNK;
+		if (!sl_buf_reserve(b, WRITE_CHUNK * most))
+			return SL_ENOMEM;
+		o = (unsigned char *)b->p + b->len;
+		for (; i < lim; i++) {
+			int32_t id = ids[i];
+			unsigned char *q;
+			size_t vl;
+			uint64_t x;
+			if (wid[id] == cw && cm && (fl[id] & FL_LIVE) &&
+			    km[id] == 0 && id < vcap) {
+				/* (its window is selected: the last
+				 * record's was) */
+				uint64_t v = kw[id] ^ SIGN;
+				o = code_next_common(o, v, cv);
+				cv = v;
+				q = o + 1;
+				x = (uint64_t)cnt[id];
+				if (x < 0x80) {
+					q[0] = (unsigned char)x;
+					vl = 1;
+				} else {
+					vl = sl_agg_raw_uvar(q, x);
+				}
+				q[vl] = has[id];
+				if (!isum) {
+					memcpy(q + vl + 1, &ds[id], 8);
+					vl += has[id] ? 9 : 1;
+				} else if (has[id]) {
+					vl += 1 + sl_agg_raw_uvar(
+						      q + vl + 1,
+						      sl_agg_zigzag(is[id]));
+				} else {
+					vl += 1;
+				}
+				o[0] = (unsigned char)(vl + 1);
+				o = q + vl;
+				continue;
+			}
+			if (!(fl[id] & FL_LIVE) || !sel[wid[id] + 1])
+				continue;
+			c->common = cm;
+			c->wid = cw;
+			c->v = cv;
+			o = code_key_slow(t, c, o, id);
+			cm = c->common;
+			cw = c->wid;
+			cv = c->v;
+			q = o + 1;
+			vl = sl_agg_view_save(&av[0], id, q);
+			vl += sl_agg_view_save(&av[1], id, q + vl);
+			o[0] = (unsigned char)(vl + 1);
+			o = q + vl;
+		}
+		c->common = cm;
+		c->wid = cw;
+		c->v = cv;
+		b->len = (size_t)((char *)o - b->p);
+		b->p[b->len] = '\0';
+		if (b->len >= k->limit && k->spill != NULL) {
+			k->spill(k->ud);
+			if (sl_buf_failed(k->b))
+				return SL_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static __attribute__((noinline)) int
 write_list_cd(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
 	      const uint8_t *sel, sl_state_sink *k)
 {
-	return write_ids(t, c, ids, 0, n, sel, false, SHAPE_CNT_DSUM, k);
+	return write_puts_cs(t, c, ids, n, sel, false, k);
 }
 
 static __attribute__((noinline)) int
 write_list_ci(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
 	      const uint8_t *sel, sl_state_sink *k)
 {
-	return write_ids(t, c, ids, 0, n, sel, false, SHAPE_CNT_ISUM, k);
+	return write_puts_cs(t, c, ids, n, sel, true, k);
 }
 
 /* The removes of the delta: the log's {u32 length, key} as records. */
