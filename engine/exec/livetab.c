@@ -1051,71 +1051,82 @@ probe1(sl_livetab *t, const uint64_t *pk, const uint32_t *pm, int64_t n,
 	const uint64_t *kw = t->kw;
 	const uint32_t *km = t->km;
 	uint8_t *fl = t->fl;
-	const lwin *win = t->win, *w = NULL;
+	const lwin *win = t->win;
 	uint64_t ring[RING];
 	int64_t i;
-	int32_t lw = -1;
+	int wi;
 	bool far = false;
-	for (lw = 0; lw < t->nwin; lw++)
+	for (wi = 0; wi < t->nwin; wi++)
 		far = far ||
-		      (win[lw].state == W_LIVE && win[lw].mask >= (1u << 15));
-	lw = -1;
+		      (win[wi].state == W_LIVE && win[wi].mask >= (1u << 15));
 	for (i = 0; far && i < AHEAD && i < n; i++)
 		ring[i] = hash_words(&pk[i], 1, pm ? pm[i] : 0);
-	for (i = 0; i < n; i++) {
-		uint64_t k = pk[i], j, x, mask, h;
-		uint32_t m = pm ? pm[i] : 0, tag;
-		int64_t id;
-		if (far) {
-			h = ring[i & (RING - 1)];
-			if (i + AHEAD < n) {
-				int64_t f = i + AHEAD;
-				const lwin *a = &win[pw[f]];
-				uint64_t hf = hash_words(&pk[f], 1,
-							 pm ? pm[f] : 0);
-				ring[f & (RING - 1)] = hf;
-				__builtin_prefetch(&a->slots[hf & a->mask]);
-			}
-		} else {
-			h = hash_words(&k, 1, m);
-		}
-		tag = (uint32_t)h;
-		if (pw[i] != lw)
-			w = &win[lw = pw[i]];
-		mask = w->mask;
-		j = h & mask;
-		for (;;) {
-			x = w->slots[j];
-			if (x == 0)
-				break;
-			id = (int64_t)(uint32_t)x - 1;
-			if ((uint32_t)(x >> 32) == tag && kw[id] == k &&
-			    km[id] == m)
-				break;
-			j = (j + 1) & mask;
-		}
-		if (x == 0) {
-			t->dl_n = dn;
-			if ((id = insert_at(t, lw, &k, m, h, j)) < 0)
-				return sl_err_nomem(err);
-			kw = t->kw;
-			km = t->km;
-			fl = t->fl;
-		}
-		if (!(fl[id] & FL_TCH)) {
-			if (dn < dcap) { /* touch(), inline */
-				dl[dn++] = (int32_t)id;
-				fl[id] |= FL_TCH;
+	for (i = 0; i < n;) {
+		/* a run of rows in one window (a tumbling window's batch is
+		 * one or two): its table in locals, reloaded after an insert
+		 * (which may grow it) */
+		const int32_t lw = pw[i];
+		const lwin *w = &win[lw];
+		const uint64_t *slots = w->slots;
+		uint64_t mask = w->mask;
+		int64_t e = i + 1;
+		while (e < n && pw[e] == lw)
+			e++;
+		for (; i < e; i++) {
+			uint64_t k = pk[i], j, x, h;
+			uint32_t m = pm ? pm[i] : 0, tag;
+			int64_t id;
+			if (far) {
+				h = ring[i & (RING - 1)];
+				if (i + AHEAD < n) {
+					int64_t f = i + AHEAD;
+					uint64_t hf = hash_words(
+					    &pk[f], 1, pm ? pm[f] : 0);
+					const lwin *a = f < e ? w : &win[pw[f]];
+					ring[f & (RING - 1)] = hf;
+					__builtin_prefetch(
+					    &a->slots[hf & a->mask]);
+				}
 			} else {
-				t->dl_n = dn;
-				if (touch_new(t, (int32_t)id) < 0)
-					return sl_err_nomem(err);
-				dl = t->dl;
-				dn = t->dl_n;
-				dcap = t->dl_cap;
+				h = hash_words(&k, 1, m);
 			}
+			tag = (uint32_t)h;
+			j = h & mask;
+			for (;;) {
+				x = slots[j];
+				if (x == 0)
+					break;
+				id = (int64_t)(uint32_t)x - 1;
+				if ((uint32_t)(x >> 32) == tag && kw[id] == k &&
+				    km[id] == m)
+					break;
+				j = (j + 1) & mask;
+			}
+			if (x == 0) {
+				t->dl_n = dn;
+				if ((id = insert_at(t, lw, &k, m, h, j)) < 0)
+					return sl_err_nomem(err);
+				kw = t->kw;
+				km = t->km;
+				fl = t->fl;
+				slots = w->slots;
+				mask = w->mask;
+			}
+			if (!(fl[id] & FL_TCH)) {
+				if (dn < dcap) { /* touch(), inline */
+					dl[dn++] = (int32_t)id;
+					fl[id] |= FL_TCH;
+				} else {
+					t->dl_n = dn;
+					if (touch_new(t, (int32_t)id) < 0)
+						return sl_err_nomem(err);
+					dl = t->dl;
+					dn = t->dl_n;
+					dcap = t->dl_cap;
+				}
+			}
+			gids[i] = (int32_t)id;
 		}
-		gids[i] = (int32_t)id;
 	}
 	t->dl_n = dn;
 	return 0;
