@@ -23,6 +23,18 @@
  * log of 1M keys was 32 MB at W1-1M's eviction), and the next version's
  * first write (or an empty commit, reset, set_version) frees them.
  *
+ * Slot arrays.  Fresh pages are dear here (each is faulted in and
+ * cleared by the kernel: at W1-1M the doublings of every window's table
+ * from 64 to 2M slots were a tenth of the process's CPU).  So a window
+ * starts near the size recent windows needed (win_presize), and the
+ * arrays of windows that leave for good (win_drop: DEAD, or empty and
+ * dropped by the abort of the version that made them) are kept as
+ * spares, at most NSPARE, and only of the sizes a new window or its one
+ * doubling asks for (spares_prune); a window takes a spare of the size
+ * it wants, cleared, before fresh memory.  An
+ * array is a window's from win_get until win_drop, whatever its state:
+ * a GONE window keeps its slots, so abort reinstates it as it was.
+ *
  * Versions.  An entry without TCH is touched for the first time in the
  * pending version: it takes TCH and joins the dirty list (dl), and,
  * unless new, its state (sl_agg_stash of each aggregate: a copy, no
@@ -54,6 +66,10 @@
 #define FL_TCH  4u /* touched (on the dirty list) in the pending version */
 
 enum { W_FREE, W_LIVE, W_GONE, W_EVICTING, W_DEAD };
+
+#define SLOTS_MIN 64 /* a window's first table, with nothing to go by */
+#define SLOTS_MAX ((uint64_t)1 << 24) /* the largest presize: 128 MiB */
+#define NSPARE    2 /* slot arrays kept for reuse */
 
 typedef struct lwin {
 	int64_t start, end;
@@ -90,6 +106,12 @@ struct sl_livetab {
 	lwin *win;
 	int nwin, wcap;
 	int32_t wcache[16]; /* a window's index by its start (win_get) */
+	/* slot arrays kept for reuse (slots_take), oldest first */
+	uint64_t *spare[NSPARE];
+	uint64_t spare_n[NSPARE]; /* their slot counts */
+	int nspare;
+	uint64_t hint; /* the slots the last window dropped with entries needed */
+	int64_t slots_fresh, slots_reused; /* arrays taken each way, ever */
 	/* versions */
 	int64_t version;
 	uint32_t gen;
@@ -113,7 +135,8 @@ struct sl_livetab {
 static const sl_state_provider live_pv;
 static void drop_dead(sl_livetab *t);
 static void ids_free(sl_livetab *t);
-static void win_drop(lwin *w);
+static void win_drop(sl_livetab *t, lwin *w);
+static void spares_free(sl_livetab *t);
 static int visit_evicted_keys(sl_livetab *t, sl_state_fn fn, void *ud);
 
 /* ------------------------------------------------------ setup */
@@ -169,8 +192,9 @@ static void lt_free(void *impl)
 	free(t->types);
 	free(t->ssz);
 	for (i = 0; i < t->nwin; i++)
-		win_drop(&t->win[i]);
+		win_drop(t, &t->win[i]);
 	free(t->win);
+	spares_free(t);
 	ids_free(t);
 	free(t->dl);
 	free(t->ub);
@@ -417,13 +441,152 @@ static int free_id(sl_livetab *t, int32_t id)
 
 /* ------------------------------------------------------ windows */
 
-static int win_slot_grow(lwin *w)
+/* The slots a window of n entries grows to from SLOTS_MIN (at most 3/4
+ * full: win_insert_at), up to SLOTS_MAX. */
+static uint64_t slots_for(int64_t n)
 {
-	uint64_t n = w->slots ? (w->mask + 1) * 2 : 64, i, mask = n - 1;
-	uint64_t *ns = sl_bigarr_calloc(n * sizeof *ns);
+	uint64_t s = SLOTS_MIN;
+	while (s < SLOTS_MAX && (uint64_t)n * 4 > s * 3)
+		s *= 2;
+	return s;
+}
+
+/* The index of a spare of n slots (the newest), or -1. */
+static int spare_find(const sl_livetab *t, uint64_t n)
+{
+	int i;
+	for (i = t->nspare; i-- > 0;)
+		if (t->spare_n[i] == n)
+			return i;
+	return -1;
+}
+
+/* Spare i out of the pool (the others keep their order). */
+static uint64_t *spare_out(sl_livetab *t, int i)
+{
+	uint64_t *p = t->spare[i];
+	for (; i + 1 < t->nspare; i++) {
+		t->spare[i] = t->spare[i + 1];
+		t->spare_n[i] = t->spare_n[i + 1];
+	}
+	t->nspare--;
+	return p;
+}
+
+static void spares_free(sl_livetab *t)
+{
+	while (t->nspare > 0) {
+		uint64_t n = t->spare_n[t->nspare - 1];
+		sl_bigarr_free(spare_out(t, t->nspare - 1), n * 8);
+	}
+}
+
+/* n zero slots: a spare of n cleared (its pages resident: a memset),
+ * else fresh memory; NULL when out of memory. */
+static uint64_t *slots_take(sl_livetab *t, uint64_t n)
+{
+	int i = spare_find(t, n);
+	uint64_t *p;
+	if (i >= 0) {
+		p = spare_out(t, i);
+		memset(p, 0, n * sizeof *p);
+		t->slots_reused++;
+		return p;
+	}
+	if ((p = sl_bigarr_calloc(n * sizeof *p)) == NULL)
+		return NULL;
+	sl_bigarr_advise_dense(p, n * sizeof *p); /* probed at random */
+	t->slots_fresh++;
+	return p;
+}
+
+/* Slot array p of n slots, whose contents are dead (NULL: nothing),
+ * into the pool; when that is full, the smallest of the pool and p goes
+ * back to memory (the largest are the dearest to make afresh). */
+static void slots_give(sl_livetab *t, uint64_t *p, uint64_t n)
+{
+	int i, s = 0;
+	if (p == NULL)
+		return;
+	if (t->nspare == NSPARE) {
+		for (i = 1; i < t->nspare; i++)
+			if (t->spare_n[i] < t->spare_n[s])
+				s = i;
+		if (n < t->spare_n[s]) {
+			sl_bigarr_free(p, n * 8);
+			return;
+		}
+		sl_bigarr_free(t->spare[s], t->spare_n[s] * 8);
+		(void)spare_out(t, s);
+	}
+	t->spare[t->nspare] = p;
+	t->spare_n[t->nspare++] = n;
+}
+
+/* What the table's recent windows needed: the largest open one's
+ * slots, or the last dropped one's (t->hint). */
+static uint64_t win_need(const sl_livetab *t)
+{
+	uint64_t n = t->hint, s;
+	int i;
+	for (i = 0; i < t->nwin; i++) {
+		const lwin *w = &t->win[i];
+		if (w->state == W_LIVE && !w->null && (s = slots_for(w->n)) > n)
+			n = s;
+	}
+	return n;
+}
+
+/* Spares no window will ask for go back to memory: a window starts at
+ * what recent windows needed or half of it (win_presize) and doubles
+ * from there, so only those two sizes are wanted; the need counts the
+ * open windows' tables too. */
+static void spares_prune(sl_livetab *t)
+{
+	uint64_t need = win_need(t);
+	int i;
+	for (i = 0; i < t->nwin; i++)
+		if (t->win[i].state == W_LIVE && !t->win[i].null &&
+		    t->win[i].mask + 1 > need)
+			need = t->win[i].mask + 1;
+	for (i = t->nspare; i-- > 0;)
+		if (t->spare_n[i] > need || t->spare_n[i] < need / 2) {
+			uint64_t n = t->spare_n[i];
+			sl_bigarr_free(spare_out(t, i), n * 8);
+		}
+}
+
+/* The slots a new window's table starts with.  A steady stream of
+ * windows needs about the same each (every window of W1-1M holds the
+ * 1M keys: 2M slots, reached by 15 doublings from SLOTS_MIN that took
+ * 32 MB of fresh pages and rehashed 1.5M entries a window).  So: what
+ * recent windows needed, when a spare of that size is there; else half
+ * of it in fresh pages.  Half, because a fresh table comes while the
+ * window before is still open (the new window starts, then the
+ * watermark closes the old one), the overlap when the process holds
+ * the most (W1-1M's peak RSS is at that eviction's output); by the time
+ * the new window outgrows the half, the old window has left its array
+ * as a spare for the doubling.  The NULL window (rows of a NULL time)
+ * starts small: it is seldom like the others. */
+static uint64_t win_presize(const sl_livetab *t, bool null)
+{
+	uint64_t n = null ? SLOTS_MIN : win_need(t);
+	if (n <= SLOTS_MIN)
+		return SLOTS_MIN;
+	return spare_find(t, n) >= 0 ? n : n / 2;
+}
+
+/* Window w's table made at n slots (a power of two > its entries / 3 *
+ * 4), its entries moved over; the old array goes back to memory, not to
+ * the spares: kept, it stayed resident through the whole window (W1-1M:
+ * 8 MB for 60 batches), and the batches of those windows ran 5-20%
+ * slower (the checkpoint's page-cache copies then take pages the
+ * process did not give back, which are dearer on this VM). */
+static int win_slots_resize(sl_livetab *t, lwin *w, uint64_t n)
+{
+	uint64_t *ns = slots_take(t, n), i, mask = n - 1;
 	if (ns == NULL)
 		return SL_ENOMEM;
-	sl_bigarr_advise_dense(ns, n * sizeof *ns); /* probed at random */
 	for (i = 0; w->slots && i <= w->mask; i++) {
 		uint64_t x = w->slots[i], j;
 		if (x == 0)
@@ -433,11 +596,16 @@ static int win_slot_grow(lwin *w)
 			j = (j + 1) & mask;
 		ns[j] = x;
 	}
-	if (w->slots != NULL)
-		sl_bigarr_free(w->slots, (w->mask + 1) * sizeof *ns);
+	sl_bigarr_free(w->slots, (w->mask + 1) * sizeof *ns);
 	w->slots = ns;
 	w->mask = mask;
 	return 0;
+}
+
+static int win_slot_grow(sl_livetab *t, lwin *w)
+{
+	assert(w->slots != NULL);
+	return win_slots_resize(t, w, (w->mask + 1) * 2);
 }
 
 /* The open window {start, end} (or the NULL one), made when absent;
@@ -479,29 +647,33 @@ static int win_get(sl_livetab *t, bool null, int64_t start, int64_t end)
 		memset(&t->win[f], 0, sizeof t->win[f]);
 	}
 	w = &t->win[f];
+	assert(w->slots == NULL); /* win_drop gave them away */
+	if (win_slots_resize(t, w, win_presize(t, null)) < 0)
+		return -1;
 	w->start = null ? 0 : start;
 	w->end = null ? 0 : end;
 	w->null = null;
 	w->state = W_LIVE;
 	w->born = t->gen;
 	w->n = 0;
-	if (w->slots == NULL && win_slot_grow(w) < 0) {
-		w->state = W_FREE;
-		return -1;
-	}
 	if (!null)
 		t->wcache[h] = f;
 	return f;
 }
 
-static void win_drop(lwin *w)
+/* Window w leaves for good (its entries freed or about to be): its
+ * array a spare, and what it held the table's hint for the next
+ * windows (an empty one, dropped by abort, tells nothing). */
+static void win_drop(sl_livetab *t, lwin *w)
 {
-	if (w->slots != NULL)
-		sl_bigarr_free(w->slots, (w->mask + 1) * sizeof *w->slots);
+	slots_give(t, w->slots, w->mask + 1);
 	w->slots = NULL;
 	w->mask = 0;
+	if (w->n > 0 && !w->null)
+		t->hint = slots_for(w->n);
 	w->n = 0;
-	w->state = W_FREE;
+	w->state = W_FREE; /* not open: win_need leaves it out */
+	spares_prune(t);
 }
 
 static inline bool id_eq(const sl_livetab *t, int32_t id, const uint64_t *k,
@@ -560,7 +732,7 @@ static int win_insert_at(sl_livetab *t, int32_t id, uint64_t h, uint64_t at)
 	lwin *w = &t->win[t->wid[id]];
 	uint64_t i;
 	if ((uint64_t)(w->n + 1) * 4 > (w->mask + 1) * 3) {
-		if (win_slot_grow(w) < 0)
+		if (win_slot_grow(t, w) < 0)
 			return SL_ENOMEM;
 		at = UINT64_MAX;
 	}
@@ -749,7 +921,7 @@ static void drop_dead(sl_livetab *t)
 	}
 	for (i = 0; i < t->nwin; i++)
 		if (t->win[i].state == W_DEAD)
-			win_drop(&t->win[i]);
+			win_drop(t, &t->win[i]);
 }
 
 /* The pending version's evictions and removes are for good (commit and
@@ -829,7 +1001,7 @@ static void lt_abort(void *impl)
 		for (i = 0; i < t->nwin; i++)
 			if (t->win[i].state == W_LIVE && t->win[i].n == 0 &&
 			    t->win[i].born == t->gen)
-				win_drop(&t->win[i]);
+				win_drop(t, &t->win[i]);
 		t->has_delta = false;
 		t->dl_n = 0;
 		sl_buf_clear(&t->rm);
@@ -847,7 +1019,7 @@ static void lt_reset(void *impl, int64_t v)
 		(void)sl_agg_clear(t->aggs[i], t->n);
 	t->acap = 0; /* reserved again at the next insert */
 	for (i = 0; i < t->nwin; i++)
-		win_drop(&t->win[i]);
+		win_drop(t, &t->win[i]);
 	t->nwin = 0;
 	t->n = 0;
 	t->nfree = 0;
@@ -908,6 +1080,8 @@ static size_t lt_memory(const void *impl)
 	for (i = 0; i < t->nwin; i++)
 		if (t->win[i].slots != NULL)
 			m += (t->win[i].mask + 1) * 8;
+	for (i = 0; i < t->nspare; i++)
+		m += t->spare_n[i] * 8;
 	for (i = 0; i < t->naggs; i++)
 		m += sl_agg_bytes(t->aggs[i]);
 	return m + (size_t)t->dl_cap * (4 + t->ustride) + t->rm.len;
@@ -2335,6 +2509,13 @@ int64_t sl_livetab_min_end(const sl_livetab *t)
 		    t->win[i].end < m)
 			m = t->win[i].end;
 	return m;
+}
+
+void sl_livetab_slot_arrays(const sl_livetab *t, int64_t *fresh,
+			    int64_t *reused)
+{
+	*fresh = t->slots_fresh;
+	*reused = t->slots_reused;
 }
 
 /* ------------------------------------------------------ by key bytes */

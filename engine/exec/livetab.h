@@ -124,5 +124,9 @@ int sl_livetab_rows(sl_livetab *t, const int32_t *ids, int64_t n, sl_col **kc,
 		    sl_agg **aggs, sl_err *err);
 /* The smallest end of an open (non-NULL) window, or INT64_MAX. */
 int64_t sl_livetab_min_end(const sl_livetab *t);
+/* The windows' slot arrays the table took, ever: *fresh from memory,
+ * *reused from the arrays of windows that left. */
+void sl_livetab_slot_arrays(const sl_livetab *t, int64_t *fresh,
+			    int64_t *reused);
 
 #endif

@@ -628,6 +628,94 @@ static void test_evict_whole(void)
 	sl_state_free(s);
 }
 
+/* One version of both stores: 5000 rows into window w (keys [-3, 1997):
+ * about 1840 entries, a table of 4096 slots), windows ending by wm
+ * evicted (wm 0: none), then committed or aborted; the problems found
+ * (the delta, then the snapshot, against the byte store's). */
+static int recycle_step(sl_state *old, sl_livetab *lt, int64_t w, int64_t wm,
+			bool commit)
+{
+	sl_state *s = sl_livetab_store(lt);
+	rows r;
+	int bad = 0;
+	make_rows(&r, 5000, w, 1, 2000);
+	bad += old_batch(old, &r) < 0 || new_batch(lt, &r) < 0;
+	if (wm > 0) {
+		evict_wm = wm;
+		bad += sl_state_remove_if(old, old_due, dcols, NULL, NULL, &err) !=
+		       sl_livetab_evict(lt, due, NULL, NULL, NULL, &err);
+	}
+	bad += !same_records(old, s, true);
+	if (commit) {
+		sl_state_commit(old, &err);
+		sl_state_commit(s, &err);
+	} else {
+		sl_state_abort(old);
+		sl_state_abort(s);
+	}
+	bad += !same_records(old, s, false) ||
+	       sl_state_num_rows(old) != sl_state_num_rows(s);
+	rows_free(&r);
+	return bad;
+}
+
+/* Slot arrays are recycled (livetab.c's "Slot arrays"): a window starts
+ * at what the windows before it needed (half of it in fresh memory when
+ * no spare has it all), and a window that leaves gives its array to the
+ * next; an aborted version's new window gives its array back; a window
+ * evicted and then reinstated by abort keeps its own, while a window
+ * opened in the same version takes another.  Every step against the
+ * byte store. */
+static void test_recycle(void)
+{
+	sl_state *old = sl_state_new();
+	sl_livetab *lt;
+	int64_t f0, r0, f1, r1, f2, r2;
+	int bad = 0;
+	nk = 2;
+	knulls = false;
+	lt = new_table();
+	bad += recycle_step(old, lt, 0, 0, true); /* window 0: 64 -> 4096 */
+	sl_livetab_slot_arrays(lt, &f0, &r0);
+	bad += recycle_step(old, lt, 1, 0, true); /* window 1 opens */
+	sl_livetab_slot_arrays(lt, &f1, &r1);
+	ok(f0 == 7 && r0 == 0 && r1 == 0 && f1 == f0 + 2,
+	   "window 0 grew from 64 slots in fresh arrays (%lld); window 1 "
+	   "beside it started at half its 4096 and doubled once (%lld fresh)",
+	   (long long)f0, (long long)(f1 - f0));
+	/* window 0 leaves; its array is a spare from the next write on */
+	bad += recycle_step(old, lt, 1, MIN_, true);
+	bad += recycle_step(old, lt, 2, 0, false); /* window 2, aborted */
+	bad += recycle_step(old, lt, 2, 0, true);  /* and again */
+	sl_livetab_slot_arrays(lt, &f2, &r2);
+	ok(f2 == f1 && r2 == r1 + 2,
+	   "window 2 took window 0's 4096 slots whole, gave them back at the "
+	   "abort and took them again (%lld fresh, %lld reused)",
+	   (long long)(f2 - f1), (long long)(r2 - r1));
+	/* window 3 opens while windows 1 and 2 are open (three at once: a
+	 * fresh half, doubled) and window 1 is evicted, then the version
+	 * aborted: window 1 is back with its entries, window 3 gone; then
+	 * both take rows, and windows come and go one at a time */
+	bad += recycle_step(old, lt, 3, 2 * MIN_, false);
+	sl_livetab_slot_arrays(lt, &f1, &r1);
+	bad += recycle_step(old, lt, 1, 0, true);
+	bad += recycle_step(old, lt, 3, 2 * MIN_, true);
+	bad += recycle_step(old, lt, 4, 3 * MIN_, true);
+	bad += recycle_step(old, lt, 5, 4 * MIN_, false);
+	bad += recycle_step(old, lt, 5, 4 * MIN_, true);
+	bad += recycle_step(old, lt, 6, 5 * MIN_, true);
+	sl_livetab_slot_arrays(lt, &f0, &r0);
+	ok(f1 == f2 + 2 && f0 == f1 && r0 == r1 + 5,
+	   "window 3 beside two open ones took fresh arrays (%lld); "
+	   "windows 3-6 then took only spares (%lld reused)",
+	   (long long)(f1 - f2), (long long)(r0 - r1));
+	is_int(bad, 0, "every step the byte store's delta and snapshot");
+	sl_state_free(old);
+	sl_state_free(sl_livetab_store(lt));
+	nk = NK;
+	knulls = true;
+}
+
 /* The order of the evicted entries of a window + BIGINT table (by their
  * one word, no key encoded) and of a BIGINT + window one, several
  * windows at once, NULLs or not, values far apart or not. */
@@ -739,6 +827,7 @@ int main(void)
 	aset = AG_3;
 	n_aggs = NA;
 	test_evict_whole();
+	test_recycle();
 	test_evicted_order();
 	for (k = 0; k < NK; k++)
 		sl_col_free(dcols[k]);
