@@ -86,6 +86,7 @@ struct sl_livetab {
 	int nkeys, wkey, nw;
 	uint8_t kind[32]; /* per key: its encoding (enc_kind) */
 	bool win_i64;     /* keys are (window, BIGINT/TIMESTAMP) */
+	bool runs;        /* one-word keys hashed in runs (hash_words) */
 	sl_type **types;  /* the array copied, the types borrowed */
 	int naggs;
 	sl_agg **aggs;
@@ -293,24 +294,30 @@ size_t sl_livetab_vmax(const sl_livetab *t)
 
 /* ------------------------------------------------------ words */
 
-/* A key's hash: its slot is hash & mask, its tag the low 32 bits.  One
- * word (window + one column) hashes w >> 3 and keeps w's last 3 bits as
- * the hash's: the 8 keys of a run k..k+7 share a cache line of slots (8
- * of 8 bytes) in the order of their keys, so a batch whose keys come in
- * runs (ids, counters, value % n) misses a line per 8 rows instead of a
- * line a row, and any other keys are spread by the hash of the rest as
- * before (keys of one residue mod 8 cluster at a line's first slot and
- * probe on within it).  W1-1M: the probe's time ~40% less (perf, 0.27-
- * 0.36 s -> 0.17-0.22 s a run). */
-static inline uint64_t hash_words(const uint64_t *w, int nw, uint32_t m)
+/* A key's hash: its slot is hash & mask, its tag the low 32 bits.
+ * runs (the table's t->runs, for one word: window + one column): hash
+ * w >> 3 and keep w's last 3 bits as the hash's, so the 8 keys of a run
+ * k..k+7 share a cache line of slots (8 of 8 bytes) in the order of
+ * their keys: a batch whose keys come in runs (ids, counters, value % n)
+ * misses a line per 8 rows instead of a line a row, and other keys are
+ * spread by the hash of the rest (one residue mod 8 clusters at a line's
+ * first slot and probes on within it).  W1-1M: the probe's time ~40%
+ * less (perf, 0.27-0.36 s -> 0.17-0.22 s a run).  A table takes it only
+ * once a window's slots are past the cache (use_runs): in a small table
+ * its longer probe chains (whole lines of 8 colliding) cost instructions
+ * and save no miss (W1 at 1k keys: the probe +40% instructions). */
+static inline uint64_t hash_words(const uint64_t *w, int nw, uint32_t m,
+				  bool runs)
 {
 	uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ m;
 	int j;
-	if (nw == 1) /* window + one column: most tables */
+	if (nw == 1 && runs)
 		return sl_hash_mix64(h ^ ((w[0] >> 3) *
 					  UINT64_C(0xbf58476d1ce4e5b9)))
 			   << 3 |
 		       (w[0] & 7);
+	if (nw == 1) /* window + one column: most tables */
+		return sl_hash_mix64(h ^ (w[0] * UINT64_C(0xbf58476d1ce4e5b9)));
 	for (j = 0; j < nw; j++)
 		h = (h ^ w[j]) * UINT64_C(0xbf58476d1ce4e5b9) + (h >> 29);
 	return sl_hash_mix64(h);
@@ -756,7 +763,8 @@ static int win_insert(sl_livetab *t, int32_t id, uint64_t h)
 
 static uint64_t id_hash(const sl_livetab *t, int32_t id)
 {
-	return hash_words(t->kw + (size_t)id * (size_t)t->nw, t->nw, t->km[id]);
+	return hash_words(t->kw + (size_t)id * (size_t)t->nw, t->nw, t->km[id],
+			  t->runs);
 }
 
 /* Take entry id out of its window's table. */
@@ -1108,6 +1116,52 @@ static int scratch(sl_livetab *t, int64_t n)
  * close to hide it (W1-1M: the probe's time 15% less at 32) */
 #define AHEAD 32
 
+/* Past RUNS_MIN slots in a window (512 KB, past the L2 cache), a table
+ * of one-word keys takes the run layout (hash_words): every window's
+ * slots are rehashed from their entries' keys, in place, once.  Called
+ * at the start of a probe, so no hash made before it is used after. */
+#define RUNS_MIN (UINT64_C(1) << 16)
+
+static int use_runs(sl_livetab *t)
+{
+	uint32_t *ids;
+	int64_t most = 0;
+	int i;
+	for (i = 0; !t->runs && t->nw == 1 && i < t->nwin; i++)
+		if (t->win[i].slots != NULL && t->win[i].mask + 1 >= RUNS_MIN)
+			break;
+	if (t->runs || t->nw != 1 || i == t->nwin)
+		return 0;
+	for (i = 0; i < t->nwin; i++)
+		most = t->win[i].slots != NULL && t->win[i].n > most
+			   ? t->win[i].n
+			   : most;
+	if ((ids = malloc((size_t)most * sizeof *ids + 1)) == NULL)
+		return SL_ENOMEM; /* nothing changed: the next probe tries */
+	t->runs = true;
+	for (i = 0; i < t->nwin; i++) {
+		lwin *w = &t->win[i];
+		uint64_t s, j;
+		int64_t m = 0, k;
+		if (w->slots == NULL)
+			continue;
+		for (s = 0; s <= w->mask; s++)
+			if (w->slots[s] != 0 && m < most)
+				ids[m++] = (uint32_t)w->slots[s] - 1;
+		memset(w->slots, 0, (w->mask + 1) * sizeof *w->slots);
+		for (k = 0; k < m; k++) {
+			uint64_t h = id_hash(t, (int32_t)ids[k]);
+			for (j = h & w->mask; w->slots[j] != 0;
+			     j = (j + 1) & w->mask)
+				;
+			w->slots[j] = (uint64_t)(uint32_t)h << 32 |
+				      (ids[k] + 1);
+		}
+	}
+	free(ids);
+	return 0;
+}
+
 /* Each row's words (t->pk) and mask (t->pm) of the keys but the window. */
 static void rows_words(sl_livetab *t, sl_col *const *cols, int64_t n)
 {
@@ -1196,12 +1250,12 @@ static void rows_hash(sl_livetab *t, int64_t n)
 	int64_t i;
 	if (t->nw == 1) {
 		for (i = 0; i < n; i++)
-			t->ph[i] = hash_words(t->pk + i, 1, t->pm[i]);
+			t->ph[i] = hash_words(t->pk + i, 1, t->pm[i], t->runs);
 		return;
 	}
 	for (i = 0; i < n; i++)
 		t->ph[i] = hash_words(t->pk + (size_t)i * (size_t)t->nw, t->nw,
-				      t->pm[i]);
+				      t->pm[i], t->runs);
 }
 
 /* The probe of window + one column (the common table): row i's word
@@ -1226,6 +1280,7 @@ probe1(sl_livetab *t, const uint64_t *pk, const uint32_t *pm, int64_t n,
 	const uint32_t *km = t->km;
 	uint8_t *fl = t->fl;
 	const lwin *win = t->win;
+	const bool runs = t->runs; /* use_runs switches between calls only */
 	uint64_t ring[RING];
 	int64_t i;
 	int wi;
@@ -1234,7 +1289,7 @@ probe1(sl_livetab *t, const uint64_t *pk, const uint32_t *pm, int64_t n,
 		far = far ||
 		      (win[wi].state == W_LIVE && win[wi].mask >= (1u << 15));
 	for (i = 0; far && i < AHEAD && i < n; i++)
-		ring[i] = hash_words(&pk[i], 1, pm ? pm[i] : 0);
+		ring[i] = hash_words(&pk[i], 1, pm ? pm[i] : 0, runs);
 	for (i = 0; i < n;) {
 		/* a run of rows in one window (a tumbling window's batch is
 		 * one or two): its table in locals, reloaded after an insert
@@ -1255,14 +1310,14 @@ probe1(sl_livetab *t, const uint64_t *pk, const uint32_t *pm, int64_t n,
 				if (i + AHEAD < n) {
 					int64_t f = i + AHEAD;
 					uint64_t hf = hash_words(
-					    &pk[f], 1, pm ? pm[f] : 0);
+					    &pk[f], 1, pm ? pm[f] : 0, runs);
 					const lwin *a = f < e ? w : &win[pw[f]];
 					ring[f & (RING - 1)] = hf;
 					__builtin_prefetch(
 					    &a->slots[hf & a->mask]);
 				}
 			} else {
-				h = hash_words(&k, 1, m);
+				h = hash_words(&k, 1, m, runs);
 			}
 			tag = (uint32_t)h;
 			j = h & mask;
@@ -1356,7 +1411,7 @@ int sl_livetab_probe(sl_livetab *t, sl_col *const *cols, int64_t n,
 	begin_write(t);
 	from = t->dl_n;
 	ins = t->ins;
-	if (scratch(t, n) < 0)
+	if (scratch(t, n) < 0 || use_runs(t) < 0)
 		return sl_err_nomem(err);
 	direct = words_in_place(t, c1, cols[t->wkey]);
 	if ((rc = rows_keys(t, cols, n, !direct, err)) < 0)
@@ -1476,7 +1531,7 @@ int sl_livetab_probe_slices(sl_livetab *t, sl_col *const *cols, int64_t n,
 	begin_write(t);
 	from = t->dl_n;
 	ins = t->ins;
-	if (scratch(t, n) < 0)
+	if (scratch(t, n) < 0 || use_runs(t) < 0)
 		return sl_err_nomem(err);
 	s0 = sl_col_i64(cols[t->wkey]->child[0]);
 	rows_words(t, cols, n);
@@ -2575,7 +2630,7 @@ static int lt_put(void *impl, const void *key, size_t klen, const void *val,
 	begin_write(t);
 	if ((rc = decode_key(t, key, klen, k, &m, &wi, true, err)) < 0)
 		return rc;
-	h = hash_words(k, t->nw, m);
+	h = hash_words(k, t->nw, m, t->runs);
 	s = win_find(t, &t->win[wi], h, k, m);
 	if (t->win[wi].slots[s] != 0)
 		id = (int64_t)(uint32_t)t->win[wi].slots[s] - 1;
@@ -2610,7 +2665,7 @@ static int lt_remove(void *impl, const void *key, size_t klen)
 	if (decode_key(t, key, klen, k, &m, &wi, false, NULL) < 0 || wi < 0)
 		return 0;
 	w = &t->win[wi];
-	s = win_find(t, w, hash_words(k, t->nw, m), k, m);
+	s = win_find(t, w, hash_words(k, t->nw, m, t->runs), k, m);
 	if (w->slots[s] == 0)
 		return 0;
 	id = (int32_t)(uint32_t)w->slots[s] - 1;
