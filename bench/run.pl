@@ -128,13 +128,17 @@ for my $r (1 .. $rounds) {
 		# checkpoint measured the kernel's writeback, 320 us a batch
 		# against 80-130 alone
 		system('sync');
-		# W4's checkpoints stay till the end ($tmp's cleanup): deleting
-		# one here put its thousands of inodes in ext4's recently-deleted
-		# list, which a filesystem without a journal walks at every file
-		# created for the next 60 s (find_inode_bit, recently_deleted):
-		# small batches right after it measured 250-300 us a batch
-		# against 70-83 us a minute later
+		# small batches wait out ext4's recently-deleted window: the
+		# inodes of W4-100k's deleted checkpoint (and every temporary
+		# one) are walked at each file created for 60 s on a filesystem
+		# without a journal (find_inode_bit, recently_deleted: ~23% of
+		# the run in perf); right after them small measured 250-300 us a
+		# batch, 70-83 us a minute later.  (Keeping the checkpoints till
+		# the end instead left W1-100k the next round's page cache to
+		# fill from fresh memory: 21 M against 23-33.)
+		sleep 61 if $name eq 'small';
 		my $o = run("$name (ours)", 'nice', '-n', '0', $sl, 'run', @a);
+		system('rm', '-rf', $ck);
 		if (defined $o) {
 			if ($name eq 'small') {
 				my %h;
