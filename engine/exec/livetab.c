@@ -1870,6 +1870,26 @@ code_key_slow(const sl_livetab *t, coder *c, unsigned char *o, int32_t id)
 	return o;
 }
 
+/* The end of a writer's chunk of records: the coder's last key (cm, cw,
+ * cv) back in c, the sink's buffer to o, and its spill when past its
+ * limit.  SL_ENOMEM when the spill failed. */
+static inline int chunk_end(coder *c, bool cm, int32_t cw, uint64_t cv,
+			    sl_state_sink *k, unsigned char *o)
+{
+	sl_buf *b = k->b;
+	c->common = cm;
+	c->wid = cw;
+	c->v = cv;
+	b->len = (size_t)((char *)o - b->p);
+	b->p[b->len] = '\0';
+	if (b->len >= k->limit && k->spill != NULL) {
+		k->spill(k->ud);
+		if (sl_buf_failed(k->b))
+			return SL_ENOMEM;
+	}
+	return 0;
+}
+
 /* The records of the entries ids[lo..hi) (ids NULL: the ids lo..hi
  * themselves) that are live in a window sel picks (sel[wid + 1] != 0)
  * into k, puts (removes when rm): each record's key, then its
@@ -1964,16 +1984,8 @@ write_ids(sl_livetab *t, coder *c, const int32_t *ids, int64_t lo, int64_t hi,
 				o += vl;
 			}
 		}
-		c->common = cm;
-		c->wid = cw;
-		c->v = cv;
-		b->len = (size_t)((char *)o - b->p);
-		b->p[b->len] = '\0';
-		if (b->len >= k->limit && k->spill != NULL) {
-			k->spill(k->ud);
-			if (sl_buf_failed(k->b))
-				return SL_ENOMEM;
-		}
+		if (chunk_end(c, cm, cw, cv, k, o) < 0)
+			return SL_ENOMEM;
 	}
 	return 0;
 }
@@ -2093,16 +2105,8 @@ write_puts_cs(sl_livetab *t, coder *c, const int32_t *ids, int64_t n,
 			o[0] = (unsigned char)(vl + 1);
 			o = q + vl;
 		}
-		c->common = cm;
-		c->wid = cw;
-		c->v = cv;
-		b->len = (size_t)((char *)o - b->p);
-		b->p[b->len] = '\0';
-		if (b->len >= k->limit && k->spill != NULL) {
-			k->spill(k->ud);
-			if (sl_buf_failed(k->b))
-				return SL_ENOMEM;
-		}
+		if (chunk_end(c, cm, cw, cv, k, o) < 0)
+			return SL_ENOMEM;
 	}
 	return 0;
 }
