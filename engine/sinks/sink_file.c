@@ -77,6 +77,7 @@
 #include "core/crash.h"
 #include "formats/fileformat.h"
 #include "core/fsutil.h"
+#include "core/timeutil.h"
 #include "formats/parquet.h"
 #include "formats/partition.h"
 #include "sinks/sink_int.h"
@@ -478,45 +479,15 @@ static int open_dirs(filesink *f, const char *path, sl_err *err)
 	return latest_logged(f->meta, &f->last_id, &f->last_compact, err);
 }
 
-/* Spark's Utils.timeStringAsMs: an integer with an optional unit us, ms
- * (the default), s, m or min, h, d. */
+/* Spark's Utils.timeStringAsMs (sl_time_conf_parse), with Spark's own
+ * message for the sink option. */
 static int parse_retention(const char *v, int64_t *ms, sl_err *err)
 {
-	static const struct {
-		const char *unit;
-		int64_t us;
-	} units[] = { { "us", 1 },
-		      { "ms", 1000 },
-		      { "s", 1000000 },
-		      { "m", 60000000 },
-		      { "min", 60000000 },
-		      { "h", INT64_C(3600000000) },
-		      { "d", INT64_C(86400000000) } };
-	const char *p = v;
-	int64_t n = 0, mul = 1000;
-	size_t k;
-	while (*p == ' ')
-		p++;
-	if (*p < '0' || *p > '9')
-		goto bad;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (n > (INT64_MAX - 9) / 10)
-			goto bad;
-		n = n * 10 + (*p - '0');
+	int64_t us;
+	if (sl_time_conf_parse("retention", v, &us, NULL) == 0) {
+		*ms = us / 1000;
+		return 0;
 	}
-	if (*p != '\0' && *p != ' ') {
-		for (k = 0; k < sizeof units / sizeof units[0]; k++)
-			if (strcasecmp(p, units[k].unit) == 0)
-				break;
-		if (k == sizeof units / sizeof units[0])
-			goto bad;
-		mul = units[k].us;
-	}
-	if (n > INT64_MAX / mul)
-		goto bad;
-	*ms = n * mul / 1000;
-	return 0;
-bad:
 	return sl_err_set(err, SL_EINVAL,
 			  "file sink: option 'retention': Time must be "
 			  "specified as seconds (s), milliseconds (ms), "
