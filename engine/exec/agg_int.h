@@ -106,18 +106,16 @@ static inline size_t sl_agg_save_other(const sl_agg *a, int64_t g,
 	return 1 + (size_t)a->w;
 }
 
-/* Group g's saved bytes (sl_agg_save_raw, agg.h) at p through the view
- * v of kind `kind` (v->kind):
+/* Group g's saved bytes (sl_agg_save_raw, agg.h) at p through the view:
  * the one definition of the layout (a count: uvar; a sum: a has byte,
  * then the zigzag uvar of a BIGINT or the DOUBLE's 8 bytes, written
  * also when it has none: room for sl_agg_save_max is the caller's). */
 static inline __attribute__((always_inline)) size_t
-sl_agg_view_save_as(const sl_agg_view *v, int kind, int64_t g,
-		    unsigned char *p)
+sl_agg_view_save(const sl_agg_view *v, int64_t g, unsigned char *p)
 {
 	bool has = g < v->cap;
 	uint8_t f;
-	switch (kind) {
+	switch (v->kind) {
 	case SL_AGGV_COUNT:
 		return sl_agg_raw_uvar(p, has ? (uint64_t)v->cnt[g] : 0);
 	case SL_AGGV_DSUM:
@@ -132,14 +130,6 @@ sl_agg_view_save_as(const sl_agg_view *v, int kind, int64_t g,
 			 : 1;
 	default: return sl_agg_save_other(v->a, g, p);
 	}
-}
-
-/* The same with the kind a constant where the caller knows it (v->kind:
- * a writer specialised for it has no switch a group). */
-static inline __attribute__((always_inline)) size_t
-sl_agg_view_save(const sl_agg_view *v, int64_t g, unsigned char *p)
-{
-	return sl_agg_view_save_as(v, v->kind, g, p);
 }
 
 /* sl_agg_save_raw of one group: the view made on the spot. */

@@ -1898,10 +1898,10 @@ static inline int chunk_end(coder *c, bool cm, int32_t cw, uint64_t cv,
  * through o may alias anything).  The selection is made here, no list
  * of ids between (a third of the writing's instructions were the
  * callers' loops filling one). */
-/* The aggregate lists write_ids has copies for (shape): any, and
- * count + sum, the first of a BIGINT and the other of a DOUBLE (W1's
- * count(*), sum(amount)): their values saved without a loop over the
- * aggregates or a switch on their kinds (a fifth of W1-100k's writing). */
+/* The aggregate lists the delta's writer has its own loop for
+ * (write_puts_cs): count + sum of a DOUBLE (W1's count(*), sum(amount))
+ * or of a BIGINT, their values saved straight from the arrays, no loop
+ * over the aggregates nor a switch on their kinds; SHAPE_ANY: write_ids. */
 enum { SHAPE_ANY, SHAPE_CNT_ISUM, SHAPE_CNT_DSUM };
 
 static int agg_shape(const sl_livetab *t)
